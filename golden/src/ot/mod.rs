@@ -1,0 +1,92 @@
+//! The observation-table (OT) address predictor of seed 000.
+
+mod model;
+pub mod random;
+mod txn;
+
+pub use model::{
+    check_port_order, Entry, Launch, Observe, OtIn, OtModel, OtOut, Query, MAX_ADDRS, MAX_DIMS,
+};
+pub use txn::{
+    cycle_input, launch_of, next_cycle, parse, to_jsonl, validate, CycleTxns, OtTxn, StimulusError,
+};
+
+use crate::block::{CycleModel, IllegalInput};
+use serde_json::{json, Value};
+
+/// The response to one transaction, as `warpsmith golden` prints it.
+pub fn response_json(txn: &OtTxn, out: &OtOut) -> Value {
+    match txn {
+        OtTxn::Launch { .. } => json!({"op": "launch"}),
+        OtTxn::Predict { .. } => json!({
+            "op": "predict",
+            "hit": out.pred_hit,
+            "addrs": out.pred_addrs[..out.pred_count as usize].to_vec(),
+        }),
+        OtTxn::Observe { .. } => json!({
+            "op": "observe",
+            "event": out.upd_event.name(),
+            "slot": out.upd_slot,
+            "evicted": out.upd_evict,
+            "ready": out.upd_ready,
+        }),
+    }
+}
+
+/// The valid entries of the table as JSON, in slot order.
+pub fn dump_state(model: &OtModel) -> Value {
+    let dims = model.spec().grid_dims as usize;
+    let entries: Vec<Value> = model
+        .entries()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.valid)
+        .map(|(slot, e)| {
+            let stride: Vec<Value> = (0..dims)
+                .map(|d| {
+                    if e.stride_known[d] {
+                        json!(e.stride[d])
+                    } else {
+                        Value::Null
+                    }
+                })
+                .collect();
+            json!({
+                "slot": slot,
+                "pc": e.pc,
+                "lec": e.lec,
+                "tb": e.tb[..dims].to_vec(),
+                "warp": e.warp,
+                "addrs": e.addrs[..e.naddrs as usize].to_vec(),
+                "stride": stride,
+                "inter_warp_stride": if e.iws_known { json!(e.iws) } else { Value::Null },
+                "mispredicts": e.mispredicts,
+                "ready": model.ready(e),
+            })
+        })
+        .collect();
+    Value::Array(entries)
+}
+
+/// Run a whole stimulus through a fresh model; returns one response per transaction.
+pub fn run(
+    model: &mut OtModel,
+    txns: &[OtTxn],
+    warp_size: u32,
+) -> Result<Vec<Value>, (usize, IllegalInput)> {
+    model.reset();
+    let mut responses = vec![Value::Null; txns.len()];
+    let mut pos = 0;
+    while let Some(c) = next_cycle(txns, &mut pos) {
+        let first = c.launch.or(c.predict).or(c.observe).unwrap_or(0);
+        let inp = cycle_input(txns, &c, warp_size).map_err(|e| (first, e))?;
+        let out = *model.step(&inp).map_err(|e| (first, e))?;
+        for i in [c.launch, c.predict, c.observe].into_iter().flatten() {
+            responses[i] = response_json(&txns[i], &out);
+        }
+    }
+    Ok(responses)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,645 @@
+//! The observation-table predictor as a cycle-level model (seed 000 §III).
+//!
+//! Per clock edge the block takes at most one kernel launch, or one snooped request
+//! (`observe`) and one prediction query (`predict`). Both results are registered: they appear on
+//! the outputs after the edge. A query sees the table as it was before the same cycle's
+//! observation. The semantics are written out in `docs/decisions.md` (section "OT").
+
+use crate::block::{mask, CycleModel, Frame, IllegalInput};
+use crate::spec::{Dir, OtEvent, OtSpec, PortSpec, Replacement};
+use std::collections::HashMap;
+
+/// Most addresses an entry can hold (`ot.addrs_per_entry` is at most this).
+pub const MAX_ADDRS: usize = 4;
+/// Most grid dimensions.
+pub const MAX_DIMS: usize = 3;
+
+/// A kernel launch as the block sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Launch {
+    /// Grid size - 1 per dimension.
+    pub tb_last: [u32; MAX_DIMS],
+    /// Warps per thread block - 1.
+    pub warp_last: u32,
+}
+
+/// A snooped load request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Observe {
+    pub pc: u64,
+    pub lec: u32,
+    pub tb: [u32; MAX_DIMS],
+    pub warp: u32,
+    pub addr: u64,
+}
+
+/// A prediction query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Query {
+    pub pc: u64,
+    pub lec: u32,
+    pub tb: [u32; MAX_DIMS],
+    pub warp: u32,
+}
+
+/// Inputs of one cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OtIn {
+    pub launch: Option<Launch>,
+    pub observe: Option<Observe>,
+    pub predict: Option<Query>,
+}
+
+/// Registered outputs after one edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OtOut {
+    pub pred_valid: bool,
+    pub pred_hit: bool,
+    pub pred_count: u32,
+    pub pred_addrs: [u64; MAX_ADDRS],
+    pub upd_valid: bool,
+    pub upd_event: OtEvent,
+    pub upd_slot: u32,
+    pub upd_evict: bool,
+    pub upd_ready: bool,
+}
+
+impl Default for OtOut {
+    fn default() -> Self {
+        OtOut {
+            pred_valid: false,
+            pred_hit: false,
+            pred_count: 0,
+            pred_addrs: [0; MAX_ADDRS],
+            upd_valid: false,
+            upd_event: OtEvent::None,
+            upd_slot: 0,
+            upd_evict: false,
+            upd_ready: false,
+        }
+    }
+}
+
+/// One table entry. `stride[d]`/`iws` are meaningful only when their `known` flag is set
+/// (they are zero otherwise, as in the RTL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Entry {
+    pub valid: bool,
+    pub pc: u64,
+    pub lec: u32,
+    pub tb: [u32; MAX_DIMS],
+    pub warp: u32,
+    pub naddrs: u32,
+    pub addrs: [u64; MAX_ADDRS],
+    pub stride: [i64; MAX_DIMS],
+    pub stride_known: [bool; MAX_DIMS],
+    pub iws: i64,
+    pub iws_known: bool,
+    pub mispredicts: u32,
+}
+
+/// Replacement state of all sets.
+#[derive(Debug, Clone)]
+enum Repl {
+    /// True LRU. Kept as last-touch stamps; the RTL keeps per-way ranks (ages). Both order the
+    /// ways identically: the RTL resets way w to age w, i.e. way 0 most recent.
+    Lru { stamp: Vec<u64>, now: u64 },
+    /// Tree PLRU, `ways - 1` node bits per set, heap order (node n has children 2n+1, 2n+2);
+    /// a bit of 0 sends the victim search left.
+    Plru { bits: Vec<bool> },
+}
+
+/// The observation-table predictor.
+#[derive(Debug, Clone)]
+pub struct OtModel {
+    spec: OtSpec,
+    ports: Vec<PortSpec>,
+    entries: Vec<Entry>,
+    /// (pc, lec) -> slot of the valid entry holding it.
+    index: HashMap<(u64, u32), u32>,
+    repl: Repl,
+    shape: Launch,
+    out: OtOut,
+}
+
+impl OtModel {
+    pub fn new(spec: &OtSpec) -> OtModel {
+        let repl = match spec.replacement {
+            Replacement::Lru => Repl::Lru {
+                stamp: Vec::new(),
+                now: 0,
+            },
+            Replacement::Plru => Repl::Plru { bits: Vec::new() },
+        };
+        let mut m = OtModel {
+            spec: spec.clone(),
+            ports: spec.ports(),
+            entries: Vec::new(),
+            index: HashMap::new(),
+            repl,
+            shape: Launch::default(),
+            out: OtOut::default(),
+        };
+        m.reset();
+        m
+    }
+
+    pub fn spec(&self) -> &OtSpec {
+        &self.spec
+    }
+
+    /// The grid shape in force (reset: the largest the fields can hold).
+    pub fn shape(&self) -> Launch {
+        self.shape
+    }
+
+    /// All slots, valid or not, in slot order (`set * ways + way`).
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Whether an entry has every stride the launched grid needs.
+    pub fn ready(&self, e: &Entry) -> bool {
+        let dims_ok = (0..self.spec.grid_dims as usize)
+            .all(|d| self.shape.tb_last[d] == 0 || e.stride_known[d]);
+        dims_ok && (self.shape.warp_last == 0 || e.iws_known)
+    }
+
+    /// Set index: XOR-fold of the PC and the LEC into `set_bits` bits.
+    pub fn set_index(&self, pc: u64, lec: u32) -> u32 {
+        let k = self.spec.set_bits;
+        if k == 0 {
+            return 0;
+        }
+        let fold = |mut x: u64| {
+            let mut acc = 0u64;
+            while x != 0 {
+                acc ^= x & mask(k);
+                x >>= k;
+            }
+            acc
+        };
+        (fold(pc) ^ fold(u64::from(lec))) as u32
+    }
+
+    /// Check an input against the rules the RTL asserts.
+    pub fn check(&self, input: &OtIn) -> Result<(), IllegalInput> {
+        let s = &self.spec;
+        if let Some(l) = &input.launch {
+            if input.observe.is_some() || input.predict.is_some() {
+                return Err(IllegalInput(
+                    "a launch must have its cycle to itself (no observe or predict with it)".into(),
+                ));
+            }
+            for d in 0..MAX_DIMS {
+                let max = if d < s.grid_dims as usize {
+                    mask(s.tb_bits)
+                } else {
+                    0
+                };
+                if u64::from(l.tb_last[d]) > max {
+                    return Err(IllegalInput(format!(
+                        "launch grid has {} blocks in dimension {}, the table supports {} (ot.tb_bits = {}, ot.grid_dims = {})",
+                        u64::from(l.tb_last[d]) + 1,
+                        dim_name(d),
+                        max + 1,
+                        s.tb_bits,
+                        s.grid_dims
+                    )));
+                }
+            }
+            if u64::from(l.warp_last) > mask(s.warp_bits) {
+                return Err(IllegalInput(format!(
+                    "launch block has {} warps, the table supports {} (ot.warp_bits = {})",
+                    u64::from(l.warp_last) + 1,
+                    mask(s.warp_bits) + 1,
+                    s.warp_bits
+                )));
+            }
+        }
+        if let Some(o) = &input.observe {
+            self.check_fields("observe", o.pc, o.lec, &o.tb, o.warp)?;
+            if o.addr > mask(s.addr_bits) {
+                return Err(IllegalInput(format!(
+                    "observe addr {:#x} does not fit ot.addr_bits = {}",
+                    o.addr, s.addr_bits
+                )));
+            }
+        }
+        if let Some(q) = &input.predict {
+            self.check_fields("predict", q.pc, q.lec, &q.tb, q.warp)?;
+        }
+        Ok(())
+    }
+
+    fn check_fields(
+        &self,
+        what: &str,
+        pc: u64,
+        lec: u32,
+        tb: &[u32; MAX_DIMS],
+        warp: u32,
+    ) -> Result<(), IllegalInput> {
+        let s = &self.spec;
+        if pc > mask(s.pc_bits) {
+            return Err(IllegalInput(format!(
+                "{what} pc {pc:#x} does not fit ot.pc_bits = {}",
+                s.pc_bits
+            )));
+        }
+        if u64::from(lec) > mask(s.lec_bits) {
+            return Err(IllegalInput(format!(
+                "{what} lec {lec} does not fit ot.lec_bits = {}",
+                s.lec_bits
+            )));
+        }
+        for d in 0..MAX_DIMS {
+            if tb[d] > self.shape.tb_last[d] {
+                return Err(IllegalInput(format!(
+                    "{what} thread block {:?} lies outside the launched grid {:?}",
+                    tb,
+                    self.shape.tb_last.map(|t| u64::from(t) + 1)
+                )));
+            }
+        }
+        if warp > self.shape.warp_last {
+            return Err(IllegalInput(format!(
+                "{what} warp {warp} lies outside the launched block of {} warps",
+                u64::from(self.shape.warp_last) + 1
+            )));
+        }
+        Ok(())
+    }
+
+    fn lookup(&self, pc: u64, lec: u32) -> Option<u32> {
+        self.index.get(&(pc, lec)).copied()
+    }
+
+    /// The offset of (tb, warp) from the entry's reference, in exact arithmetic, if every
+    /// stride it involves is known.
+    fn offset(&self, e: &Entry, tb: &[u32; MAX_DIMS], warp: u32) -> Option<i128> {
+        let mut off = 0i128;
+        for d in 0..self.spec.grid_dims as usize {
+            let dt = i128::from(tb[d]) - i128::from(e.tb[d]);
+            if dt != 0 {
+                if !e.stride_known[d] {
+                    return None;
+                }
+                off += dt * i128::from(e.stride[d]);
+            }
+        }
+        let dw = i128::from(warp) - i128::from(e.warp);
+        if dw != 0 {
+            if !e.iws_known {
+                return None;
+            }
+            off += dw * i128::from(e.iws);
+        }
+        Some(off)
+    }
+
+    fn wrap(&self, a: i128) -> u64 {
+        (a as u64) & mask(self.spec.addr_bits)
+    }
+
+    fn predict(&self, q: &Query) -> (bool, u32, [u64; MAX_ADDRS]) {
+        let mut addrs = [0u64; MAX_ADDRS];
+        let Some(slot) = self.lookup(q.pc, q.lec) else {
+            return (false, 0, addrs);
+        };
+        let e = &self.entries[slot as usize];
+        if !self.ready(e) || e.mispredicts > self.spec.threshold {
+            return (false, 0, addrs);
+        }
+        // A ready entry knows every stride a legal (in-grid) target needs.
+        let Some(off) = self.offset(e, &q.tb, q.warp) else {
+            return (false, 0, addrs);
+        };
+        for i in 0..e.naddrs as usize {
+            addrs[i] = self.wrap(i128::from(e.addrs[i]) + off);
+        }
+        (true, e.naddrs, addrs)
+    }
+
+    /// Apply one observation; returns (event, slot, evicted).
+    fn observe(&mut self, o: &Observe) -> (OtEvent, u32, bool) {
+        if let Some(slot) = self.lookup(o.pc, o.lec) {
+            let ev = self.update(slot, o);
+            self.touch(slot);
+            return (ev, slot, false);
+        }
+        let set = self.set_index(o.pc, o.lec);
+        let ways = self.spec.ways;
+        let base = set * ways;
+        let way = (0..ways)
+            .find(|w| !self.entries[(base + w) as usize].valid)
+            .unwrap_or_else(|| self.victim(set));
+        let slot = base + way;
+        let old = self.entries[slot as usize];
+        if old.valid {
+            self.index.remove(&(old.pc, old.lec));
+        }
+        let mut e = Entry {
+            valid: true,
+            pc: o.pc,
+            lec: o.lec,
+            tb: o.tb,
+            warp: o.warp,
+            naddrs: 1,
+            ..Entry::default()
+        };
+        e.addrs[0] = o.addr;
+        self.entries[slot as usize] = e;
+        self.index.insert((o.pc, o.lec), slot);
+        self.touch(slot);
+        (OtEvent::Alloc, slot, old.valid)
+    }
+
+    /// Update a matching entry (Fig. 6 steps 2-5 and 7).
+    fn update(&mut self, slot: u32, o: &Observe) -> OtEvent {
+        let s = &self.spec;
+        let dims = s.grid_dims as usize;
+        let e = self.entries[slot as usize];
+        let dt: Vec<i128> = (0..dims)
+            .map(|d| i128::from(o.tb[d]) - i128::from(e.tb[d]))
+            .collect();
+        let dw = i128::from(o.warp) - i128::from(e.warp);
+        let n = e.naddrs as usize;
+        if dt.iter().all(|&x| x == 0) && dw == 0 {
+            // Step 2: another request of the reference warp.
+            if e.addrs[..n].contains(&o.addr) || n == s.addrs_per_entry as usize {
+                return OtEvent::Ignore;
+            }
+            let e = &mut self.entries[slot as usize];
+            e.addrs[n] = o.addr;
+            e.naddrs += 1;
+            return OtEvent::Append;
+        }
+        // Unknowns among the strides this request involves: index 0..dims are grid
+        // dimensions, `dims` is the inter-warp stride.
+        let mut unknown = None;
+        let mut unknowns = 0;
+        let mut known_sum = 0i128;
+        for d in 0..dims {
+            if dt[d] != 0 {
+                if e.stride_known[d] {
+                    known_sum += dt[d] * i128::from(e.stride[d]);
+                } else {
+                    unknowns += 1;
+                    unknown = Some((d, dt[d]));
+                }
+            }
+        }
+        if dw != 0 {
+            if e.iws_known {
+                known_sum += dw * i128::from(e.iws);
+            } else {
+                unknowns += 1;
+                unknown = Some((dims, dw));
+            }
+        }
+        match (unknowns, unknown) {
+            (0, _) => {
+                // Every stride involved is known: the request checks the entry's prediction.
+                let predicted =
+                    (0..n).any(|i| self.wrap(i128::from(e.addrs[i]) + known_sum) == o.addr);
+                if predicted {
+                    OtEvent::Hit
+                } else {
+                    let max = s.counter_max;
+                    let c = &mut self.entries[slot as usize].mispredicts;
+                    *c = (*c + 1).min(max);
+                    OtEvent::Mispredict
+                }
+            }
+            (1, Some((field, coef))) => {
+                // Steps 3, 4, 5, 7: solve for the one unknown against the first address.
+                let rem = i128::from(o.addr) - i128::from(e.addrs[0]) - known_sum;
+                if rem % coef != 0 {
+                    return OtEvent::Ignore;
+                }
+                let q = rem / coef;
+                let lim = 1i128 << (s.stride_bits - 1);
+                if q < -lim || q >= lim {
+                    return OtEvent::Ignore;
+                }
+                let e = &mut self.entries[slot as usize];
+                if field == dims {
+                    e.iws = q as i64;
+                    e.iws_known = true;
+                } else {
+                    e.stride[field] = q as i64;
+                    e.stride_known[field] = true;
+                }
+                OtEvent::Learn
+            }
+            _ => OtEvent::Ignore,
+        }
+    }
+
+    fn touch(&mut self, slot: u32) {
+        let ways = self.spec.ways;
+        let set = slot / ways;
+        let way = slot % ways;
+        match &mut self.repl {
+            Repl::Lru { stamp, now } => {
+                *now += 1;
+                stamp[slot as usize] = *now;
+            }
+            Repl::Plru { bits } => {
+                let base = (set * (ways - 1)) as usize;
+                let levels = self.spec.way_bits;
+                let mut node = 0usize;
+                for l in (0..levels).rev() {
+                    let right = (way >> l) & 1 == 1;
+                    // Point away from the way just used.
+                    bits[base + node] = !right;
+                    node = 2 * node + 1 + usize::from(right);
+                }
+            }
+        }
+    }
+
+    fn victim(&self, set: u32) -> u32 {
+        let ways = self.spec.ways;
+        match &self.repl {
+            Repl::Lru { stamp, .. } => {
+                let base = (set * ways) as usize;
+                (0..ways)
+                    .min_by_key(|&w| stamp[base + w as usize])
+                    .unwrap_or(0)
+            }
+            Repl::Plru { bits } => {
+                let base = (set * (ways - 1)) as usize;
+                let mut node = 0usize;
+                let mut way = 0u32;
+                for _ in 0..self.spec.way_bits {
+                    let right = bits[base + node];
+                    way = (way << 1) | u32::from(right);
+                    node = 2 * node + 1 + usize::from(right);
+                }
+                way
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        for e in &mut self.entries {
+            e.valid = false;
+        }
+        self.index.clear();
+    }
+}
+
+fn dim_name(d: usize) -> &'static str {
+    ["x", "y", "z"][d]
+}
+
+impl CycleModel for OtModel {
+    type In = OtIn;
+    type Out = OtOut;
+
+    fn ports(&self) -> &[PortSpec] {
+        &self.ports
+    }
+
+    fn reset(&mut self) {
+        let s = &self.spec;
+        self.entries = vec![Entry::default(); s.entries as usize];
+        self.index.clear();
+        match &mut self.repl {
+            Repl::Lru { stamp, now } => {
+                // Way 0 most recent, way ways-1 least recent (RTL: age[w] = w).
+                *stamp = (0..s.entries)
+                    .map(|i| u64::from(s.ways - 1 - i % s.ways))
+                    .collect();
+                *now = u64::from(s.ways);
+            }
+            Repl::Plru { bits } => *bits = vec![false; (s.sets * (s.ways - 1)) as usize],
+        }
+        let mut tb_last = [0u32; MAX_DIMS];
+        for t in tb_last.iter_mut().take(s.grid_dims as usize) {
+            *t = mask(s.tb_bits) as u32;
+        }
+        self.shape = Launch {
+            tb_last,
+            warp_last: mask(s.warp_bits) as u32,
+        };
+        self.out = OtOut::default();
+    }
+
+    fn step(&mut self, input: &OtIn) -> Result<&OtOut, IllegalInput> {
+        self.check(input)?;
+        let mut out = OtOut::default();
+        if let Some(l) = &input.launch {
+            self.flush();
+            self.shape = *l;
+        }
+        if let Some(q) = &input.predict {
+            let (hit, count, addrs) = self.predict(q);
+            out.pred_valid = true;
+            out.pred_hit = hit;
+            out.pred_count = count;
+            out.pred_addrs = addrs;
+        }
+        if let Some(o) = &input.observe {
+            let (ev, slot, evict) = self.observe(o);
+            out.upd_valid = true;
+            out.upd_event = ev;
+            out.upd_slot = slot;
+            out.upd_evict = evict;
+            out.upd_ready = self.ready(&self.entries[slot as usize]);
+        }
+        self.out = out;
+        Ok(&self.out)
+    }
+
+    fn encode_in(&self, input: &OtIn, f: &mut Frame) {
+        f.clear();
+        let dims = self.spec.grid_dims;
+        if let Some(l) = &input.launch {
+            f.set(0, 1);
+            for d in 0..dims {
+                f.set_elem(1, d, l.tb_last[d as usize].into());
+            }
+            f.set(2, l.warp_last.into());
+        }
+        if let Some(o) = &input.observe {
+            f.set(3, 1);
+            f.set(4, o.pc);
+            f.set(5, o.lec.into());
+            for d in 0..dims {
+                f.set_elem(6, d, o.tb[d as usize].into());
+            }
+            f.set(7, o.warp.into());
+            f.set(8, o.addr);
+        }
+        if let Some(q) = &input.predict {
+            f.set(9, 1);
+            f.set(10, q.pc);
+            f.set(11, q.lec.into());
+            for d in 0..dims {
+                f.set_elem(12, d, q.tb[d as usize].into());
+            }
+            f.set(13, q.warp.into());
+        }
+    }
+
+    fn encode_out(&self, o: &OtOut, f: &mut Frame) {
+        f.clear();
+        f.set(0, o.pred_valid.into());
+        f.set(1, o.pred_hit.into());
+        f.set(2, o.pred_count.into());
+        for i in 0..self.spec.addrs_per_entry {
+            f.set_elem(3, i, o.pred_addrs[i as usize]);
+        }
+        f.set(4, o.upd_valid.into());
+        f.set(5, o.upd_event.code().into());
+        f.set(6, o.upd_slot.into());
+        f.set(7, o.upd_evict.into());
+        f.set(8, o.upd_ready.into());
+    }
+}
+
+/// Frame indices must follow [`OtSpec::ports`]; checked once here so a reordering of the port
+/// list cannot silently scramble the encoding.
+pub fn check_port_order(spec: &OtSpec) -> bool {
+    let ports = spec.ports();
+    let ins: Vec<_> = ports
+        .iter()
+        .filter(|p| p.dir == Dir::In)
+        .map(|p| p.name)
+        .collect();
+    let outs: Vec<_> = ports
+        .iter()
+        .filter(|p| p.dir == Dir::Out)
+        .map(|p| p.name)
+        .collect();
+    ins == [
+        "launch_valid_i",
+        "launch_tb_last_i",
+        "launch_warp_last_i",
+        "obs_valid_i",
+        "obs_pc_i",
+        "obs_lec_i",
+        "obs_tb_i",
+        "obs_warp_i",
+        "obs_addr_i",
+        "pred_valid_i",
+        "pred_pc_i",
+        "pred_lec_i",
+        "pred_tb_i",
+        "pred_warp_i",
+    ] && outs
+        == [
+            "pred_valid_o",
+            "pred_hit_o",
+            "pred_count_o",
+            "pred_addr_o",
+            "upd_valid_o",
+            "upd_event_o",
+            "upd_slot_o",
+            "upd_evict_o",
+            "upd_ready_o",
+        ]
+}
