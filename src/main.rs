@@ -1,1 +1,47 @@
-fn main() {}
+//! `warpsmith`: generate RTL for the GPU memory-system blocks, co-simulate it against the golden
+//! model under Verilator, and estimate its storage cost — from one command line.
+//!
+//! Exit codes: 0 success; 1 a check failed (mismatch, uncaught mutant, tool failure); 2 bad
+//! input (configuration, stimulus, kernel or command-line usage).
+
+mod args;
+mod cmd;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+/// An error with the exit code it maps to.
+pub struct CliError {
+    pub code: u8,
+    pub err: anyhow::Error,
+}
+
+impl<E: Into<anyhow::Error>> From<E> for CliError {
+    fn from(e: E) -> CliError {
+        CliError {
+            code: 1,
+            err: e.into(),
+        }
+    }
+}
+
+/// Bad input: exit code 2.
+pub fn bad(e: impl Into<anyhow::Error>) -> CliError {
+    CliError {
+        code: 2,
+        err: e.into(),
+    }
+}
+
+pub type CliResult<T = ()> = Result<T, CliError>;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    match cmd::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {:#}", e.err);
+            ExitCode::from(e.code)
+        }
+    }
+}

@@ -207,6 +207,8 @@ mod tests {
                 dir: Dir::In,
                 elems: 1,
                 elem_bits: 1,
+                sv_elems: None,
+                sv_bits: crate::spec::SvWidth::Bit,
                 meaning: "",
             },
             PortSpec {
@@ -214,6 +216,8 @@ mod tests {
                 dir: Dir::In,
                 elems: 4,
                 elem_bits: 33,
+                sv_elems: None,
+                sv_bits: crate::spec::SvWidth::Bit,
                 meaning: "",
             },
             PortSpec {
@@ -221,6 +225,8 @@ mod tests {
                 dir: Dir::Out,
                 elems: 1,
                 elem_bits: 40,
+                sv_elems: None,
+                sv_bits: crate::spec::SvWidth::Bit,
                 meaning: "",
             },
         ]

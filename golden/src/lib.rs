@@ -10,6 +10,8 @@
 //! `golden` depends on neither `rtlgen` nor `sim`.
 
 pub mod block;
+pub mod cost;
 pub mod ot;
 pub mod rng;
 pub mod spec;
+pub mod workload;

@@ -7,9 +7,7 @@ mod txn;
 pub use model::{
     check_port_order, Entry, Launch, Observe, OtIn, OtModel, OtOut, Query, MAX_ADDRS, MAX_DIMS,
 };
-pub use txn::{
-    cycle_input, launch_of, next_cycle, parse, to_jsonl, validate, CycleTxns, OtTxn, StimulusError,
-};
+pub use txn::{launch_of, parse, to_jsonl, validate, CycleOps, OtTxn, Packer, StimulusError};
 
 use crate::block::{CycleModel, IllegalInput};
 use serde_json::{json, Value};
@@ -76,13 +74,12 @@ pub fn run(
 ) -> Result<Vec<Value>, (usize, IllegalInput)> {
     model.reset();
     let mut responses = vec![Value::Null; txns.len()];
-    let mut pos = 0;
-    while let Some(c) = next_cycle(txns, &mut pos) {
-        let first = c.launch.or(c.predict).or(c.observe).unwrap_or(0);
-        let inp = cycle_input(txns, &c, warp_size).map_err(|e| (first, e))?;
+    for c in Packer::new(txns.iter().cloned()) {
+        let first = c.txns().next().map(|(i, _)| *i).unwrap_or(0);
+        let inp = c.input(warp_size).map_err(|e| (first, e))?;
         let out = *model.step(&inp).map_err(|e| (first, e))?;
-        for i in [c.launch, c.predict, c.observe].into_iter().flatten() {
-            responses[i] = response_json(&txns[i], &out);
+        for (i, t) in c.txns() {
+            responses[*i] = response_json(t, &out);
         }
     }
     Ok(responses)

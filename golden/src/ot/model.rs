@@ -98,6 +98,29 @@ pub struct Entry {
     pub mispredicts: u32,
 }
 
+/// See [`OtModel::terms`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Terms {
+    known_sum: i128,
+    unknowns: u32,
+    last_unknown: Option<(usize, i128)>,
+}
+
+impl Terms {
+    fn add(&mut self, field: usize, coef: i128, stride: Option<i64>) {
+        if coef == 0 {
+            return;
+        }
+        match stride {
+            Some(v) => self.known_sum += coef * i128::from(v),
+            None => {
+                self.unknowns += 1;
+                self.last_unknown = Some((field, coef));
+            }
+        }
+    }
+}
+
 /// Replacement state of all sets.
 #[derive(Debug, Clone)]
 enum Repl {
@@ -275,27 +298,30 @@ impl OtModel {
         self.index.get(&(pc, lec)).copied()
     }
 
-    /// The offset of (tb, warp) from the entry's reference, in exact arithmetic, if every
-    /// stride it involves is known.
-    fn offset(&self, e: &Entry, tb: &[u32; MAX_DIMS], warp: u32) -> Option<i128> {
-        let mut off = 0i128;
-        for d in 0..self.spec.grid_dims as usize {
-            let dt = i128::from(tb[d]) - i128::from(e.tb[d]);
-            if dt != 0 {
-                if !e.stride_known[d] {
-                    return None;
-                }
-                off += dt * i128::from(e.stride[d]);
-            }
+    /// The offset of (tb, warp) from the entry's reference, split into what the known strides
+    /// contribute (exact arithmetic) and the unknown strides it involves: fields `0..dims` are
+    /// grid dimensions, field `dims` is the inter-warp stride; `last_unknown` is the last
+    /// unknown field with its coefficient (block or warp distance).
+    fn terms(&self, e: &Entry, tb: &[u32; MAX_DIMS], warp: u32) -> Terms {
+        let dims = self.spec.grid_dims as usize;
+        let mut t = Terms::default();
+        let deltas = tb
+            .iter()
+            .zip(&e.tb)
+            .map(|(a, b)| i128::from(*a) - i128::from(*b));
+        let known = e.stride_known.iter().zip(&e.stride);
+        for (field, (dt, (known, stride))) in deltas.zip(known).enumerate().take(dims) {
+            t.add(field, dt, known.then_some(*stride));
         }
         let dw = i128::from(warp) - i128::from(e.warp);
-        if dw != 0 {
-            if !e.iws_known {
-                return None;
-            }
-            off += dw * i128::from(e.iws);
-        }
-        Some(off)
+        t.add(dims, dw, e.iws_known.then_some(e.iws));
+        t
+    }
+
+    /// The offset of (tb, warp) from the entry's reference if every stride it involves is known.
+    fn offset(&self, e: &Entry, tb: &[u32; MAX_DIMS], warp: u32) -> Option<i128> {
+        let t = self.terms(e, tb, warp);
+        (t.unknowns == 0).then_some(t.known_sum)
     }
 
     fn wrap(&self, a: i128) -> u64 {
@@ -315,8 +341,8 @@ impl OtModel {
         let Some(off) = self.offset(e, &q.tb, q.warp) else {
             return (false, 0, addrs);
         };
-        for i in 0..e.naddrs as usize {
-            addrs[i] = self.wrap(i128::from(e.addrs[i]) + off);
+        for (out, a) in addrs.iter_mut().zip(&e.addrs[..e.naddrs as usize]) {
+            *out = self.wrap(i128::from(*a) + off);
         }
         (true, e.naddrs, addrs)
     }
@@ -360,12 +386,9 @@ impl OtModel {
         let s = &self.spec;
         let dims = s.grid_dims as usize;
         let e = self.entries[slot as usize];
-        let dt: Vec<i128> = (0..dims)
-            .map(|d| i128::from(o.tb[d]) - i128::from(e.tb[d]))
-            .collect();
-        let dw = i128::from(o.warp) - i128::from(e.warp);
         let n = e.naddrs as usize;
-        if dt.iter().all(|&x| x == 0) && dw == 0 {
+        let same_block = o.tb.iter().zip(&e.tb).take(dims).all(|(a, b)| a == b);
+        if same_block && o.warp == e.warp {
             // Step 2: another request of the reference warp.
             if e.addrs[..n].contains(&o.addr) || n == s.addrs_per_entry as usize {
                 return OtEvent::Ignore;
@@ -375,29 +398,11 @@ impl OtModel {
             e.naddrs += 1;
             return OtEvent::Append;
         }
-        // Unknowns among the strides this request involves: index 0..dims are grid
-        // dimensions, `dims` is the inter-warp stride.
-        let mut unknown = None;
-        let mut unknowns = 0;
-        let mut known_sum = 0i128;
-        for d in 0..dims {
-            if dt[d] != 0 {
-                if e.stride_known[d] {
-                    known_sum += dt[d] * i128::from(e.stride[d]);
-                } else {
-                    unknowns += 1;
-                    unknown = Some((d, dt[d]));
-                }
-            }
-        }
-        if dw != 0 {
-            if e.iws_known {
-                known_sum += dw * i128::from(e.iws);
-            } else {
-                unknowns += 1;
-                unknown = Some((dims, dw));
-            }
-        }
+        let Terms {
+            known_sum,
+            unknowns,
+            last_unknown: unknown,
+        } = self.terms(&e, &o.tb, o.warp);
         match (unknowns, unknown) {
             (0, _) => {
                 // Every stride involved is known: the request checks the entry's prediction.

@@ -164,8 +164,8 @@ impl RandomOt {
 
     fn addr(&self, l: &Load, tb: &[u64; 3], warp: u64, line: u64) -> u64 {
         let mut a = i128::from(l.base);
-        for d in 0..3 {
-            a += i128::from(tb[d]) * i128::from(l.stride[d]);
+        for (t, stride) in tb.iter().zip(&l.stride) {
+            a += i128::from(*t) * i128::from(*stride);
         }
         a += i128::from(warp) * i128::from(l.iws) + i128::from(line) * i128::from(l.step);
         (a as u64) & mask(self.addr_bits)

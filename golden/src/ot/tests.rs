@@ -449,6 +449,16 @@ fn stimulus_parse_errors_name_the_line() {
     assert_eq!(e.line, 3, "{e}");
 }
 
+fn single(t: &OtTxn) -> CycleOps {
+    let mut c = CycleOps::default();
+    match t {
+        OtTxn::Launch { .. } => c.launch = Some((0, t.clone())),
+        OtTxn::Predict { .. } => c.predict = Some((0, t.clone())),
+        OtTxn::Observe { .. } => c.observe = Some((0, t.clone())),
+    }
+    c
+}
+
 fn fields_of(spec: &Spec) -> impl Strategy<Value = OtTxn> {
     let g = spec.ot.clone();
     let tb = prop::collection::vec(0u64..3, 3);
@@ -477,12 +487,7 @@ proptest! {
         let mut legal = Vec::new();
         let mut probe = OtModel::new(&s.ot);
         for t in txns {
-            let c = match &t {
-                OtTxn::Launch { .. } => CycleTxns { launch: Some(0), ..Default::default() },
-                OtTxn::Predict { .. } => CycleTxns { predict: Some(0), ..Default::default() },
-                OtTxn::Observe { .. } => CycleTxns { observe: Some(0), ..Default::default() },
-            };
-            let inp = cycle_input(std::slice::from_ref(&t), &c, 32).unwrap();
+            let inp = single(&t).input(32).unwrap();
             if probe.step(&inp).is_ok() {
                 legal.push(t);
             }
@@ -493,12 +498,7 @@ proptest! {
         single.reset();
         let mut b = Vec::new();
         for t in &legal {
-            let c = match t {
-                OtTxn::Launch { .. } => CycleTxns { launch: Some(0), ..Default::default() },
-                OtTxn::Predict { .. } => CycleTxns { predict: Some(0), ..Default::default() },
-                OtTxn::Observe { .. } => CycleTxns { observe: Some(0), ..Default::default() },
-            };
-            let out = *single.step(&cycle_input(std::slice::from_ref(t), &c, 32).unwrap()).unwrap();
+            let out = *single.step(&self::single(t).input(32).unwrap()).unwrap();
             b.push(response_json(t, &out));
         }
         prop_assert_eq!(a, b);

@@ -151,52 +151,35 @@ pub fn launch_of(grid: &[u64], block: &[u64], warp_size: u32) -> Result<Launch, 
     })
 }
 
-/// Which transactions a cycle carries (indices into the transaction list).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CycleTxns {
-    pub launch: Option<usize>,
-    pub predict: Option<usize>,
-    pub observe: Option<usize>,
+/// The transactions one cycle carries, with their positions in the stream.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CycleOps {
+    pub launch: Option<(usize, OtTxn)>,
+    pub predict: Option<(usize, OtTxn)>,
+    pub observe: Option<(usize, OtTxn)>,
 }
 
-/// Packs transactions into cycles: a launch takes a cycle alone; otherwise a cycle carries an
-/// optional query followed by an optional observation. A query may share a cycle only with an
-/// observation that comes after it, because the query sees the table before that cycle's
-/// update — so packing never changes what any transaction sees.
-pub fn next_cycle(txns: &[OtTxn], pos: &mut usize) -> Option<CycleTxns> {
-    let first = txns.get(*pos)?;
-    let mut c = CycleTxns::default();
-    match first {
-        OtTxn::Launch { .. } => {
-            c.launch = Some(*pos);
-            *pos += 1;
-        }
-        OtTxn::Predict { .. } => {
-            c.predict = Some(*pos);
-            *pos += 1;
-            if txns.get(*pos).is_some_and(OtTxn::is_observe) {
-                c.observe = Some(*pos);
-                *pos += 1;
-            }
-        }
-        OtTxn::Observe { .. } => {
-            c.observe = Some(*pos);
-            *pos += 1;
-        }
+impl CycleOps {
+    /// The transactions of the cycle, in stream order.
+    pub fn txns(&self) -> impl Iterator<Item = &(usize, OtTxn)> {
+        self.launch
+            .iter()
+            .chain(self.predict.iter())
+            .chain(self.observe.iter())
     }
-    Some(c)
-}
 
-/// Build one cycle's block inputs.
-pub fn cycle_input(txns: &[OtTxn], c: &CycleTxns, warp_size: u32) -> Result<OtIn, IllegalInput> {
-    let mut inp = OtIn::default();
-    if let Some(i) = c.launch {
-        if let OtTxn::Launch { grid, block } = &txns[i] {
+    /// Position of the last transaction of the cycle.
+    pub fn last_index(&self) -> usize {
+        self.txns().map(|(i, _)| *i).max().unwrap_or(0)
+    }
+
+    /// The block inputs of this cycle.
+    pub fn input(&self, warp_size: u32) -> Result<OtIn, IllegalInput> {
+        let mut inp = OtIn::default();
+        if let Some((_, OtTxn::Launch { grid, block })) = &self.launch {
             inp.launch = Some(launch_of(grid, block, warp_size)?);
         }
-    }
-    if let Some(i) = c.predict {
-        if let OtTxn::Predict { pc, lec, tb, warp } = &txns[i] {
+        if let Some((_, OtTxn::Predict { pc, lec, tb, warp })) = &self.predict {
             inp.predict = Some(Query {
                 pc: *pc,
                 lec: narrow(*lec, "lec")?,
@@ -204,15 +187,16 @@ pub fn cycle_input(txns: &[OtTxn], c: &CycleTxns, warp_size: u32) -> Result<OtIn
                 warp: narrow(*warp, "warp")?,
             });
         }
-    }
-    if let Some(i) = c.observe {
-        if let OtTxn::Observe {
-            pc,
-            lec,
-            tb,
-            warp,
-            addr,
-        } = &txns[i]
+        if let Some((
+            _,
+            OtTxn::Observe {
+                pc,
+                lec,
+                tb,
+                warp,
+                addr,
+            },
+        )) = &self.observe
         {
             inp.observe = Some(Observe {
                 pc: *pc,
@@ -222,8 +206,44 @@ pub fn cycle_input(txns: &[OtTxn], c: &CycleTxns, warp_size: u32) -> Result<OtIn
                 addr: *addr,
             });
         }
+        Ok(inp)
     }
-    Ok(inp)
+}
+
+/// Packs a transaction stream into cycles: a launch takes a cycle alone; otherwise a cycle
+/// carries an optional query followed by an optional observation. A query may share a cycle
+/// only with an observation that comes after it, because the query sees the table before that
+/// cycle's update — so packing never changes what any transaction sees.
+pub struct Packer<I: Iterator<Item = OtTxn>> {
+    it: std::iter::Peekable<std::iter::Enumerate<I>>,
+}
+
+impl<I: Iterator<Item = OtTxn>> Packer<I> {
+    pub fn new(it: I) -> Packer<I> {
+        Packer {
+            it: it.enumerate().peekable(),
+        }
+    }
+}
+
+impl<I: Iterator<Item = OtTxn>> Iterator for Packer<I> {
+    type Item = CycleOps;
+
+    fn next(&mut self) -> Option<CycleOps> {
+        let first = self.it.next()?;
+        let mut c = CycleOps::default();
+        match first.1 {
+            OtTxn::Launch { .. } => c.launch = Some(first),
+            OtTxn::Predict { .. } => {
+                c.predict = Some(first);
+                if self.it.peek().is_some_and(|(_, t)| t.is_observe()) {
+                    c.observe = self.it.next();
+                }
+            }
+            OtTxn::Observe { .. } => c.observe = Some(first),
+        }
+        Some(c)
+    }
 }
 
 /// Check a whole stimulus against the block's input rules before running it, by replaying it
@@ -238,47 +258,27 @@ pub fn validate(
     use crate::block::CycleModel;
     let mut scratch = model.clone();
     scratch.reset();
-    let mut pos = 0;
-    while let Some(c) = next_cycle(txns, &mut pos) {
+    for c in Packer::new(txns.iter().cloned()) {
         // Check each transaction of the cycle on its own so the message names its line.
-        for (i, part) in [
-            (
-                c.launch,
-                CycleTxns {
-                    launch: c.launch,
-                    ..Default::default()
-                },
-            ),
-            (
-                c.predict,
-                CycleTxns {
-                    predict: c.predict,
-                    ..Default::default()
-                },
-            ),
-            (
-                c.observe,
-                CycleTxns {
-                    observe: c.observe,
-                    ..Default::default()
-                },
-            ),
-        ] {
-            let Some(i) = i else { continue };
+        for (i, t) in c.txns() {
             let fail = |e: IllegalInput| StimulusError {
                 source_name: source_name.to_string(),
-                line: lines.get(i).copied().unwrap_or(i + 1),
+                line: lines.get(*i).copied().unwrap_or(i + 1),
                 message: e.0,
             };
-            let inp = cycle_input(txns, &part, warp_size).map_err(fail)?;
-            scratch.check(&inp).map_err(fail)?;
+            let mut single = CycleOps::default();
+            match t {
+                OtTxn::Launch { .. } => single.launch = Some((*i, t.clone())),
+                OtTxn::Predict { .. } => single.predict = Some((*i, t.clone())),
+                OtTxn::Observe { .. } => single.observe = Some((*i, t.clone())),
+            }
+            scratch
+                .check(&single.input(warp_size).map_err(fail)?)
+                .map_err(fail)?;
         }
-        let inp = cycle_input(txns, &c, warp_size).map_err(|e| StimulusError {
-            source_name: source_name.to_string(),
-            line: 0,
-            message: e.0,
-        })?;
-        let _ = scratch.step(&inp);
+        if let Ok(inp) = c.input(warp_size) {
+            let _ = scratch.step(&inp);
+        }
     }
     Ok(())
 }

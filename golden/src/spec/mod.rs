@@ -10,7 +10,7 @@ pub mod keys;
 mod ot;
 
 pub use config::{GpuConfig, OtConfig, Replacement, UserConfig};
-pub use ot::{Dir, FieldSpec, OtEvent, OtSpec, PortSpec};
+pub use ot::{Dir, FieldSpec, OtEvent, OtSpec, PortSpec, SvWidth};
 
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -47,6 +47,41 @@ pub enum SpecError {
     },
     #[error("config file {path} is not valid TOML: {message}")]
     Toml { path: PathBuf, message: String },
+}
+
+/// The hardware blocks warpsmith generates, models and co-simulates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Block {
+    /// Observation-table address predictor (seed 000).
+    Ot,
+}
+
+impl Block {
+    pub const ALL: &'static [Block] = &[Block::Ot];
+
+    /// Name on the command line (`--block NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Block::Ot => "ot",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Block> {
+        Block::ALL.iter().copied().find(|b| b.name() == name)
+    }
+
+    /// One-line description.
+    pub fn title(self) -> &'static str {
+        match self {
+            Block::Ot => "observation-table address predictor (seed 000)",
+        }
+    }
+}
+
+impl std::fmt::Display for Block {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// A built-in named configuration.

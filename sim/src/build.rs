@@ -1,0 +1,688 @@
+//! Building a Verilator model into a shared library with a generated C ABI shim.
+//!
+//! `verilator --cc` turns the RTL into C++; we compile that, a small generated shim (one setter
+//! and getter per port, wide ports as 32-bit word arrays, clocking, VCD, assertion status) and
+//! the Verilator runtime into `libws_<key>.so`, which [`crate::model::Model`] loads with
+//! `libloading`. Builds are cached under `target/ws-verilator/` keyed by a SHA-256 of the RTL,
+//! the ports, the flags, the shim and the tool versions, and locked so that parallel tests
+//! neither collide nor build twice. The runtime objects (`verilated*.o`) are cached separately
+//! and shared by every model.
+
+use crate::toolchain::{cxx_version, project_root, Verilator};
+use crate::SimError;
+use golden::spec::{Dir, PortSpec};
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// Bumped whenever the shim or the build recipe changes (invalidates every cached model).
+const RECIPE: &str = "ws-shim-4";
+
+/// What to build.
+#[derive(Debug, Clone)]
+pub struct BuildRequest<'a> {
+    /// RTL files (name, contents) in compilation order.
+    pub files: &'a [(String, String)],
+    pub top: &'a str,
+    /// The ports the model must have (clock `clk_i` and reset `rst_ni` are implied).
+    pub ports: &'a [PortSpec],
+    /// Build with VCD tracing (about 3x slower to simulate).
+    pub trace: bool,
+}
+
+/// A built (or cached) model library.
+#[derive(Debug, Clone)]
+pub struct BuiltModel {
+    pub lib: PathBuf,
+    pub key: String,
+    /// Whether this call compiled it (false: found in the cache).
+    pub built_now: bool,
+    pub seconds: f64,
+}
+
+/// Cache folder: `$WARPSMITH_CACHE_DIR`, else `<workspace>/target/ws-verilator`.
+pub fn cache_root() -> PathBuf {
+    std::env::var_os("WARPSMITH_CACHE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| project_root().join("target/ws-verilator"))
+}
+
+fn cxx() -> String {
+    std::env::var("CXX").unwrap_or_else(|_| "g++".into())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn io_err(what: &str, path: &Path, e: std::io::Error) -> SimError {
+    SimError::Build(format!("{what} {}: {e}", path.display()))
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<(), SimError> {
+    let out = cmd
+        .output()
+        .map_err(|e| SimError::Build(format!("cannot run {what}: {e}")))?;
+    if !out.status.success() {
+        let mut msg = String::from_utf8_lossy(&out.stderr).to_string();
+        msg.push_str(&String::from_utf8_lossy(&out.stdout));
+        let tail: Vec<&str> = msg.lines().rev().take(40).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(SimError::Build(format!(
+            "{what} failed:\n{}",
+            tail.join("\n")
+        )));
+    }
+    Ok(())
+}
+
+/// An exclusive lock on a file, released on drop.
+struct Lock(File);
+
+impl Lock {
+    fn take(path: &Path) -> Result<Lock, SimError> {
+        let f = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .map_err(|e| io_err("cannot open lock", path, e))?;
+        f.lock().map_err(|e| io_err("cannot lock", path, e))?;
+        Ok(Lock(f))
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+/// Flags every C++ unit is compiled with.
+fn cxx_flags(v: &Verilator, trace: bool) -> Vec<String> {
+    let inc = v.include();
+    let mut f: Vec<String> = [
+        "-std=gnu++17",
+        "-fPIC",
+        "-O2",
+        "-faligned-new",
+        "-fcf-protection=none",
+        "-w",
+        "-DVM_COVERAGE=0",
+        "-DVM_SC=0",
+        "-DVM_TRACE_FST=0",
+        "-DVL_USER_FATAL",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    f.push(format!("-DVM_TRACE={}", u8::from(trace)));
+    f.push(format!("-DVM_TRACE_VCD={}", u8::from(trace)));
+    f.push(format!("-I{}", inc.display()));
+    f.push(format!("-I{}", inc.join("vltstd").display()));
+    f
+}
+
+/// Forced into every unit: routes Verilator's printing into the shim's per-thread log, so that
+/// assertion messages reach Rust instead of only stdout.
+const PRELUDE: &str = r#"#pragma once
+#ifdef __cplusplus
+extern "C" int ws_vl_printf(const char* fmt, ...);
+#define VL_PRINTF ws_vl_printf
+#endif
+"#;
+
+/// Build (or fetch from the cache) a model library.
+pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> {
+    let start = Instant::now();
+    let shim = shim_source(req.top, req.ports, req.trace);
+    let mut h = Sha256::new();
+    for part in [
+        RECIPE,
+        &v.version_text,
+        &cxx_version(&cxx()),
+        req.top,
+        PRELUDE,
+        &shim,
+    ] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    h.update([u8::from(req.trace)]);
+    for (name, text) in req.files {
+        h.update(name.as_bytes());
+        h.update([0]);
+        h.update(text.as_bytes());
+        h.update([0]);
+    }
+    let key = hex(&h.finalize()[..12]);
+    let root = cache_root();
+    std::fs::create_dir_all(&root).map_err(|e| io_err("cannot create", &root, e))?;
+    let _lock = Lock::take(&root.join(format!("{key}.lock")))?;
+    let dir = root.join(&key);
+    let lib = dir.join(format!("libws_{key}.so"));
+    if lib.exists() {
+        return Ok(BuiltModel {
+            lib,
+            key,
+            built_now: false,
+            seconds: start.elapsed().as_secs_f64(),
+        });
+    }
+    let tmp = root.join(format!("{key}.tmp"));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let src = tmp.join("src");
+    let obj = tmp.join("obj");
+    std::fs::create_dir_all(&src).map_err(|e| io_err("cannot create", &src, e))?;
+    let mut sv_paths = Vec::new();
+    for (name, text) in req.files {
+        let p = src.join(name);
+        std::fs::write(&p, text).map_err(|e| io_err("cannot write", &p, e))?;
+        sv_paths.push(p);
+    }
+    let mut cmd = Command::new(&v.bin);
+    cmd.args([
+        "--cc",
+        "--assert",
+        "-O3",
+        "--x-assign",
+        "fast",
+        "--x-initial",
+        "0",
+    ])
+    .args([
+        "-Wno-fatal",
+        "-Wno-lint",
+        "-Wno-style",
+        "--top-module",
+        req.top,
+    ])
+    .arg("--Mdir")
+    .arg(&obj);
+    if req.trace {
+        cmd.arg("--trace");
+    }
+    cmd.args(&sv_paths);
+    run(&mut cmd, "verilator")?;
+
+    check_ports(&obj.join(format!("V{}.h", req.top)), req.ports)?;
+
+    let prelude = tmp.join("ws_prelude.h");
+    std::fs::write(&prelude, PRELUDE).map_err(|e| io_err("cannot write", &prelude, e))?;
+    let shim_path = tmp.join("ws_shim.cpp");
+    std::fs::write(&shim_path, &shim).map_err(|e| io_err("cannot write", &shim_path, e))?;
+
+    let runtime = runtime_objects(v, req.trace, &obj)?;
+    let mut units: Vec<PathBuf> = std::fs::read_dir(&obj)
+        .map_err(|e| io_err("cannot list", &obj, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    units.sort();
+    units.push(shim_path);
+    let mut flags = cxx_flags(v, req.trace);
+    flags.push("-include".into());
+    flags.push(prelude.display().to_string());
+    flags.push(format!("-I{}", obj.display()));
+    let objs = compile_parallel(&units, &flags)?;
+    let tmp_lib = tmp.join(format!("libws_{key}.so"));
+    let mut link = Command::new(cxx());
+    link.arg("-shared")
+        .arg("-o")
+        .arg(&tmp_lib)
+        .args(&objs)
+        .args(&runtime)
+        .args(["-pthread", "-latomic"]);
+    run(&mut link, "linking the model library")?;
+    std::fs::rename(&tmp, &dir).map_err(|e| io_err("cannot move", &dir, e))?;
+    Ok(BuiltModel {
+        lib,
+        key,
+        built_now: true,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Compile C++ units, as many at a time as there are cores.
+fn compile_parallel(units: &[PathBuf], flags: &[String]) -> Result<Vec<PathBuf>, SimError> {
+    let jobs = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let objs: Vec<PathBuf> = units.iter().map(|u| u.with_extension("o")).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let errors = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(unit) = units.get(i) else { break };
+                let mut cmd = Command::new(cxx());
+                cmd.args(flags).arg("-c").arg(unit).arg("-o").arg(&objs[i]);
+                if let Err(e) = run(&mut cmd, &format!("compiling {}", unit.display())) {
+                    errors.lock().map(|mut v| v.push(e.to_string())).ok();
+                }
+            });
+        }
+    });
+    let errors = errors.into_inner().unwrap_or_default();
+    if let Some(e) = errors.into_iter().next() {
+        return Err(SimError::Build(e));
+    }
+    Ok(objs)
+}
+
+/// The Verilator runtime units a model needs (read from its `_classes.mk`), compiled once per
+/// Verilator version and flag set.
+fn runtime_objects(v: &Verilator, trace: bool, obj: &Path) -> Result<Vec<PathBuf>, SimError> {
+    let mut names: Vec<String> = Vec::new();
+    let classes = std::fs::read_dir(obj)
+        .map_err(|e| io_err("cannot list", obj, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.to_string_lossy().ends_with("_classes.mk"))
+        .ok_or_else(|| SimError::Build("verilator wrote no _classes.mk".into()))?;
+    let text = std::fs::read_to_string(&classes).map_err(|e| io_err("cannot read", &classes, e))?;
+    let mut in_global = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("VM_GLOBAL_") {
+            in_global = true;
+            continue;
+        }
+        if in_global {
+            let name = t.trim_end_matches('\\').trim();
+            if name.is_empty() || t.starts_with("VM_") || t.starts_with('#') {
+                in_global = t.ends_with('\\');
+                continue;
+            }
+            names.push(name.to_string());
+            if !t.ends_with('\\') {
+                in_global = false;
+            }
+        }
+    }
+    if trace && !names.iter().any(|n| n == "verilated_vcd_c") {
+        names.push("verilated_vcd_c".into());
+    }
+    names.sort();
+    names.dedup();
+    let flags = cxx_flags(v, trace);
+    let mut h = Sha256::new();
+    for part in [RECIPE, &v.version_text, &cxx_version(&cxx()), PRELUDE] {
+        h.update(part.as_bytes());
+    }
+    for f in flags.iter().chain(names.iter()) {
+        h.update(f.as_bytes());
+        h.update([0]);
+    }
+    let rkey = hex(&h.finalize()[..8]);
+    let root = cache_root();
+    let _lock = Lock::take(&root.join(format!("runtime-{rkey}.lock")))?;
+    let dir = root.join(format!("runtime-{rkey}"));
+    let objs: Vec<PathBuf> = names.iter().map(|n| dir.join(format!("{n}.o"))).collect();
+    if objs.iter().all(|o| o.exists()) {
+        return Ok(objs);
+    }
+    let tmp = root.join(format!("runtime-{rkey}.tmp"));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
+    let prelude = tmp.join("ws_prelude.h");
+    std::fs::write(&prelude, PRELUDE).map_err(|e| io_err("cannot write", &prelude, e))?;
+    let units: Vec<PathBuf> = names
+        .iter()
+        .map(|n| {
+            let src = v.include().join(format!("{n}.cpp"));
+            let local = tmp.join(format!("{n}.cpp"));
+            std::fs::copy(&src, &local)
+                .map(|_| local)
+                .map_err(|e| io_err("cannot copy", &src, e))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut f = flags;
+    f.push("-include".into());
+    f.push(prelude.display().to_string());
+    compile_parallel(&units, &f)?;
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::rename(&tmp, &dir).map_err(|e| io_err("cannot move", &dir, e))?;
+    Ok(objs)
+}
+
+/// A port as Verilator declared it in the model header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderPort {
+    pub name: String,
+    pub dir: Dir,
+    pub width: u32,
+}
+
+/// Read the `VL_IN*/VL_OUT*` declarations of a Verilated model header.
+pub fn header_ports(text: &str) -> Vec<HeaderPort> {
+    let mut v = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        let dir = if t.starts_with("VL_IN") {
+            Dir::In
+        } else if t.starts_with("VL_OUT") {
+            Dir::Out
+        } else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (t.find("(&"), t.rfind(')')) else {
+            continue;
+        };
+        let args: Vec<&str> = t[open + 2..close].split(',').map(str::trim).collect();
+        if args.len() < 3 {
+            continue;
+        }
+        let (Ok(msb), Ok(lsb)) = (args[1].parse::<u32>(), args[2].parse::<u32>()) else {
+            continue;
+        };
+        v.push(HeaderPort {
+            name: args[0].to_string(),
+            dir,
+            width: msb - lsb + 1,
+        });
+    }
+    v
+}
+
+/// Check the model's ports against the spec's, by name, direction and width, before anything
+/// is simulated.
+fn check_ports(header: &Path, ports: &[PortSpec]) -> Result<(), SimError> {
+    let text = std::fs::read_to_string(header).map_err(|e| io_err("cannot read", header, e))?;
+    let found = header_ports(&text);
+    let mut problems = Vec::new();
+    let mut expected: Vec<(String, Dir, u32)> =
+        vec![("clk_i".into(), Dir::In, 1), ("rst_ni".into(), Dir::In, 1)];
+    expected.extend(ports.iter().map(|p| (p.name.to_string(), p.dir, p.width())));
+    for (name, dir, width) in &expected {
+        match found.iter().find(|f| &f.name == name) {
+            None => problems.push(format!("port {name} is missing from the RTL")),
+            Some(f) if f.dir != *dir || f.width != *width => problems.push(format!(
+                "port {name}: spec says {dir:?} {width} bits, RTL has {:?} {} bits",
+                f.dir, f.width
+            )),
+            Some(_) => {}
+        }
+    }
+    for f in &found {
+        if !expected.iter().any(|(n, _, _)| n == &f.name) {
+            problems.push(format!("RTL port {} is not in the spec", f.name));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(SimError::PortMismatch(problems.join("; ")))
+    }
+}
+
+/// The generated C ABI shim for one model.
+pub fn shim_source(top: &str, ports: &[PortSpec], trace: bool) -> String {
+    let class = format!("V{top}");
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "// warpsmith C ABI shim for {top} (generated; {RECIPE})."
+    );
+    let _ = writeln!(s, "#include \"{class}.h\"");
+    s.push_str("#include \"verilated.h\"\n");
+    if trace {
+        s.push_str("#include \"verilated_vcd_c.h\"\n");
+    }
+    s.push_str(
+        r#"#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+static thread_local std::string ws_log;
+
+extern "C" int ws_vl_printf(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = std::vsnprintf(nullptr, 0, fmt, ap);
+    va_end(ap);
+    if (n > 0) {
+        std::vector<char> buf(static_cast<size_t>(n) + 1);
+        std::vsnprintf(buf.data(), buf.size(), fmt, ap2);
+        ws_log.append(buf.data(), static_cast<size_t>(n));
+    }
+    va_end(ap2);
+    return n;
+}
+
+// $fatal and internal errors: record and stop the run from Rust instead of aborting the process.
+void vl_fatal(const char* filename, int linenum, const char* hier, const char* msg) {
+    (void)hier;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, ":%d: ", linenum);
+    ws_log += "%Fatal: ";
+    ws_log += filename ? filename : "";
+    ws_log += buf;
+    ws_log += msg ? msg : "";
+    ws_log += "\n";
+    Verilated::threadContextp()->gotError(true);
+    Verilated::threadContextp()->gotFinish(true);
+}
+
+"#,
+    );
+    let _ = writeln!(
+        s,
+        "struct WsModel {{\n    VerilatedContext* ctx;\n    {class}* top;"
+    );
+    if trace {
+        s.push_str("    VerilatedVcdC* vcd;\n");
+    }
+    s.push_str("    uint64_t time;\n};\n\n");
+    s.push_str("extern \"C\" {\n\n");
+    let _ = writeln!(
+        s,
+        "void* ws_new() {{\n    WsModel* m = new WsModel();\n    m->ctx = new VerilatedContext();\n    m->ctx->fatalOnError(false);\n    m->ctx->traceEverOn({});\n    m->top = new {class}(m->ctx, \"TOP\");",
+        if trace { "true" } else { "false" }
+    );
+    if trace {
+        s.push_str("    m->vcd = nullptr;\n");
+    }
+    s.push_str("    m->time = 0;\n    return m;\n}\n\n");
+    s.push_str("void ws_delete(void* p) {\n    WsModel* m = static_cast<WsModel*>(p);\n");
+    if trace {
+        s.push_str("    if (m->vcd) { m->vcd->close(); delete m->vcd; }\n");
+    }
+    s.push_str(
+        "    m->top->final();\n    delete m->top;\n    delete m->ctx;\n    delete m;\n}\n\n",
+    );
+    // Clocking: inputs were set while the clock is low; evaluate, rise, evaluate.
+    s.push_str("static inline void ws_dump(WsModel* m) {\n");
+    if trace {
+        s.push_str("    if (m->vcd) m->vcd->dump(m->time);\n");
+    }
+    s.push_str("    m->time += 5;\n}\n\n");
+    s.push_str(
+        "void ws_tick(void* p) {\n    WsModel* m = static_cast<WsModel*>(p);\n    m->top->clk_i = 0;\n    m->top->eval();\n    ws_dump(m);\n    m->top->clk_i = 1;\n    m->top->eval();\n    ws_dump(m);\n}\n\n",
+    );
+    s.push_str(
+        "void ws_reset(void* p, uint32_t cycles) {\n    WsModel* m = static_cast<WsModel*>(p);\n    m->top->rst_ni = 1;\n    m->top->clk_i = 0;\n    m->top->eval();\n    m->top->rst_ni = 0;\n    for (uint32_t i = 0; i < cycles; i++) ws_tick(p);\n    m->top->rst_ni = 1;\n    m->top->clk_i = 0;\n    m->top->eval();\n}\n\n",
+    );
+    s.push_str("int ws_status(void* p) {\n    WsModel* m = static_cast<WsModel*>(p);\n    return (m->ctx->gotError() ? 1 : 0) | (m->ctx->gotFinish() ? 2 : 0);\n}\n\n");
+    s.push_str("void ws_clear_status(void* p) {\n    WsModel* m = static_cast<WsModel*>(p);\n    m->ctx->gotError(false);\n    m->ctx->gotFinish(false);\n    m->ctx->errorCount(0);\n}\n\n");
+    s.push_str("size_t ws_take_log(char* buf, size_t cap) {\n    size_t n = ws_log.size() < cap ? ws_log.size() : cap;\n    std::memcpy(buf, ws_log.data(), n);\n    ws_log.erase(0, n);\n    return n;\n}\n\n");
+    if trace {
+        s.push_str("int ws_trace_open(void* p, const char* path) {\n    WsModel* m = static_cast<WsModel*>(p);\n    if (m->vcd) return 0;\n    m->vcd = new VerilatedVcdC();\n    m->top->trace(m->vcd, 99);\n    m->vcd->open(path);\n    return m->vcd->isOpen() ? 1 : 0;\n}\n\n");
+        s.push_str("void ws_trace_close(void* p) {\n    WsModel* m = static_cast<WsModel*>(p);\n    if (m->vcd) { m->vcd->close(); delete m->vcd; m->vcd = nullptr; }\n}\n\n");
+    }
+    for p in ports {
+        let w = p.width();
+        let words = golden::block::words_for(w);
+        match p.dir {
+            Dir::In => {
+                let body = if w > 64 {
+                    (0..words)
+                        .map(|i| format!("    m->top->{}[{i}] = w[{i}];\n", p.name))
+                        .collect::<String>()
+                } else if w > 32 {
+                    format!(
+                        "    m->top->{} = (static_cast<uint64_t>(w[1]) << 32) | w[0];\n",
+                        p.name
+                    )
+                } else {
+                    format!("    m->top->{} = w[0];\n", p.name)
+                };
+                let _ = writeln!(
+                    s,
+                    "void ws_set_{}(void* p, const uint32_t* w) {{\n    WsModel* m = static_cast<WsModel*>(p);\n{body}}}\n",
+                    p.name
+                );
+            }
+            Dir::Out => {
+                let body = if w > 64 {
+                    (0..words)
+                        .map(|i| format!("    w[{i}] = m->top->{}[{i}];\n", p.name))
+                        .collect::<String>()
+                } else if w > 32 {
+                    format!(
+                        "    uint64_t v = m->top->{};\n    w[0] = static_cast<uint32_t>(v);\n    w[1] = static_cast<uint32_t>(v >> 32);\n",
+                        p.name
+                    )
+                } else {
+                    format!("    w[0] = m->top->{};\n", p.name)
+                };
+                let _ = writeln!(
+                    s,
+                    "void ws_get_{}(void* p, uint32_t* w) {{\n    WsModel* m = static_cast<WsModel*>(p);\n{body}}}\n",
+                    p.name
+                );
+            }
+        }
+    }
+    s.push_str("}  // extern \"C\"\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_ports_are_parsed_with_widths() {
+        let h = "    VL_IN8(&clk_i,0,0);\n    VL_INW(&wide_i,127,0,4);\n    VL_OUT64(&q_o,47,0);\n    VL_IN(&x_i,23,0);\n";
+        let p = header_ports(h);
+        assert_eq!(p.len(), 4);
+        assert_eq!(
+            p[1],
+            HeaderPort {
+                name: "wide_i".into(),
+                dir: Dir::In,
+                width: 128
+            }
+        );
+        assert_eq!(p[2].width, 48);
+        assert_eq!(p[2].dir, Dir::Out);
+    }
+}
+
+/// A plain C++ program that drives the same compiled model over a binary file of input frames
+/// (the speed ceiling for `warpsmith bench`). Prints `cycles seconds checksum`.
+pub fn bench_executable(
+    v: &Verilator,
+    built: &BuiltModel,
+    top: &str,
+    ports: &[PortSpec],
+) -> Result<PathBuf, SimError> {
+    let dir = built
+        .lib
+        .parent()
+        .ok_or_else(|| SimError::Build("model library has no folder".into()))?
+        .to_path_buf();
+    let exe = dir.join("ws_bench");
+    let _lock = Lock::take(&dir.join("bench.lock"))?;
+    if exe.exists() {
+        return Ok(exe);
+    }
+    let obj = dir.join("obj");
+    let class = format!("V{top}");
+    let mut src = String::new();
+    let _ = writeln!(
+        src,
+        "// warpsmith plain C++ bench loop for {top} (generated)."
+    );
+    let _ = writeln!(src, "#include \"{class}.h\"\n#include \"verilated.h\"");
+    src.push_str("#include <chrono>\n#include <cstdint>\n#include <cstdio>\n#include <vector>\n\n");
+    src.push_str("int main(int argc, char** argv) {\n    if (argc < 2) { std::fprintf(stderr, \"usage: ws_bench FRAMES\\n\"); return 2; }\n");
+    src.push_str("    std::FILE* f = std::fopen(argv[1], \"rb\");\n    if (!f) { std::perror(argv[1]); return 2; }\n    std::vector<uint32_t> data;\n    uint32_t buf[4096];\n    size_t n;\n    while ((n = std::fread(buf, 4, 4096, f)) > 0) data.insert(data.end(), buf, buf + n);\n    std::fclose(f);\n");
+    let in_words: usize = ports
+        .iter()
+        .filter(|p| p.dir == Dir::In)
+        .map(|p| golden::block::words_for(p.width()))
+        .sum();
+    let _ = writeln!(
+        src,
+        "    const size_t W = {in_words};\n    const size_t cycles = data.size() / W;"
+    );
+    let _ = writeln!(
+        src,
+        "    VerilatedContext ctx;\n    ctx.fatalOnError(false);\n    {class} top(&ctx, \"TOP\");"
+    );
+    src.push_str("    top.clk_i = 0; top.rst_ni = 0; top.eval();\n    for (int i = 0; i < 2; i++) { top.clk_i = 1; top.eval(); top.clk_i = 0; top.eval(); }\n    top.rst_ni = 1; top.eval();\n    uint64_t sum = 0;\n    auto t0 = std::chrono::steady_clock::now();\n    for (size_t c = 0; c < cycles; c++) {\n        const uint32_t* w = &data[c * W];\n");
+    let mut off = 0usize;
+    for p in ports.iter().filter(|p| p.dir == Dir::In) {
+        let words = golden::block::words_for(p.width());
+        let w = p.width();
+        if w > 64 {
+            for i in 0..words {
+                let _ = writeln!(src, "        top.{}[{i}] = w[{}];", p.name, off + i);
+            }
+        } else if w > 32 {
+            let _ = writeln!(
+                src,
+                "        top.{} = (static_cast<uint64_t>(w[{}]) << 32) | w[{off}];",
+                p.name,
+                off + 1
+            );
+        } else {
+            let _ = writeln!(src, "        top.{} = w[{off}];", p.name);
+        }
+        off += words;
+    }
+    src.push_str("        top.clk_i = 0; top.eval();\n        top.clk_i = 1; top.eval();\n");
+    for p in ports.iter().filter(|p| p.dir == Dir::Out) {
+        let w = p.width();
+        if w > 64 {
+            for i in 0..golden::block::words_for(w) {
+                let _ = writeln!(src, "        sum += top.{}[{i}];", p.name);
+            }
+        } else {
+            let _ = writeln!(src, "        sum += top.{};", p.name);
+        }
+    }
+    src.push_str("    }\n    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();\n    std::printf(\"%zu %.9f %llu\\n\", cycles, s, static_cast<unsigned long long>(sum));\n    top.final();\n    return 0;\n}\n");
+    let main = dir.join("ws_bench_main.cpp");
+    std::fs::write(&main, &src).map_err(|e| io_err("cannot write", &main, e))?;
+    let runtime = runtime_objects(v, false, &obj)?;
+    let model_objs: Vec<PathBuf> = std::fs::read_dir(&obj)
+        .map_err(|e| io_err("cannot list", &obj, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "o"))
+        .collect();
+    let mut flags = cxx_flags(v, false);
+    flags.push("-include".into());
+    flags.push(dir.join("ws_prelude.h").display().to_string());
+    flags.push(format!("-I{}", obj.display()));
+    let mut cmd = Command::new(cxx());
+    cmd.args(&flags)
+        .arg(&main)
+        .args(&model_objs)
+        .arg(dir.join("ws_shim.o"))
+        .args(&runtime)
+        .args(["-pthread", "-latomic", "-o"])
+        .arg(&exe);
+    run(&mut cmd, "building the C++ bench loop")?;
+    Ok(exe)
+}

@@ -1,0 +1,288 @@
+//! Command-line arguments.
+
+use crate::{bad, CliResult};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use golden::spec::{Block, ConfigRequest, Spec, DEFAULT_PRESET};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "warpsmith",
+    version,
+    about = "Golden model of a GPU memory system driving SystemVerilog generation and Verilator co-simulation",
+    long_about = "warpsmith generates synthesizable SystemVerilog for GPU memory-system blocks from a \
+                  validated configuration, co-simulates it cycle by cycle against a Rust golden \
+                  model under Verilator, and reports its storage cost.\n\n\
+                  Configuration layers: a built-in preset (--preset), then a TOML file (--config), \
+                  then --set KEY=VALUE overrides. `warpsmith describe` lists every key.\n\n\
+                  Exit codes: 0 success, 1 a check failed (mismatch, uncaught mutant, tool failure), \
+                  2 bad input (configuration, stimulus, usage).",
+    after_help = "Start with: warpsmith flow   (generate, co-simulate and cost every block on the default preset)"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Generate every block's RTL, co-simulate it against the golden model, print its storage cost
+    Flow(FlowArgs),
+    /// List the built-in presets
+    Presets,
+    /// Print every configuration key with its type, default, legal range and meaning
+    Describe(DescribeArgs),
+    /// Write a block's SystemVerilog (package, module) and manifest.json
+    Generate(GenerateArgs),
+    /// Run a stimulus through the golden model and print one JSON response per transaction
+    Golden(GoldenArgs),
+    /// Co-simulate the generated RTL against the golden model, comparing every output every cycle
+    Cosim(CosimArgs),
+    /// Co-simulate every deliberately wrong RTL variant; each must be caught
+    Mutants(MutantsArgs),
+    /// Print a block's storage cost field by field, with the paper's figure beside it
+    Cost(CostArgs),
+    /// Lint the generated RTL with Verilator and synthesize it with Yosys (slang front-end)
+    Check(CheckArgs),
+    /// Measure co-simulation speed against golden-only and a plain C++ Verilator loop
+    Bench(BenchArgs),
+}
+
+/// Where the configuration comes from.
+#[derive(Args, Clone, Debug)]
+pub struct ConfigArgs {
+    /// Built-in preset to start from (see `warpsmith presets`)
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_PRESET)]
+    pub preset: String,
+    /// TOML file whose keys override the preset's
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Override one key, e.g. `--set ot.entries=256` (repeatable; applied last)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Write the resolved configuration (loadable with --config) to FILE
+    #[arg(long, value_name = "FILE")]
+    pub emit_config: Option<PathBuf>,
+}
+
+impl ConfigArgs {
+    /// Resolve and validate; writes --emit-config if asked. Bad configurations exit 2.
+    pub fn resolve(&self) -> CliResult<Spec> {
+        let spec = ConfigRequest {
+            preset: Some(self.preset.clone()),
+            file: self.config.clone(),
+            overrides: self.sets.clone(),
+        }
+        .resolve()
+        .map_err(bad)?;
+        if let Some(path) = &self.emit_config {
+            std::fs::write(path, spec.to_toml()).map_err(|e| {
+                anyhow::anyhow!("cannot write resolved config {}: {e}", path.display())
+            })?;
+        }
+        Ok(spec)
+    }
+
+    /// These options as command-line text (for reproducer commands).
+    pub fn as_args(&self) -> String {
+        let mut s = format!("--preset {}", self.preset);
+        if let Some(c) = &self.config {
+            s.push_str(&format!(" --config {}", c.display()));
+        }
+        for kv in &self.sets {
+            s.push_str(&format!(" --set {kv}"));
+        }
+        s
+    }
+}
+
+/// One block.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockArg {
+    /// Observation-table address predictor (seed 000)
+    Ot,
+}
+
+impl BlockArg {
+    pub fn block(self) -> Block {
+        match self {
+            BlockArg::Ot => Block::Ot,
+        }
+    }
+}
+
+/// One block, or all of them.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlocksArg {
+    /// Every block
+    All,
+    /// Observation-table address predictor (seed 000)
+    Ot,
+}
+
+impl BlocksArg {
+    pub fn blocks(self) -> Vec<Block> {
+        match self {
+            BlocksArg::All => Block::ALL.to_vec(),
+            BlocksArg::Ot => vec![Block::Ot],
+        }
+    }
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CostFormat {
+    Table,
+    Json,
+}
+
+#[derive(Args)]
+pub struct FlowArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Output folder (RTL goes to DIR/<block>/)
+    #[arg(long, value_name = "DIR", default_value = "warpsmith-out")]
+    pub out: PathBuf,
+    /// Co-simulation cycles per block and stimulus
+    #[arg(long, value_name = "N", default_value_t = sim::ot::DEFAULT_CYCLES)]
+    pub cycles: u64,
+    /// Random-stimulus seed
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(Args)]
+pub struct DescribeArgs {
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+#[derive(Args)]
+pub struct GenerateArgs {
+    /// Block to generate
+    #[arg(long, value_enum, default_value = "all")]
+    pub block: BlocksArg,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Output folder (with --block all, one subfolder per block)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+#[derive(Args)]
+pub struct GoldenArgs {
+    #[arg(long, value_enum)]
+    pub block: BlockArg,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// JSON-lines transaction FILE, `kernel:NAME` (built-in kernel or kernel TOML) or `random`
+    #[arg(long, value_name = "SOURCE")]
+    pub stimulus: String,
+    /// Cycles to run for the endless sources (random, kernel)
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub cycles: u64,
+    /// Seed for random stimulus and kernel scheduling
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// After the responses, print the final table as one JSON array of valid entries
+    #[arg(long)]
+    pub dump_state: bool,
+}
+
+#[derive(Args)]
+pub struct CosimArgs {
+    #[arg(long, value_enum)]
+    pub block: BlockArg,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// `random`, `kernel:NAME` (built-in kernel or kernel TOML file) or a JSON-lines FILE
+    #[arg(long, value_name = "SOURCE", default_value = "random")]
+    pub stimulus: String,
+    /// Cycles to simulate (default 200000 for random and kernel stimulus; a file runs to its end)
+    #[arg(long, value_name = "N")]
+    pub cycles: Option<u64>,
+    /// Seed for random stimulus and kernel scheduling
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Write the waves of the whole run to FILE.vcd (about 3x slower)
+    #[arg(long, value_name = "FILE.vcd")]
+    pub waves: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Co-simulate a deliberately wrong RTL variant (see `warpsmith mutants`)
+    #[arg(long, value_name = "NAME")]
+    pub mutant: Option<String>,
+    /// Folder for the minimal reproducer and its VCD written on a mismatch
+    #[arg(long, value_name = "DIR", default_value = "warpsmith-out")]
+    pub out_dir: PathBuf,
+    /// On a mismatch, skip shrinking the stimulus to a minimal reproducer
+    #[arg(long)]
+    pub no_shrink: bool,
+}
+
+#[derive(Args)]
+pub struct MutantsArgs {
+    #[arg(long, value_enum)]
+    pub block: BlockArg,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Stimulus for every mutant (`random`, `kernel:NAME` or a FILE)
+    #[arg(long, value_name = "SOURCE", default_value = "random")]
+    pub stimulus: String,
+    /// Cycle budget per mutant
+    #[arg(long, value_name = "N", default_value_t = sim::ot::DEFAULT_CYCLES)]
+    pub cycles: u64,
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Only this mutant
+    #[arg(long, value_name = "NAME")]
+    pub only: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+#[derive(Args)]
+pub struct CostArgs {
+    #[arg(long, value_enum, default_value = "all")]
+    pub block: BlocksArg,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: CostFormat,
+}
+
+#[derive(Args)]
+pub struct CheckArgs {
+    #[arg(long, value_enum, default_value = "all")]
+    pub block: BlocksArg,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Also synthesize with Yosys (slang front-end) and compare flip-flops with the estimate
+    #[arg(long)]
+    pub synth: bool,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+#[derive(Args)]
+pub struct BenchArgs {
+    #[arg(long, value_enum)]
+    pub block: BlockArg,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Cycles per measurement
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub cycles: u64,
+    /// `random` or `kernel:NAME`
+    #[arg(long, value_name = "SOURCE", default_value = "random")]
+    pub stimulus: String,
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}

@@ -1,0 +1,81 @@
+//! `check`: lint and synthesize the generated RTL.
+
+use crate::args::{CheckArgs, Format};
+use crate::CliResult;
+use golden::cost::block_cost;
+use serde_json::json;
+use sim::toolchain::Verilator;
+use sim::tools::{lint, synth, Yosys};
+use std::process::ExitCode;
+
+pub fn run(a: &CheckArgs) -> CliResult<ExitCode> {
+    let spec = a.config.resolve()?;
+    let v = Verilator::find()?;
+    let yosys = if a.synth { Some(Yosys::find()?) } else { None };
+    let mut ok = true;
+    let mut rows = Vec::new();
+    for block in a.block.blocks() {
+        let g = rtlgen::generate(&spec, block)?;
+        let files: Vec<(String, String)> = g
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.contents.clone()))
+            .collect();
+        let l = lint(&v, &files, &g.top)?;
+        ok &= l.clean;
+        if a.format == Format::Text {
+            println!(
+                "{block}: verilator --lint-only -Wall ({}): {}",
+                v.version_text,
+                if l.clean { "clean" } else { "WARNINGS" }
+            );
+            if !l.clean {
+                println!("{}", l.messages);
+            }
+        }
+        let mut synth_row = serde_json::Value::Null;
+        if let Some(y) = &yosys {
+            if a.format == Format::Text {
+                println!(
+                    "{block}: synthesizing with {} (slang front-end) ...",
+                    y.version
+                );
+            }
+            let r = synth(y, &files, &g.top)?;
+            let estimate = block_cost(&spec, block).flip_flop_bits;
+            let diff = r.flip_flops as i64 - estimate as i64;
+            let clean = r.warnings.is_empty() && r.latches == 0 && r.memory_bits == 0;
+            ok &= clean && diff == 0;
+            if a.format == Format::Text {
+                println!(
+                    "{block}: yosys: {} cells, {} flip-flops, {} latches, {} warnings ({:.0} s; log {})",
+                    r.cells,
+                    r.flip_flops,
+                    r.latches,
+                    r.warnings.len(),
+                    r.seconds,
+                    r.log
+                );
+                for w in &r.warnings {
+                    println!("  {w}");
+                }
+                println!(
+                    "{block}: flip-flops: synthesized {} vs estimated {} (cost model): difference {diff:+}",
+                    r.flip_flops, estimate
+                );
+            }
+            synth_row = json!({"report": r, "estimated_flip_flops": estimate, "difference": diff});
+        }
+        rows.push(json!({"block": block.name(), "lint": l, "synth": synth_row}));
+    }
+    if a.format == Format::Json {
+        super::print_json(
+            &json!({"config": spec.name, "config_hash": spec.hash.to_string(), "ok": ok, "blocks": rows}),
+        )?;
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,118 @@
+//! `cost`.
+
+use crate::args::{CostArgs, CostFormat};
+use crate::CliResult;
+use golden::cost::{block_cost, BlockCost};
+use std::process::ExitCode;
+
+fn bytes(b: f64) -> String {
+    if b >= 1024.0 {
+        format!("{b:.0} B ({:.2} KiB)", b / 1024.0)
+    } else {
+        format!("{b:.1} B")
+    }
+}
+
+pub fn print_table(c: &BlockCost) {
+    println!(
+        "storage cost: {}  config {} (hash {})",
+        c.block, c.config, c.config_hash
+    );
+    for t in &c.tables {
+        println!(
+            "\n  {}: {} entries x {} bits",
+            t.name, t.entries, t.bits_per_entry
+        );
+        println!(
+            "    {:18} {:>6} {:>6} {:>9}  meaning",
+            "field", "width", "count", "bits"
+        );
+        for f in &t.fields {
+            println!(
+                "    {:18} {:>6} {:>6} {:>9}  {}",
+                f.name, f.width, f.count, f.bits, f.meaning
+            );
+        }
+        println!(
+            "    {:18} {:>6} {:>6} {:>9}  per entry; x {} entries = {} bits = {}",
+            "total",
+            "",
+            "",
+            t.bits_per_entry,
+            t.entries,
+            t.total_bits,
+            bytes(t.total_bytes)
+        );
+    }
+    println!(
+        "\n  table storage: {} bits = {}",
+        c.storage_bits,
+        bytes(c.storage_bytes)
+    );
+    println!("  other registers of the generated RTL:");
+    for r in &c.registers {
+        println!("    {:20} {:>6} bits  {}", r.name, r.bits, r.meaning);
+    }
+    println!("  flip-flops in all: {} bits", c.flip_flop_bits);
+    if let Some(cmp) = &c.comparison {
+        println!("\n  compared with {}:", cmp.source);
+        println!(
+            "    {:28} {:>6} {:>6} {:>6}  why",
+            "field", "ours", "paper", "diff"
+        );
+        for r in &cmp.rows {
+            let d = i64::from(r.ours_bits) - i64::from(r.paper_bits);
+            println!(
+                "    {:28} {:>6} {:>6} {:>+6}  {}",
+                r.field, r.ours_bits, r.paper_bits, d, r.why
+            );
+        }
+        let ours: u32 = cmp.rows.iter().map(|r| r.ours_bits).sum();
+        let paper: u32 = cmp.rows.iter().map(|r| r.paper_bits).sum();
+        println!(
+            "    {:28} {:>6} {:>6} {:>+6}  bits per entry",
+            "total",
+            ours,
+            paper,
+            i64::from(ours) - i64::from(paper)
+        );
+        println!(
+            "    per entry: ours {:.2} B, paper {:.0} B; table: ours {} ({} entries), paper {} ({} entries)",
+            cmp.ours_bytes_per_entry,
+            cmp.paper_bytes_per_entry,
+            bytes(cmp.ours_total_bytes),
+            c.tables.first().map(|t| t.entries).unwrap_or(0),
+            bytes(cmp.paper_total_bytes),
+            cmp.paper_entries
+        );
+        println!("    note: {}", cmp.note);
+    }
+}
+
+pub fn run(a: &CostArgs) -> CliResult<ExitCode> {
+    let spec = a.config.resolve()?;
+    let costs: Vec<BlockCost> = a
+        .block
+        .blocks()
+        .iter()
+        .map(|b| block_cost(&spec, *b))
+        .collect();
+    match a.format {
+        CostFormat::Json => {
+            if costs.len() == 1 {
+                super::print_json(&costs[0])?
+            } else {
+                super::print_json(&costs)?
+            }
+        }
+        CostFormat::Table => {
+            for (i, c) in costs.iter().enumerate() {
+                if i > 0 {
+                    println!();
+                }
+                print_table(c);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,48 @@
+//! One function per subcommand.
+
+mod bench;
+mod check;
+mod cosim;
+mod cost;
+mod describe;
+mod flow;
+mod generate;
+mod golden_cmd;
+
+use crate::args::{Cli, Command};
+use crate::CliResult;
+use std::process::ExitCode;
+
+pub fn run(cli: Cli) -> CliResult<ExitCode> {
+    match cli.command {
+        Command::Flow(a) => flow::run(&a),
+        Command::Presets => describe::presets(),
+        Command::Describe(a) => describe::describe(&a),
+        Command::Generate(a) => generate::run(&a),
+        Command::Golden(a) => golden_cmd::run(&a),
+        Command::Cosim(a) => cosim::run(&a),
+        Command::Mutants(a) => cosim::mutants(&a),
+        Command::Cost(a) => cost::run(&a),
+        Command::Check(a) => check::run(&a),
+        Command::Bench(a) => bench::run(&a),
+    }
+}
+
+/// Print JSON to stdout.
+pub fn print_json(v: &impl serde::Serialize) -> CliResult {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+/// A number with thousands separators.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
