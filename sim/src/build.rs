@@ -165,6 +165,8 @@ pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> 
     let dir = root.join(&key);
     let lib = dir.join(format!("libws_{key}.so"));
     if lib.exists() {
+        // The same RTL may be bound to another port list: check on every bind.
+        check_ports(&dir.join("obj").join(format!("V{}.h", req.top)), req.ports)?;
         return Ok(BuiltModel {
             lib,
             key,

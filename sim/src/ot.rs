@@ -608,9 +608,12 @@ impl TxnShrinker {
         }
     }
 
+    /// Propose the next candidate; when there is none, `current()` falls back to the last
+    /// accepted (failing) list, which is what the runner reports.
     fn propose(&mut self) -> bool {
         loop {
             if self.chunk == 0 || self.accepted.len() <= 1 {
+                self.candidate = self.accepted.clone();
                 return false;
             }
             if self.pos >= self.accepted.len() {
@@ -678,9 +681,16 @@ pub fn shrink(ls: &mut Lockstep<OtModel>, failing: &[OtTxn], warp_size: u32) -> 
             Ok(())
         }
     });
-    match result {
+    let minimal = match result {
         Err(TestError::Fail(_, minimal)) => minimal,
         _ => failing.to_vec(),
+    };
+    // Never hand out a reproducer that does not reproduce.
+    let mut ls = cell.into_inner();
+    if replay(&mut ls, &minimal, warp_size) {
+        minimal
+    } else {
+        failing.to_vec()
     }
 }
 

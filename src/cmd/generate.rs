@@ -1,6 +1,6 @@
 //! `generate`.
 
-use crate::args::GenerateArgs;
+use crate::args::{BlocksArg, GenerateArgs};
 use crate::CliResult;
 use std::process::ExitCode;
 
@@ -9,7 +9,7 @@ pub fn run(a: &GenerateArgs) -> CliResult<ExitCode> {
     let blocks = a.block.blocks();
     for block in &blocks {
         let g = rtlgen::generate(&spec, *block)?;
-        let dir = if blocks.len() > 1 {
+        let dir = if a.block == BlocksArg::All {
             a.out.join(block.name())
         } else {
             a.out.clone()

@@ -1,5 +1,5 @@
 {{ header }}
-// Observation-table (OT) address predictor — seed 000 §III (Tripathy, Sahoo, Satpathy,
+// Observation-table (OT) address predictor -- seed 000 section III (Tripathy, Sahoo, Satpathy,
 // "Multidimensional Grid Aware Address Prediction for GPGPU").
 //
 // The table snoops the load requests SMs send to the memory partitions (obs_*), learns per
@@ -111,14 +111,14 @@ module {{ module }}
   // State
   // ---------------------------------------------------------------------------------------------
 
-  // Storage is organised by set and way: every per-way loop indexes the way with a constant,
-  // only the set index is dynamic (and constant zero for a fully associative table).
+  // The entries form a register file of NumEntries words (one entry each, slot = set * NumWays
+  // + way) with one write port; every way of the looked-up set is read through its own port.
+  // Valid bits are a separate register so that a launch can flush all of them at once.
   logic [NumWays-1:0]          valid_d [NumSets];
   logic [NumWays-1:0]          valid_q [NumSets];
-  entry_t                      entry_q [NumSets][NumWays];
+  entry_t                      entry_q [NumEntries];
   logic                        entry_we;
-  logic [SetW-1:0]             entry_wset;
-  logic [WayW-1:0]             entry_wway;
+  logic [SlotW-1:0]            entry_waddr;
   entry_t                      entry_wdata;
   logic [NumDims-1:0][TbW-1:0] tb_last_d, tb_last_q;
   logic [WarpW-1:0]            warp_last_d, warp_last_q;
@@ -155,27 +155,35 @@ module {{ module }}
   assign obs_do  = obs_valid_i & ~launch_valid_i;
   assign obs_set = set_index(obs_pc_i, obs_lec_i);
 
+  // Per-way tag match and free flags (one small assignment per way).
+  logic [NumWays-1:0] obs_free_vec;
+  for (genvar w = 0; w < NumWays; w++) begin : g_obs_match
+    entry_t e;
+    assign e               = entry_q[slot_of(obs_set, WayW'(w))];
+    assign obs_match[w]    = valid_q[obs_set][w] && e.pc == obs_pc_i && e.lec == obs_lec_i;
+    assign obs_free_vec[w] = ~valid_q[obs_set][w];
+    // Only the tag of this way's entry is compared here.
+    logic unused_e;
+    assign unused_e = ^{e.tb, e.warp, e.naddrs, e.addr, e.stride, e.stride_known, e.iws,
+                        e.iws_known, e.mispredicts};
+  end
+
+  // Lowest matching way and lowest free way.
   always_comb begin : p_obs_lookup
-    obs_match    = '0;
-    obs_hit      = 1'b0;
     obs_hit_way  = '0;
-    obs_free     = 1'b0;
     obs_free_way = '0;
-    for (int unsigned w = 0; w < NumWays; w++) begin
-      if (valid_q[obs_set][w] && entry_q[obs_set][w].pc == obs_pc_i &&
-          entry_q[obs_set][w].lec == obs_lec_i) begin
-        obs_match[w] = 1'b1;
-        if (!obs_hit) begin
-          obs_hit     = 1'b1;
-          obs_hit_way = WayW'(w);
-        end
+    for (int w = NumWays - 1; w >= 0; w--) begin
+      if (obs_match[w]) begin
+        obs_hit_way = WayW'(w);
       end
-      if (!valid_q[obs_set][w] && !obs_free) begin
-        obs_free     = 1'b1;
+      if (obs_free_vec[w]) begin
         obs_free_way = WayW'(w);
       end
     end
   end
+
+  assign obs_hit  = |obs_match;
+  assign obs_free = |obs_free_vec;
 
   assign obs_way  = obs_hit ? obs_hit_way : (obs_free ? obs_free_way : victim_way);
   assign obs_slot = slot_of(obs_set, obs_way);
@@ -200,7 +208,7 @@ module {{ module }}
   entry_t                      obs_new;
   ot_event_e                   obs_event;
 
-  assign obs_e = entry_q[obs_set][obs_way];
+  assign obs_e = entry_q[obs_slot];
 
   always_comb begin : p_obs_offsets
     obs_same = 1'b1;
@@ -321,8 +329,7 @@ module {{ module }}
   end
 
   assign entry_we    = obs_do;
-  assign entry_wset  = obs_set;
-  assign entry_wway  = obs_way;
+  assign entry_waddr = obs_slot;
   assign entry_wdata = obs_new;
 
   assign touch_valid = obs_do;
@@ -341,17 +348,7 @@ module {{ module }}
     // True LRU: each way keeps its rank (age); 0 is most recent, NumWays-1 the victim.
     logic [WayW-1:0] age_d [NumSets][NumWays];
     logic [WayW-1:0] age_q [NumSets][NumWays];
-    logic [WayW-1:0] age_rst [NumSets][NumWays];
     logic [WayW-1:0] touched_age;
-
-    // Reset value: way w of every set starts at age w (way 0 most recent).
-    always_comb begin : p_lru_reset_value
-      for (int unsigned s = 0; s < NumSets; s++) begin
-        for (int unsigned w = 0; w < NumWays; w++) begin
-          age_rst[s][w] = WayW'(w);
-        end
-      end
-    end
 
     always_comb begin : p_lru_victim
       victim_way = '0;
@@ -362,25 +359,24 @@ module {{ module }}
       end
     end
 
-    always_comb begin : p_lru_update
-      age_d       = age_q;
-      touched_age = age_q[touch_set][touch_way];
-      if (touch_valid) begin
-        for (int unsigned w = 0; w < NumWays; w++) begin
-          if (WayW'(w) == touch_way) begin
-            age_d[touch_set][w] = '0;
-          end else if (age_q[touch_set][w] < touched_age) begin
-            age_d[touch_set][w] = age_q[touch_set][w] + WayW'(1);
+    assign touched_age = age_q[touch_set][touch_way];
+
+    for (genvar s = 0; s < NumSets; s++) begin : g_lru_set
+      for (genvar w = 0; w < NumWays; w++) begin : g_lru_way
+        logic touch_here;
+        assign touch_here = touch_valid && touch_set == SetW'(s);
+        // The touched way becomes most recent; ways more recent than it age by one.
+        assign age_d[s][w] = (touch_here && touch_way == WayW'(w)) ? '0 :
+                             (touch_here && age_q[s][w] < touched_age) ? age_q[s][w] + WayW'(1) :
+                             age_q[s][w];
+
+        always_ff @(posedge clk_i or negedge rst_ni) begin : p_age
+          if (!rst_ni) begin
+            age_q[s][w] <= WayW'(w);
+          end else begin
+            age_q[s][w] <= age_d[s][w];
           end
         end
-      end
-    end
-
-    always_ff @(posedge clk_i or negedge rst_ni) begin : p_lru_regs
-      if (!rst_ni) begin
-        age_q <= age_rst;
-      end else begin
-        age_q <= age_d;
       end
     end
   end else begin : g_repl_plru
@@ -439,23 +435,28 @@ module {{ module }}
 
   assign pred_set = set_index(pred_pc_i, pred_lec_i);
 
+  for (genvar w = 0; w < NumWays; w++) begin : g_pred_match
+    entry_t e;
+    assign e             = entry_q[slot_of(pred_set, WayW'(w))];
+    assign pred_match[w] = valid_q[pred_set][w] && e.pc == pred_pc_i && e.lec == pred_lec_i;
+    // Only the tag of this way's entry is compared here.
+    logic unused_e;
+    assign unused_e = ^{e.tb, e.warp, e.naddrs, e.addr, e.stride, e.stride_known, e.iws,
+                        e.iws_known, e.mispredicts};
+  end
+
   always_comb begin : p_pred_lookup
-    pred_match = '0;
-    pred_found = 1'b0;
-    pred_way   = '0;
-    for (int unsigned w = 0; w < NumWays; w++) begin
-      if (valid_q[pred_set][w] && entry_q[pred_set][w].pc == pred_pc_i &&
-          entry_q[pred_set][w].lec == pred_lec_i) begin
-        pred_match[w] = 1'b1;
-        if (!pred_found) begin
-          pred_found = 1'b1;
-          pred_way   = WayW'(w);
-        end
+    pred_way = '0;
+    for (int w = NumWays - 1; w >= 0; w--) begin
+      if (pred_match[w]) begin
+        pred_way = WayW'(w);
       end
     end
   end
 
-  assign pred_e = entry_q[pred_set][pred_way];
+  assign pred_found = |pred_match;
+
+  assign pred_e = entry_q[slot_of(pred_set, pred_way)];
 
   // The tag of the selected entry was already compared in p_pred_lookup.
   logic unused_pred_tag;
@@ -513,7 +514,7 @@ module {{ module }}
 
   always_ff @(posedge clk_i) begin : p_entry_mem
     if (entry_we) begin
-      entry_q[entry_wset][entry_wway] <= entry_wdata;
+      entry_q[entry_waddr] <= entry_wdata;
     end
   end
 
@@ -575,6 +576,18 @@ module {{ module }}
       else $fatal(1, "ws_ot_predictor: the mispredict counter cannot exceed Threshold");
   end
 
+  // Assertions are enabled from the first clock edge after reset. A register (rather than
+  // `disable iff (!assert_active_q)`) keeps the asynchronous reset out of synchronous logic
+  // (Verilator SYNCASYNCNET); synthesis removes it with the assertions.
+  logic assert_active_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_assert_active
+    if (!rst_ni) begin
+      assert_active_q <= 1'b0;
+    end else begin
+      assert_active_q <= 1'b1;
+    end
+  end
+
   // Interface rules: a launch has its cycle to itself; requests and queries name a block and a
   // warp of the launched grid. (Implications are written as `!a || b`: the slang front-end of
   // Yosys does not accept `|->`.)
@@ -592,26 +605,26 @@ module {{ module }}
     end
   end
 
-  LaunchAlone_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+  LaunchAlone_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !launch_valid_i || !(obs_valid_i || pred_valid_i))
     else $error("ws_ot_predictor: launch_valid_i must have its cycle to itself");
-  ObsTbInGrid_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+  ObsTbInGrid_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !obs_valid_i || obs_tb_in_grid)
     else $error("ws_ot_predictor: obs_tb_i lies outside the launched grid");
-  ObsWarpInBlock_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+  ObsWarpInBlock_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !obs_valid_i || obs_warp_i <= warp_last_q)
     else $error("ws_ot_predictor: obs_warp_i lies outside the launched block");
-  PredTbInGrid_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+  PredTbInGrid_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !pred_valid_i || pred_tb_in_grid)
     else $error("ws_ot_predictor: pred_tb_i lies outside the launched grid");
-  PredWarpInBlock_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+  PredWarpInBlock_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !pred_valid_i || pred_warp_i <= warp_last_q)
     else $error("ws_ot_predictor: pred_warp_i lies outside the launched block");
   // Invariant: a (PC, LEC) pair is held by at most one entry.
-  ObsOneMatch_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+  ObsOneMatch_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       $onehot0(obs_match))
     else $error("ws_ot_predictor: two entries hold the same (PC, LEC)");
-  PredOneMatch_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+  PredOneMatch_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       $onehot0(pred_match))
     else $error("ws_ot_predictor: two entries hold the same (PC, LEC)");
 

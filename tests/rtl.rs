@@ -1,0 +1,316 @@
+//! Generated RTL under Verilator: lint, assertions, interface binding, lockstep co-simulation on
+//! every preset and edge configuration, mutants, and the failure report.
+
+mod common;
+use common::*;
+use golden::block::{CycleModel, Frame};
+use golden::ot::{launch_of, Observe, OtIn, OtModel};
+use golden::spec::{Block, Dir};
+use serde_json::Value;
+use sim::build::{build, BuildRequest};
+use sim::model::Model;
+use sim::ot::{CosimOptions, Stimulus};
+use sim::toolchain::Verilator;
+use sim::SimError;
+
+fn verilator() -> Verilator {
+    Verilator::find().expect("Verilator >= 5.006 (run scripts/setup.sh)")
+}
+
+fn files_of(spec: &golden::spec::Spec) -> (String, Vec<(String, String)>) {
+    let g = rtlgen::generate(spec, Block::Ot).unwrap();
+    (
+        g.top.clone(),
+        g.files
+            .iter()
+            .map(|f| (f.name.clone(), f.contents.clone()))
+            .collect(),
+    )
+}
+
+#[test]
+fn every_preset_and_edge_configuration_is_lint_clean() {
+    let v = verilator();
+    let mut dirty = Vec::new();
+    for (name, spec) in all_configs() {
+        let (top, files) = files_of(&spec);
+        let r = sim::tools::lint(&v, &files, &top).unwrap();
+        if !r.clean {
+            dirty.push(format!("{name}:\n{}", r.messages));
+        }
+    }
+    assert!(
+        dirty.is_empty(),
+        "verilator --lint-only -Wall:\n{}",
+        dirty.join("\n")
+    );
+}
+
+#[test]
+fn an_illegal_input_fires_a_named_assertion() {
+    let spec = spec("tiny", &[]);
+    let (top, files) = files_of(&spec);
+    let ports = spec.ot.ports();
+    let built = build(
+        &verilator(),
+        &BuildRequest {
+            files: &files,
+            top: &top,
+            ports: &ports,
+            trace: false,
+        },
+    )
+    .unwrap();
+    let mut rtl = Model::load(&built, &ports).unwrap();
+    rtl.reset().unwrap();
+    let mut golden = OtModel::new(&spec.ot);
+    let mut inp = Frame::new(&ports, Dir::In);
+    let mut out = Frame::new(&ports, Dir::Out);
+    // A 2x1x1 grid ...
+    let launch = OtIn {
+        launch: Some(launch_of(&[2], &[32], 32).unwrap()),
+        ..Default::default()
+    };
+    golden.step(&launch).unwrap();
+    golden.encode_in(&launch, &mut inp);
+    rtl.step(&inp, &mut out).unwrap();
+    // ... then a legal request: no assertion.
+    let ok = OtIn {
+        observe: Some(Observe {
+            pc: 8,
+            lec: 0,
+            tb: [1, 0, 0],
+            warp: 0,
+            addr: 64,
+        }),
+        ..Default::default()
+    };
+    golden.encode_in(&ok, &mut inp);
+    rtl.step(&inp, &mut out).unwrap();
+    // ... then a request from block x = 5, outside the grid. The golden model refuses it too.
+    let bad = OtIn {
+        observe: Some(Observe {
+            pc: 8,
+            lec: 0,
+            tb: [5, 0, 0],
+            warp: 0,
+            addr: 64,
+        }),
+        ..Default::default()
+    };
+    assert!(golden.check(&bad).is_err());
+    golden.encode_in(&bad, &mut inp);
+    match rtl.step(&inp, &mut out) {
+        Err(SimError::Assertion(msg)) => {
+            assert!(
+                msg.contains("ObsTbInGrid_A"),
+                "assertion name missing: {msg}"
+            );
+            assert!(
+                msg.contains("obs_tb_i lies outside the launched grid"),
+                "message missing: {msg}"
+            );
+        }
+        other => panic!("expected the ObsTbInGrid_A assertion, got {other:?}"),
+    }
+    // Reset clears the failure and the model runs on.
+    rtl.reset().unwrap();
+    golden.encode_in(&ok, &mut inp);
+    rtl.step(&inp, &mut out).unwrap();
+}
+
+#[test]
+fn binding_checks_ports_against_the_spec() {
+    let spec = spec("tiny", &[]);
+    let (top, files) = files_of(&spec);
+    // Ports of another configuration: the address port is wider in the spec than in the RTL.
+    let other = common::spec("tiny", &["ot.addr_bits=30"]);
+    let ports = other.ot.ports();
+    match build(
+        &verilator(),
+        &BuildRequest {
+            files: &files,
+            top: &top,
+            ports: &ports,
+            trace: false,
+        },
+    ) {
+        Err(SimError::PortMismatch(m)) => {
+            assert!(
+                m.contains("obs_addr_i") && m.contains("30 bits") && m.contains("24 bits"),
+                "{m}"
+            );
+        }
+        other => panic!("expected a port mismatch, got {other:?}"),
+    }
+}
+
+fn quick(
+    spec: &golden::spec::Spec,
+    stimulus: Stimulus,
+    cycles: u64,
+    seed: u64,
+) -> sim::ot::CosimReport {
+    sim::ot::cosim(
+        spec,
+        &CosimOptions {
+            stimulus,
+            cycles: Some(cycles),
+            seed,
+            waves: None,
+            mutant: None,
+            out_dir: scratch("quick-repro"),
+            command: "warpsmith cosim --block ot".into(),
+            shrink: false,
+            progress: None,
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn every_preset_cosimulates_random_and_kernel_stimulus() {
+    for p in golden::spec::PRESETS {
+        let s = spec(p.name, &[]);
+        for stim in [
+            Stimulus::Random,
+            Stimulus::Kernel("cp".into()),
+            Stimulus::Kernel("stencil2d".into()),
+        ] {
+            let r = quick(&s, stim.clone(), 30_000, 3);
+            assert!(r.failure.is_none(), "{} {stim}: {:?}", p.name, r.failure);
+            assert_eq!(r.stats.cycles, 30_000);
+            assert!(
+                r.stats.hits > 0 && r.stats.events["learn"] > 0,
+                "{} {stim}: nothing learned: {:?}",
+                p.name,
+                r.stats
+            );
+        }
+    }
+}
+
+#[test]
+fn every_edge_configuration_cosimulates() {
+    for (name, sets) in EDGE_MATRIX {
+        let s = spec("tiny", sets);
+        let r = quick(&s, Stimulus::Random, 20_000, 5);
+        assert!(r.failure.is_none(), "{name}: {:?}", r.failure);
+        assert!(r.stats.events["alloc"] > 0, "{name}: {:?}", r.stats);
+    }
+}
+
+#[test]
+fn every_mutant_is_caught_on_every_preset() {
+    for p in golden::spec::PRESETS {
+        let o = warpsmith(&[
+            "mutants", "--block", "ot", "--preset", p.name, "--format", "json",
+        ]);
+        let r: Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o)));
+        assert_eq!(r["caught"], r["total"], "{}: {r:#}", p.name);
+        assert!(r["total"].as_u64().unwrap() >= 6);
+        assert!(o.status.success());
+    }
+}
+
+#[test]
+fn a_mismatch_reports_port_values_reproducer_and_waves() {
+    let d = scratch("mismatch");
+    let o = warpsmith(&[
+        "cosim",
+        "--block",
+        "ot",
+        "--preset",
+        "tiny",
+        "--mutant",
+        "stride-sign-flipped",
+        "--seed",
+        "4",
+        "--out-dir",
+        d.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = &r["failure"];
+    assert_eq!(f["kind"], "mismatch");
+    assert!(f["cycle"].as_u64().unwrap() > 0);
+    assert_ne!(f["expected"], f["actual"]);
+    assert!(!f["last_transactions"].as_array().unwrap().is_empty());
+    let reproduce = f["reproduce"].as_str().unwrap();
+    assert!(
+        reproduce.contains("--seed 4") && reproduce.contains("--mutant stride-sign-flipped"),
+        "{reproduce}"
+    );
+    // The minimal reproducer is small, fails with the mutant, and passes without it.
+    let repro = f["reproducer"].as_str().unwrap();
+    let n = f["reproducer_transactions"].as_u64().unwrap();
+    assert!(n <= 12, "reproducer has {n} transactions");
+    let again = warpsmith(&[
+        "cosim",
+        "--block",
+        "ot",
+        "--preset",
+        "tiny",
+        "--mutant",
+        "stride-sign-flipped",
+        "--stimulus",
+        repro,
+        "--no-shrink",
+    ]);
+    assert_eq!(again.status.code(), Some(1), "{}", stdout(&again));
+    let clean = warpsmith(&[
+        "cosim",
+        "--block",
+        "ot",
+        "--preset",
+        "tiny",
+        "--stimulus",
+        repro,
+    ]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
+    let vcd = std::fs::read_to_string(f["vcd"].as_str().unwrap()).unwrap();
+    assert!(vcd.contains("$enddefinitions") && vcd.contains("upd_event_o"));
+    // The text report says the same.
+    let t = warpsmith(&[
+        "cosim",
+        "--block",
+        "ot",
+        "--preset",
+        "tiny",
+        "--mutant",
+        "stride-sign-flipped",
+        "--seed",
+        "4",
+        "--no-shrink",
+    ]);
+    let s = stdout(&t);
+    assert!(
+        s.contains("FAIL  mismatch at cycle")
+            && s.contains("reproduce: warpsmith cosim")
+            && s.contains("<--"),
+        "{s}"
+    );
+}
+
+#[test]
+fn waves_of_a_whole_run() {
+    let d = scratch("waves");
+    let w = d.join("run.vcd");
+    let o = warpsmith(&[
+        "cosim",
+        "--block",
+        "ot",
+        "--preset",
+        "tiny",
+        "--cycles",
+        "200",
+        "--waves",
+        w.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let vcd = std::fs::read_to_string(&w).unwrap();
+    assert!(vcd.contains("pred_addr_o") && vcd.matches('#').count() >= 400);
+}
