@@ -686,8 +686,8 @@ pub fn shrink(ls: &mut Lockstep<OtModel>, failing: &[OtTxn], warp_size: u32) -> 
         _ => failing.to_vec(),
     };
     // Never hand out a reproducer that does not reproduce.
-    let mut ls = cell.into_inner();
-    if replay(&mut ls, &minimal, warp_size) {
+    let ls = cell.into_inner();
+    if replay(ls, &minimal, warp_size) {
         minimal
     } else {
         failing.to_vec()
