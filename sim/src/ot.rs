@@ -27,8 +27,8 @@ pub const DEFAULT_CYCLES: u64 = 200_000;
 pub enum Stimulus {
     /// The biased random generator ([`golden::ot::random`]), endless.
     Random,
-    /// A built-in kernel (or a kernel TOML file), relaunched with a new scheduling seed each
-    /// time it completes.
+    /// A built-in kernel, `all` built-in kernels in turn, or a kernel TOML file; relaunched
+    /// with a new scheduling seed each time it completes.
     Kernel(String),
     /// A JSON-lines transaction file, run once.
     File(PathBuf),
@@ -64,7 +64,7 @@ pub struct Source {
     kind: Stimulus,
     seed: u64,
     file: Option<Arc<Vec<OtTxn>>>,
-    kernel: Option<Arc<golden::workload::KernelDesc>>,
+    kernels: Vec<Arc<golden::workload::KernelDesc>>,
 }
 
 impl Source {
@@ -76,30 +76,35 @@ impl Source {
             kind: kind.clone(),
             seed,
             file: None,
-            kernel: None,
+            kernels: Vec::new(),
         };
         match kind {
             Stimulus::Random => {}
             Stimulus::Kernel(name) => {
-                let k = match golden::workload::builtin(name) {
-                    Some(k) => k,
-                    None if name.ends_with(".toml") => {
-                        golden::workload::load_kernel_file(Path::new(name))
-                            .map_err(|e| CosimError::BadInput(e.to_string()))?
-                    }
-                    None => {
-                        return Err(CosimError::BadInput(format!(
-                            "unknown kernel `{name}`; built-in kernels: {} (or give a kernel TOML file: kernel:path.toml)",
-                            golden::workload::BUILTIN.join(", ")
-                        )))
-                    }
+                let names: Vec<&str> = if name == "all" {
+                    golden::workload::BUILTIN.to_vec()
+                } else {
+                    vec![name.as_str()]
                 };
-                // Checks that the kernel fits the configuration.
-                drop(
-                    golden::workload::ot_stimulus(&k, spec, seed)
-                        .map_err(|e| CosimError::BadInput(e.to_string()))?,
-                );
-                s.kernel = Some(Arc::new(k));
+                for name in names {
+                    let k = match golden::workload::builtin(name) {
+                        Some(k) => k,
+                        None if name.ends_with(".toml") => {
+                            golden::workload::load_kernel_file(Path::new(name))
+                                .map_err(|e| CosimError::BadInput(e.to_string()))?
+                        }
+                        None => {
+                            return Err(CosimError::BadInput(format!(
+                                "unknown kernel `{name}`; built-in kernels: {}, or all (or give a kernel TOML file: kernel:path.toml)",
+                                golden::workload::BUILTIN.join(", ")
+                            )))
+                        }
+                    };
+                    // Checks that the kernel fits the configuration.
+                    golden::workload::check_ot_fit(&k, spec)
+                        .map_err(|e| CosimError::BadInput(e.to_string()))?;
+                    s.kernels.push(Arc::new(k));
+                }
             }
             Stimulus::File(path) => {
                 let text = std::fs::read_to_string(path).map_err(|e| {
@@ -130,11 +135,13 @@ impl Source {
 
     /// The transaction stream from its start.
     pub fn iter(&self) -> Box<dyn Iterator<Item = OtTxn> + '_> {
-        match (&self.kind, &self.file, &self.kernel) {
+        match (&self.kind, &self.file, &self.kernels) {
             (Stimulus::File(_), Some(txns), _) => Box::new(txns.iter().cloned()),
-            (Stimulus::Kernel(_), _, Some(k)) => {
+            (Stimulus::Kernel(_), _, kernels) if !kernels.is_empty() => {
+                // Each kernel in turn, each launch with the next scheduling seed.
                 let (spec, seed) = (&self.spec, self.seed);
                 Box::new((0u64..).flat_map(move |run| {
+                    let k = &kernels[(run % kernels.len() as u64) as usize];
                     golden::workload::ot_stimulus(k, spec, seed.wrapping_add(run))
                         .into_iter()
                         .flatten()

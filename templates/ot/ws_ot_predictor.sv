@@ -45,10 +45,14 @@ module {{ module }}
   // Exact-width signed arithmetic for address differences and stride products.
   typedef logic signed [CalcW-1:0] calc_t;
 
-  // One table entry; the valid bit lives in valid_q so that a launch can flush in one cycle.
+  // An entry is a tag (searched by every lookup) and data (read through the selected slot); the
+  // valid bit lives in valid_q so that a launch can flush in one cycle.
   typedef struct packed {
-    logic [PcW-1:0]                  pc;
-    logic [LecW-1:0]                 lec;
+    logic [PcW-1:0]  pc;
+    logic [LecW-1:0] lec;
+  } tag_t;
+
+  typedef struct packed {
     logic [NumDims-1:0][TbW-1:0]     tb;
     logic [WarpW-1:0]                warp;
     logic [CountW-1:0]               naddrs;
@@ -116,9 +120,11 @@ module {{ module }}
   // Valid bits are a separate register so that a launch can flush all of them at once.
   logic [NumWays-1:0]          valid_d [NumSets];
   logic [NumWays-1:0]          valid_q [NumSets];
+  tag_t                        tag_q [NumEntries];
   entry_t                      entry_q [NumEntries];
   logic                        entry_we;
   logic [SlotW-1:0]            entry_waddr;
+  tag_t                        tag_wdata;
   entry_t                      entry_wdata;
   logic [NumDims-1:0][TbW-1:0] tb_last_d, tb_last_q;
   logic [WarpW-1:0]            warp_last_d, warp_last_q;
@@ -155,17 +161,19 @@ module {{ module }}
   assign obs_do  = obs_valid_i & ~launch_valid_i;
   assign obs_set = set_index(obs_pc_i, obs_lec_i);
 
-  // Per-way tag match and free flags (one small assignment per way).
+  // Per-way tag match and free flags. Every assignment in these loops has a constant index
+  // and no condition, so synthesis builds one comparator per way and nothing wider.
+  // The set's valid bits are read once (reading valid_q[set][w] in the loop would copy the
+  // whole row per way in simulation).
+  logic [NumWays-1:0] obs_valid_row;
   logic [NumWays-1:0] obs_free_vec;
-  for (genvar w = 0; w < NumWays; w++) begin : g_obs_match
-    entry_t e;
-    assign e               = entry_q[slot_of(obs_set, WayW'(w))];
-    assign obs_match[w]    = valid_q[obs_set][w] && e.pc == obs_pc_i && e.lec == obs_lec_i;
-    assign obs_free_vec[w] = ~valid_q[obs_set][w];
-    // Only the tag of this way's entry is compared here.
-    logic unused_e;
-    assign unused_e = ^{e.tb, e.warp, e.naddrs, e.addr, e.stride, e.stride_known, e.iws,
-                        e.iws_known, e.mispredicts};
+  assign obs_valid_row = valid_q[obs_set];
+  assign obs_free_vec  = ~obs_valid_row;
+
+  always_comb begin : p_obs_match
+    for (int unsigned w = 0; w < NumWays; w++) begin
+      obs_match[w] = obs_valid_row[w] && tag_q[slot_of(obs_set, WayW'(w))] == {obs_pc_i, obs_lec_i};
+    end
   end
 
   // Lowest matching way and lowest free way.
@@ -283,8 +291,6 @@ module {{ module }}
     if (!obs_hit) begin
       // Steps 1 and 6: allocate.
       obs_new              = '0;
-      obs_new.pc           = obs_pc_i;
-      obs_new.lec          = obs_lec_i;
       obs_new.tb           = obs_tb_i;
       obs_new.warp         = obs_warp_i;
       obs_new.naddrs       = CountW'(1);
@@ -330,6 +336,7 @@ module {{ module }}
 
   assign entry_we    = obs_do;
   assign entry_waddr = obs_slot;
+  assign tag_wdata   = {obs_pc_i, obs_lec_i};
   assign entry_wdata = obs_new;
 
   assign touch_valid = obs_do;
@@ -361,15 +368,21 @@ module {{ module }}
 
     assign touched_age = age_q[touch_set][touch_way];
 
+    // The touched way becomes most recent; ways more recent than it age by one.
+    always_comb begin : p_lru_update
+      for (int unsigned s = 0; s < NumSets; s++) begin
+        for (int unsigned w = 0; w < NumWays; w++) begin
+          age_d[s][w] =
+              (touch_valid && touch_set == SetW'(s) && touch_way == WayW'(w)) ? '0 :
+              (touch_valid && touch_set == SetW'(s) && age_q[s][w] < touched_age) ?
+                  age_q[s][w] + WayW'(1) : age_q[s][w];
+        end
+      end
+    end
+
+    // One register per rank, so that each has its constant reset value (way w: age w).
     for (genvar s = 0; s < NumSets; s++) begin : g_lru_set
       for (genvar w = 0; w < NumWays; w++) begin : g_lru_way
-        logic touch_here;
-        assign touch_here = touch_valid && touch_set == SetW'(s);
-        // The touched way becomes most recent; ways more recent than it age by one.
-        assign age_d[s][w] = (touch_here && touch_way == WayW'(w)) ? '0 :
-                             (touch_here && age_q[s][w] < touched_age) ? age_q[s][w] + WayW'(1) :
-                             age_q[s][w];
-
         always_ff @(posedge clk_i or negedge rst_ni) begin : p_age
           if (!rst_ni) begin
             age_q[s][w] <= WayW'(w);
@@ -435,14 +448,14 @@ module {{ module }}
 
   assign pred_set = set_index(pred_pc_i, pred_lec_i);
 
-  for (genvar w = 0; w < NumWays; w++) begin : g_pred_match
-    entry_t e;
-    assign e             = entry_q[slot_of(pred_set, WayW'(w))];
-    assign pred_match[w] = valid_q[pred_set][w] && e.pc == pred_pc_i && e.lec == pred_lec_i;
-    // Only the tag of this way's entry is compared here.
-    logic unused_e;
-    assign unused_e = ^{e.tb, e.warp, e.naddrs, e.addr, e.stride, e.stride_known, e.iws,
-                        e.iws_known, e.mispredicts};
+  logic [NumWays-1:0] pred_valid_row;
+  assign pred_valid_row = valid_q[pred_set];
+
+  always_comb begin : p_pred_match
+    for (int unsigned w = 0; w < NumWays; w++) begin
+      pred_match[w] = pred_valid_row[w] &&
+                      tag_q[slot_of(pred_set, WayW'(w))] == {pred_pc_i, pred_lec_i};
+    end
   end
 
   always_comb begin : p_pred_lookup
@@ -457,10 +470,6 @@ module {{ module }}
   assign pred_found = |pred_match;
 
   assign pred_e = entry_q[slot_of(pred_set, pred_way)];
-
-  // The tag of the selected entry was already compared in p_pred_lookup.
-  logic unused_pred_tag;
-  assign unused_pred_tag = ^{pred_e.pc, pred_e.lec};
 
   always_comb begin : p_pred_offset
     logic signed [TbDiffW-1:0]   dtb;
@@ -514,6 +523,7 @@ module {{ module }}
 
   always_ff @(posedge clk_i) begin : p_entry_mem
     if (entry_we) begin
+      tag_q[entry_waddr]   <= tag_wdata;
       entry_q[entry_waddr] <= entry_wdata;
     end
   end
