@@ -147,8 +147,9 @@ fn ot_cost(spec: &Spec) -> BlockCost {
         },
         RegisterCost {
             name: "update outputs".into(),
-            bits: u64::from(3 + golden_event_bits() + o.slot_bits),
-            meaning: "upd_valid_o, upd_event_o, upd_slot_o, upd_evict_o, upd_ready_o".into(),
+            // upd_slot_o is at least one bit wide, but a one-entry table's slot is constant 0.
+            bits: u64::from(3 + golden_event_bits() + o.set_bits + o.way_bits),
+            meaning: "upd_valid_o, upd_event_o, upd_slot_o (log2(entries) bits), upd_evict_o, upd_ready_o".into(),
         },
     ];
     finish(spec, Block::Ot, tables, registers, Some(table_iii(spec)))

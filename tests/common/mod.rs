@@ -82,6 +82,7 @@ pub const EDGE_MATRIX: &[(&str, &[&str])] = &[
     (
         "narrowest-fields",
         &[
+            "ot.ways=8",
             "ot.grid_dims=1",
             "ot.addrs_per_entry=1",
             "ot.pc_bits=1",

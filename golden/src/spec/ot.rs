@@ -95,6 +95,14 @@ impl OtSpec {
         }
         let sets = entries / ways;
         let set_bits = clog2(sets.into());
+        if pc_bits.max(lec_bits) < set_bits {
+            return Err(SpecError::Inconsistent {
+                message: format!(
+                    "{sets} sets need a {set_bits}-bit set index, but it is folded from `ot.pc_bits` = {pc_bits} and `ot.lec_bits` = {lec_bits}: only {} sets could ever be used. Widen one of them to at least {set_bits} bits or raise `ot.ways`",
+                    1u64 << pc_bits.max(lec_bits)
+                ),
+            });
+        }
         let way_bits = clog2(ways.into());
         let repl_bits_per_set = match c.replacement {
             Replacement::Lru => ways * way_bits,

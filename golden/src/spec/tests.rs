@@ -108,6 +108,10 @@ fn bad_values_name_key_value_and_legal_range() {
     );
     let m = err(ConfigRequest::preset("tiny").with("ot.entries"));
     assert!(m.contains("KEY=VALUE"), "{m}");
+    let m = err(ConfigRequest::preset("tiny")
+        .with("ot.pc_bits=1")
+        .with("ot.lec_bits=1"));
+    assert!(m.contains("ot.pc_bits") && m.contains("only 2 sets"), "{m}");
     let m = err(ConfigRequest::preset("nope"));
     assert!(m.contains("nope") && m.contains("fermi-gtx480"), "{m}");
 }
