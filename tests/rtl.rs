@@ -8,7 +8,6 @@ use golden::ot::{launch_of, Observe, OtIn, OtModel};
 use golden::spec::{Block, Dir};
 use serde_json::Value;
 use sim::build::{build, BuildRequest};
-use sim::model::Model;
 use sim::ot::{CosimOptions, Stimulus};
 use sim::toolchain::Verilator;
 use sim::SimError;
@@ -49,19 +48,8 @@ fn every_preset_and_edge_configuration_is_lint_clean() {
 #[test]
 fn an_illegal_input_fires_a_named_assertion() {
     let spec = spec("tiny", &[]);
-    let (top, files) = files_of(&spec);
     let ports = spec.ot.ports();
-    let built = build(
-        &verilator(),
-        &BuildRequest {
-            files: &files,
-            top: &top,
-            ports: &ports,
-            trace: false,
-        },
-    )
-    .unwrap();
-    let mut rtl = Model::load(&built, &ports).unwrap();
+    let (_, mut rtl) = sim::ot::build_model(&spec, None, false).unwrap();
     rtl.reset().unwrap();
     let mut golden = OtModel::new(&spec.ot);
     let mut inp = Frame::new(&ports, Dir::In);
@@ -313,4 +301,21 @@ fn waves_of_a_whole_run() {
     assert!(o.status.success(), "{}", stderr(&o));
     let vcd = std::fs::read_to_string(&w).unwrap();
     assert!(vcd.contains("pred_addr_o") && vcd.matches('#').count() >= 400);
+}
+
+#[test]
+fn bench_reports_every_measurement_as_a_ratio() {
+    let o = warpsmith(&[
+        "bench", "--block", "ot", "--preset", "tiny", "--cycles", "20000", "--format", "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let m = r["measures"].as_array().unwrap();
+    assert_eq!(m.len(), 4);
+    assert_eq!(m[0]["ratio"], 1.0, "the plain C++ loop is the reference");
+    for row in m {
+        assert!(row["cycles_per_second"].as_f64().unwrap() > 0.0, "{row}");
+        assert_eq!(row["cycles"], 20_000);
+    }
+    assert_eq!(r["cosim_ratio"], m[2]["ratio"]);
 }

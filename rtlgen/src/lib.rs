@@ -9,6 +9,8 @@
 mod ot;
 pub mod sv;
 
+pub use ot::TOP as OT_TOP;
+
 use golden::spec::{Block, Spec};
 use serde::Serialize;
 use sha2::{Digest, Sha256};

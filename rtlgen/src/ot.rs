@@ -7,7 +7,8 @@ use golden::spec::{Block, Dir, OtEvent, PortSpec, Replacement, Spec, SvWidth};
 use serde_json::json;
 
 const PKG: &str = "ws_ot_pkg";
-const TOP: &str = "ws_ot_predictor";
+/// Top module of the OT block.
+pub const TOP: &str = "ws_ot_predictor";
 
 /// One typed parameter: module name, package constant, value, meaning.
 struct ParamView {

@@ -5,10 +5,10 @@
 //! (3) full lockstep co-simulation (golden step, encode, RTL, compare every output port),
 //! (4) the golden model alone. Results are ratios to (1).
 
-use crate::build::{bench_executable, build, BuildRequest};
+use crate::build::bench_executable;
 use crate::lockstep::Lockstep;
 use crate::model::Model;
-use crate::ot::{rtl_files, Source, Stimulus};
+use crate::ot::{build_model, Source, Stimulus};
 use crate::toolchain::Verilator;
 use crate::{CosimError, SimError};
 use golden::block::{CycleModel, Frame};
@@ -68,19 +68,10 @@ pub fn bench_ot(
     }
 
     let v = Verilator::find()?;
-    let (top, files) = rtl_files(spec, None)?;
-    let built = build(
-        &v,
-        &BuildRequest {
-            files: &files,
-            top: &top,
-            ports: &ports,
-            trace: false,
-        },
-    )?;
+    let (built, mut rtl) = build_model(spec, None, false)?;
 
     // (1) plain C++ loop.
-    let exe = bench_executable(&v, &built, &top, &ports)?;
+    let exe = bench_executable(&v, &built, rtlgen::OT_TOP, &ports)?;
     let path = built
         .lib
         .with_file_name(format!("frames-{}-{seed}-{n}.bin", std::process::id()));
@@ -126,7 +117,6 @@ pub fn bench_ot(
     };
 
     // (2) RTL alone through the shim.
-    let mut rtl = Model::load(&built, &ports)?;
     rtl.reset()?;
     let mut out_frame = Frame::new(&ports, Dir::Out);
     let t = Instant::now();

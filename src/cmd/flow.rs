@@ -33,11 +33,7 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                 .join(", "),
             dir.display()
         );
-        let stimuli = [
-            Stimulus::Random,
-            Stimulus::Kernel("cp".into()),
-            Stimulus::Kernel("scalarprod".into()),
-        ];
+        let stimuli = [Stimulus::Random, Stimulus::Kernel("all".into())];
         for stimulus in stimuli {
             println!(
                 "  cosim: stimulus {stimulus}, {} cycles",

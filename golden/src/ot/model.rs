@@ -562,20 +562,21 @@ impl CycleModel for OtModel {
     fn encode_in(&self, input: &OtIn, f: &mut Frame) {
         f.clear();
         let dims = self.spec.grid_dims;
+        let set_tb = |f: &mut Frame, port, tb: &[u32; MAX_DIMS]| {
+            for (d, t) in tb.iter().enumerate().take(dims as usize) {
+                f.set_elem(port, d as u32, (*t).into());
+            }
+        };
         if let Some(l) = &input.launch {
             f.set(0, 1);
-            for d in 0..dims {
-                f.set_elem(1, d, l.tb_last[d as usize].into());
-            }
+            set_tb(f, 1, &l.tb_last);
             f.set(2, l.warp_last.into());
         }
         if let Some(o) = &input.observe {
             f.set(3, 1);
             f.set(4, o.pc);
             f.set(5, o.lec.into());
-            for d in 0..dims {
-                f.set_elem(6, d, o.tb[d as usize].into());
-            }
+            set_tb(f, 6, &o.tb);
             f.set(7, o.warp.into());
             f.set(8, o.addr);
         }
@@ -583,9 +584,7 @@ impl CycleModel for OtModel {
             f.set(9, 1);
             f.set(10, q.pc);
             f.set(11, q.lec.into());
-            for d in 0..dims {
-                f.set_elem(12, d, q.tb[d as usize].into());
-            }
+            set_tb(f, 12, &q.tb);
             f.set(13, q.warp.into());
         }
     }

@@ -171,17 +171,31 @@ impl RandomOt {
         (a as u64) & mask(self.addr_bits)
     }
 
+    fn query(&mut self, l: &Load, tb: &[u64; 3], warp: u64) {
+        self.queue.push_back(OtTxn::Predict {
+            pc: l.pc,
+            lec: l.lec,
+            tb: tb.to_vec(),
+            warp,
+        });
+    }
+
+    fn request(&mut self, l: &Load, tb: &[u64; 3], warp: u64, addr: u64) {
+        self.queue.push_back(OtTxn::Observe {
+            pc: l.pc,
+            lec: l.lec,
+            tb: tb.to_vec(),
+            warp,
+            addr,
+        });
+    }
+
     /// Queue one warp's requests for a load (optionally preceded by a query).
     fn warp_access(&mut self, l: &Load, storm: bool) {
         let tb = self.random_tb();
         let warp = self.rng.below(self.warps);
         if self.rng.chance(500) {
-            self.queue.push_back(OtTxn::Predict {
-                pc: l.pc,
-                lec: l.lec,
-                tb: tb.to_vec(),
-                warp,
-            });
+            self.query(l, &tb, warp);
         }
         for j in 0..l.lines {
             let addr = if storm || self.rng.chance(l.noise) {
@@ -189,13 +203,7 @@ impl RandomOt {
             } else {
                 self.addr(l, &tb, warp, j)
             };
-            self.queue.push_back(OtTxn::Observe {
-                pc: l.pc,
-                lec: l.lec,
-                tb: tb.to_vec(),
-                warp,
-                addr,
-            });
+            self.request(l, &tb, warp, addr);
         }
     }
 
@@ -260,20 +268,9 @@ impl RandomOt {
                 }
                 let tb = [self.grid[0] - 1, self.grid[1] - 1, self.grid[2] - 1];
                 let warp = self.warps - 1;
-                self.queue.push_back(OtTxn::Predict {
-                    pc: l.pc,
-                    lec: l.lec,
-                    tb: tb.to_vec(),
-                    warp,
-                });
+                self.query(&l, &tb, warp);
                 let addr = self.addr(&l, &tb, warp, 0);
-                self.queue.push_back(OtTxn::Observe {
-                    pc: l.pc,
-                    lec: l.lec,
-                    tb: tb.to_vec(),
-                    warp,
-                    addr,
-                });
+                self.request(&l, &tb, warp, addr);
                 self.warp_access(&l, false);
             }
         }
