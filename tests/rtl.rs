@@ -319,3 +319,49 @@ fn bench_reports_every_measurement_as_a_ratio() {
     }
     assert_eq!(r["cosim_ratio"], m[2]["ratio"]);
 }
+
+#[test]
+fn two_instances_of_one_model_on_one_thread_stay_independent() {
+    let spec = spec("tiny", &[]);
+    let ports = spec.ot.ports();
+    let golden = OtModel::new(&spec.ot);
+    let mut inp = Frame::new(&ports, Dir::In);
+    let mut out = Frame::new(&ports, Dir::Out);
+    for drop_newest_first in [true, false] {
+        let (_, mut a) = sim::ot::build_model(&spec, None, false).unwrap();
+        let (_, mut b) = sim::ot::build_model(&spec, None, false).unwrap();
+        a.reset().unwrap();
+        b.reset().unwrap();
+        // An illegal input on b fires b's assertion only.
+        let launch = OtIn {
+            launch: Some(launch_of(&[2], &[32], 32).unwrap()),
+            ..Default::default()
+        };
+        golden.encode_in(&launch, &mut inp);
+        b.step(&inp, &mut out).unwrap();
+        let bad = OtIn {
+            observe: Some(Observe {
+                pc: 8,
+                lec: 0,
+                tb: [5, 0, 0],
+                warp: 0,
+                addr: 64,
+            }),
+            ..Default::default()
+        };
+        golden.encode_in(&bad, &mut inp);
+        assert!(matches!(
+            b.step(&inp, &mut out),
+            Err(SimError::Assertion(_))
+        ));
+        a.step(&inp, &mut out)
+            .expect("a's grid is still the reset one: the request is legal there");
+        if drop_newest_first {
+            drop(b);
+            drop(a);
+        } else {
+            drop(a);
+            drop(b);
+        }
+    }
+}

@@ -19,7 +19,7 @@ use std::process::Command;
 use std::time::Instant;
 
 /// Bumped whenever the shim or the build recipe changes (invalidates every cached model).
-const RECIPE: &str = "ws-shim-4";
+const RECIPE: &str = "ws-shim-5";
 
 /// What to build.
 #[derive(Debug, Clone)]
@@ -484,6 +484,10 @@ void vl_fatal(const char* filename, int linenum, const char* hier, const char* m
         s.push_str("    VerilatedVcdC* vcd;\n");
     }
     s.push_str("    uint64_t time;\n};\n\n");
+    // Verilator routes scope teardown, $stop/$error and $fatal through the thread's *current*
+    // context: make this model's context current before anything can reach them, so that
+    // several models on one thread neither mix up their errors nor touch a deleted context.
+    s.push_str("static inline WsModel* ws_enter(void* p) {\n    WsModel* m = static_cast<WsModel*>(p);\n    Verilated::threadContextp(m->ctx);\n    return m;\n}\n\n");
     s.push_str("extern \"C\" {\n\n");
     let _ = writeln!(
         s,
@@ -494,12 +498,12 @@ void vl_fatal(const char* filename, int linenum, const char* hier, const char* m
         s.push_str("    m->vcd = nullptr;\n");
     }
     s.push_str("    m->time = 0;\n    return m;\n}\n\n");
-    s.push_str("void ws_delete(void* p) {\n    WsModel* m = static_cast<WsModel*>(p);\n");
+    s.push_str("void ws_delete(void* p) {\n    WsModel* m = ws_enter(p);\n");
     if trace {
         s.push_str("    if (m->vcd) { m->vcd->close(); delete m->vcd; }\n");
     }
     s.push_str(
-        "    m->top->final();\n    delete m->top;\n    delete m->ctx;\n    delete m;\n}\n\n",
+        "    m->top->final();\n    delete m->top;\n    delete m->ctx;\n    Verilated::threadContextp(nullptr);\n    delete m;\n}\n\n",
     );
     // Clocking: inputs were set while the clock is low; evaluate, rise, evaluate.
     s.push_str("static inline void ws_dump(WsModel* m) {\n");
@@ -508,17 +512,17 @@ void vl_fatal(const char* filename, int linenum, const char* hier, const char* m
     }
     s.push_str("    m->time += 5;\n}\n\n");
     s.push_str(
-        "void ws_tick(void* p) {\n    WsModel* m = static_cast<WsModel*>(p);\n    m->top->clk_i = 0;\n    m->top->eval();\n    ws_dump(m);\n    m->top->clk_i = 1;\n    m->top->eval();\n    ws_dump(m);\n}\n\n",
+        "void ws_tick(void* p) {\n    WsModel* m = ws_enter(p);\n    m->top->clk_i = 0;\n    m->top->eval();\n    ws_dump(m);\n    m->top->clk_i = 1;\n    m->top->eval();\n    ws_dump(m);\n}\n\n",
     );
     s.push_str(
-        "void ws_reset(void* p, uint32_t cycles) {\n    WsModel* m = static_cast<WsModel*>(p);\n    m->top->rst_ni = 1;\n    m->top->clk_i = 0;\n    m->top->eval();\n    m->top->rst_ni = 0;\n    for (uint32_t i = 0; i < cycles; i++) ws_tick(p);\n    m->top->rst_ni = 1;\n    m->top->clk_i = 0;\n    m->top->eval();\n}\n\n",
+        "void ws_reset(void* p, uint32_t cycles) {\n    WsModel* m = ws_enter(p);\n    m->top->rst_ni = 1;\n    m->top->clk_i = 0;\n    m->top->eval();\n    m->top->rst_ni = 0;\n    for (uint32_t i = 0; i < cycles; i++) ws_tick(p);\n    m->top->rst_ni = 1;\n    m->top->clk_i = 0;\n    m->top->eval();\n}\n\n",
     );
-    s.push_str("int ws_status(void* p) {\n    WsModel* m = static_cast<WsModel*>(p);\n    return (m->ctx->gotError() ? 1 : 0) | (m->ctx->gotFinish() ? 2 : 0);\n}\n\n");
-    s.push_str("void ws_clear_status(void* p) {\n    WsModel* m = static_cast<WsModel*>(p);\n    m->ctx->gotError(false);\n    m->ctx->gotFinish(false);\n    m->ctx->errorCount(0);\n}\n\n");
+    s.push_str("int ws_status(void* p) {\n    WsModel* m = ws_enter(p);\n    return (m->ctx->gotError() ? 1 : 0) | (m->ctx->gotFinish() ? 2 : 0);\n}\n\n");
+    s.push_str("void ws_clear_status(void* p) {\n    WsModel* m = ws_enter(p);\n    m->ctx->gotError(false);\n    m->ctx->gotFinish(false);\n    m->ctx->errorCount(0);\n}\n\n");
     s.push_str("size_t ws_take_log(char* buf, size_t cap) {\n    size_t n = ws_log.size() < cap ? ws_log.size() : cap;\n    std::memcpy(buf, ws_log.data(), n);\n    ws_log.erase(0, n);\n    return n;\n}\n\n");
     if trace {
-        s.push_str("int ws_trace_open(void* p, const char* path) {\n    WsModel* m = static_cast<WsModel*>(p);\n    if (m->vcd) return 0;\n    m->vcd = new VerilatedVcdC();\n    m->top->trace(m->vcd, 99);\n    m->vcd->open(path);\n    return m->vcd->isOpen() ? 1 : 0;\n}\n\n");
-        s.push_str("void ws_trace_close(void* p) {\n    WsModel* m = static_cast<WsModel*>(p);\n    if (m->vcd) { m->vcd->close(); delete m->vcd; m->vcd = nullptr; }\n}\n\n");
+        s.push_str("int ws_trace_open(void* p, const char* path) {\n    WsModel* m = ws_enter(p);\n    if (m->vcd) return 0;\n    m->vcd = new VerilatedVcdC();\n    m->top->trace(m->vcd, 99);\n    m->vcd->open(path);\n    return m->vcd->isOpen() ? 1 : 0;\n}\n\n");
+        s.push_str("void ws_trace_close(void* p) {\n    WsModel* m = ws_enter(p);\n    if (m->vcd) { m->vcd->close(); delete m->vcd; m->vcd = nullptr; }\n}\n\n");
     }
     for p in ports {
         let w = p.width();
