@@ -229,6 +229,8 @@ fn emitted_config_reproduces_the_same_spec() {
     let f = d.join("resolved.toml");
     let o = warpsmith(&[
         "cost",
+        "--block",
+        "ot",
         "--format",
         "json",
         "--preset",
@@ -243,7 +245,15 @@ fn emitted_config_reproduces_the_same_spec() {
     assert!(o.status.success(), "{}", stderr(&o));
     let first: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(first["tables"][0]["entries"], 256);
-    let o = warpsmith(&["cost", "--format", "json", "--config", f.to_str().unwrap()]);
+    let o = warpsmith(&[
+        "cost",
+        "--block",
+        "ot",
+        "--format",
+        "json",
+        "--config",
+        f.to_str().unwrap(),
+    ]);
     let again: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(first["config_hash"], again["config_hash"]);
     assert_eq!(first["tables"], again["tables"]);
@@ -279,7 +289,7 @@ fn cost_json_has_one_object_per_table() {
         );
     }
     assert_eq!(tables[0]["entries"], 1024);
-    assert_eq!(c["comparison"]["paper_bytes_per_entry"], 46.0);
+    assert_eq!(c["comparison"]["paper_bytes_per_unit"], 46.0);
 }
 
 #[test]

@@ -22,6 +22,11 @@ pub trait CycleModel {
     /// Everything visible on the output ports after one edge.
     type Out;
 
+    /// Whether the outputs are combinational functions of this cycle's inputs and the state
+    /// before the edge (sampled before the rising edge), rather than registered (sampled after
+    /// it). `step` returns them either way.
+    const COMB_OUTPUTS: bool = false;
+
     /// The port list (clock and reset excluded) this model drives and observes.
     fn ports(&self) -> &[PortSpec];
     /// Return to the reset state.

@@ -11,6 +11,7 @@
 
 pub mod block;
 pub mod cost;
+pub mod mc;
 pub mod ot;
 pub mod rng;
 pub mod spec;

@@ -8,8 +8,11 @@
 
 mod ot;
 pub mod sv;
+mod view;
+mod wmc;
 
 pub use ot::TOP as OT_TOP;
+pub use wmc::TOP as WMC_TOP;
 
 use golden::spec::{Block, Spec};
 use serde::Serialize;
@@ -96,6 +99,7 @@ pub fn header(spec: &Spec, block: Block, file: &str) -> String {
 pub fn generate(spec: &Spec, block: Block) -> Result<Generated, GenError> {
     let (top, files, parameters, ports) = match block {
         Block::Ot => ot::render(spec)?,
+        Block::WarpedMc => wmc::render(spec)?,
     };
     let manifest = Manifest {
         generator: format!("warpsmith {VERSION}"),

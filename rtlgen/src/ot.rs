@@ -1,34 +1,15 @@
 //! Views of the OT predictor for its templates.
 
 use crate::sv::{SvIdent, SvLit};
+use crate::view::{port_views, MemberView, ParamView, PortView};
 use crate::{header, GenError, GeneratedFile};
 use askama::Template;
-use golden::spec::{Block, Dir, OtEvent, PortSpec, Replacement, Spec, SvWidth};
+use golden::spec::{Block, OtEvent, PortSpec, Replacement, Spec};
 use serde_json::json;
 
 const PKG: &str = "ws_ot_pkg";
 /// Top module of the OT block.
 pub const TOP: &str = "ws_ot_predictor";
-
-/// One typed parameter: module name, package constant, value, meaning.
-struct ParamView {
-    ty: &'static str,
-    name: SvIdent,
-    pkg_name: SvIdent,
-    value: String,
-    meaning: &'static str,
-}
-
-struct MemberView {
-    name: SvIdent,
-    literal: SvLit,
-}
-
-struct PortView {
-    decl: String,
-    sep: &'static str,
-    meaning: &'static str,
-}
 
 #[derive(Template)]
 #[template(path = "ot/ws_ot_pkg.sv", escape = "none")]
@@ -60,15 +41,7 @@ fn repl_member(r: Replacement) -> &'static str {
 
 fn params(spec: &Spec) -> Result<Vec<ParamView>, GenError> {
     let o = &spec.ot;
-    let int = |name: &str, value: u32, meaning| -> Result<ParamView, GenError> {
-        Ok(ParamView {
-            ty: "int unsigned",
-            name: SvIdent::new(name)?,
-            pkg_name: SvIdent::new(&format!("Ot{name}"))?,
-            value: value.to_string(),
-            meaning,
-        })
-    };
+    let int = |name: &str, value: u32, meaning| ParamView::int("Ot", name, value, meaning);
     Ok(vec![
         int("NumEntries", o.entries, "table entries")?,
         int(
@@ -98,26 +71,6 @@ fn params(spec: &Spec) -> Result<Vec<ParamView>, GenError> {
         int("StrideW", o.stride_bits, "signed stride width")?,
         int("CntW", o.counter_bits, "mispredict counter width")?,
     ])
-}
-
-fn port_view(p: &PortSpec, last: bool) -> Result<PortView, GenError> {
-    SvIdent::new(p.name)?;
-    let dir = match p.dir {
-        Dir::In => "input ",
-        Dir::Out => "output",
-    };
-    let elems = p.sv_elems.map(|e| format!("[{e}-1:0]")).unwrap_or_default();
-    let ty = match p.sv_bits {
-        SvWidth::Bit => format!("logic {elems}"),
-        SvWidth::Param(w) => format!("logic {elems}[{w}-1:0]"),
-        SvWidth::Type(t) => format!("{t} {elems}"),
-    };
-    let ty = ty.trim_end().to_string();
-    Ok(PortView {
-        decl: format!("{dir} {ty} {}", p.name),
-        sep: if last { "" } else { "," },
-        meaning: p.meaning,
-    })
 }
 
 type Rendered = (String, Vec<GeneratedFile>, serde_json::Value, Vec<PortSpec>);
@@ -152,17 +105,12 @@ pub(crate) fn render(spec: &Spec) -> Result<Rendered, GenError> {
             .collect::<Result<_, GenError>>()?,
         params: params(spec)?,
     };
-    let n = ports.len();
     let module = ModuleView {
         header: header(spec, Block::Ot, &top_file),
         module: SvIdent::new(TOP)?,
         pkg: SvIdent::new(PKG)?,
         params: params(spec)?,
-        ports: ports
-            .iter()
-            .enumerate()
-            .map(|(i, p)| port_view(p, i + 1 == n))
-            .collect::<Result<_, _>>()?,
+        ports: port_views(&ports)?,
     };
     let files = vec![
         GeneratedFile {

@@ -19,7 +19,7 @@ use std::process::Command;
 use std::time::Instant;
 
 /// Bumped whenever the shim or the build recipe changes (invalidates every cached model).
-const RECIPE: &str = "ws-shim-5";
+const RECIPE: &str = "ws-shim-6";
 
 /// What to build.
 #[derive(Debug, Clone)]
@@ -513,6 +513,13 @@ void vl_fatal(const char* filename, int linenum, const char* hier, const char* m
     s.push_str("    m->time += 5;\n}\n\n");
     s.push_str(
         "void ws_tick(void* p) {\n    WsModel* m = ws_enter(p);\n    m->top->clk_i = 0;\n    m->top->eval();\n    ws_dump(m);\n    m->top->clk_i = 1;\n    m->top->eval();\n    ws_dump(m);\n}\n\n",
+    );
+    // Two halves of a cycle, for blocks whose outputs are sampled before the edge.
+    s.push_str(
+        "void ws_settle(void* p) {\n    WsModel* m = ws_enter(p);\n    m->top->clk_i = 0;\n    m->top->eval();\n    ws_dump(m);\n}\n\n",
+    );
+    s.push_str(
+        "void ws_rise(void* p) {\n    WsModel* m = ws_enter(p);\n    m->top->clk_i = 1;\n    m->top->eval();\n    ws_dump(m);\n}\n\n",
     );
     s.push_str(
         "void ws_reset(void* p, uint32_t cycles) {\n    WsModel* m = ws_enter(p);\n    m->top->rst_ni = 1;\n    m->top->clk_i = 0;\n    m->top->eval();\n    m->top->rst_ni = 0;\n    for (uint32_t i = 0; i < cycles; i++) ws_tick(p);\n    m->top->rst_ni = 1;\n    m->top->clk_i = 0;\n    m->top->eval();\n}\n\n",

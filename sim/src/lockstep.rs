@@ -73,9 +73,12 @@ where
         let out = self.golden.step(input).map_err(StepFail::Illegal)?.clone();
         self.golden.encode_in(input, &mut self.inp);
         self.golden.encode_out(&out, &mut self.exp);
-        self.rtl
-            .step(&self.inp, &mut self.act)
-            .map_err(StepFail::Rtl)?;
+        let stepped = if M::COMB_OUTPUTS {
+            self.rtl.step_comb(&self.inp, &mut self.act)
+        } else {
+            self.rtl.step(&self.inp, &mut self.act)
+        };
+        stepped.map_err(StepFail::Rtl)?;
         self.cycle += 1;
         if let Some(p) = self.exp.first_difference(&self.act) {
             return Err(StepFail::Mismatch(Mismatch {

@@ -23,6 +23,8 @@ pub struct Model {
     setters: Vec<SetFn>,
     getters: Vec<GetFn>,
     tick: PtrFn,
+    settle: PtrFn,
+    rise: PtrFn,
     reset: ResetFn,
     status: StatusFn,
     clear_status: PtrFn,
@@ -72,6 +74,8 @@ impl Model {
             setters,
             getters,
             tick: sym(&lib, "ws_tick")?,
+            settle: sym(&lib, "ws_settle")?,
+            rise: sym(&lib, "ws_rise")?,
             reset: sym(&lib, "ws_reset")?,
             status: sym(&lib, "ws_status")?,
             clear_status: sym(&lib, "ws_clear_status")?,
@@ -110,6 +114,23 @@ impl Model {
             for (i, get) in self.getters.iter().enumerate() {
                 get(self.handle, outputs.words_mut(i).as_mut_ptr());
             }
+        }
+        self.check()
+    }
+
+    /// Drive inputs, read the (combinational) outputs before the rising edge, then apply it.
+    #[inline]
+    pub fn step_comb(&mut self, inputs: &Frame, outputs: &mut Frame) -> Result<(), SimError> {
+        // SAFETY: as in `step`.
+        unsafe {
+            for (i, set) in self.setters.iter().enumerate() {
+                set(self.handle, inputs.words(i).as_ptr());
+            }
+            (self.settle)(self.handle);
+            for (i, get) in self.getters.iter().enumerate() {
+                get(self.handle, outputs.words_mut(i).as_mut_ptr());
+            }
+            (self.rise)(self.handle);
         }
         self.check()
     }

@@ -70,20 +70,21 @@ pub fn print_table(c: &BlockCost) {
         let ours: u32 = cmp.rows.iter().map(|r| r.ours_bits).sum();
         let paper: u32 = cmp.rows.iter().map(|r| r.paper_bits).sum();
         println!(
-            "    {:28} {:>6} {:>6} {:>+6}  bits per entry",
+            "    {:28} {:>6} {:>6} {:>+6}  bits per unit",
             "total",
             ours,
             paper,
             i64::from(ours) - i64::from(paper)
         );
         println!(
-            "    per entry: ours {:.2} B, paper {:.0} B; table: ours {} ({} entries), paper {} ({} entries)",
-            cmp.ours_bytes_per_entry,
-            cmp.paper_bytes_per_entry,
+            "    per {}: ours {:.2} B, paper {:.2} B; in all: ours {}, paper {} ({} {}s)",
+            cmp.unit,
+            cmp.ours_bytes_per_unit,
+            cmp.paper_bytes_per_unit,
             bytes(cmp.ours_total_bytes),
-            c.tables.first().map(|t| t.entries).unwrap_or(0),
             bytes(cmp.paper_total_bytes),
-            cmp.paper_entries
+            cmp.paper_units,
+            cmp.unit
         );
         println!("    note: {}", cmp.note);
     }

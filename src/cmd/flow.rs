@@ -33,7 +33,10 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                 .join(", "),
             dir.display()
         );
-        let stimuli = [Stimulus::Random, Stimulus::Kernel("all".into())];
+        let stimuli = match block {
+            Block::Ot => vec![Stimulus::Random, Stimulus::Kernel("all".into())],
+            Block::WarpedMc => vec![],
+        };
         for stimulus in stimuli {
             println!(
                 "  cosim: stimulus {stimulus}, {} cycles",

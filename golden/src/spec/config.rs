@@ -12,6 +12,9 @@ use serde::{Deserialize, Serialize};
 pub struct UserConfig {
     pub gpu: GpuConfig,
     pub ot: OtConfig,
+    pub dram: super::mc::DramConfig,
+    pub mc: super::mc::McConfig,
+    pub warped_mc: super::mc::WarpedMcConfig,
 }
 
 /// The GPU around the blocks: what the workload module and the full-system model need.

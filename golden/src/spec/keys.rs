@@ -15,6 +15,10 @@ pub enum Legal {
     Pow2 { min: u64, max: u64 },
     /// One of the listed words.
     OneOf(&'static [&'static str]),
+    /// `true` or `false`.
+    Bool,
+    /// Free text, checked by its own parser (named in `meaning`).
+    Text,
 }
 
 impl std::fmt::Display for Legal {
@@ -23,6 +27,8 @@ impl std::fmt::Display for Legal {
             Legal::Range { min, max } => write!(f, "{min}..={max}"),
             Legal::Pow2 { min, max } => write!(f, "a power of two in {min}..={max}"),
             Legal::OneOf(words) => write!(f, "one of {}", words.join(", ")),
+            Legal::Bool => write!(f, "true or false"),
+            Legal::Text => write!(f, "text"),
         }
     }
 }
@@ -38,6 +44,8 @@ pub struct KeyInfo {
 
 const INT: &str = "integer";
 const WORD: &str = "string";
+const BOOL: &str = "boolean";
+const TEXT: &str = "string";
 
 /// Every key of [`super::UserConfig`], in file order.
 pub const KEYS: &[KeyInfo] = &[
@@ -149,6 +157,252 @@ pub const KEYS: &[KeyInfo] = &[
         legal: Legal::Range { min: 1, max: 16 },
         meaning: "width of the saturating mispredict counter",
     },
+    KeyInfo {
+        key: "dram.standard",
+        ty: WORD,
+        legal: Legal::OneOf(super::DramStandard::NAMES),
+        meaning: "DRAM standard of the memory channels (names the timing set; GDDR has one rank per channel)",
+    },
+    KeyInfo {
+        key: "dram.channels",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 128 },
+        meaning: "memory channels, one controller each (seed 000 Table II: 6; seed 004 Table 2: 16)",
+    },
+    KeyInfo {
+        key: "dram.sub_partitions",
+        ty: INT,
+        legal: Legal::Pow2 { min: 1, max: 8 },
+        meaning: "L2 slices per channel (GPGPU-Sim -gpgpu_n_sub_partition_per_mchannel); the lowest bank bits pick the slice",
+    },
+    KeyInfo {
+        key: "dram.banks",
+        ty: INT,
+        legal: Legal::Pow2 { min: 1, max: 64 },
+        meaning: "banks per channel; must equal the bank bits of dram.address_map",
+    },
+    KeyInfo {
+        key: "dram.bank_groups",
+        ty: INT,
+        legal: Legal::Pow2 { min: 1, max: 16 },
+        meaning: "bank groups (bank b is in group b % groups); 1 disables groups: the _s timings apply everywhere",
+    },
+    KeyInfo {
+        key: "dram.atom_bytes",
+        ty: INT,
+        legal: Legal::Pow2 { min: 8, max: 512 },
+        meaning: "bytes one column command moves (burst length x bus width x chips)",
+    },
+    KeyInfo {
+        key: "dram.clock_mhz",
+        ty: INT,
+        legal: Legal::Range { min: 100, max: 20000 },
+        meaning: "command clock in MHz (for bandwidth in GB/s)",
+    },
+    KeyInfo {
+        key: "dram.address_map",
+        ty: TEXT,
+        legal: Legal::Text,
+        meaning: "physical address to channel/bank/row/column: a GPGPU-Sim mapping string `[dramid@S;]` + 64 symbols of R B C S D 0",
+    },
+    KeyInfo {
+        key: "dram.bank_xor",
+        ty: BOOL,
+        legal: Legal::Bool,
+        meaning: "XOR the bank index with low row bits (GPGPU-Sim -dram_bnk_indexing_policy 1)",
+    },
+    KeyInfo {
+        key: "dram.refresh",
+        ty: BOOL,
+        legal: Legal::Bool,
+        meaning: "model all-bank refresh (REF every t_refi, blocking t_rfc)",
+    },
+    KeyInfo {
+        key: "dram.t_bl",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 64 },
+        meaning: "data-bus cycles of one burst (burst length / data rate)",
+    },
+    KeyInfo {
+        key: "dram.t_rcd",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 1000 },
+        meaning: "ACT to RD, same bank (GDDR tRCDRD)",
+    },
+    KeyInfo {
+        key: "dram.t_rcdwr",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 1000 },
+        meaning: "ACT to WR, same bank (GDDR tRCDWR)",
+    },
+    KeyInfo {
+        key: "dram.t_rp",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 1000 },
+        meaning: "PRE to ACT, same bank",
+    },
+    KeyInfo {
+        key: "dram.t_ras",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 1000 },
+        meaning: "ACT to PRE, same bank",
+    },
+    KeyInfo {
+        key: "dram.t_rc",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 2000 },
+        meaning: "ACT to ACT, same bank (at least t_ras + t_rp)",
+    },
+    KeyInfo {
+        key: "dram.t_cl",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 1000 },
+        meaning: "RD to first data (CAS latency)",
+    },
+    KeyInfo {
+        key: "dram.t_cwl",
+        ty: INT,
+        legal: Legal::Range { min: 0, max: 1000 },
+        meaning: "WR to first data (CAS write latency)",
+    },
+    KeyInfo {
+        key: "dram.t_ccds",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 100 },
+        meaning: "column to column, different bank group",
+    },
+    KeyInfo {
+        key: "dram.t_ccdl",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 100 },
+        meaning: "column to column, same bank group",
+    },
+    KeyInfo {
+        key: "dram.t_rrds",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 100 },
+        meaning: "ACT to ACT, different bank group",
+    },
+    KeyInfo {
+        key: "dram.t_rrdl",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 100 },
+        meaning: "ACT to ACT, same bank group",
+    },
+    KeyInfo {
+        key: "dram.t_faw",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 1000 },
+        meaning: "four-activate window: at most four ACTs in any t_faw cycles",
+    },
+    KeyInfo {
+        key: "dram.t_wtrs",
+        ty: INT,
+        legal: Legal::Range { min: 0, max: 100 },
+        meaning: "end of write data to RD, different bank group",
+    },
+    KeyInfo {
+        key: "dram.t_wtrl",
+        ty: INT,
+        legal: Legal::Range { min: 0, max: 100 },
+        meaning: "end of write data to RD, same bank group",
+    },
+    KeyInfo {
+        key: "dram.t_rtp",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 100 },
+        meaning: "RD to PRE, same bank",
+    },
+    KeyInfo {
+        key: "dram.t_wr",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 1000 },
+        meaning: "end of write data to PRE, same bank (write recovery)",
+    },
+    KeyInfo {
+        key: "dram.t_rtw",
+        ty: INT,
+        legal: Legal::Range { min: 0, max: 100 },
+        meaning: "extra read-to-write bus turnaround",
+    },
+    KeyInfo {
+        key: "dram.t_refi",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 1000000 },
+        meaning: "average refresh interval",
+    },
+    KeyInfo {
+        key: "dram.t_rfc",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 10000 },
+        meaning: "all-bank refresh cycle time",
+    },
+    KeyInfo {
+        key: "mc.scheduler",
+        ty: WORD,
+        legal: Legal::OneOf(super::Scheduler::NAMES),
+        meaning: "request scheduler: fcfs, frfcfs (row hits first), warped (Warped-MC, seed 004), divfirst (a warp's last request first)",
+    },
+    KeyInfo {
+        key: "mc.queue_entries",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 256 },
+        meaning: "pending-queue entries per controller (seed 002 Table 4.1: 16); also the candidates Warped-MC scores per cycle",
+    },
+    KeyInfo {
+        key: "mc.write_high",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 256 },
+        meaning: "pending writes at which the controller starts draining writes",
+    },
+    KeyInfo {
+        key: "mc.write_low",
+        ty: INT,
+        legal: Legal::Range { min: 0, max: 255 },
+        meaning: "pending writes at which a write drain stops",
+    },
+    KeyInfo {
+        key: "warped_mc.pc_bits",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 64 },
+        meaning: "width of the load PC hashed into the global warp id",
+    },
+    KeyInfo {
+        key: "warped_mc.pc_hash_bits",
+        ty: INT,
+        legal: Legal::Range { min: 0, max: 32 },
+        meaning: "PC bits XOR-folded into the low bits of the global warp id (0: id = SM, warp)",
+    },
+    KeyInfo {
+        key: "warped_mc.pending_bits",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 16 },
+        meaning: "width of a warp entry table counter of pending requests (seed 004: 6, up to 32 requests)",
+    },
+    KeyInfo {
+        key: "warped_mc.rows_tracked",
+        ty: INT,
+        legal: Legal::Pow2 { min: 1, max: 4096 },
+        meaning: "row scores per bank in the row scoreboard (row id mod this; seed 004: 64)",
+    },
+    KeyInfo {
+        key: "warped_mc.score_bits",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 16 },
+        meaning: "width of a saturating row score (seed 004: 4)",
+    },
+    KeyInfo {
+        key: "warped_mc.pt_slots",
+        ty: INT,
+        legal: Legal::Pow2 { min: 1, max: 1024 },
+        meaning: "bits per priority-table entry: one per column slot of the open row (seed 004: 64 for 1 KB rows)",
+    },
+    KeyInfo {
+        key: "warped_mc.controllers_per_wet",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 128 },
+        meaning: "controllers sharing one warp entry table (1: one per controller, as Table 3 counts it)",
+    },
 ];
 
 /// Look a key up by its dotted name.
@@ -188,7 +442,7 @@ pub fn check_int(key: &'static str, value: u64) -> Result<u64, SpecError> {
     let ok = match info.legal {
         Legal::Range { min, max } => (min..=max).contains(&value),
         Legal::Pow2 { min, max } => value.is_power_of_two() && (min..=max).contains(&value),
-        Legal::OneOf(_) => false,
+        Legal::OneOf(_) | Legal::Bool | Legal::Text => false,
     };
     if ok {
         Ok(value)

@@ -7,9 +7,14 @@
 
 mod config;
 pub mod keys;
+mod mc;
 mod ot;
 
 pub use config::{GpuConfig, OtConfig, Replacement, UserConfig};
+pub use mc::{
+    BankCmd, Class, DramConfig, DramSpec, DramStandard, DramTiming, McConfig, McSpec, Scheduler,
+    WarpedMcConfig, WarpedMcSpec,
+};
 pub use ot::{Dir, FieldSpec, OtEvent, OtSpec, PortSpec, SvWidth};
 
 use sha2::{Digest, Sha256};
@@ -54,15 +59,18 @@ pub enum SpecError {
 pub enum Block {
     /// Observation-table address predictor (seed 000).
     Ot,
+    /// Warped-MC scheduling tables (seed 004).
+    WarpedMc,
 }
 
 impl Block {
-    pub const ALL: &'static [Block] = &[Block::Ot];
+    pub const ALL: &'static [Block] = &[Block::Ot, Block::WarpedMc];
 
     /// Name on the command line (`--block NAME`).
     pub fn name(self) -> &'static str {
         match self {
             Block::Ot => "ot",
+            Block::WarpedMc => "warped-mc",
         }
     }
 
@@ -74,6 +82,7 @@ impl Block {
     pub fn title(self) -> &'static str {
         match self {
             Block::Ot => "observation-table address predictor (seed 000)",
+            Block::WarpedMc => "Warped-MC warp-aware memory-controller tables (seed 004)",
         }
     }
 }
@@ -101,6 +110,11 @@ pub const PRESETS: &[Preset] = &[
         name: "fermi-gtx480",
         summary: "seed 000 Table II/III: GTX480, 15 SMs x 48 warps, 1024-entry fully associative LRU OT, threshold 64, 4 addresses/entry",
         toml: include_str!("../../presets/fermi-gtx480.toml"),
+    },
+    Preset {
+        name: "turing-rtx2060s",
+        summary: "seed 004 Table 2/3: RTX 2060 Super-like, 32 SMs x 32 warps, 16 GDDR6 channels x 16 banks, 1 KB rows; Warped-MC tables 1,408 B per controller",
+        toml: include_str!("../../presets/turing-rtx2060s.toml"),
     },
     Preset {
         name: "tiny",
@@ -264,11 +278,15 @@ fn config_from_table(table: toml::Table) -> Result<UserConfig, SpecError> {
         };
         let ok = match info.legal {
             keys::Legal::OneOf(words) => value.as_str().is_some_and(|s| words.contains(&s)),
+            keys::Legal::Bool => value.as_bool().is_some(),
+            keys::Legal::Text => value.as_str().is_some(),
             _ => value.as_integer().is_some_and(|i| i >= 0),
         };
         if !ok {
             let expected = match info.legal {
                 keys::Legal::OneOf(_) => "word",
+                keys::Legal::Bool => "boolean",
+                keys::Legal::Text => "string",
                 _ => "non-negative integer",
             };
             return Err(SpecError::WrongType {
@@ -317,6 +335,9 @@ pub struct Spec {
     pub hash: ConfigHash,
     pub gpu: GpuSpec,
     pub ot: OtSpec,
+    pub dram: DramSpec,
+    pub mc: McSpec,
+    pub wmc: WarpedMcSpec,
 }
 
 impl Spec {
@@ -332,6 +353,9 @@ impl Spec {
             line_bits: g.line_bytes.trailing_zeros(),
         };
         let ot = OtSpec::new(&config.ot)?;
+        let dram = DramSpec::new(&config.dram)?;
+        let mc = McSpec::new(&config.mc)?;
+        let wmc = WarpedMcSpec::new(&config.warped_mc, gpu.sms, gpu.warps_per_sm, &dram, &mc)?;
         let hash = ConfigHash(hash_config(&config));
         Ok(Spec {
             name,
@@ -339,6 +363,9 @@ impl Spec {
             hash,
             gpu,
             ot,
+            dram,
+            mc,
+            wmc,
         })
     }
 

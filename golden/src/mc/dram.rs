@@ -1,0 +1,820 @@
+//! One GDDR channel (one rank), cycle-level: bank state, every command timing rule of the notes'
+//! tables (`dram-timing-and-frfcfs.md` §4) and refresh bookkeeping. The model never issues a
+//! command itself; a controller asks [`Channel::earliest`] / [`Channel::can_issue`] and calls
+//! [`Channel::issue`].
+//!
+//! Implementation (notes §4.6): per scope node (bank, bank group, rank) one "earliest cycle"
+//! register per next-command class, raised to `max(earliest, t_A + X)` on every issue; a ring of
+//! the last four ACT cycles for tFAW; the data-bus end for B2. Each register also remembers which
+//! rule raised it, so a refused command names its rule. [`Channel::earliest`],
+//! [`Channel::can_issue`] and [`Channel::issue`] do not allocate and are O(1) except PREA (O(banks)).
+//!
+//! Decisions (see `docs/dram-timing.md`):
+//! * PRE needs its bank open; PREA is always allowed by state and waits for R3/C5/C6 of every bank.
+//! * RDA/WRA close the bank at once (state); the internal precharge happens at
+//!   `max(t + tRTP | t + tCWL + tBL + tWR, t_ACT + tRAS)` and the next ACT of the bank waits tRP
+//!   after it.
+//! * REF needs every bank closed; it holds ACT and REF for tRFC (F2). PREA is not held by REF.
+//! * tPPD (R8) is one cycle, which B1 already enforces.
+
+use std::fmt;
+use std::io::{self, Write};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::timing::{Timing, TimingError};
+
+/// A DRAM command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum CmdKind {
+    /// Activate (open) a row.
+    Act,
+    /// Precharge (close) one bank.
+    Pre,
+    /// Precharge all banks.
+    PreA,
+    /// Read.
+    Rd,
+    /// Write.
+    Wr,
+    /// Read with auto-precharge.
+    Rda,
+    /// Write with auto-precharge.
+    Wra,
+    /// All-bank refresh.
+    Ref,
+}
+
+impl CmdKind {
+    /// Every command, in index order.
+    pub const ALL: [CmdKind; 8] = [
+        CmdKind::Act,
+        CmdKind::Pre,
+        CmdKind::PreA,
+        CmdKind::Rd,
+        CmdKind::Wr,
+        CmdKind::Rda,
+        CmdKind::Wra,
+        CmdKind::Ref,
+    ];
+
+    /// Index into [`CmdKind::ALL`] and [`ChannelStats::commands`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The trace name (`ACT PRE PREA RD WR RDA WRA REF`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CmdKind::Act => "ACT",
+            CmdKind::Pre => "PRE",
+            CmdKind::PreA => "PREA",
+            CmdKind::Rd => "RD",
+            CmdKind::Wr => "WR",
+            CmdKind::Rda => "RDA",
+            CmdKind::Wra => "WRA",
+            CmdKind::Ref => "REF",
+        }
+    }
+
+    /// The command of a trace name (exact, upper case).
+    pub fn from_name(name: &str) -> Option<CmdKind> {
+        CmdKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// RD, WR, RDA or WRA.
+    pub fn is_column(self) -> bool {
+        matches!(
+            self,
+            CmdKind::Rd | CmdKind::Wr | CmdKind::Rda | CmdKind::Wra
+        )
+    }
+
+    /// RD or RDA.
+    pub fn is_read(self) -> bool {
+        matches!(self, CmdKind::Rd | CmdKind::Rda)
+    }
+
+    /// WR or WRA.
+    pub fn is_write(self) -> bool {
+        matches!(self, CmdKind::Wr | CmdKind::Wra)
+    }
+
+    /// RDA or WRA.
+    pub fn is_auto_precharge(self) -> bool {
+        matches!(self, CmdKind::Rda | CmdKind::Wra)
+    }
+
+    /// PREA or REF: commands to every bank (their `bank` field is ignored).
+    pub fn is_all_bank(self) -> bool {
+        matches!(self, CmdKind::PreA | CmdKind::Ref)
+    }
+}
+
+impl fmt::Display for CmdKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One command with its address. `row` is the row to open (ACT) or the row a column command
+/// expects open (B3); `col` is carried for traces only. PREA and REF ignore every field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Command {
+    pub kind: CmdKind,
+    pub bank: u32,
+    pub row: u32,
+    pub col: u32,
+}
+
+impl Command {
+    pub fn act(bank: u32, row: u32) -> Command {
+        Command {
+            kind: CmdKind::Act,
+            bank,
+            row,
+            col: 0,
+        }
+    }
+    pub fn pre(bank: u32) -> Command {
+        Command {
+            kind: CmdKind::Pre,
+            bank,
+            row: 0,
+            col: 0,
+        }
+    }
+    pub fn prea() -> Command {
+        Command {
+            kind: CmdKind::PreA,
+            bank: 0,
+            row: 0,
+            col: 0,
+        }
+    }
+    pub fn rd(bank: u32, row: u32, col: u32) -> Command {
+        Command {
+            kind: CmdKind::Rd,
+            bank,
+            row,
+            col,
+        }
+    }
+    pub fn wr(bank: u32, row: u32, col: u32) -> Command {
+        Command {
+            kind: CmdKind::Wr,
+            bank,
+            row,
+            col,
+        }
+    }
+    pub fn rda(bank: u32, row: u32, col: u32) -> Command {
+        Command {
+            kind: CmdKind::Rda,
+            bank,
+            row,
+            col,
+        }
+    }
+    pub fn wra(bank: u32, row: u32, col: u32) -> Command {
+        Command {
+            kind: CmdKind::Wra,
+            bank,
+            row,
+            col,
+        }
+    }
+    pub fn refresh() -> Command {
+        Command {
+            kind: CmdKind::Ref,
+            bank: 0,
+            row: 0,
+            col: 0,
+        }
+    }
+}
+
+/// A command refused by [`Channel::issue`]; the channel is unchanged.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[error("{kind} to bank {bank} at cycle {cycle} breaks {rule}{}", match earliest {
+    Some(e) => format!(" (earliest legal cycle {e})"),
+    None => " (not legal in the current bank state)".to_string(),
+})]
+pub struct TimingViolation {
+    /// The rule, e.g. `"R1 ACT->RD tRCD"`; the first word is the rule id of the notes' tables.
+    pub rule: &'static str,
+    pub kind: CmdKind,
+    pub bank: u32,
+    /// The cycle the command was attempted at.
+    pub cycle: u64,
+    /// The earliest legal cycle, or `None` when the bank state forbids the command.
+    pub earliest: Option<u64>,
+}
+
+/// Counters of one channel.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChannelStats {
+    /// Issued commands, indexed by [`CmdKind::index`].
+    pub commands: [u64; 8],
+    /// Cycles the data bus carries a burst (tBL per column command; bursts never overlap, B2).
+    pub data_bus_busy: u64,
+    /// Column commands to a row that an earlier column command had already used since its ACT.
+    pub row_hits: u64,
+    /// Column commands that are the first to use their row since its ACT (they needed the ACT).
+    pub row_misses: u64,
+}
+
+impl ChannelStats {
+    /// Issued commands of one kind.
+    pub fn count(&self, kind: CmdKind) -> u64 {
+        self.commands[kind.index()]
+    }
+
+    /// Data-bus utilisation over `cycles` cycles.
+    pub fn bus_utilization(&self, cycles: u64) -> f64 {
+        if cycles == 0 {
+            0.0
+        } else {
+            self.data_bus_busy as f64 / cycles as f64
+        }
+    }
+}
+
+// Rule labels. The first word is the id of the notes' tables.
+const B1: &str = "B1 one command per cycle";
+const B2: &str = "B2 data bus busy";
+const B3_ROW: &str = "B3 column command needs its row open";
+const B3_ACT: &str = "B3 ACT needs the bank closed";
+const B3_PRE: &str = "B3 PRE needs the bank open";
+const B3_REF: &str = "B3 REF needs every bank closed";
+const B3_BANK: &str = "B3 bank out of range";
+const R1: &str = "R1 ACT->RD tRCD";
+const R2: &str = "R2 ACT->WR tRCDWR";
+const R3: &str = "R3 ACT->PRE tRAS";
+const R4: &str = "R4 ACT->ACT same bank tRC";
+const R5: &str = "R5 PRE->ACT tRP";
+const R6L: &str = "R6 ACT->ACT same group tRRD_L";
+const R6S: &str = "R6 ACT->ACT other group tRRD_S";
+const R7: &str = "R7 four-activate window tFAW";
+const C1L: &str = "C1 RD->RD same group tCCD_L";
+const C1S: &str = "C1 RD->RD other group tCCD_S";
+const C2L: &str = "C2 WR->WR same group tCCD_L";
+const C2S: &str = "C2 WR->WR other group tCCD_S";
+const C3L: &str = "C3 WR->RD same group tCWL+tBL+tWTR_L";
+const C3S: &str = "C3 WR->RD other group tCWL+tBL+tWTR_S";
+const C4: &str = "C4 RD->WR tCL+tBL+tRTW-tCWL";
+const C5: &str = "C5 RD->PRE tRTP";
+const C6: &str = "C6 WR->PRE tCWL+tBL+tWR";
+const C7: &str = "C7 RDA->ACT tRTP+tRP";
+const C8: &str = "C8 WRA->ACT tCWL+tBL+tWR+tRP";
+const F1_PRE: &str = "F1 PRE->REF tRP";
+const F1_ACT: &str = "F1 ACT->REF tRC";
+const F1_RDA: &str = "F1 RDA->REF tRTP+tRP";
+const F1_WRA: &str = "F1 WRA->REF tCWL+tBL+tWR+tRP";
+const F2: &str = "F2 REF->ACT/REF tRFC";
+
+/// An "earliest cycle" register and the rule that set it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Bound {
+    at: u64,
+    rule: &'static str,
+}
+
+impl Bound {
+    const ZERO: Bound = Bound { at: 0, rule: "" };
+
+    /// `max(self, at)`; on a tie the older rule stays.
+    #[inline]
+    fn raise(&mut self, at: u64, rule: &'static str) {
+        if at > self.at {
+            *self = Bound { at, rule };
+        }
+    }
+
+    #[inline]
+    fn max(self, other: Bound) -> Bound {
+        if other.at > self.at {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct BankState {
+    open_row: Option<u32>,
+    /// Cycle of the last ACT (for the tRAS lockout of an auto-precharge).
+    act_at: u64,
+    /// Whether a column command used the open row since its ACT.
+    used: bool,
+    act: Bound,
+    pre: Bound,
+    rd: Bound,
+    wr: Bound,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct GroupState {
+    act: Bound,
+    rd: Bound,
+    wr: Bound,
+}
+
+/// Derived delays, computed once per channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Delays {
+    rd_rd_l: u64,
+    rd_rd_s: u64,
+    wr_rd_l: u64,
+    wr_rd_s: u64,
+    rd_wr: u64,
+    wr_pre: u64,
+    rrd_l: u64,
+    rrd_s: u64,
+}
+
+impl Delays {
+    fn new(t: &Timing) -> Delays {
+        let u = u64::from;
+        let (ccdl, rrdl, wtrl) = if t.groups_enabled() {
+            (t.t_ccdl, t.t_rrdl, t.t_wtrl)
+        } else {
+            (t.t_ccds, t.t_rrds, t.t_wtrs)
+        };
+        Delays {
+            rd_rd_l: u(ccdl.max(t.t_bl)),
+            rd_rd_s: u(t.t_ccds.max(t.t_bl)),
+            wr_rd_l: u(t.t_cwl + t.t_bl + wtrl),
+            wr_rd_s: u(t.t_cwl + t.t_bl + t.t_wtrs),
+            rd_wr: u((t.t_cl + t.t_bl + t.t_rtw).saturating_sub(t.t_cwl)),
+            wr_pre: u(t.t_cwl + t.t_bl + t.t_wr),
+            rrd_l: u(rrdl),
+            rrd_s: u(t.t_rrds),
+        }
+    }
+}
+
+/// One GDDR channel: banks, bank groups, one rank. See the module documentation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Channel {
+    t: Timing,
+    d: Delays,
+    banks: Vec<BankState>,
+    groups: Vec<GroupState>,
+    /// Bit `b` set: bank `b` has a row open.
+    open_mask: u64,
+    /// Rank-wide registers: `_S` delays and B1 / C4 / F1 / F2.
+    rank_act: Bound,
+    rank_rd: Bound,
+    rank_wr: Bound,
+    rank_prea: Bound,
+    rank_ref: Bound,
+    rank_any: Bound,
+    /// Cycles of the last four ACTs (ring; `faw_len` valid entries, oldest at `faw_head`).
+    faw: [u64; 4],
+    faw_head: usize,
+    faw_len: usize,
+    /// First cycle after the last scheduled burst on the data bus.
+    bus_free: u64,
+    last_ref: Option<u64>,
+    stats: ChannelStats,
+}
+
+impl Channel {
+    /// A channel with every bank closed at cycle 0.
+    ///
+    /// # Panics
+    /// If `t` fails [`Timing::validate`]; use [`Channel::try_new`] for timing from outside.
+    pub fn new(t: Timing) -> Channel {
+        match Channel::try_new(t) {
+            Ok(c) => c,
+            Err(e) => panic!("invalid DRAM timing: {e}"),
+        }
+    }
+
+    /// A channel with every bank closed at cycle 0, or the timing's validation error.
+    pub fn try_new(t: Timing) -> Result<Channel, TimingError> {
+        t.validate()?;
+        let bank = BankState {
+            open_row: None,
+            act_at: 0,
+            used: false,
+            act: Bound::ZERO,
+            pre: Bound::ZERO,
+            rd: Bound::ZERO,
+            wr: Bound::ZERO,
+        };
+        let group = GroupState {
+            act: Bound::ZERO,
+            rd: Bound::ZERO,
+            wr: Bound::ZERO,
+        };
+        Ok(Channel {
+            d: Delays::new(&t),
+            banks: vec![bank; t.banks as usize],
+            groups: vec![group; t.bank_groups as usize],
+            t,
+            open_mask: 0,
+            rank_act: Bound::ZERO,
+            rank_rd: Bound::ZERO,
+            rank_wr: Bound::ZERO,
+            rank_prea: Bound::ZERO,
+            rank_ref: Bound::ZERO,
+            rank_any: Bound::ZERO,
+            faw: [0; 4],
+            faw_head: 0,
+            faw_len: 0,
+            bus_free: 0,
+            last_ref: None,
+            stats: ChannelStats::default(),
+        })
+    }
+
+    /// The channel's timing.
+    pub fn timing(&self) -> &Timing {
+        &self.t
+    }
+
+    /// The open row of `bank` (`None`: closed, or no such bank).
+    pub fn open_row(&self, bank: u32) -> Option<u32> {
+        self.banks.get(bank as usize).and_then(|b| b.open_row)
+    }
+
+    /// Whether any bank has a row open.
+    pub fn any_open(&self) -> bool {
+        self.open_mask != 0
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> ChannelStats {
+        self.stats
+    }
+
+    /// Earliest cycle `>= now` at which `cmd` satisfies every timing rule and the state rules
+    /// (B3: a column command needs its row open; ACT needs the bank closed; PRE needs it open;
+    /// REF needs every bank closed). `None` if the state forbids it regardless of time.
+    pub fn earliest(&self, cmd: &Command, now: u64) -> Option<u64> {
+        self.bound(cmd).ok().map(|b| b.at.max(now))
+    }
+
+    /// Whether `cmd` may issue at `now`: `earliest == Some(now)`, at most one command per cycle
+    /// (B1) included.
+    pub fn can_issue(&self, cmd: &Command, now: u64) -> bool {
+        matches!(self.bound(cmd), Ok(b) if b.at <= now)
+    }
+
+    /// Why `cmd` may not issue at `now` (the binding rule), or `Ok(())` if it may.
+    pub fn check_issue(&self, cmd: &Command, now: u64) -> Result<(), TimingViolation> {
+        let refuse = |rule, earliest| TimingViolation {
+            rule,
+            kind: cmd.kind,
+            bank: cmd.bank,
+            cycle: now,
+            earliest,
+        };
+        match self.bound(cmd) {
+            Err(rule) => Err(refuse(rule, None)),
+            Ok(b) if b.at > now => Err(refuse(b.rule, Some(b.at))),
+            Ok(_) => Ok(()),
+        }
+    }
+
+    /// Issue `cmd` at `now`. Returns for RD/RDA the cycle its data completes
+    /// (`now + tCL + tBL`), for WR/WRA `now + tCWL + tBL`, else `None`. A refused command leaves
+    /// the channel unchanged.
+    pub fn issue(&mut self, cmd: &Command, now: u64) -> Result<Option<u64>, TimingViolation> {
+        self.check_issue(cmd, now)?;
+        Ok(self.apply(cmd, now))
+    }
+
+    /// Whether a refresh is due: refresh is on and `now` is at least tREFI after the last REF
+    /// (or after reset). Stays true until a REF issues. The channel never issues commands itself.
+    pub fn refresh_due(&self, now: u64) -> bool {
+        self.refresh_due_at().is_some_and(|due| now >= due)
+    }
+
+    /// The cycle the next refresh becomes due (`None` with refresh off).
+    pub fn refresh_due_at(&self) -> Option<u64> {
+        self.t
+            .refresh
+            .then(|| self.last_ref.unwrap_or(0) + u64::from(self.t.t_refi))
+    }
+
+    /// The binding bound of `cmd` (not clamped to any `now`), or the state rule forbidding it.
+    #[inline]
+    fn bound(&self, cmd: &Command) -> Result<Bound, &'static str> {
+        let mut b = self.rank_any;
+        match cmd.kind {
+            CmdKind::PreA => return Ok(self.rank_prea.max(b)),
+            CmdKind::Ref => {
+                if self.open_mask != 0 {
+                    return Err(B3_REF);
+                }
+                return Ok(self.rank_ref.max(b));
+            }
+            _ => {}
+        }
+        let bank = self.banks.get(cmd.bank as usize).ok_or(B3_BANK)?;
+        let group = &self.groups[self.t.bank_group(cmd.bank) as usize];
+        match cmd.kind {
+            CmdKind::Act => {
+                if bank.open_row.is_some() {
+                    return Err(B3_ACT);
+                }
+                b = bank.act.max(group.act).max(self.rank_act).max(b);
+                if self.faw_len == 4 {
+                    b = b.max(Bound {
+                        at: self.faw[self.faw_head] + u64::from(self.t.t_faw),
+                        rule: R7,
+                    });
+                }
+            }
+            CmdKind::Pre => {
+                if bank.open_row.is_none() {
+                    return Err(B3_PRE);
+                }
+                b = bank.pre.max(b);
+            }
+            CmdKind::Rd | CmdKind::Rda | CmdKind::Wr | CmdKind::Wra => {
+                if bank.open_row != Some(cmd.row) {
+                    return Err(B3_ROW);
+                }
+                let (lat, reg) = if cmd.kind.is_read() {
+                    (self.t.t_cl, bank.rd.max(group.rd).max(self.rank_rd))
+                } else {
+                    (self.t.t_cwl, bank.wr.max(group.wr).max(self.rank_wr))
+                };
+                b = reg.max(b).max(Bound {
+                    at: self.bus_free.saturating_sub(u64::from(lat)),
+                    rule: B2,
+                });
+            }
+            CmdKind::PreA | CmdKind::Ref => unreachable!("handled above"),
+        }
+        Ok(b)
+    }
+
+    /// Update every register for `cmd` issued at `now` (already checked legal).
+    fn apply(&mut self, cmd: &Command, now: u64) -> Option<u64> {
+        let t = self.t;
+        let d = self.d;
+        let u = u64::from;
+        self.stats.commands[cmd.kind.index()] += 1;
+        self.rank_any = Bound {
+            at: now + 1,
+            rule: B1,
+        };
+        match cmd.kind {
+            CmdKind::PreA => {
+                for bank in &mut self.banks {
+                    bank.open_row = None;
+                    bank.act.raise(now + u(t.t_rp), R5);
+                }
+                self.open_mask = 0;
+                self.rank_ref.raise(now + u(t.t_rp), F1_PRE);
+                return None;
+            }
+            CmdKind::Ref => {
+                self.rank_act.raise(now + u(t.t_rfc), F2);
+                self.rank_ref.raise(now + u(t.t_rfc), F2);
+                self.last_ref = Some(now);
+                return None;
+            }
+            _ => {}
+        }
+        let b = cmd.bank as usize;
+        let g = self.t.bank_group(cmd.bank) as usize;
+        match cmd.kind {
+            CmdKind::Act => {
+                let bank = &mut self.banks[b];
+                bank.open_row = Some(cmd.row);
+                bank.act_at = now;
+                bank.used = false;
+                bank.rd.raise(now + u(t.t_rcd), R1);
+                bank.wr.raise(now + u(t.t_rcdwr), R2);
+                bank.pre.raise(now + u(t.t_ras), R3);
+                bank.act.raise(now + u(t.t_rc), R4);
+                self.open_mask |= 1 << b;
+                self.groups[g].act.raise(now + d.rrd_l, R6L);
+                self.rank_act.raise(now + d.rrd_s, R6S);
+                self.rank_prea.raise(now + u(t.t_ras), R3);
+                self.rank_ref.raise(now + u(t.t_rc), F1_ACT);
+                if self.faw_len < 4 {
+                    self.faw[(self.faw_head + self.faw_len) % 4] = now;
+                    self.faw_len += 1;
+                } else {
+                    self.faw[self.faw_head] = now;
+                    self.faw_head = (self.faw_head + 1) % 4;
+                }
+                None
+            }
+            CmdKind::Pre => {
+                let bank = &mut self.banks[b];
+                bank.open_row = None;
+                bank.act.raise(now + u(t.t_rp), R5);
+                self.open_mask &= !(1 << b);
+                self.rank_ref.raise(now + u(t.t_rp), F1_PRE);
+                None
+            }
+            CmdKind::Rd | CmdKind::Rda => {
+                let group = &mut self.groups[g];
+                group.rd.raise(now + d.rd_rd_l, C1L);
+                self.rank_rd.raise(now + d.rd_rd_s, C1S);
+                self.rank_wr.raise(now + d.rd_wr, C4);
+                self.rank_prea.raise(now + u(t.t_rtp), C5);
+                let bank = &mut self.banks[b];
+                bank.pre.raise(now + u(t.t_rtp), C5);
+                if cmd.kind == CmdKind::Rda {
+                    // Internal precharge, held back until tRAS after the ACT (lockout).
+                    let pre_at = (now + u(t.t_rtp)).max(bank.act_at + u(t.t_ras));
+                    // When the lockout binds, pre_at + tRP <= t_ACT + tRC (validated), so R4
+                    // keeps its label on a tie.
+                    bank.act.raise(pre_at + u(t.t_rp), C7);
+                    self.rank_ref.raise(pre_at + u(t.t_rp), F1_RDA);
+                }
+                Some(self.column_done(cmd, now, t.t_cl))
+            }
+            CmdKind::Wr | CmdKind::Wra => {
+                let group = &mut self.groups[g];
+                group.wr.raise(now + d.rd_rd_l, C2L);
+                group.rd.raise(now + d.wr_rd_l, C3L);
+                self.rank_wr.raise(now + d.rd_rd_s, C2S);
+                self.rank_rd.raise(now + d.wr_rd_s, C3S);
+                self.rank_prea.raise(now + d.wr_pre, C6);
+                let bank = &mut self.banks[b];
+                bank.pre.raise(now + d.wr_pre, C6);
+                if cmd.kind == CmdKind::Wra {
+                    let pre_at = (now + d.wr_pre).max(bank.act_at + u(t.t_ras));
+                    bank.act.raise(pre_at + u(t.t_rp), C8);
+                    self.rank_ref.raise(pre_at + u(t.t_rp), F1_WRA);
+                }
+                Some(self.column_done(cmd, now, t.t_cwl))
+            }
+            CmdKind::PreA | CmdKind::Ref => unreachable!("handled above"),
+        }
+    }
+
+    /// Common part of a column command: data bus, row-hit statistics, auto-precharge state.
+    fn column_done(&mut self, cmd: &Command, now: u64, latency: u32) -> u64 {
+        let b = cmd.bank as usize;
+        let bl = u64::from(self.t.t_bl);
+        let done = now + u64::from(latency) + bl;
+        self.bus_free = self.bus_free.max(done);
+        self.stats.data_bus_busy += bl;
+        let bank = &mut self.banks[b];
+        if bank.used {
+            self.stats.row_hits += 1;
+        } else {
+            self.stats.row_misses += 1;
+        }
+        bank.used = true;
+        if cmd.kind.is_auto_precharge() {
+            bank.open_row = None;
+            self.open_mask &= !(1 << b);
+        }
+        done
+    }
+}
+
+/// One line of a command trace (`--command-trace FILE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TraceCmd {
+    pub cycle: u64,
+    pub channel: u32,
+    pub bank: u32,
+    pub kind: CmdKind,
+    pub row: u32,
+    pub col: u32,
+}
+
+/// A trace line that does not parse; `line` is 1-based.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[error("command trace line {line}: {message}")]
+pub struct TraceError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl TraceCmd {
+    /// The trace record of `cmd` issued at `cycle` on `channel`.
+    pub fn new(cycle: u64, channel: u32, cmd: &Command) -> TraceCmd {
+        TraceCmd {
+            cycle,
+            channel,
+            bank: cmd.bank,
+            kind: cmd.kind,
+            row: cmd.row,
+            col: cmd.col,
+        }
+    }
+
+    /// The command of this record.
+    pub fn command(&self) -> Command {
+        Command {
+            kind: self.kind,
+            bank: self.bank,
+            row: self.row,
+            col: self.col,
+        }
+    }
+
+    /// `cycle,channel,bank,CMD,row,col`, no newline.
+    pub fn to_line(&self) -> String {
+        format!(
+            "{},{},{},{},{},{}",
+            self.cycle,
+            self.channel,
+            self.bank,
+            self.kind.name(),
+            self.row,
+            self.col
+        )
+    }
+
+    /// Parse one line (`line_no` is 1-based, for the error). Surrounding white space is allowed.
+    pub fn parse_line(line: &str, line_no: usize) -> Result<TraceCmd, TraceError> {
+        let err = |message: String| TraceError {
+            line: line_no,
+            message,
+        };
+        let fields: Vec<&str> = line.trim().split(',').map(str::trim).collect();
+        if fields.len() != 6 {
+            return Err(err(format!(
+                "expected 6 comma-separated fields `cycle,channel,bank,CMD,row,col`, found {}",
+                fields.len()
+            )));
+        }
+        let num = |i: usize, name: &str| -> Result<u64, TraceError> {
+            fields[i]
+                .parse::<u64>()
+                .map_err(|e| err(format!("{name} `{}`: {e}", fields[i])))
+        };
+        let num32 = |i: usize, name: &str| -> Result<u32, TraceError> {
+            let v = num(i, name)?;
+            u32::try_from(v).map_err(|_| err(format!("{name} {v} does not fit 32 bits")))
+        };
+        let kind = CmdKind::from_name(fields[3]).ok_or_else(|| {
+            err(format!(
+                "unknown command `{}` (commands are ACT PRE PREA RD WR RDA WRA REF)",
+                fields[3]
+            ))
+        })?;
+        Ok(TraceCmd {
+            cycle: num(0, "cycle")?,
+            channel: num32(1, "channel")?,
+            bank: num32(2, "bank")?,
+            kind,
+            row: num32(4, "row")?,
+            col: num32(5, "col")?,
+        })
+    }
+}
+
+/// Parse a whole trace; blank lines and lines starting with `#` are skipped.
+pub fn parse_trace(text: &str) -> Result<Vec<TraceCmd>, TraceError> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let l = l.trim();
+            !l.is_empty() && !l.starts_with('#')
+        })
+        .map(|(i, l)| TraceCmd::parse_line(l, i + 1))
+        .collect()
+}
+
+/// Writes a command trace, one [`TraceCmd::to_line`] per command.
+#[derive(Debug)]
+pub struct CommandTrace<W: Write> {
+    out: W,
+    written: u64,
+}
+
+impl<W: Write> CommandTrace<W> {
+    pub fn new(out: W) -> CommandTrace<W> {
+        CommandTrace { out, written: 0 }
+    }
+
+    /// Append one command.
+    pub fn record(&mut self, cmd: &TraceCmd) -> io::Result<()> {
+        writeln!(self.out, "{}", cmd.to_line())?;
+        self.written += 1;
+        Ok(())
+    }
+
+    /// Commands written so far.
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Flush and return the writer.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+#[path = "dram_tests.rs"]
+mod tests;

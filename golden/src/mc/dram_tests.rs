@@ -1,0 +1,916 @@
+//! Channel tests: one tightness test per timing rule (illegal at t-1, legal at t, in the model
+//! and in the independent checker), state rules, refresh bookkeeping, the trace format and the
+//! peak streaming bandwidth.
+
+use super::*;
+use crate::mc::checker::{self, rule_family};
+use crate::mc::timing::{self, peak_bandwidth_gbs, refresh_efficiency, Timing};
+
+/// The two presets.
+fn presets() -> Vec<(&'static str, Timing)> {
+    vec![
+        ("GDDR5", Timing::gddr5_gtx480()),
+        ("GDDR6", Timing::gddr6_rtx2060s()),
+    ]
+}
+
+/// The presets plus variants whose `_L` and `_S` values differ for every bank-group rule (the
+/// presets, like GPGPU-Sim, have one tRRD and one tWTR).
+fn with_group_variants() -> Vec<(&'static str, Timing)> {
+    let mut v = presets();
+    for (name, t) in presets() {
+        let d = Timing {
+            t_rrdl: t.t_rrds + 2,
+            t_wtrl: t.t_wtrs + 3,
+            t_rc: t.t_rc + 2,
+            ..t
+        };
+        v.push((
+            if name == "GDDR5" {
+                "GDDR5 L>S"
+            } else {
+                "GDDR6 L>S"
+            },
+            d,
+        ));
+    }
+    v
+}
+
+fn u(x: u32) -> u64 {
+    u64::from(x)
+}
+
+/// tRRD / tCCD / tWTR that apply within a group.
+fn rrd_l(t: &Timing) -> u64 {
+    u(if t.bank_groups > 1 {
+        t.t_rrdl
+    } else {
+        t.t_rrds
+    })
+}
+fn ccd_l(t: &Timing) -> u64 {
+    u(if t.bank_groups > 1 {
+        t.t_ccdl
+    } else {
+        t.t_ccds
+    }
+    .max(t.t_bl))
+}
+fn ccd_s(t: &Timing) -> u64 {
+    u(t.t_ccds.max(t.t_bl))
+}
+fn wtr_l(t: &Timing) -> u64 {
+    u(if t.bank_groups > 1 {
+        t.t_wtrl
+    } else {
+        t.t_wtrs
+    })
+}
+fn wr_pre(t: &Timing) -> u64 {
+    u(t.t_cwl + t.t_bl + t.t_wr)
+}
+
+const ROW: u32 = 7;
+
+/// Issue `setup` on a fresh channel, then check that `probe` is refused at `at - 1` under rule
+/// `family` (channel unchanged) and accepted at `at`; and that the independent checker accepts the
+/// trace with the probe at `at` and reports `family` with the probe at `at - 1`.
+#[track_caller]
+fn assert_tight(
+    name: &str,
+    t: &Timing,
+    setup: &[(u64, Command)],
+    probe: Command,
+    at: u64,
+    family: &str,
+) {
+    let ctx = format!("{name}: {probe:?} at {at} after {setup:?}");
+    let mut ch = Channel::new(*t);
+    for (c, cmd) in setup {
+        if let Err(e) = ch.issue(cmd, *c) {
+            panic!("{ctx}: setup command refused: {e}");
+        }
+    }
+    let last = setup.last().map(|s| s.0);
+    assert!(
+        at >= 1 && last.is_none_or(|l| at - 1 > l),
+        "{ctx}: probe too close to the setup to test t-1"
+    );
+    let from = last.map_or(0, |l| l + 1);
+    assert_eq!(ch.earliest(&probe, from), Some(at), "{ctx}: earliest");
+    assert!(!ch.can_issue(&probe, at - 1), "{ctx}: legal at t-1");
+    let before = ch.clone();
+    let e = match ch.issue(&probe, at - 1) {
+        Err(e) => e,
+        Ok(_) => panic!("{ctx}: issue at t-1 accepted"),
+    };
+    assert_eq!(ch, before, "{ctx}: refused issue changed the channel");
+    assert_eq!(rule_family(e.rule), family, "{ctx}: rule {}", e.rule);
+    assert_eq!(e.earliest, Some(at), "{ctx}");
+    assert!(ch.can_issue(&probe, at), "{ctx}: not legal at t");
+    if let Err(e) = ch.issue(&probe, at) {
+        panic!("{ctx}: issue at t refused: {e}");
+    }
+
+    let mut trace: Vec<TraceCmd> = setup
+        .iter()
+        .map(|(c, cmd)| TraceCmd::new(*c, 0, cmd))
+        .collect();
+    trace.push(TraceCmd::new(at, 0, &probe));
+    let ok = checker::check(&trace, t);
+    assert!(
+        ok.is_empty(),
+        "{ctx}: checker rejects the legal trace: {ok:?}"
+    );
+    let idx = trace.len() - 1;
+    trace[idx].cycle = at - 1;
+    let bad = checker::check(&trace, t);
+    assert!(
+        bad.iter()
+            .any(|v| v.index == idx && rule_family(v.rule) == family),
+        "{ctx}: checker does not report {family} at t-1: {bad:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Row rules
+
+#[test]
+fn r1_act_to_rd_is_tight() {
+    for (name, t) in presets() {
+        let setup = [(0, Command::act(0, ROW))];
+        assert_tight(name, &t, &setup, Command::rd(0, ROW, 0), u(t.t_rcd), "R1");
+        assert_tight(name, &t, &setup, Command::rda(0, ROW, 3), u(t.t_rcd), "R1");
+    }
+}
+
+#[test]
+fn r2_act_to_wr_is_tight() {
+    for (name, t) in presets() {
+        let setup = [(0, Command::act(0, ROW))];
+        assert_tight(name, &t, &setup, Command::wr(0, ROW, 0), u(t.t_rcdwr), "R2");
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::wra(0, ROW, 0),
+            u(t.t_rcdwr),
+            "R2",
+        );
+    }
+}
+
+#[test]
+fn r3_act_to_pre_is_tight() {
+    for (name, t) in presets() {
+        let setup = [(0, Command::act(3, ROW))];
+        assert_tight(name, &t, &setup, Command::pre(3), u(t.t_ras), "R3");
+        assert_tight(name, &t, &setup, Command::prea(), u(t.t_ras), "R3");
+    }
+}
+
+#[test]
+fn r4_act_to_act_same_bank_is_tight() {
+    for (name, t) in presets() {
+        // In the presets tRC = tRAS + tRP: R4 and R5 bind together; R4 (set first) is named.
+        let setup = [(0, Command::act(0, ROW)), (u(t.t_ras), Command::pre(0))];
+        assert_eq!(t.t_rc, t.t_ras + t.t_rp, "{name}");
+        assert_tight(name, &t, &setup, Command::act(0, 1), u(t.t_rc), "R4");
+        // With tRC > tRAS + tRP, R4 alone binds.
+        let t = Timing {
+            t_rc: t.t_ras + t.t_rp + 6,
+            ..t
+        };
+        assert_tight(name, &t, &setup, Command::act(0, 1), u(t.t_rc), "R4");
+    }
+}
+
+#[test]
+fn r5_pre_to_act_is_tight() {
+    for (name, t) in presets() {
+        let p = u(t.t_ras) + 5;
+        let setup = [(0, Command::act(0, ROW)), (p, Command::pre(0))];
+        assert_tight(name, &t, &setup, Command::act(0, 1), p + u(t.t_rp), "R5");
+        let setup = [(0, Command::act(0, ROW)), (p, Command::prea())];
+        assert_tight(name, &t, &setup, Command::act(0, 1), p + u(t.t_rp), "R5");
+        // PREA closes every bank: an idle bank also waits tRP.
+        assert_tight(name, &t, &setup, Command::act(9, 1), p + u(t.t_rp), "R5");
+    }
+}
+
+#[test]
+fn r6_act_to_act_same_group_is_tight() {
+    for (name, t) in with_group_variants() {
+        assert_eq!(t.bank_group(0), t.bank_group(4));
+        let setup = [(0, Command::act(0, ROW))];
+        assert_tight(name, &t, &setup, Command::act(4, ROW), rrd_l(&t), "R6");
+    }
+}
+
+#[test]
+fn r6_act_to_act_other_group_is_tight() {
+    for (name, t) in with_group_variants() {
+        assert_ne!(t.bank_group(0), t.bank_group(1));
+        let setup = [(0, Command::act(0, ROW))];
+        assert_tight(name, &t, &setup, Command::act(1, ROW), u(t.t_rrds), "R6");
+    }
+}
+
+#[test]
+fn r7_faw_is_tight() {
+    for (name, t) in with_group_variants() {
+        let r = u(t.t_rrds);
+        // The GDDR5 preset's tFAW (22) is below 4 x tRRD (24) and never binds: show that, then
+        // widen it to exercise the window.
+        if u(t.t_faw) <= 4 * r {
+            let mut ch = Channel::new(t);
+            for b in 0..4 {
+                ch.issue(&Command::act(b, ROW), u(b) * r).unwrap();
+            }
+            assert_eq!(ch.earliest(&Command::act(4, ROW), 0), Some(4 * r), "{name}");
+        }
+        // ACTs 2 cycles further apart than tRRD_S, so that the rolling window alone binds the
+        // sixth ACT too.
+        let g = r + 2;
+        let t = Timing {
+            t_faw: t.t_faw.max(t.t_rrds * 4 + 8),
+            ..t
+        };
+        let faw = u(t.t_faw);
+        assert!(faw > 3 * g + r, "{name}");
+        // Five ACTs to banks 0, 1, 2, 3, 4: groups 0, 1, 2, 3, 0.
+        let setup: Vec<(u64, Command)> = (0..4).map(|b| (u(b) * g, Command::act(b, ROW))).collect();
+        assert_tight(name, &t, &setup, Command::act(4, ROW), faw, "R7");
+        // The window rolls: the sixth ACT waits tFAW after the second.
+        let mut setup6 = setup.clone();
+        setup6.push((faw, Command::act(4, ROW)));
+        assert_tight(name, &t, &setup6, Command::act(5, ROW), g + faw, "R7");
+    }
+}
+
+#[test]
+fn r8_pre_to_pre_is_one_cycle() {
+    for (name, t) in presets() {
+        let mut ch = Channel::new(t);
+        ch.issue(&Command::act(0, ROW), 0).unwrap();
+        ch.issue(&Command::act(1, ROW), u(t.t_rrds)).unwrap();
+        let p = 200;
+        ch.issue(&Command::pre(0), p).unwrap();
+        let e = ch.issue(&Command::pre(1), p).unwrap_err();
+        assert_eq!(rule_family(e.rule), "B1", "{name}");
+        assert_eq!(ch.earliest(&Command::pre(1), p), Some(p + 1), "{name}");
+        ch.issue(&Command::pre(1), p + 1).unwrap();
+
+        let tr = |c, cmd: Command| TraceCmd::new(c, 0, &cmd);
+        let mut trace = vec![
+            tr(0, Command::act(0, ROW)),
+            tr(u(t.t_rrds), Command::act(1, ROW)),
+            tr(p, Command::pre(0)),
+            tr(p + 1, Command::pre(1)),
+        ];
+        assert!(checker::check(&trace, &t).is_empty());
+        trace[3].cycle = p;
+        let fams: Vec<&str> = checker::check(&trace, &t)
+            .iter()
+            .map(|v| rule_family(v.rule))
+            .collect();
+        assert!(
+            fams.contains(&"B1") && fams.contains(&"R8"),
+            "{name}: {fams:?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Column rules
+
+/// ACT banks `a` and `b` (a first) as early as possible; returns the setup and the first cycle
+/// both accept a column command of either direction.
+fn two_open(t: &Timing, a: u32, b: u32) -> (Vec<(u64, Command)>, u64) {
+    let mut ch = Channel::new(*t);
+    ch.issue(&Command::act(a, ROW), 0).unwrap();
+    let x = ch.earliest(&Command::act(b, ROW), 1).unwrap();
+    let setup = vec![(0, Command::act(a, ROW)), (x, Command::act(b, ROW))];
+    (setup, x + u(t.t_rcd.max(t.t_rcdwr)))
+}
+
+#[test]
+fn c1_rd_to_rd_same_group_is_tight() {
+    for (name, t) in with_group_variants() {
+        let (mut setup, t0) = two_open(&t, 0, 4);
+        setup.push((t0, Command::rd(0, ROW, 0)));
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::rd(4, ROW, 0),
+            t0 + ccd_l(&t),
+            "C1",
+        );
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::rd(0, ROW, 1),
+            t0 + ccd_l(&t),
+            "C1",
+        );
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::rda(4, ROW, 1),
+            t0 + ccd_l(&t),
+            "C1",
+        );
+    }
+}
+
+#[test]
+fn c1_rd_to_rd_other_group_is_tight() {
+    for (name, t) in with_group_variants() {
+        let (mut setup, t0) = two_open(&t, 0, 1);
+        setup.push((t0, Command::rd(0, ROW, 0)));
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::rd(1, ROW, 0),
+            t0 + ccd_s(&t),
+            "C1",
+        );
+    }
+}
+
+#[test]
+fn c2_wr_to_wr_same_group_is_tight() {
+    for (name, t) in with_group_variants() {
+        let (mut setup, t0) = two_open(&t, 0, 4);
+        setup.push((t0, Command::wr(0, ROW, 0)));
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::wr(4, ROW, 0),
+            t0 + ccd_l(&t),
+            "C2",
+        );
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::wra(0, ROW, 1),
+            t0 + ccd_l(&t),
+            "C2",
+        );
+    }
+}
+
+#[test]
+fn c2_wr_to_wr_other_group_is_tight() {
+    for (name, t) in with_group_variants() {
+        let (mut setup, t0) = two_open(&t, 0, 1);
+        setup.push((t0, Command::wr(0, ROW, 0)));
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::wr(1, ROW, 0),
+            t0 + ccd_s(&t),
+            "C2",
+        );
+    }
+}
+
+#[test]
+fn c3_wr_to_rd_same_group_is_tight() {
+    for (name, t) in with_group_variants() {
+        let (mut setup, t0) = two_open(&t, 0, 4);
+        setup.push((t0, Command::wr(0, ROW, 0)));
+        let at = t0 + u(t.t_cwl + t.t_bl) + wtr_l(&t);
+        assert_tight(name, &t, &setup, Command::rd(4, ROW, 0), at, "C3");
+        assert_tight(name, &t, &setup, Command::rd(0, ROW, 0), at, "C3");
+    }
+}
+
+#[test]
+fn c3_wr_to_rd_other_group_is_tight() {
+    for (name, t) in with_group_variants() {
+        let (mut setup, t0) = two_open(&t, 0, 1);
+        setup.push((t0, Command::wr(0, ROW, 0)));
+        let at = t0 + u(t.t_cwl + t.t_bl + t.t_wtrs);
+        assert_tight(name, &t, &setup, Command::rd(1, ROW, 0), at, "C3");
+    }
+}
+
+#[test]
+fn c4_rd_to_wr_is_tight() {
+    for (name, t) in with_group_variants() {
+        let (mut setup, t0) = two_open(&t, 0, 1);
+        setup.push((t0, Command::rd(0, ROW, 0)));
+        let at = t0 + u(t.t_cl + t.t_bl + t.t_rtw - t.t_cwl);
+        assert_tight(name, &t, &setup, Command::wr(1, ROW, 0), at, "C4");
+        assert_tight(name, &t, &setup, Command::wr(0, ROW, 0), at, "C4");
+    }
+}
+
+#[test]
+fn c5_rd_to_pre_is_tight() {
+    for (name, t) in presets() {
+        let r = u(t.t_ras);
+        let setup = [(0, Command::act(2, ROW)), (r, Command::rd(2, ROW, 0))];
+        assert_tight(name, &t, &setup, Command::pre(2), r + u(t.t_rtp), "C5");
+        assert_tight(name, &t, &setup, Command::prea(), r + u(t.t_rtp), "C5");
+    }
+}
+
+#[test]
+fn c6_wr_to_pre_is_tight() {
+    for (name, t) in presets() {
+        let r = u(t.t_ras);
+        let setup = [(0, Command::act(2, ROW)), (r, Command::wr(2, ROW, 0))];
+        assert_tight(name, &t, &setup, Command::pre(2), r + wr_pre(&t), "C6");
+        assert_tight(name, &t, &setup, Command::prea(), r + wr_pre(&t), "C6");
+    }
+}
+
+#[test]
+fn c7_rda_auto_precharge_is_tight() {
+    for (name, t) in presets() {
+        // Late RDA: the internal precharge is at t_RDA + tRTP.
+        let r = u(t.t_ras);
+        let setup = [(0, Command::act(5, ROW)), (r, Command::rda(5, ROW, 0))];
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::act(5, 1),
+            r + u(t.t_rtp + t.t_rp),
+            "C7",
+        );
+        // Early RDA: tRAS lockout holds the precharge until t_ACT + tRAS; with tRC = tRAS + tRP
+        // R4 binds at the same cycle.
+        let setup = [
+            (0, Command::act(5, ROW)),
+            (u(t.t_rcd), Command::rda(5, ROW, 0)),
+        ];
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::act(5, 1),
+            u(t.t_ras + t.t_rp),
+            "R4",
+        );
+        // The bank is closed by the RDA at once.
+        let mut ch = Channel::new(t);
+        ch.issue(&Command::act(5, ROW), 0).unwrap();
+        ch.issue(&Command::rda(5, ROW, 0), u(t.t_rcd)).unwrap();
+        assert_eq!(ch.open_row(5), None);
+        assert_eq!(ch.earliest(&Command::rd(5, ROW, 0), 100), None);
+        assert_eq!(ch.earliest(&Command::pre(5), 100), None);
+    }
+}
+
+#[test]
+fn c8_wra_auto_precharge_is_tight() {
+    for (name, t) in presets() {
+        let r = u(t.t_ras);
+        let setup = [(0, Command::act(5, ROW)), (r, Command::wra(5, ROW, 0))];
+        let at = r + wr_pre(&t) + u(t.t_rp);
+        assert_tight(name, &t, &setup, Command::act(5, 1), at, "C8");
+        // Early WRA: write recovery ends before tRAS, the lockout binds (with R4).
+        let w = u(t.t_rcdwr);
+        assert!(w + wr_pre(&t) < r, "{name}");
+        let setup = [(0, Command::act(5, ROW)), (w, Command::wra(5, ROW, 0))];
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::act(5, 1),
+            u(t.t_ras + t.t_rp),
+            "R4",
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refresh
+
+#[test]
+fn f1_ref_after_prea_is_tight() {
+    for (name, t) in presets() {
+        let r = u(t.t_ras);
+        let setup = [(0, Command::act(0, ROW)), (r, Command::prea())];
+        assert_tight(name, &t, &setup, Command::refresh(), r + u(t.t_rp), "F1");
+        let setup = [(0, Command::act(0, ROW)), (r, Command::pre(0))];
+        assert_tight(name, &t, &setup, Command::refresh(), r + u(t.t_rp), "F1");
+        let setup = [(0, Command::act(0, ROW)), (r, Command::rda(0, ROW, 0))];
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::refresh(),
+            r + u(t.t_rtp + t.t_rp),
+            "F1",
+        );
+        let setup = [(0, Command::act(0, ROW)), (r, Command::wra(0, ROW, 0))];
+        let at = r + wr_pre(&t) + u(t.t_rp);
+        assert_tight(name, &t, &setup, Command::refresh(), at, "F1");
+        // ACT -> REF needs tRC (visible when tRC > tRAS + tRP).
+        let t = Timing {
+            t_rc: t.t_ras + t.t_rp + 5,
+            ..t
+        };
+        let setup = [(0, Command::act(0, ROW)), (r, Command::pre(0))];
+        assert_tight(name, &t, &setup, Command::refresh(), u(t.t_rc), "F1");
+    }
+}
+
+#[test]
+fn f2_act_after_ref_is_tight() {
+    for (name, t) in presets() {
+        let setup = [(5, Command::refresh())];
+        assert_tight(name, &t, &setup, Command::act(0, ROW), 5 + u(t.t_rfc), "F2");
+        assert_tight(name, &t, &setup, Command::refresh(), 5 + u(t.t_rfc), "F2");
+        // REF does not hold PREA.
+        let mut ch = Channel::new(t);
+        ch.issue(&Command::refresh(), 5).unwrap();
+        assert!(ch.can_issue(&Command::prea(), 6), "{name}");
+    }
+}
+
+#[test]
+fn f3_refresh_is_due_every_trefi_until_issued() {
+    for (name, t) in presets() {
+        let i = u(t.t_refi);
+        let mut ch = Channel::new(t);
+        assert_eq!(ch.refresh_due_at(), Some(i));
+        assert!(!ch.refresh_due(i - 1), "{name}");
+        assert!(ch.refresh_due(i), "{name}");
+        assert!(ch.refresh_due(i + 1000), "{name}: stays due");
+        ch.issue(&Command::refresh(), i + 3).unwrap();
+        assert!(!ch.refresh_due(i + 4), "{name}");
+        assert!(!ch.refresh_due(2 * i + 2), "{name}");
+        assert!(ch.refresh_due(2 * i + 3), "{name}");
+
+        let ch = Channel::new(t.with_refresh(false));
+        assert_eq!(ch.refresh_due_at(), None);
+        assert!(!ch.refresh_due(100 * i), "{name}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structural and state rules
+
+#[test]
+fn b1_one_command_per_cycle() {
+    for (name, t) in presets() {
+        let mut ch = Channel::new(t);
+        ch.issue(&Command::act(0, ROW), 10).unwrap();
+        // A bank with nothing pending is still refused in the same cycle, and before it.
+        for c in [10, 9, 0] {
+            let e = ch.issue(&Command::refresh(), c);
+            assert!(e.is_err(), "{name}");
+        }
+        let e = ch.check_issue(&Command::prea(), 10).unwrap_err();
+        // PREA waits for tRAS; the later bound wins.
+        assert_eq!(rule_family(e.rule), "R3", "{name}");
+        let mut ch = Channel::new(t);
+        ch.issue(&Command::refresh(), 10).unwrap();
+        let e = ch.issue(&Command::prea(), 10).unwrap_err();
+        assert_eq!(rule_family(e.rule), "B1", "{name}");
+        assert!(ch.can_issue(&Command::prea(), 11), "{name}");
+    }
+}
+
+#[test]
+fn b2_data_completion_and_bus_occupancy() {
+    for (name, t) in presets() {
+        let mut ch = Channel::new(t);
+        ch.issue(&Command::act(0, ROW), 0).unwrap();
+        let rd_at = u(t.t_rcd);
+        let done = ch.issue(&Command::rd(0, ROW, 0), rd_at).unwrap();
+        assert_eq!(done, Some(rd_at + u(t.t_cl + t.t_bl)), "{name}");
+        let wr_at = ch.earliest(&Command::wr(0, ROW, 0), rd_at).unwrap();
+        let done = ch.issue(&Command::wr(0, ROW, 0), wr_at).unwrap();
+        assert_eq!(done, Some(wr_at + u(t.t_cwl + t.t_bl)), "{name}");
+        // The write burst starts after the read burst ends (B2 follows from C4).
+        assert!(wr_at + u(t.t_cwl) >= rd_at + u(t.t_cl + t.t_bl), "{name}");
+        assert_eq!(ch.stats().data_bus_busy, 2 * u(t.t_bl), "{name}");
+        assert_eq!(ch.issue(&Command::act(1, ROW), wr_at + 1000).unwrap(), None);
+    }
+}
+
+#[test]
+fn b3_state_rules() {
+    for (name, t) in presets() {
+        let mut ch = Channel::new(t);
+        let family = |ch: &Channel, cmd: Command, now| {
+            let e = ch.check_issue(&cmd, now).unwrap_err();
+            assert_eq!(e.earliest, None, "{name}");
+            assert_eq!(ch.earliest(&cmd, now), None, "{name}");
+            rule_family(e.rule).to_string()
+        };
+        // Closed bank: no column command, no PRE.
+        assert_eq!(family(&ch, Command::rd(0, ROW, 0), 50), "B3");
+        assert_eq!(family(&ch, Command::wra(0, ROW, 0), 50), "B3");
+        assert_eq!(family(&ch, Command::pre(0), 50), "B3");
+        assert_eq!(family(&ch, Command::act(t.banks, ROW), 50), "B3");
+        ch.issue(&Command::act(0, ROW), 0).unwrap();
+        assert_eq!(ch.open_row(0), Some(ROW));
+        // Open bank: no second ACT, no column command to another row, no REF.
+        assert_eq!(family(&ch, Command::act(0, ROW + 1), 500), "B3");
+        assert_eq!(family(&ch, Command::rd(0, ROW + 1, 0), 500), "B3");
+        assert_eq!(family(&ch, Command::refresh(), 500), "B3");
+        // PREA is always allowed by state.
+        assert!(ch.can_issue(&Command::prea(), 500), "{name}");
+        ch.issue(&Command::prea(), 500).unwrap();
+        assert!(!ch.any_open());
+        assert!(ch.can_issue(&Command::prea(), 501), "{name}");
+        assert!(ch.can_issue(&Command::refresh(), 600), "{name}");
+    }
+}
+
+#[test]
+fn bank_groups_disabled_use_short_values() {
+    for (name, t) in presets() {
+        let t = Timing {
+            bank_groups: 1,
+            t_rrdl: t.t_rrds + 3,
+            t_wtrl: t.t_wtrs + 3,
+            ..t
+        };
+        let setup = [(0, Command::act(0, ROW))];
+        assert_tight(name, &t, &setup, Command::act(4, ROW), u(t.t_rrds), "R6");
+        let (mut setup, t0) = two_open(&t, 0, 4);
+        setup.push((t0, Command::rd(0, ROW, 0)));
+        assert_tight(
+            name,
+            &t,
+            &setup,
+            Command::rd(4, ROW, 0),
+            t0 + ccd_s(&t),
+            "C1",
+        );
+    }
+}
+
+#[test]
+fn closed_forms_match_gpgpusim_derived_values() {
+    // Notes §1.5 derived table, GTX480: tRCDWR 7, tRTW 12, tWTR 11, tWTP 18 (from the command).
+    let t = Timing::gddr5_gtx480();
+    let mut ch = Channel::new(t);
+    ch.issue(&Command::act(0, ROW), 0).unwrap();
+    assert_eq!(ch.earliest(&Command::wr(0, ROW, 0), 1), Some(7));
+    ch.issue(&Command::wr(0, ROW, 0), 100).unwrap();
+    assert_eq!(ch.earliest(&Command::rd(0, ROW, 0), 101), Some(111));
+    assert_eq!(ch.earliest(&Command::pre(0), 101), Some(118));
+    ch.issue(&Command::rd(0, ROW, 0), 111).unwrap();
+    assert_eq!(ch.earliest(&Command::wr(0, ROW, 0), 112), Some(123));
+    // GDDR6 with Table 2's CL/RCD and the RTX2060 WL/CDLR: tWTR 22, tRTW 18, tWTP 32, tRCDWR 11.
+    let t = Timing::gddr6_rtx2060s();
+    let mut ch = Channel::new(t);
+    ch.issue(&Command::act(0, ROW), 0).unwrap();
+    assert_eq!(ch.earliest(&Command::wr(0, ROW, 0), 1), Some(11));
+    ch.issue(&Command::wr(0, ROW, 0), 100).unwrap();
+    assert_eq!(ch.earliest(&Command::rd(0, ROW, 0), 101), Some(122));
+    assert_eq!(ch.earliest(&Command::pre(0), 101), Some(132));
+    ch.issue(&Command::rd(0, ROW, 0), 122).unwrap();
+    assert_eq!(ch.earliest(&Command::wr(0, ROW, 0), 123), Some(140));
+}
+
+#[test]
+fn stats_count_commands_and_row_hits() {
+    let t = Timing::gddr6_rtx2060s();
+    let mut ch = Channel::new(t);
+    let mut now = 0;
+    let mut go = |ch: &mut Channel, cmd: Command| {
+        now = ch.earliest(&cmd, now).unwrap();
+        ch.issue(&cmd, now).unwrap();
+        now += 1;
+    };
+    go(&mut ch, Command::act(0, 1));
+    go(&mut ch, Command::rd(0, 1, 0));
+    go(&mut ch, Command::rd(0, 1, 1));
+    go(&mut ch, Command::wra(0, 1, 2));
+    go(&mut ch, Command::act(0, 2));
+    go(&mut ch, Command::wr(0, 2, 0));
+    go(&mut ch, Command::prea());
+    go(&mut ch, Command::refresh());
+    let s = ch.stats();
+    assert_eq!(s.count(CmdKind::Act), 2);
+    assert_eq!(s.count(CmdKind::Rd), 2);
+    assert_eq!(s.count(CmdKind::Wra), 1);
+    assert_eq!(s.count(CmdKind::Wr), 1);
+    assert_eq!(s.count(CmdKind::PreA), 1);
+    assert_eq!(s.count(CmdKind::Ref), 1);
+    assert_eq!(s.count(CmdKind::Pre), 0);
+    assert_eq!((s.row_misses, s.row_hits), (2, 2));
+    assert_eq!(s.data_bus_busy, 4 * u(t.t_bl));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing sets
+
+#[test]
+fn presets_validate_and_invalid_timings_are_refused() {
+    for (name, t) in presets() {
+        assert_eq!(t.validate(), Ok(()), "{name}");
+    }
+    let g6 = Timing::gddr6_rtx2060s();
+    let bad = [
+        (Timing { t_rc: 62, ..g6 }, "t_rc"), // seed 004 Table 2's value, < tRAS + tRP
+        (
+            Timing {
+                bank_groups: 3,
+                ..g6
+            },
+            "bank_groups",
+        ),
+        (
+            Timing {
+                bank_groups: 0,
+                ..g6
+            },
+            "bank_groups",
+        ),
+        (Timing { banks: 0, ..g6 }, "banks"),
+        (Timing { t_bl: 0, ..g6 }, "t_bl"),
+        (Timing { t_ccdl: 2, ..g6 }, "t_ccdl"),
+        (Timing { t_rrdl: 9, ..g6 }, "t_rrdl"),
+        (Timing { t_wtrs: 11, ..g6 }, "t_wtrl"),
+        (Timing { t_refi: 400, ..g6 }, "t_refi"),
+    ];
+    for (t, param) in bad {
+        let e = t.validate().unwrap_err();
+        assert_eq!(e.param, param, "{e}");
+        assert!(Channel::try_new(t).is_err());
+    }
+    // Refresh off: tREFI is not checked.
+    assert_eq!(
+        Timing { t_refi: 0, ..g6 }.with_refresh(false).validate(),
+        Ok(())
+    );
+    let s = serde_json::to_string(&g6).unwrap();
+    let back: Timing = serde_json::from_str(&s).unwrap();
+    assert_eq!(back, g6);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trace format
+
+#[test]
+fn trace_lines_round_trip() {
+    let cmds = [
+        Command::act(3, 4095),
+        Command::pre(15),
+        Command::prea(),
+        Command::rd(1, 2, 3),
+        Command::wr(1, 2, 4),
+        Command::rda(0, 9, 63),
+        Command::wra(7, 8, 1),
+        Command::refresh(),
+    ];
+    let mut w = CommandTrace::new(Vec::new());
+    for (i, c) in cmds.iter().enumerate() {
+        w.record(&TraceCmd::new(1000 + i as u64, 5, c)).unwrap();
+    }
+    assert_eq!(w.written(), 8);
+    let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+    assert!(text.starts_with("1000,5,3,ACT,4095,0\n1001,5,15,PRE,0,0\n1002,5,0,PREA,0,0\n"));
+    let parsed = parse_trace(&format!("# header\n\n{text}")).unwrap();
+    let back: Vec<Command> = parsed.iter().map(TraceCmd::command).collect();
+    assert_eq!(back, cmds);
+    assert_eq!(parsed[7].cycle, 1007);
+    assert_eq!(parsed[7].channel, 5);
+    assert_eq!(
+        TraceCmd::parse_line(" 1, 2, 3, RDA, 4, 5 ", 1)
+            .unwrap()
+            .kind,
+        CmdKind::Rda
+    );
+}
+
+#[test]
+fn trace_parse_errors_name_the_line() {
+    let cases = [
+        ("1,0,0,ACT,1", "expected 6"),
+        ("1,0,0,NOP,1,0", "unknown command `NOP`"),
+        ("x,0,0,ACT,1,0", "cycle `x`"),
+        ("1,0,0,ACT,4294967296,0", "row 4294967296 does not fit"),
+        ("1,0,-1,ACT,1,0", "bank `-1`"),
+        ("1,0,0,act,1,0", "unknown command"),
+    ];
+    for (line, want) in cases {
+        let text = format!("0,0,0,ACT,1,0\n\n{line}\n");
+        let e = parse_trace(&text).unwrap_err();
+        assert_eq!(e.line, 3, "{line}");
+        let msg = e.to_string();
+        assert!(msg.starts_with("command trace line 3: "), "{msg}");
+        assert!(msg.contains(want), "{msg}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Peak streaming bandwidth
+
+/// Open-page streaming reads over every bank: one row per bank stays open; reads go round-robin
+/// over the banks (consecutive banks are in different groups); ACTs fill free command slots; when
+/// a refresh is due, the stream stops, PREA, REF, and the banks are re-opened.
+fn stream_reads(t: Timing, cycles: u64) -> ChannelStats {
+    let mut ch = Channel::new(t);
+    let banks = t.banks;
+    let (mut next, mut col) = (0u32, 0u32);
+    for now in 0..cycles {
+        if ch.refresh_due(now) {
+            let cmd = if ch.any_open() {
+                Command::prea()
+            } else {
+                Command::refresh()
+            };
+            if ch.can_issue(&cmd, now) {
+                ch.issue(&cmd, now).unwrap();
+            }
+            continue;
+        }
+        let read = (0..banks).map(|k| (next + k) % banks).find_map(|b| {
+            let cmd = Command::rd(b, ch.open_row(b)?, col);
+            ch.can_issue(&cmd, now).then_some(cmd)
+        });
+        if let Some(cmd) = read {
+            ch.issue(&cmd, now).unwrap();
+            next = (cmd.bank + 1) % banks;
+            col = (col + 1) % 32;
+            continue;
+        }
+        let act = (0..banks)
+            .filter(|&b| ch.open_row(b).is_none())
+            .map(|b| Command::act(b, 0))
+            .find(|cmd| ch.can_issue(cmd, now));
+        if let Some(cmd) = act {
+            ch.issue(&cmd, now).unwrap();
+        }
+    }
+    ch.stats()
+}
+
+const STREAM_CYCLES: u64 = 1_000_000;
+/// Allowed distance (absolute utilisation) between the measured stream with refresh and
+/// `refresh_efficiency`: the estimate ignores the few cycles of re-opening the banks.
+const REFRESH_TOLERANCE: f64 = 0.005;
+
+#[test]
+fn peak_streaming_bandwidth() {
+    let standards = [
+        (
+            "GDDR5 GTX480",
+            Timing::gddr5_gtx480(),
+            timing::gddr5::ATOM_BYTES,
+            timing::gddr5::CLOCK_MHZ,
+            timing::gddr5::CHANNELS,
+        ),
+        (
+            "GDDR6 RTX2060S",
+            Timing::gddr6_rtx2060s(),
+            timing::gddr6::ATOM_BYTES,
+            timing::gddr6::CLOCK_MHZ,
+            timing::gddr6::CHANNELS,
+        ),
+    ];
+    for (name, t, atom, mhz, channels) in standards {
+        let peak = peak_bandwidth_gbs(&t, atom, mhz, channels);
+        let per_cycle = f64::from(atom) / f64::from(t.t_bl.max(t.t_ccds));
+        println!(
+            "{name}: theoretical {per_cycle:.2} B/cycle/channel, {peak:.1} GB/s over {channels} channels"
+        );
+        for refresh in [false, true] {
+            let t = t.with_refresh(refresh);
+            let s = stream_reads(t, STREAM_CYCLES);
+            let util = s.bus_utilization(STREAM_CYCLES);
+            let expected = refresh_efficiency(&t);
+            println!(
+                "{name} refresh {}: utilisation {util:.4} (expected {expected:.4}), \
+                 {:.2} B/cycle/channel, {:.1} GB/s; {} REF, {} ACT, {} RD",
+                if refresh { "on " } else { "off" },
+                util * per_cycle,
+                util * peak,
+                s.count(CmdKind::Ref),
+                s.count(CmdKind::Act),
+                s.count(CmdKind::Rd),
+            );
+            if refresh {
+                assert!(s.count(CmdKind::Ref) >= STREAM_CYCLES / u(t.t_refi + t.t_rfc));
+                assert!(
+                    (util - expected).abs() <= REFRESH_TOLERANCE,
+                    "{name}: utilisation {util} vs expected {expected}"
+                );
+            } else {
+                assert!(util >= 0.97, "{name}: utilisation {util}");
+            }
+        }
+    }
+    assert!((peak_bandwidth_gbs(&Timing::gddr5_gtx480(), 64, 924.0, 6) - 177.408).abs() < 1e-9);
+    assert!((peak_bandwidth_gbs(&Timing::gddr6_rtx2060s(), 32, 3500.0, 16) - 448.0).abs() < 1e-9);
+}

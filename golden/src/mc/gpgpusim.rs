@@ -1,0 +1,712 @@
+//! Reading GPGPU-Sim / Accel-Sim configuration files (`gpgpusim.config`, `trace.config`) and
+//! importing the DRAM side of the memory system from them (notes §1.0, §1.2, §1.4-§1.6).
+//!
+//! * [`GpgpusimOptions`] is the option file: `#` comments, `-option value` pairs, quoted values
+//!   spanning tokens, last one wins; files are layered with [`GpgpusimOptions::layer`] (Accel-Sim
+//!   loads `trace.config` after `gpgpusim.config`).
+//! * [`GpgpusimDramTiming`] is `-gpgpu_dram_timing_opt` in both forms, with the derived values
+//!   ([`DerivedTiming`]).
+//! * [`import`] gathers what warpsmith takes from a configuration ([`DramImport`]), with GPGPU-Sim's
+//!   defaults for options a file does not set.
+//!
+//! Unknown options are kept, not rejected: GPGPU-Sim knows hundreds of options and only the
+//! memory-system ones matter here (GPGPU-Sim itself treats an unknown option as fatal).
+
+use std::collections::BTreeMap;
+
+use thiserror::Error;
+
+use super::mapping::{AddressMap, MappingError};
+
+/// A malformed option file.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum OptionsError {
+    #[error(
+        "{source_name} line {line}: expected an option name starting with `-`, found `{token}`"
+    )]
+    ExpectedOption {
+        source_name: String,
+        line: usize,
+        token: String,
+    },
+    #[error("{source_name} line {line}: option `{option}` has no value")]
+    MissingValue {
+        source_name: String,
+        line: usize,
+        option: String,
+    },
+    #[error(
+        "{source_name} line {line}: the value of `{option}` opens a `\"` that is never closed"
+    )]
+    UnterminatedQuote {
+        source_name: String,
+        line: usize,
+        option: String,
+    },
+}
+
+/// One option's value and where it was set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionValue {
+    /// The value, quotes removed (a quoted value's tokens joined with one space).
+    pub value: String,
+    /// The `source_name` given to [`GpgpusimOptions::parse`].
+    pub source: String,
+    /// 1-based line of the option name.
+    pub line: usize,
+}
+
+/// The options of one or more layered GPGPU-Sim option files.
+///
+/// Syntax (GPGPU-Sim `OptionParser::ParseFile`): everything from the first `#` of a line is a
+/// comment (even inside quotes), lines are joined, the text is split on whitespace and read as
+/// `-option value` pairs. A value starting with `"` runs until a token ending with `"`; its parts
+/// are joined with one space and the quotes removed. An option given twice keeps the last value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GpgpusimOptions {
+    /// Keyed by the name without its leading `-`.
+    options: BTreeMap<String, OptionValue>,
+}
+
+impl GpgpusimOptions {
+    /// Parses one option file; `source_name` (e.g. the file name) appears in errors and in
+    /// [`OptionValue::source`].
+    pub fn parse(text: &str, source_name: &str) -> Result<GpgpusimOptions, OptionsError> {
+        let mut tokens: Vec<(&str, usize)> = Vec::new();
+        for (index, line) in text.lines().enumerate() {
+            let code = line.find('#').map_or(line, |hash| &line[..hash]);
+            tokens.extend(code.split_whitespace().map(|t| (t, index + 1)));
+        }
+
+        let mut options = BTreeMap::new();
+        let mut i = 0;
+        while i < tokens.len() {
+            let (name_token, line) = tokens[i];
+            let name = match name_token.strip_prefix('-') {
+                Some(name) if !name.is_empty() => name,
+                _ => {
+                    return Err(OptionsError::ExpectedOption {
+                        source_name: source_name.to_string(),
+                        line,
+                        token: name_token.to_string(),
+                    })
+                }
+            };
+            let Some(&(first, _)) = tokens.get(i + 1) else {
+                return Err(OptionsError::MissingValue {
+                    source_name: source_name.to_string(),
+                    line,
+                    option: name_token.to_string(),
+                });
+            };
+            i += 2;
+            let value = match first.strip_prefix('"') {
+                None => first.to_string(),
+                Some(rest) => {
+                    if let Some(whole) = rest.strip_suffix('"') {
+                        whole.to_string()
+                    } else {
+                        let mut parts = vec![rest];
+                        loop {
+                            let Some(&(token, _)) = tokens.get(i) else {
+                                return Err(OptionsError::UnterminatedQuote {
+                                    source_name: source_name.to_string(),
+                                    line,
+                                    option: name_token.to_string(),
+                                });
+                            };
+                            i += 1;
+                            if let Some(last) = token.strip_suffix('"') {
+                                parts.push(last);
+                                break;
+                            }
+                            parts.push(token);
+                        }
+                        parts.join(" ")
+                    }
+                }
+            };
+            options.insert(
+                name.to_string(),
+                OptionValue {
+                    value,
+                    source: source_name.to_string(),
+                    line,
+                },
+            );
+        }
+        Ok(GpgpusimOptions { options })
+    }
+
+    /// Layers `other` on top: its options override these (as `-config A -config B` does).
+    pub fn layer(&mut self, other: GpgpusimOptions) {
+        self.options.extend(other.options);
+    }
+
+    /// The value of an option, named with or without its leading `-`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.entry(name).map(|v| v.value.as_str())
+    }
+
+    /// The value of an option and where it was set.
+    pub fn entry(&self, name: &str) -> Option<&OptionValue> {
+        self.options.get(name.strip_prefix('-').unwrap_or(name))
+    }
+
+    /// Every option, by name (without the leading `-`).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &OptionValue)> {
+        self.options.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Number of distinct options.
+    pub fn len(&self) -> usize {
+        self.options.len()
+    }
+
+    /// Whether no option is set.
+    pub fn is_empty(&self) -> bool {
+        self.options.is_empty()
+    }
+}
+
+/// A malformed `-gpgpu_dram_timing_opt` string, or a zero data/command ratio.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum TimingError {
+    #[error(
+        "positional DRAM timing `{text}` has {count} fields; expected 11 to 14 (nbk:tCCD:tRRD:tRCD:tRAS:tRP:tRC:CL:WL:tCDLR:tWR[:nbkgrp:tCCDL:tRTPL])"
+    )]
+    FieldCount { text: String, count: usize },
+    #[error("DRAM timing field `{field}` = `{value}` is not an unsigned 32-bit integer")]
+    NotANumber { field: String, value: String },
+    #[error(
+        "unknown DRAM timing field `{field}`; known fields: nbk, CCD, RRD, RCD, RAS, RP, RC, CL, WL, CDLR, WR, nbkgrp, CCDL, RTPL"
+    )]
+    UnknownField { field: String },
+    #[error("DRAM timing field `{field}` has no value (expected `{field}=<cycles>`)")]
+    MissingValue { field: String },
+    #[error(
+        "DRAM timing `{text}` does not set `{field}` (only nbkgrp, CCDL and RTPL have defaults)"
+    )]
+    MissingField { text: String, field: &'static str },
+    #[error("DRAM timing: {message}")]
+    Invalid { message: String },
+    #[error("the DRAM data/command frequency ratio must be at least 1, got 0")]
+    ZeroRatio,
+}
+
+/// `-gpgpu_dram_timing_opt`: bank count and timing parameters in DRAM command cycles (notes §1.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GpgpusimDramTiming {
+    /// Banks per channel.
+    pub nbk: u32,
+    /// Column-to-column delay (global across banks).
+    pub t_ccd: u32,
+    /// Activate-to-activate delay, different banks.
+    pub t_rrd: u32,
+    /// Activate to read.
+    pub t_rcd: u32,
+    /// Activate to precharge.
+    pub t_ras: u32,
+    /// Precharge period.
+    pub t_rp: u32,
+    /// Activate to activate, same bank.
+    pub t_rc: u32,
+    /// CAS (read) latency.
+    pub cl: u32,
+    /// Write latency.
+    pub wl: u32,
+    /// Last write data to read command.
+    pub t_cdlr: u32,
+    /// Write recovery: last write data to precharge.
+    pub t_wr: u32,
+    /// Bank groups (a power of two dividing `nbk`).
+    pub nbkgrp: u32,
+    /// Column-to-column delay within a bank group.
+    pub t_ccdl: u32,
+    /// Read to precharge within a bank group.
+    pub t_rtpl: u32,
+}
+
+/// The values GPGPU-Sim derives from the timing, burst length and data/command ratio (§1.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DerivedTiming {
+    /// Data-bus command cycles of one burst, `BL / ratio` (integer division, as GPGPU-Sim).
+    pub burst_cycles: u32,
+    /// `tRCDWR = RCD - (WL + 1)`: activate to write.
+    pub t_rcdwr: u32,
+    /// `tRTW = CL + BL/ratio + 2 - WL`: read to write turnaround.
+    pub t_rtw: u32,
+    /// `tWTR = WL + BL/ratio + CDLR`: write to read turnaround.
+    pub t_wtr: u32,
+    /// `tWTP = WL + BL/ratio + WR`: write to precharge.
+    pub t_wtp: u32,
+    /// Per-bank read to precharge, `RTPc = BL/ratio`.
+    pub t_rtp: u32,
+}
+
+/// Field names of the named form, in positional order.
+const TIMING_FIELDS: [&str; 14] = [
+    "nbk", "CCD", "RRD", "RCD", "RAS", "RP", "RC", "CL", "WL", "CDLR", "WR", "nbkgrp", "CCDL",
+    "RTPL",
+];
+
+/// Fields 0..11 are required; `nbkgrp`, `CCDL`, `RTPL` default to 1, 0, 0.
+const TIMING_REQUIRED: usize = 11;
+const TIMING_OPTIONAL_DEFAULTS: [u32; 3] = [1, 0, 0];
+
+impl Default for GpgpusimDramTiming {
+    /// GPGPU-Sim's default, [`GpgpusimDramTiming::DEFAULT_OPTION`].
+    fn default() -> Self {
+        GpgpusimDramTiming::from_fields([4, 2, 8, 12, 21, 13, 34, 9, 4, 5, 13, 1, 0, 0])
+    }
+}
+
+impl GpgpusimDramTiming {
+    /// GPGPU-Sim's default value of `-gpgpu_dram_timing_opt`.
+    pub const DEFAULT_OPTION: &'static str = "4:2:8:12:21:13:34:9:4:5:13:1:0:0";
+
+    fn from_fields(f: [u32; 14]) -> GpgpusimDramTiming {
+        GpgpusimDramTiming {
+            nbk: f[0],
+            t_ccd: f[1],
+            t_rrd: f[2],
+            t_rcd: f[3],
+            t_ras: f[4],
+            t_rp: f[5],
+            t_rc: f[6],
+            cl: f[7],
+            wl: f[8],
+            t_cdlr: f[9],
+            t_wr: f[10],
+            nbkgrp: f[11],
+            t_ccdl: f[12],
+            t_rtpl: f[13],
+        }
+    }
+
+    /// Parses `-gpgpu_dram_timing_opt`.
+    ///
+    /// * Named form (the string contains `=`): `name=value` pairs separated by any of `=`, `:`,
+    ///   `;` (and whitespace, which a quoted value split over lines contains), in any order; names
+    ///   are matched case-insensitively; a name given twice keeps the last value. All fields but
+    ///   `nbkgrp`, `CCDL`, `RTPL` (defaults 1, 0, 0) are required.
+    /// * Legacy positional form: `nbk:tCCD:tRRD:tRCD:tRAS:tRP:tRC:CL:WL:tCDLR:tWR[:nbkgrp:tCCDL:tRTPL]`;
+    ///   11 to 14 fields, missing trailing ones take the same defaults.
+    ///
+    /// Checks: `nbk >= 1`, `nbkgrp` a power of two dividing `nbk`.
+    pub fn parse(text: &str) -> Result<GpgpusimDramTiming, TimingError> {
+        let mut fields: [Option<u32>; 14] = [None; 14];
+        let number = |field: &str, value: &str| {
+            value
+                .trim()
+                .parse::<u32>()
+                .map_err(|_| TimingError::NotANumber {
+                    field: field.to_string(),
+                    value: value.trim().to_string(),
+                })
+        };
+        if text.contains('=') {
+            let tokens: Vec<&str> = text
+                .split(|c: char| matches!(c, '=' | ':' | ';') || c.is_whitespace())
+                .filter(|t| !t.is_empty())
+                .collect();
+            for pair in tokens.chunks(2) {
+                let name = pair[0];
+                let Some(index) = TIMING_FIELDS
+                    .iter()
+                    .position(|f| f.eq_ignore_ascii_case(name))
+                else {
+                    return Err(TimingError::UnknownField {
+                        field: name.to_string(),
+                    });
+                };
+                let Some(value) = pair.get(1) else {
+                    return Err(TimingError::MissingValue {
+                        field: name.to_string(),
+                    });
+                };
+                fields[index] = Some(number(TIMING_FIELDS[index], value)?);
+            }
+            if let Some(missing) = (0..TIMING_REQUIRED).find(|&i| fields[i].is_none()) {
+                return Err(TimingError::MissingField {
+                    text: text.trim().to_string(),
+                    field: TIMING_FIELDS[missing],
+                });
+            }
+        } else {
+            let parts: Vec<&str> = text.trim().split(':').collect();
+            if !(TIMING_REQUIRED..=TIMING_FIELDS.len()).contains(&parts.len()) {
+                return Err(TimingError::FieldCount {
+                    text: text.trim().to_string(),
+                    count: parts.len(),
+                });
+            }
+            for (i, part) in parts.iter().enumerate() {
+                fields[i] = Some(number(TIMING_FIELDS[i], part)?);
+            }
+        }
+        let mut values = [0u32; 14];
+        for (i, v) in values.iter_mut().enumerate() {
+            *v = fields[i].unwrap_or_else(|| {
+                TIMING_OPTIONAL_DEFAULTS
+                    .get(i.wrapping_sub(TIMING_REQUIRED))
+                    .copied()
+                    .unwrap_or(0)
+            });
+        }
+        let timing = GpgpusimDramTiming::from_fields(values);
+        if timing.nbk == 0 {
+            return Err(TimingError::Invalid {
+                message: "nbk (banks per channel) must be at least 1, got 0".to_string(),
+            });
+        }
+        if timing.nbkgrp == 0
+            || !timing.nbkgrp.is_power_of_two()
+            || !timing.nbk.is_multiple_of(timing.nbkgrp)
+        {
+            return Err(TimingError::Invalid {
+                message: format!(
+                    "nbkgrp (bank groups) must be a power of two dividing nbk = {}, got {}",
+                    timing.nbk, timing.nbkgrp
+                ),
+            });
+        }
+        Ok(timing)
+    }
+
+    /// The derived values of §1.5 for burst length `burst_length` and data/command frequency ratio
+    /// `ratio`. A difference that would be negative (e.g. `RCD < WL + 1`) is 0: no extra wait
+    /// (GPGPU-Sim would wrap an unsigned counter). `-dram_elimnate_rw_turnaround` is not applied
+    /// here; [`import`] applies it.
+    pub fn derived(&self, burst_length: u32, ratio: u32) -> Result<DerivedTiming, TimingError> {
+        if ratio == 0 {
+            return Err(TimingError::ZeroRatio);
+        }
+        let burst = i64::from(burst_length / ratio);
+        let clamp = |v: i64| u32::try_from(v.max(0)).unwrap_or(u32::MAX);
+        let (cl, wl) = (i64::from(self.cl), i64::from(self.wl));
+        Ok(DerivedTiming {
+            burst_cycles: clamp(burst),
+            t_rcdwr: clamp(i64::from(self.t_rcd) - (wl + 1)),
+            t_rtw: clamp(cl + burst + 2 - wl),
+            t_wtr: clamp(wl + burst + i64::from(self.t_cdlr)),
+            t_wtp: clamp(wl + burst + i64::from(self.t_wr)),
+            t_rtp: clamp(burst),
+        })
+    }
+}
+
+/// `-gpgpu_dram_scheduler`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DramScheduler {
+    /// 0: first in, first out.
+    Fifo,
+    /// 1: first-ready, first-come first-served (the default).
+    FrFcfs,
+}
+
+/// `-gpgpu_memory_partition_indexing` (GPGPU-Sim 4.x): how channel and sub-partition are hashed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PartitionIndexing {
+    /// 0: linear (what [`AddressMap`] decodes).
+    Linear,
+    /// 1: XOR.
+    Xor,
+    /// 2: IPOLY.
+    Ipoly,
+    /// 4: random.
+    Random,
+    /// Any other value (3, PAE, asserts in GPGPU-Sim).
+    Other(u32),
+}
+
+/// Problems importing a configuration.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ImportError {
+    #[error("`-{option}` is not set; warpsmith needs it{hint}")]
+    MissingOption {
+        option: &'static str,
+        hint: &'static str,
+    },
+    #[error("`-{option}` = `{value}` ({location}): expected {expected}")]
+    BadValue {
+        option: &'static str,
+        value: String,
+        location: String,
+        expected: &'static str,
+    },
+    #[error("`-gpgpu_mem_addr_mapping` ({location}): {source}")]
+    Mapping {
+        location: String,
+        source: MappingError,
+    },
+    #[error("`-gpgpu_dram_timing_opt` ({location}): {source}")]
+    Timing {
+        location: String,
+        source: TimingError,
+    },
+    #[error("`-{option}` = {value} ({location}) is not supported: {reason}")]
+    Unsupported {
+        option: &'static str,
+        value: u32,
+        location: String,
+        reason: &'static str,
+    },
+    #[error("inconsistent configuration: {message}")]
+    Inconsistent { message: String },
+}
+
+/// What warpsmith imports from a GPGPU-Sim configuration: the DRAM side of the memory system.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DramImport {
+    /// `-gpgpu_n_mem`: memory channels (controllers).
+    pub channels: u32,
+    /// `-gpgpu_n_sub_partition_per_mchannel`: L2 slices per channel.
+    pub sub_partitions_per_channel: u32,
+    /// `-gpgpu_mem_addr_mapping` (+ `-dram_bnk_indexing_policy 1` as XOR bank hashing). Linear
+    /// partition indexing only: see [`DramImport::partition_indexing`].
+    pub address_map: AddressMap,
+    /// `-gpgpu_dram_timing_opt`.
+    pub timing: GpgpusimDramTiming,
+    /// Derived timing, with `-dram_elimnate_rw_turnaround 1` applied (tRTW = tWTR = 0).
+    pub derived: DerivedTiming,
+    /// `-gpgpu_dram_burst_length` (data-bus beats per column command).
+    pub burst_length: u32,
+    /// `-gpgpu_dram_buswidth`: bytes per chip per data beat.
+    pub bus_width_bytes: u32,
+    /// `-dram_data_command_freq_ratio`: data rate / command clock (4 GDDR5/6, 2 HBM).
+    pub data_command_ratio: u32,
+    /// `-gpgpu_n_mem_per_ctrlr`: DRAM chips per channel.
+    pub chips_per_channel: u32,
+    /// DRAM command clock in MHz: the 4th field of `-gpgpu_clock_domains`.
+    pub dram_clock_mhz: f64,
+    /// `-gpgpu_dram_scheduler`.
+    pub scheduler: DramScheduler,
+    /// `-gpgpu_frfcfs_dram_sched_queue_size`: scheduler entries per channel, 0 = unlimited.
+    pub scheduler_queue_size: u32,
+    /// Bytes moved by one column command: `burst_length * bus_width_bytes * chips_per_channel`.
+    pub atom_size: u32,
+    /// `-gpgpu_memory_partition_indexing`. Only [`PartitionIndexing::Linear`] is what
+    /// `address_map` decodes; other values are recorded (and listed in `unmodelled`) so callers
+    /// can refuse or approximate them.
+    pub partition_indexing: PartitionIndexing,
+    /// `-dram_dual_bus_interface` (HBM: a row and a column command per cycle).
+    pub dual_bus_interface: bool,
+    /// Options read whose effect the import does not model, one sentence each.
+    pub unmodelled: Vec<String>,
+}
+
+/// Where an option was set, for messages: `"gpgpusim.config line 14"` or `"GPGPU-Sim default"`.
+fn location(opts: &GpgpusimOptions, name: &str) -> String {
+    opts.entry(name).map_or_else(
+        || "GPGPU-Sim default".to_string(),
+        |v| format!("{} line {}", v.source, v.line),
+    )
+}
+
+/// An unsigned option with GPGPU-Sim's default.
+fn uint(opts: &GpgpusimOptions, name: &'static str, default: u32) -> Result<u32, ImportError> {
+    match opts.get(name) {
+        None => Ok(default),
+        Some(text) => text
+            .trim()
+            .parse::<u32>()
+            .map_err(|_| ImportError::BadValue {
+                option: name,
+                value: text.to_string(),
+                location: location(opts, name),
+                expected: "an unsigned 32-bit integer",
+            }),
+    }
+}
+
+/// An unsigned option that must be at least 1.
+fn positive(opts: &GpgpusimOptions, name: &'static str, default: u32) -> Result<u32, ImportError> {
+    let v = uint(opts, name, default)?;
+    if v == 0 {
+        return Err(ImportError::BadValue {
+            option: name,
+            value: "0".to_string(),
+            location: location(opts, name),
+            expected: "an integer >= 1",
+        });
+    }
+    Ok(v)
+}
+
+/// A 0/1 option.
+fn flag(opts: &GpgpusimOptions, name: &'static str) -> Result<bool, ImportError> {
+    match uint(opts, name, 0)? {
+        0 => Ok(false),
+        1 => Ok(true),
+        v => Err(ImportError::BadValue {
+            option: name,
+            value: v.to_string(),
+            location: location(opts, name),
+            expected: "0 or 1",
+        }),
+    }
+}
+
+/// Imports the DRAM side of a configuration. Options a file does not set take GPGPU-Sim's
+/// defaults (`-gpgpu_n_mem` 8, `-gpgpu_n_sub_partition_per_mchannel` 1, `-gpgpu_n_mem_per_ctrlr`
+/// 1, `-gpgpu_dram_buswidth` 4, `-gpgpu_dram_burst_length` 4, `-dram_data_command_freq_ratio` 2,
+/// `-gpgpu_dram_timing_opt` [`GpgpusimDramTiming::DEFAULT_OPTION`], `-gpgpu_clock_domains`
+/// `500.0:2000.0:2000.0:2000.0`, `-gpgpu_dram_scheduler` 1, `-gpgpu_frfcfs_dram_sched_queue_size`
+/// 0, indexing policies 0), except `-gpgpu_mem_addr_mapping`, which is required: the built-in mask
+/// sets of `-gpgpu_mem_address_mask` are not implemented.
+pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
+    const MAPPING: &str = "gpgpu_mem_addr_mapping";
+    const TIMING: &str = "gpgpu_dram_timing_opt";
+    let mut unmodelled = Vec::new();
+
+    let channels = positive(opts, "gpgpu_n_mem", 8)?;
+    let subs = positive(opts, "gpgpu_n_sub_partition_per_mchannel", 1)?;
+    let chips_per_channel = positive(opts, "gpgpu_n_mem_per_ctrlr", 1)?;
+    let bus_width_bytes = positive(opts, "gpgpu_dram_buswidth", 4)?;
+    let burst_length = positive(opts, "gpgpu_dram_burst_length", 4)?;
+    let data_command_ratio = positive(opts, "dram_data_command_freq_ratio", 2)?;
+    let scheduler_queue_size = uint(opts, "gpgpu_frfcfs_dram_sched_queue_size", 0)?;
+    let scheduler = match uint(opts, "gpgpu_dram_scheduler", 1)? {
+        0 => DramScheduler::Fifo,
+        1 => DramScheduler::FrFcfs,
+        v => {
+            return Err(ImportError::BadValue {
+                option: "gpgpu_dram_scheduler",
+                value: v.to_string(),
+                location: location(opts, "gpgpu_dram_scheduler"),
+                expected: "0 (FIFO) or 1 (FR-FCFS)",
+            })
+        }
+    };
+
+    let clocks = opts
+        .get("gpgpu_clock_domains")
+        .unwrap_or("500.0:2000.0:2000.0:2000.0");
+    let dram_clock_mhz = clocks
+        .split(':')
+        .nth(3)
+        .filter(|_| clocks.split(':').count() == 4)
+        .and_then(|f| f.trim().parse::<f64>().ok())
+        .filter(|mhz| mhz.is_finite() && *mhz > 0.0)
+        .ok_or_else(|| ImportError::BadValue {
+            option: "gpgpu_clock_domains",
+            value: clocks.to_string(),
+            location: location(opts, "gpgpu_clock_domains"),
+            expected: "<core>:<icnt>:<L2>:<DRAM> clocks in MHz, the DRAM one a positive number",
+        })?;
+
+    let timing_text = opts
+        .get(TIMING)
+        .unwrap_or(GpgpusimDramTiming::DEFAULT_OPTION);
+    let timing_err = |source| ImportError::Timing {
+        location: location(opts, TIMING),
+        source,
+    };
+    let timing = GpgpusimDramTiming::parse(timing_text).map_err(timing_err)?;
+    let mut derived = timing
+        .derived(burst_length, data_command_ratio)
+        .map_err(timing_err)?;
+    if flag(opts, "dram_elimnate_rw_turnaround")? {
+        derived.t_rtw = 0;
+        derived.t_wtr = 0;
+    }
+
+    let Some(mapping) = opts.get(MAPPING) else {
+        return Err(ImportError::MissingOption {
+            option: MAPPING,
+            hint: " (the built-in mask sets of -gpgpu_mem_address_mask are not implemented)",
+        });
+    };
+    let address_map = AddressMap::parse_gpgpusim(mapping, channels, subs).map_err(|source| {
+        ImportError::Mapping {
+            location: location(opts, MAPPING),
+            source,
+        }
+    })?;
+    let bank_policy = uint(opts, "dram_bnk_indexing_policy", 0)?;
+    let address_map = match bank_policy {
+        0 => address_map,
+        1 => address_map.with_bank_xor(true),
+        v => {
+            return Err(ImportError::Unsupported {
+                option: "dram_bnk_indexing_policy",
+                value: v,
+                location: location(opts, "dram_bnk_indexing_policy"),
+                reason: "only 0 (linear) and 1 (XOR with the row) are modelled",
+            })
+        }
+    };
+    if address_map.banks() > timing.nbk {
+        return Err(ImportError::Inconsistent {
+            message: format!(
+                "the address mapping has {} bank bits ({} banks) but -gpgpu_dram_timing_opt has nbk = {}",
+                address_map.banks().trailing_zeros(),
+                address_map.banks(),
+                timing.nbk
+            ),
+        });
+    }
+    if !timing.nbk.is_multiple_of(subs) {
+        return Err(ImportError::Inconsistent {
+            message: format!(
+                "nbk = {} banks must be a multiple of -gpgpu_n_sub_partition_per_mchannel = {subs}",
+                timing.nbk
+            ),
+        });
+    }
+
+    let partition_indexing = match uint(opts, "gpgpu_memory_partition_indexing", 0)? {
+        0 => PartitionIndexing::Linear,
+        1 => PartitionIndexing::Xor,
+        2 => PartitionIndexing::Ipoly,
+        4 => PartitionIndexing::Random,
+        v => PartitionIndexing::Other(v),
+    };
+    if partition_indexing != PartitionIndexing::Linear {
+        unmodelled.push(format!(
+            "-gpgpu_memory_partition_indexing ({}) = {:?}: the address map decodes linear channel/sub-partition indexing; the re-hashing is not applied",
+            location(opts, "gpgpu_memory_partition_indexing"),
+            partition_indexing
+        ));
+    }
+    let dual_bus_interface = flag(opts, "dram_dual_bus_interface")?;
+    if flag(opts, "dram_seperate_write_queue_enable")? {
+        unmodelled.push(format!(
+            "-dram_seperate_write_queue_enable ({}) = 1: the separate write queue is not imported",
+            location(opts, "dram_seperate_write_queue_enable")
+        ));
+    }
+
+    let atom_size = burst_length
+        .checked_mul(bus_width_bytes)
+        .and_then(|v| v.checked_mul(chips_per_channel))
+        .ok_or_else(|| ImportError::Inconsistent {
+            message: format!(
+                "DRAM atom = burst length {burst_length} x bus width {bus_width_bytes} B x {chips_per_channel} chips does not fit 32 bits"
+            ),
+        })?;
+
+    Ok(DramImport {
+        channels,
+        sub_partitions_per_channel: subs,
+        address_map,
+        timing,
+        derived,
+        burst_length,
+        bus_width_bytes,
+        data_command_ratio,
+        chips_per_channel,
+        dram_clock_mhz,
+        scheduler,
+        scheduler_queue_size,
+        atom_size,
+        partition_indexing,
+        dual_bus_interface,
+        unmodelled,
+    })
+}
+
+#[cfg(test)]
+#[path = "gpgpusim_tests.rs"]
+mod tests;

@@ -1,0 +1,507 @@
+//! Tests of the GPGPU-Sim option-file reader, the DRAM timing string and the import, on the real
+//! configuration files (copies in `golden/tests-data/gpgpusim-configs/`, checked against the shared
+//! reference by `mapping_tests::test_data_matches_shared_reference`).
+
+use super::*;
+use crate::mc::mapping::tests::{
+    GTX480_322, GTX480_4X, QV100, QV100_TRACE, RTX2060, RTX2060_TRACE, RTX3070, RTX3070_TRACE,
+};
+use crate::mc::mapping::ChannelSelect;
+
+fn opts(text: &str, name: &str) -> GpgpusimOptions {
+    GpgpusimOptions::parse(text, name).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn layered(config: &str, trace: &str) -> GpgpusimOptions {
+    let mut o = opts(config, "gpgpusim.config");
+    o.layer(opts(trace, "trace.config"));
+    o
+}
+
+const GTX480_TIMING: GpgpusimDramTiming = GpgpusimDramTiming {
+    nbk: 16,
+    t_ccd: 2,
+    t_rrd: 6,
+    t_rcd: 12,
+    t_ras: 28,
+    t_rp: 12,
+    t_rc: 40,
+    cl: 12,
+    wl: 4,
+    t_cdlr: 5,
+    t_wr: 12,
+    nbkgrp: 4,
+    t_ccdl: 3,
+    t_rtpl: 2,
+};
+
+#[test]
+fn all_reference_configs_parse() {
+    for (text, name) in [
+        (GTX480_322, "GTX480/gpgpusim-3.2.2/gpgpusim.config"),
+        (GTX480_4X, "GTX480/gpgpusim-4.x/gpgpusim.config"),
+        (RTX2060, "RTX2060/gpgpusim.config"),
+        (QV100, "QV100/gpgpusim.config"),
+        (RTX3070, "RTX3070/gpgpusim.config"),
+        (RTX2060_TRACE, "RTX2060/trace.config"),
+        (QV100_TRACE, "QV100/trace.config"),
+        (RTX3070_TRACE, "RTX3070/trace.config"),
+    ] {
+        let o = opts(text, name);
+        assert!(o.len() > 10, "{name}: only {} options", o.len());
+        for (option, value) in o.iter() {
+            assert!(
+                !option.starts_with('-') && !option.is_empty(),
+                "{name}: {option}"
+            );
+            assert!(
+                !value.value.contains('"'),
+                "{name}: {option} = {}",
+                value.value
+            );
+            assert_eq!(value.source, name);
+        }
+    }
+}
+
+#[test]
+fn option_file_syntax_on_the_gtx480_file() {
+    let o = opts(GTX480_322, "gpgpusim.config");
+    // The quoted timing string spans two lines: joined with one space, quotes removed.
+    assert_eq!(
+        o.get("-gpgpu_dram_timing_opt"),
+        Some("nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40: CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:RTPL=2")
+    );
+    // Trailing blank and inline comments are not part of the value; with or without `-`.
+    assert_eq!(o.get("gpgpu_n_sub_partition_per_mchannel"), Some("2"));
+    assert_eq!(o.get("-dram_data_command_freq_ratio"), Some("4"));
+    assert_eq!(
+        o.get("gpgpu_clock_domains"),
+        Some("700.0:700.0:700.0:924.0")
+    );
+    assert_eq!(o.get("gpgpu_no_such_option"), None);
+    let n_mem = o.entry("gpgpu_n_mem").unwrap();
+    assert_eq!((n_mem.value.as_str(), n_mem.line), ("6", 14));
+    assert_eq!(o.entry("gpgpu_dram_timing_opt").unwrap().line, 107);
+    // A commented-out option is absent.
+    let q = opts(QV100, "QV100");
+    assert_eq!(
+        q.get("gpgpu_dram_timing_opt"),
+        Some("nbk=16:CCD=1:RRD=3:RCD=12:RAS=28:RP=12:RC=40: CL=12:WL=2:CDLR=3:WR=10:nbkgrp=4:CCDL=2:RTPL=3")
+    );
+    assert_eq!(q.get("dram_seperate_write_queue_enable"), None);
+}
+
+#[test]
+fn option_file_syntax_rules() {
+    let o = opts(
+        "# header\n-a 1 -b \"x y\"   # comment \"ignored\n-c \"one\" -a 2\n-d \"p\n q  r\" -e -5\r\n",
+        "t",
+    );
+    assert_eq!(o.get("a"), Some("2"), "last one wins");
+    assert_eq!(o.entry("a").unwrap().line, 3);
+    assert_eq!(o.get("b"), Some("x y"));
+    assert_eq!(o.get("c"), Some("one"));
+    assert_eq!(o.get("d"), Some("p q r"));
+    assert_eq!(o.get("e"), Some("-5"), "a value may start with `-`");
+    assert_eq!(o.len(), 5);
+    assert!(GpgpusimOptions::parse("", "empty").unwrap().is_empty());
+    assert!(GpgpusimOptions::parse("# only\n  \n", "empty")
+        .unwrap()
+        .is_empty());
+
+    assert_eq!(
+        GpgpusimOptions::parse("-a 1\nb 2", "f.config"),
+        Err(OptionsError::ExpectedOption {
+            source_name: "f.config".into(),
+            line: 2,
+            token: "b".into()
+        })
+    );
+    assert_eq!(
+        GpgpusimOptions::parse("-a 1\n- 2", "f")
+            .unwrap_err()
+            .to_string(),
+        "f line 2: expected an option name starting with `-`, found `-`"
+    );
+    assert_eq!(
+        GpgpusimOptions::parse("-a 1\n-b # no value", "f")
+            .unwrap_err()
+            .to_string(),
+        "f line 2: option `-b` has no value"
+    );
+    assert_eq!(
+        GpgpusimOptions::parse("-t \"nbk=16:\n CL=12 # \"closed only in a comment\n", "g"),
+        Err(OptionsError::UnterminatedQuote {
+            source_name: "g".into(),
+            line: 1,
+            option: "-t".into()
+        })
+    );
+}
+
+#[test]
+fn layering_trace_config_over_gpgpusim_config() {
+    for (config, trace) in [
+        (RTX2060, RTX2060_TRACE),
+        (QV100, QV100_TRACE),
+        (RTX3070, RTX3070_TRACE),
+    ] {
+        let base = opts(config, "gpgpusim.config");
+        let over = opts(trace, "trace.config");
+        let all = layered(config, trace);
+        for (name, v) in over.iter() {
+            assert_eq!(all.entry(name), Some(v), "{name} comes from trace.config");
+        }
+        for (name, v) in base.iter() {
+            if over.entry(name).is_none() {
+                assert_eq!(
+                    all.entry(name),
+                    Some(v),
+                    "{name} stays from gpgpusim.config"
+                );
+            }
+        }
+        assert_eq!(
+            all.get("specialized_unit_1"),
+            Some("1,4,4,4,4,BRA"),
+            "trace.config adds the BRA unit"
+        );
+    }
+    // An option set in both: the later layer wins.
+    let mut o = opts(GTX480_4X, "gpgpusim.config");
+    o.layer(opts(
+        "-gpgpu_n_mem 8 # more channels\n-gpgpu_dram_burst_length 16",
+        "override.config",
+    ));
+    assert_eq!(o.get("gpgpu_n_mem"), Some("8"));
+    assert_eq!(o.entry("gpgpu_n_mem").unwrap().source, "override.config");
+    assert_eq!(o.get("gpgpu_n_sub_partition_per_mchannel"), Some("2"));
+    let imported = import(&o).unwrap();
+    assert_eq!(imported.channels, 8);
+    assert_eq!(
+        imported.address_map.channel_select(),
+        ChannelSelect::Inserted { start: 8, bits: 3 }
+    );
+    assert_eq!(imported.atom_size, 16 * 4 * 2);
+}
+
+#[test]
+fn gtx480_timing_and_derived_values() {
+    let o = opts(GTX480_4X, "gpgpusim.config");
+    let t = GpgpusimDramTiming::parse(o.get("gpgpu_dram_timing_opt").unwrap()).unwrap();
+    assert_eq!(t, GTX480_TIMING);
+    let d = t.derived(8, 4).unwrap();
+    assert_eq!(
+        (d.t_rcdwr, d.t_rtw, d.t_wtr, d.t_wtp),
+        (7, 12, 11, 18),
+        "notes §1.5 GTX480"
+    );
+    assert_eq!((d.burst_cycles, d.t_rtp), (2, 2));
+}
+
+#[test]
+fn rtx2060_and_qv100_derived_values() {
+    let o = opts(RTX2060, "gpgpusim.config");
+    let t = GpgpusimDramTiming::parse(o.get("gpgpu_dram_timing_opt").unwrap()).unwrap();
+    let d = t.derived(16, 4).unwrap();
+    assert_eq!((d.t_rcdwr, d.t_rtw, d.t_wtr, d.t_wtp), (15, 22, 22, 36));
+    let o = opts(QV100, "gpgpusim.config");
+    let t = GpgpusimDramTiming::parse(o.get("gpgpu_dram_timing_opt").unwrap()).unwrap();
+    let d = t.derived(2, 2).unwrap();
+    assert_eq!((d.t_rcdwr, d.t_rtw, d.t_wtr, d.t_wtp), (9, 13, 6, 13));
+}
+
+#[test]
+fn timing_named_and_positional_forms_agree() {
+    let positional = GpgpusimDramTiming::parse("16:2:6:12:28:12:40:12:4:5:12:4:3:2").unwrap();
+    assert_eq!(positional, GTX480_TIMING);
+    // Any of `=`, `:`, `;` separates, in any order, any case, whitespace tolerated.
+    let shuffled = GpgpusimDramTiming::parse(
+        "RTPL=2;CCDL=3:nbkgrp=4 ; WR=12:CDLR=5;WL=4:cl=12:RC=40;RP=12:RAS=28:RCD=12;RRD=6:CCD=2:NBK=16",
+    )
+    .unwrap();
+    assert_eq!(shuffled, GTX480_TIMING);
+    // Last one wins.
+    let twice = GpgpusimDramTiming::parse(
+        "nbk=16:CCD=9:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:RTPL=2:CCD=2",
+    )
+    .unwrap();
+    assert_eq!(twice, GTX480_TIMING);
+    // Defaults of the optional fields: nbkgrp 1, CCDL 0, RTPL 0, in both forms.
+    let want = GpgpusimDramTiming {
+        nbkgrp: 1,
+        t_ccdl: 0,
+        t_rtpl: 0,
+        ..GTX480_TIMING
+    };
+    assert_eq!(
+        GpgpusimDramTiming::parse(
+            "nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12"
+        )
+        .unwrap(),
+        want
+    );
+    assert_eq!(
+        GpgpusimDramTiming::parse("16:2:6:12:28:12:40:12:4:5:12").unwrap(),
+        want
+    );
+    assert_eq!(
+        GpgpusimDramTiming::parse(GpgpusimDramTiming::DEFAULT_OPTION).unwrap(),
+        GpgpusimDramTiming::default()
+    );
+    assert_eq!(GpgpusimDramTiming::default().nbk, 4);
+}
+
+#[test]
+fn timing_errors() {
+    use TimingError::*;
+    let p = GpgpusimDramTiming::parse;
+    assert!(matches!(
+        p("16:2:6:12:28:12:40:12:4:5"),
+        Err(FieldCount { count: 10, .. })
+    ));
+    assert!(matches!(
+        p("16:2:6:12:28:12:40:12:4:5:12:4:3:2:1"),
+        Err(FieldCount { count: 15, .. })
+    ));
+    assert!(matches!(p(""), Err(FieldCount { count: 1, .. })));
+    assert_eq!(
+        p("16:2:6:12:28:x:40:12:4:5:12"),
+        Err(NotANumber {
+            field: "RP".into(),
+            value: "x".into()
+        })
+    );
+    assert_eq!(
+        p("nbk=16:CCD=-2"),
+        Err(NotANumber {
+            field: "CCD".into(),
+            value: "-2".into()
+        })
+    );
+    assert_eq!(
+        p("nbk=16:tCCD=2"),
+        Err(UnknownField {
+            field: "tCCD".into()
+        })
+    );
+    assert_eq!(
+        p("nbk=16:CCD"),
+        Err(MissingValue {
+            field: "CCD".into()
+        })
+    );
+    let missing = p("nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5");
+    assert!(
+        matches!(missing, Err(MissingField { field: "WR", .. })),
+        "{missing:?}"
+    );
+    assert_eq!(
+        missing.unwrap_err().to_string(),
+        "DRAM timing `nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5` does not set `WR` (only nbkgrp, CCDL and RTPL have defaults)"
+    );
+    assert!(matches!(
+        p("0:2:6:12:28:12:40:12:4:5:12"),
+        Err(Invalid { .. })
+    ));
+    assert!(matches!(
+        p("16:2:6:12:28:12:40:12:4:5:12:3"),
+        Err(Invalid { .. })
+    ));
+    assert!(matches!(
+        p("16:2:6:12:28:12:40:12:4:5:12:32"),
+        Err(Invalid { .. })
+    ));
+    assert!(matches!(
+        p("16:2:6:12:28:12:40:12:4:5:12:0"),
+        Err(Invalid { .. })
+    ));
+    assert_eq!(GTX480_TIMING.derived(8, 0), Err(ZeroRatio));
+    // Negative differences clamp to 0.
+    let odd = GpgpusimDramTiming {
+        t_rcd: 2,
+        wl: 20,
+        ..GTX480_TIMING
+    };
+    let d = odd.derived(8, 4).unwrap();
+    assert_eq!((d.t_rcdwr, d.t_rtw), (0, 0));
+}
+
+#[test]
+fn import_gtx480_both_versions() {
+    for (text, name) in [(GTX480_322, "3.2.2"), (GTX480_4X, "4.x")] {
+        let i = import(&opts(text, name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(i.channels, 6, "{name}");
+        assert_eq!(i.sub_partitions_per_channel, 2);
+        assert_eq!(i.atom_size, 64);
+        assert_eq!(i.dram_clock_mhz, 924.0);
+        assert_eq!(
+            (i.burst_length, i.bus_width_bytes, i.chips_per_channel),
+            (8, 4, 2)
+        );
+        assert_eq!(i.data_command_ratio, 4);
+        assert_eq!(i.timing, GTX480_TIMING);
+        assert_eq!(
+            (
+                i.derived.t_rcdwr,
+                i.derived.t_rtw,
+                i.derived.t_wtr,
+                i.derived.t_wtp
+            ),
+            (7, 12, 11, 18)
+        );
+        assert_eq!(i.scheduler, DramScheduler::FrFcfs);
+        assert_eq!(i.partition_indexing, PartitionIndexing::Linear);
+        assert!(!i.dual_bus_interface);
+        assert!(!i.address_map.bank_xor());
+        assert_eq!(
+            i.address_map.channel_select(),
+            ChannelSelect::Modulo { start: 8 }
+        );
+        assert_eq!(u64::from(i.atom_size), i.address_map.burst_bytes());
+        assert!(i.unmodelled.is_empty(), "{:?}", i.unmodelled);
+    }
+    assert_eq!(
+        import(&opts(GTX480_322, "a")).unwrap().scheduler_queue_size,
+        16
+    );
+    assert_eq!(
+        import(&opts(GTX480_4X, "b")).unwrap().scheduler_queue_size,
+        64
+    );
+}
+
+#[test]
+fn import_rtx2060_qv100_rtx3070() {
+    let i = import(&layered(RTX2060, RTX2060_TRACE)).unwrap();
+    assert_eq!(
+        (i.channels, i.atom_size, i.dram_clock_mhz),
+        (12, 32, 3500.5)
+    );
+    assert_eq!(
+        (
+            i.derived.t_rcdwr,
+            i.derived.t_rtw,
+            i.derived.t_wtr,
+            i.derived.t_wtp
+        ),
+        (15, 22, 22, 36)
+    );
+    assert_eq!(i.scheduler_queue_size, 64);
+    assert!(i.unmodelled.is_empty());
+
+    let q = import(&layered(QV100, QV100_TRACE)).unwrap();
+    assert_eq!((q.channels, q.atom_size, q.dram_clock_mhz), (32, 32, 850.0));
+    assert!(q.dual_bus_interface);
+    assert_eq!(q.partition_indexing, PartitionIndexing::Ipoly);
+    assert_eq!(q.unmodelled.len(), 1);
+    assert!(
+        q.unmodelled[0].contains("gpgpusim.config line"),
+        "{}",
+        q.unmodelled[0]
+    );
+    assert_eq!(
+        (
+            q.derived.t_rcdwr,
+            q.derived.t_rtw,
+            q.derived.t_wtr,
+            q.derived.t_wtp
+        ),
+        (9, 13, 6, 13)
+    );
+
+    let r = import(&layered(RTX3070, RTX3070_TRACE)).unwrap();
+    assert_eq!(
+        (r.channels, r.atom_size, r.dram_clock_mhz),
+        (16, 32, 3500.5)
+    );
+    assert_eq!(r.address_map.masks().bank, 0x70080);
+    assert_eq!(r.partition_indexing, PartitionIndexing::Ipoly);
+}
+
+#[test]
+fn import_defaults_and_errors() {
+    // Only the mapping given: GPGPU-Sim defaults for the rest (default nbk = 4, so 2 bank bits).
+    let mapping = "-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RRBCCCCB.CCSSSSSS\n";
+    assert!(matches!(
+        import(&opts(&mapping.replace("RRB", "BBB"), "m")),
+        Err(ImportError::Inconsistent { .. })
+    ));
+    let i = import(&opts(mapping, "m")).unwrap();
+    assert_eq!((i.channels, i.sub_partitions_per_channel), (8, 1));
+    assert_eq!(
+        (i.burst_length, i.bus_width_bytes, i.chips_per_channel),
+        (4, 4, 1)
+    );
+    assert_eq!(
+        (i.data_command_ratio, i.atom_size, i.dram_clock_mhz),
+        (2, 16, 2000.0)
+    );
+    assert_eq!(i.scheduler_queue_size, 0);
+    assert_eq!(i.timing.nbk, 4);
+
+    let with = |extra: &str| {
+        let mut o = opts(GTX480_4X, "gpgpusim.config");
+        o.layer(opts(extra, "extra.config"));
+        import(&o)
+    };
+    assert!(matches!(
+        import(&opts("-gpgpu_n_mem 6", "x")),
+        Err(ImportError::MissingOption {
+            option: "gpgpu_mem_addr_mapping",
+            ..
+        })
+    ));
+    let e = with("-gpgpu_n_mem six").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "`-gpgpu_n_mem` = `six` (extra.config line 1): expected an unsigned 32-bit integer"
+    );
+    assert!(matches!(
+        with("-gpgpu_dram_buswidth 0"),
+        Err(ImportError::BadValue { .. })
+    ));
+    assert!(matches!(
+        with("-gpgpu_dram_scheduler 2"),
+        Err(ImportError::BadValue { .. })
+    ));
+    assert!(matches!(
+        with("-gpgpu_clock_domains 700:700:700"),
+        Err(ImportError::BadValue { .. })
+    ));
+    assert!(matches!(
+        with("-gpgpu_clock_domains 700:700:700:fast"),
+        Err(ImportError::BadValue { .. })
+    ));
+    let e = with("-gpgpu_mem_addr_mapping dramid@8;RRRR").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "`-gpgpu_mem_addr_mapping` (extra.config line 1): mapping string has 4 symbols, expected 64 (after removing separators)"
+    );
+    let e = with("-gpgpu_dram_timing_opt nbk=16:CCD=2").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("`-gpgpu_dram_timing_opt` (extra.config line 1): DRAM timing"),
+        "{e}"
+    );
+    let e = with("-gpgpu_dram_timing_opt 8:2:6:12:28:12:40:12:4:5:12:4:3:2").unwrap_err();
+    assert!(matches!(e, ImportError::Inconsistent { .. }), "{e}");
+    assert!(matches!(
+        with("-dram_bnk_indexing_policy 2"),
+        Err(ImportError::Unsupported { value: 2, .. })
+    ));
+    let x = with("-dram_bnk_indexing_policy 1").unwrap();
+    assert!(x.address_map.bank_xor());
+    let x = with("-dram_elimnate_rw_turnaround 1").unwrap();
+    assert_eq!(
+        (x.derived.t_rtw, x.derived.t_wtr, x.derived.t_wtp),
+        (0, 0, 18)
+    );
+    let x = with("-dram_seperate_write_queue_enable 1").unwrap();
+    assert_eq!(x.unmodelled.len(), 1);
+    assert!(matches!(
+        with("-dram_dual_bus_interface 2"),
+        Err(ImportError::BadValue { .. })
+    ));
+}

@@ -1,0 +1,514 @@
+//! Memory-controller transaction stimulus: the public JSON-lines format, its validation, and
+//! generators of warp-load traffic in the three classes of seed 004 (LOA, MOA, HOA).
+//!
+//! ```text
+//! {"cycle":N,"op":"req","sm":N,"warp":N,"pc":N,"addr":N,"write":bool,"load":N}
+//! ```
+//! `cycle` is in controller (DRAM command) cycles and never decreases. `load` names the warp load
+//! (the requests one warp instruction produced). When it is absent, requests are grouped by
+//! [`LOAD_WINDOW`]: a request joins the current load of its (SM, warp) if it has the same PC and
+//! arrives within `LOAD_WINDOW` cycles of that load's first request; otherwise it starts a new one.
+
+use crate::rng::Rng;
+use crate::spec::Spec;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use thiserror::Error;
+
+/// Cycles after a load's first request during which an unlabelled request of the same SM, warp
+/// and PC still belongs to it.
+pub const LOAD_WINDOW: u64 = 256;
+
+/// One transaction of the public stimulus format.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
+pub enum McTxn {
+    Req {
+        cycle: u64,
+        sm: u32,
+        warp: u32,
+        pc: u64,
+        addr: u64,
+        write: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        load: Option<u64>,
+    },
+}
+
+/// A request with its warp load resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    pub cycle: u64,
+    pub sm: u32,
+    pub warp: u32,
+    pub pc: u64,
+    pub addr: u64,
+    pub write: bool,
+    /// Dense warp-load index (0, 1, ...).
+    pub load: u32,
+}
+
+/// A stimulus problem with its 1-based line.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[error("{source_name}:{line}: {message}")]
+pub struct McStimulusError {
+    pub source_name: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// Parse and validate a stimulus file against a configuration.
+pub fn parse(text: &str, source_name: &str, spec: &Spec) -> Result<Vec<Request>, McStimulusError> {
+    let mut txns = Vec::new();
+    let mut lines = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let t: McTxn = serde_json::from_str(line).map_err(|e| McStimulusError {
+            source_name: source_name.to_string(),
+            line: i + 1,
+            message: if e.to_string().contains("unknown variant") {
+                format!("{e} (the only op is req)")
+            } else {
+                e.to_string()
+            },
+        })?;
+        txns.push(t);
+        lines.push(i + 1);
+    }
+    resolve(&txns, spec).map_err(|(i, message)| McStimulusError {
+        source_name: source_name.to_string(),
+        line: lines.get(i).copied().unwrap_or(i + 1),
+        message,
+    })
+}
+
+/// Check transactions and resolve their warp loads. Errors carry the transaction index.
+pub fn resolve(txns: &[McTxn], spec: &Spec) -> Result<Vec<Request>, (usize, String)> {
+    let mut out = Vec::with_capacity(txns.len());
+    let mut explicit: HashMap<u64, u32> = HashMap::new();
+    // (sm, warp) -> (pc, load, first cycle)
+    let mut open: HashMap<(u32, u32), (u64, u32, u64)> = HashMap::new();
+    let mut next_load = 0u32;
+    let mut last_cycle = 0u64;
+    let pc_max = crate::block::mask(spec.wmc.pc_bits);
+    for (i, t) in txns.iter().enumerate() {
+        let McTxn::Req {
+            cycle,
+            sm,
+            warp,
+            pc,
+            addr,
+            write,
+            load,
+        } = *t;
+        if cycle < last_cycle {
+            return Err((i, format!("cycle {cycle} is earlier than the previous request's {last_cycle}: cycles never decrease")));
+        }
+        last_cycle = cycle;
+        if sm >= spec.gpu.sms {
+            return Err((
+                i,
+                format!("sm {sm} is out of range: gpu.sms = {}", spec.gpu.sms),
+            ));
+        }
+        if warp >= spec.gpu.warps_per_sm {
+            return Err((
+                i,
+                format!(
+                    "warp {warp} is out of range: gpu.warps_per_sm = {}",
+                    spec.gpu.warps_per_sm
+                ),
+            ));
+        }
+        if pc > pc_max {
+            return Err((
+                i,
+                format!(
+                    "pc {pc:#x} does not fit warped_mc.pc_bits = {}",
+                    spec.wmc.pc_bits
+                ),
+            ));
+        }
+        let load = match load {
+            Some(l) => *explicit.entry(l).or_insert_with(|| {
+                next_load += 1;
+                next_load - 1
+            }),
+            None => {
+                let fresh = match open.get(&(sm, warp)) {
+                    Some((p, id, first)) if *p == pc && cycle - first < LOAD_WINDOW => Some(*id),
+                    _ => None,
+                };
+                match fresh {
+                    Some(id) => id,
+                    None => {
+                        let id = next_load;
+                        next_load += 1;
+                        open.insert((sm, warp), (pc, id, cycle));
+                        id
+                    }
+                }
+            }
+        };
+        out.push(Request {
+            cycle,
+            sm,
+            warp,
+            pc,
+            addr,
+            write,
+            load,
+        });
+    }
+    Ok(out)
+}
+
+/// Serialize requests as the public format (with explicit `load`).
+pub fn to_jsonl(reqs: &[Request]) -> String {
+    let mut s = String::new();
+    for r in reqs {
+        let t = McTxn::Req {
+            cycle: r.cycle,
+            sm: r.sm,
+            warp: r.warp,
+            pc: r.pc,
+            addr: r.addr,
+            write: r.write,
+            load: Some(r.load.into()),
+        };
+        s.push_str(&serde_json::to_string(&t).unwrap_or_default());
+        s.push('\n');
+    }
+    s
+}
+
+/// Off-chip requests per warp load (seed 004 §3: LOA < 1, MOA 2-8, HOA > 8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadClass {
+    Loa,
+    Moa,
+    Hoa,
+}
+
+impl LoadClass {
+    pub const NAMES: &'static [&'static str] = &["loa", "moa", "hoa"];
+
+    pub fn from_name(s: &str) -> Option<LoadClass> {
+        match s {
+            "loa" => Some(LoadClass::Loa),
+            "moa" => Some(LoadClass::Moa),
+            "hoa" => Some(LoadClass::Hoa),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LoadClass::Loa => "loa",
+            LoadClass::Moa => "moa",
+            LoadClass::Hoa => "hoa",
+        }
+    }
+}
+
+/// Requests per cycle one channel sustains on random rows: one activate per
+/// max(tRRD_S, tFAW / 4, tBL) cycles.
+pub fn random_service_rate(spec: &Spec) -> f64 {
+    let t = &spec.dram.timing;
+    let per_act = f64::from(t.t_rrds)
+        .max(f64::from(t.t_faw) / 4.0)
+        .max(f64::from(t.t_bl));
+    1.0 / per_act
+}
+
+/// Warp-load traffic of one class: `loads` warp loads from random warps, each producing its
+/// class's number of line requests on consecutive cycles (0 or 1 cycle apart). A load's
+/// requests fall in a few rows (one per four requests), half of them drawn from a shared set of
+/// hot rows, so requests of one load and of different warps share rows. Loads arrive at
+/// `intensity` times the rate the channels sustain on random rows
+/// ([`random_service_rate`]). 10% of the loads are writes.
+pub fn warp_loads(
+    spec: &Spec,
+    class: LoadClass,
+    loads: usize,
+    intensity: f64,
+    seed: u64,
+) -> Vec<Request> {
+    let mut rng = Rng::new(seed);
+    let d = &spec.dram;
+    let atom = u64::from(d.atom_bytes);
+    let (lo, hi) = match class {
+        LoadClass::Loa => (1u64, 1u64),
+        LoadClass::Moa => (2, 8),
+        LoadClass::Hoa => (9, 32),
+    };
+    let mean = (lo + hi) as f64 / 2.0;
+    let rate = random_service_rate(spec) * f64::from(d.channels) * intensity.max(0.01);
+    let gap = mean / rate;
+    // Rows are addressed as (row, channel) stripes of `row_bytes` each.
+    let row_span = d.row_bytes.max(atom);
+    let stripes = u64::from(d.channels * d.banks) * 64;
+    let hot: Vec<u64> = (0..64).map(|_| rng.below(stripes)).collect();
+    let pcs: Vec<u64> = (0..8)
+        .map(|i| (0x100 + 0x40 * i) & crate::block::mask(spec.wmc.pc_bits))
+        .collect();
+    let mut out = Vec::new();
+    let mut cycle = 0u64;
+    let mut acc = 0.0f64;
+    for load in 0..loads {
+        let sm = rng.below(spec.gpu.sms.into()) as u32;
+        let warp = rng.below(spec.gpu.warps_per_sm.into()) as u32;
+        let pc = *rng.pick(&pcs);
+        let n = rng.range(lo, hi);
+        let write = rng.chance(100);
+        let rows: Vec<u64> = (0..n.div_ceil(4))
+            .map(|_| {
+                if rng.chance(500) {
+                    *rng.pick(&hot)
+                } else {
+                    rng.below(stripes)
+                }
+            })
+            .collect();
+        let mut t = cycle;
+        for _ in 0..n {
+            let stripe = *rng.pick(&rows);
+            let addr = stripe * row_span + rng.below(row_span / atom) * atom;
+            out.push(Request {
+                cycle: t,
+                sm,
+                warp,
+                pc,
+                addr,
+                write,
+                load: load as u32,
+            });
+            t += rng.below(2);
+        }
+        acc += gap;
+        let step = acc.floor();
+        acc -= step;
+        cycle += step as u64;
+    }
+    out.sort_by_key(|r| r.cycle);
+    out
+}
+
+/// Traffic that stresses the Warped-MC tables, in phases: heavy warp loads on hot rows; one warp
+/// flooding one channel past the pending counter's range (saturation); one SM/warp issuing
+/// loads with different PCs at once (global warp id aliasing); many warps on one row; bursts
+/// over every bank; idle gaps long enough for refreshes.
+pub fn stress(spec: &Spec, requests: usize, seed: u64) -> Vec<Request> {
+    let mut rng = Rng::new(seed);
+    let d = &spec.dram;
+    let atom = u64::from(d.atom_bytes);
+    let row_span = d.row_bytes.max(atom);
+    let stripes = u64::from(d.channels * d.banks) * 16;
+    let pc_mask = crate::block::mask(spec.wmc.pc_bits);
+    let sat = (spec.wmc.pending_max as u64 + 2).min(u64::from(spec.mc.queue_entries) + 8);
+    let mut out: Vec<Request> = Vec::with_capacity(requests);
+    let mut cycle = 0u64;
+    let mut load = 0u32;
+    while out.len() < requests {
+        let phase = rng.below(6);
+        let sm = rng.below(spec.gpu.sms.into()) as u32;
+        let warp = rng.below(spec.gpu.warps_per_sm.into()) as u32;
+        let push = |out: &mut Vec<Request>,
+                    rng: &mut Rng,
+                    t: u64,
+                    sm,
+                    warp,
+                    pc: u64,
+                    stripe: u64,
+                    load| {
+            let addr = stripe * row_span + rng.below(row_span / atom) * atom;
+            out.push(Request {
+                cycle: t,
+                sm,
+                warp,
+                pc: pc & pc_mask,
+                addr,
+                write: rng.chance(80),
+                load,
+            });
+        };
+        match phase {
+            0 => {
+                // Saturation: one warp, one channel stripe set, more requests than the counter holds.
+                let stripe = rng.below(stripes) / u64::from(d.channels) * u64::from(d.channels);
+                for i in 0..sat {
+                    let st = stripe + u64::from(d.channels) * rng.below(4);
+                    push(&mut out, &mut rng, cycle + i, sm, warp, 0x40, st, load);
+                }
+                load += 1;
+                cycle += sat;
+            }
+            1 => {
+                // Aliasing: one warp, several PCs interleaved.
+                for i in 0..24u64 {
+                    let pc = 0x100 + 0x40 * (i % 3);
+                    let st = rng.below(stripes);
+                    push(
+                        &mut out,
+                        &mut rng,
+                        cycle + i / 2,
+                        sm,
+                        warp,
+                        pc,
+                        st,
+                        load + (i % 3) as u32,
+                    );
+                }
+                load += 3;
+                cycle += 12;
+            }
+            2 => {
+                // Many warps on one row.
+                let stripe = rng.below(stripes);
+                for w in 0..16u32 {
+                    let warp = (warp + w) % spec.gpu.warps_per_sm;
+                    for _ in 0..rng.range(1, 3) {
+                        push(&mut out, &mut rng, cycle, sm, warp, 0x200, stripe, load);
+                    }
+                    load += 1;
+                    cycle += 1;
+                }
+            }
+            3 => {
+                // Every bank of every channel.
+                for b in 0..u64::from(d.channels * d.banks) * 2 {
+                    let st = rng.below(stripes);
+                    push(&mut out, &mut rng, cycle + b / 4, sm, warp, 0x300, st, load);
+                }
+                load += 1;
+                cycle += u64::from(d.channels * d.banks) / 2;
+            }
+            4 => {
+                // Idle: long enough for a refresh.
+                cycle += u64::from(d.timing.t_refi) / 2 + rng.below(u64::from(d.timing.t_refi));
+            }
+            _ => {
+                // A heavy warp load.
+                let rows: Vec<u64> = (0..3).map(|_| rng.below(stripes)).collect();
+                for i in 0..rng.range(9, 32) {
+                    let st = *rng.pick(&rows);
+                    push(&mut out, &mut rng, cycle + i / 2, sm, warp, 0x80, st, load);
+                }
+                load += 1;
+                cycle += 8;
+            }
+        }
+    }
+    out.truncate(requests);
+    out.sort_by_key(|r| r.cycle);
+    // Loads must be dense and numbered in order of first appearance.
+    let mut remap = HashMap::new();
+    for r in &mut out {
+        let n = remap.len() as u32;
+        r.load = *remap.entry(r.load).or_insert(n);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::ConfigRequest;
+
+    fn spec() -> Spec {
+        ConfigRequest::preset("tiny").resolve().unwrap()
+    }
+
+    #[test]
+    fn unlabelled_requests_are_grouped_by_warp_pc_and_window() {
+        let s = spec();
+        let r = |cycle, warp, pc| McTxn::Req {
+            cycle,
+            sm: 1,
+            warp,
+            pc,
+            addr: 0,
+            write: false,
+            load: None,
+        };
+        let txns = vec![
+            r(0, 0, 8),
+            r(1, 0, 8),
+            r(2, 1, 8),
+            r(3, 0, 16),
+            r(4, 0, 16),
+            r(300, 0, 16),
+        ];
+        let loads: Vec<u32> = resolve(&txns, &s).unwrap().iter().map(|x| x.load).collect();
+        assert_eq!(loads, [0, 0, 1, 2, 2, 3]);
+    }
+
+    #[test]
+    fn explicit_loads_are_kept() {
+        let s = spec();
+        let t = |cycle, load| McTxn::Req {
+            cycle,
+            sm: 0,
+            warp: 0,
+            pc: 8,
+            addr: 0,
+            write: false,
+            load: Some(load),
+        };
+        let loads: Vec<u32> = resolve(&[t(0, 77), t(1, 5), t(2, 77)], &s)
+            .unwrap()
+            .iter()
+            .map(|x| x.load)
+            .collect();
+        assert_eq!(loads, [0, 1, 0]);
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let s = spec();
+        let e = parse("{\"cycle\":5,\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":8,\"addr\":0,\"write\":false}\n{\"cycle\":4,\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":8,\"addr\":0,\"write\":false}", "f", &s).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("never decrease"), "{e}");
+        let e = parse(
+            "{\"cycle\":0,\"op\":\"req\",\"sm\":9,\"warp\":0,\"pc\":8,\"addr\":0,\"write\":false}",
+            "f",
+            &s,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("gpu.sms"), "{e}");
+        let e = parse("{\"cycle\":0,\"op\":\"read\"}", "f", &s).unwrap_err();
+        assert!(e.message.contains("only op is req"), "{e}");
+        let e = parse("{\"cycle\":0,\"op\":\"req\",\"sm\":0}", "f", &s).unwrap_err();
+        assert!(e.message.contains("missing field"), "{e}");
+    }
+
+    #[test]
+    fn classes_have_their_request_counts() {
+        let s = spec();
+        for (class, lo, hi) in [
+            (LoadClass::Loa, 1, 1),
+            (LoadClass::Moa, 2, 8),
+            (LoadClass::Hoa, 9, 32),
+        ] {
+            let reqs = warp_loads(&s, class, 200, 0.9, 3);
+            let mut per: HashMap<u32, usize> = HashMap::new();
+            for r in &reqs {
+                *per.entry(r.load).or_default() += 1;
+            }
+            assert_eq!(per.len(), 200);
+            assert!(per.values().all(|&n| (lo..=hi).contains(&n)), "{class:?}");
+            assert!(reqs.windows(2).all(|w| w[0].cycle <= w[1].cycle));
+        }
+    }
+
+    #[test]
+    fn jsonl_round_trips() {
+        let s = spec();
+        let reqs = warp_loads(&s, LoadClass::Moa, 20, 0.9, 1);
+        let back = parse(&to_jsonl(&reqs), "x", &s).unwrap();
+        assert_eq!(back, reqs);
+    }
+}

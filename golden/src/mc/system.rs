@@ -1,0 +1,696 @@
+//! The memory system: one controller per DRAM channel, each with a bounded pending queue, a
+//! request scheduler (FCFS, FR-FCFS, Warped-MC, Div-First), read/write drain and all-bank
+//! refresh, in front of a [`Channel`] with command-level timing.
+//!
+//! Per cycle and controller, in this order:
+//! 1. requests of this cycle join the channel's wait list (routed by the address map);
+//! 2. at most one waiting request moves into the pending queue (if it has room): this is the
+//!    *enqueue* of the cycle; it becomes a candidate from the next cycle;
+//! 3. a refresh that is due takes the cycle (PREA while any bank is open, then REF);
+//! 4. otherwise the scheduler picks at most one command among the requests of the current mode
+//!    (reads, or writes while draining) and issues it; a column command completes its request;
+//! 5. the write-drain mode is updated.
+//!
+//! Warped-MC and Div-First use the Warped-MC block ([`WarpedMc`]) of their WET group: every
+//! cycle it gets the group's enqueues, last cycle's column commands (`svc`) and activations
+//! (`act`), the candidates and the per-bank readiness, and Warped-MC issues the command it selects.
+
+use super::dram::{Channel, CmdKind, Command, TraceCmd};
+use super::mapping::AddressMap;
+use super::stimulus::Request;
+use super::timing::Timing;
+use super::warped::{BankCmd, Cand, CtrlIn, Enq, WarpedMc, WmcIn, WmcOut};
+use crate::block::{CycleModel, IllegalInput};
+use crate::spec::{Scheduler, Spec};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// A request in a pending queue.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    req: u32,
+    bank: u32,
+    row: u32,
+    col: u32,
+    slot: u32,
+    write: bool,
+    gwid: u32,
+}
+
+/// One memory controller and its channel.
+#[derive(Debug, Clone)]
+struct Controller {
+    ch: Channel,
+    queue: Vec<Entry>,
+    wait: VecDeque<u32>,
+    write_mode: bool,
+    /// Round-robin bank pointer of FR-FCFS and Div-First (GPGPU-Sim's `prio`).
+    prio: u32,
+    /// Events reported to the Warped-MC block in the next cycle.
+    svc: Option<u32>,
+    act: Option<(u32, u32)>,
+}
+
+/// Distribution summary, in cycles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Dist {
+    pub mean: f64,
+    pub p50: u64,
+    pub p95: u64,
+    pub p99: u64,
+    pub max: u64,
+}
+
+impl Dist {
+    pub fn of(mut v: Vec<u64>) -> Dist {
+        if v.is_empty() {
+            return Dist::default();
+        }
+        v.sort_unstable();
+        let pct = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+        Dist {
+            mean: v.iter().sum::<u64>() as f64 / v.len() as f64,
+            p50: pct(0.50),
+            p95: pct(0.95),
+            p99: pct(0.99),
+            max: v[v.len() - 1],
+        }
+    }
+}
+
+/// Results of a memory-system run.
+#[derive(Debug, Clone, Serialize)]
+pub struct McSummary {
+    pub scheduler: &'static str,
+    pub requests: u64,
+    pub warp_loads: u64,
+    pub cycles: u64,
+    /// Data-bus busy fraction, averaged over channels (0-1).
+    pub bandwidth_util: f64,
+    /// Column commands that found their row open, over all column commands (0-1).
+    pub row_hit_rate: f64,
+    /// Per request: completion - arrival.
+    pub latency: Dist,
+    /// Per warp load: last completion - first completion of its requests.
+    pub divergence: Dist,
+    /// Per warp load: last completion - first arrival.
+    pub warp_time: Dist,
+    pub commands: u64,
+    pub activations: u64,
+    pub refreshes: u64,
+}
+
+/// What one cycle of a WET group did, for co-simulation of its block.
+pub struct GroupCycle<'a> {
+    pub group: usize,
+    pub input: &'a WmcIn,
+    pub output: &'a WmcOut,
+}
+
+/// Called after each stepped WET group's cycle (co-simulation of its block).
+pub type Hook<'h> = dyn FnMut(GroupCycle) -> Result<(), String> + 'h;
+
+/// The memory system.
+pub struct MemSystem {
+    scheduler: Scheduler,
+    map: AddressMap,
+    atom: u64,
+    cap: usize,
+    write_high: usize,
+    write_low: usize,
+    ctrls: Vec<Controller>,
+    groups: Vec<WarpedMc>,
+    per_group: usize,
+    reqs: Vec<Request>,
+    route: Vec<Entry>,
+    chan_of: Vec<u32>,
+    done: Vec<u64>,
+    next_req: usize,
+    now: u64,
+    trace: Option<Vec<TraceCmd>>,
+    banks: usize,
+}
+
+/// A request the system cannot take.
+#[derive(Debug, thiserror::Error)]
+pub enum McError {
+    #[error("{0}")]
+    Illegal(#[from] IllegalInput),
+    #[error("request {index}: {message}")]
+    Request { index: usize, message: String },
+    #[error("co-simulation hook: {0}")]
+    Hook(String),
+}
+
+impl MemSystem {
+    /// Build the system for a validated spec and a request list (sorted by cycle).
+    pub fn new(spec: &Spec, reqs: Vec<Request>) -> Result<MemSystem, McError> {
+        let d = &spec.dram;
+        let map = AddressMap::parse_gpgpusim(&d.address_map, d.channels, d.sub_partitions)
+            .map_err(|e| McError::Request {
+                index: 0,
+                message: format!("dram.address_map: {e}"),
+            })?
+            .with_bank_xor(d.bank_xor);
+        let timing = Timing::from_spec(d);
+        let ctrls = (0..d.channels)
+            .map(|_| Controller {
+                ch: Channel::new(timing),
+                queue: Vec::with_capacity(spec.mc.queue_entries as usize),
+                wait: VecDeque::new(),
+                write_mode: false,
+                prio: 0,
+                svc: None,
+                act: None,
+            })
+            .collect();
+        let per_group = spec.wmc.controllers_per_wet as usize;
+        let groups = (0..d.channels as usize / per_group)
+            .map(|_| WarpedMc::new(&spec.wmc))
+            .collect::<Vec<_>>();
+        let atom = u64::from(d.atom_bytes);
+        let gw = groups.first().map(|g: &WarpedMc| g.spec().clone());
+        let mut route = Vec::with_capacity(reqs.len());
+        let mut chan_of = Vec::with_capacity(reqs.len());
+        for (i, r) in reqs.iter().enumerate() {
+            let dec = map.decode(r.addr);
+            let col = (dec.col / atom) as u32;
+            let gwid = match (&gw, groups.first()) {
+                (Some(_), Some(g)) => g.gwid(r.sm, r.warp, r.pc),
+                _ => 0,
+            };
+            if dec.row > u64::from(u32::MAX) {
+                return Err(McError::Request {
+                    index: i,
+                    message: format!("row {} of address {:#x} is too large", dec.row, r.addr),
+                });
+            }
+            route.push(Entry {
+                req: i as u32,
+                bank: dec.bank,
+                row: dec.row as u32,
+                col,
+                slot: col % spec.wmc.pt_slots,
+                write: r.write,
+                gwid,
+            });
+            chan_of.push(dec.channel);
+        }
+        let n = reqs.len();
+        Ok(MemSystem {
+            scheduler: spec.mc.scheduler,
+            map,
+            atom,
+            cap: spec.mc.queue_entries as usize,
+            write_high: spec.mc.write_high as usize,
+            write_low: spec.mc.write_low as usize,
+            ctrls,
+            groups,
+            per_group,
+            reqs,
+            route,
+            chan_of,
+            done: vec![u64::MAX; n],
+            next_req: 0,
+            now: 0,
+            trace: None,
+            banks: spec.dram.banks as usize,
+        })
+    }
+
+    /// Record every issued command (for `--command-trace` and the independent checker).
+    pub fn record_commands(&mut self) {
+        self.trace = Some(Vec::new());
+    }
+
+    pub fn commands(&self) -> &[TraceCmd] {
+        self.trace.as_deref().unwrap_or(&[])
+    }
+
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    pub fn address_map(&self) -> &AddressMap {
+        &self.map
+    }
+
+    /// Completion cycle of each request (u64::MAX while pending).
+    pub fn completions(&self) -> &[u64] {
+        &self.done
+    }
+
+    pub fn requests(&self) -> &[Request] {
+        &self.reqs
+    }
+
+    /// All requests completed.
+    pub fn finished(&self) -> bool {
+        self.next_req >= self.reqs.len()
+            && self
+                .ctrls
+                .iter()
+                .all(|c| c.queue.is_empty() && c.wait.is_empty())
+    }
+
+    fn uses_block(&self) -> bool {
+        matches!(self.scheduler, Scheduler::Warped | Scheduler::Divfirst)
+    }
+
+    /// Run to completion (or `max_cycles`), calling `hook` after every cycle of every WET
+    /// group whose block was stepped (all groups step every cycle while a hook is given).
+    pub fn run(&mut self, max_cycles: u64, mut hook: Option<&mut Hook<'_>>) -> Result<(), McError> {
+        while !self.finished() && self.now < max_cycles {
+            self.cycle(hook.as_deref_mut())?;
+        }
+        Ok(())
+    }
+
+    /// One cycle of every controller.
+    pub fn cycle(&mut self, mut hook: Option<&mut Hook<'_>>) -> Result<(), McError> {
+        let now = self.now;
+        // 1. Arrivals.
+        while self.next_req < self.reqs.len() && self.reqs[self.next_req].cycle <= now {
+            let i = self.next_req;
+            self.ctrls[self.chan_of[i] as usize]
+                .wait
+                .push_back(i as u32);
+            self.next_req += 1;
+        }
+        // 2. Enqueue (one per controller), visible from the next cycle.
+        let mut incoming: Vec<Option<Entry>> = vec![None; self.ctrls.len()];
+        for (c, ctrl) in self.ctrls.iter_mut().enumerate() {
+            if ctrl.queue.len() < self.cap {
+                if let Some(i) = ctrl.wait.pop_front() {
+                    incoming[c] = Some(self.route[i as usize]);
+                }
+            }
+        }
+        // 3./4. Decide and issue.
+        let mut block_out: Vec<Option<WmcOut>> = vec![None; self.groups.len()];
+        if self.uses_block() {
+            for (g, slot) in block_out.iter_mut().enumerate() {
+                let inp = self.group_input(g, &incoming, now);
+                let idle = hook.is_none()
+                    && inp.ctrl.iter().all(|c| {
+                        c.enq.is_none()
+                            && c.svc.is_none()
+                            && c.act.is_none()
+                            && c.cands.iter().all(Option::is_none)
+                    })
+                    && self.groups[g].pt_is_clear();
+                if idle {
+                    continue;
+                }
+                let out = self.groups[g].step(&inp)?.clone();
+                if let Some(h) = hook.as_deref_mut() {
+                    h(GroupCycle {
+                        group: g,
+                        input: &inp,
+                        output: &out,
+                    })
+                    .map_err(McError::Hook)?;
+                }
+                *slot = Some(out);
+            }
+        }
+        for c in 0..self.ctrls.len() {
+            self.ctrls[c].svc = None;
+            self.ctrls[c].act = None;
+            let g = c / self.per_group;
+            let sel = block_out[g]
+                .as_ref()
+                .and_then(|o| o.ctrl[c % self.per_group].sel);
+            let pick = if self.ctrls[c].ch.refresh_due(now) {
+                self.refresh_command(c, now)
+            } else {
+                match self.scheduler {
+                    Scheduler::Fcfs => self.fcfs(c, now),
+                    Scheduler::Frfcfs => self.frfcfs(c, now),
+                    Scheduler::Divfirst => self.divfirst(c, g, now),
+                    Scheduler::Warped => self.warped(c, sel),
+                }
+            };
+            if let Some((cmd, entry)) = pick {
+                self.issue(c, cmd, entry, now)?;
+            }
+        }
+        // Enqueued requests join their queues; write-drain mode follows the queue.
+        for (c, inc) in incoming.into_iter().enumerate() {
+            let ctrl = &mut self.ctrls[c];
+            if let Some(e) = inc {
+                ctrl.queue.push(e);
+            }
+            let writes = ctrl.queue.iter().filter(|e| e.write).count();
+            let reads = ctrl.queue.len() - writes;
+            if !ctrl.write_mode && (writes >= self.write_high || (reads == 0 && writes > 0)) {
+                ctrl.write_mode = true;
+            } else if ctrl.write_mode && (writes == 0 || (writes <= self.write_low && reads > 0)) {
+                ctrl.write_mode = false;
+            }
+        }
+        self.now += 1;
+        Ok(())
+    }
+
+    /// The Warped-MC block inputs of one group this cycle.
+    fn group_input(&self, g: usize, incoming: &[Option<Entry>], now: u64) -> WmcIn {
+        let k = self.cap;
+        let b = self.banks;
+        let mut ctrl = Vec::with_capacity(self.per_group);
+        let first = g * self.per_group;
+        for (x, inc) in self.ctrls[first..first + self.per_group]
+            .iter()
+            .zip(&incoming[first..first + self.per_group])
+        {
+            let enq = inc.map(|e| {
+                let r = &self.reqs[e.req as usize];
+                Enq {
+                    sm: r.sm,
+                    warp: r.warp,
+                    pc: r.pc,
+                }
+            });
+            let mut cands = vec![None; k];
+            let mut bank_open = vec![false; b];
+            let mut cas_ready = vec![false; b];
+            let mut pre_ready = vec![false; b];
+            let mut act_ready = vec![false; b];
+            for (bank, open) in bank_open.iter_mut().enumerate() {
+                *open = x.ch.open_row(bank as u32).is_some();
+            }
+            let refresh = x.ch.refresh_due(now);
+            let mut seen = vec![false; b];
+            for (slot, e) in x
+                .queue
+                .iter()
+                .filter(|e| e.write == x.write_mode)
+                .enumerate()
+            {
+                let open = x.ch.open_row(e.bank);
+                cands[slot] = Some(Cand {
+                    gwid: e.gwid,
+                    bank: e.bank,
+                    row: e.row,
+                    slot: e.slot,
+                    hit: open == Some(e.row),
+                });
+                let bi = e.bank as usize;
+                if !seen[bi] && !refresh {
+                    seen[bi] = true;
+                    match open {
+                        Some(r) => {
+                            let cas = if x.write_mode {
+                                Command::wr(e.bank, r, 0)
+                            } else {
+                                Command::rd(e.bank, r, 0)
+                            };
+                            cas_ready[bi] = x.ch.can_issue(&cas, now);
+                            pre_ready[bi] = x.ch.can_issue(&Command::pre(e.bank), now);
+                        }
+                        None => act_ready[bi] = x.ch.can_issue(&Command::act(e.bank, e.row), now),
+                    }
+                }
+            }
+            ctrl.push(CtrlIn {
+                enq,
+                svc: x.svc,
+                act: x.act,
+                cands,
+                bank_open,
+                cas_ready,
+                pre_ready,
+                act_ready,
+            });
+        }
+        WmcIn { ctrl }
+    }
+
+    /// The command a request needs next, given its bank's state.
+    fn needed(&self, c: usize, e: &Entry) -> Command {
+        let x = &self.ctrls[c];
+        match x.ch.open_row(e.bank) {
+            Some(r) if r == e.row => {
+                if e.write {
+                    Command::wr(e.bank, e.row, e.col)
+                } else {
+                    Command::rd(e.bank, e.row, e.col)
+                }
+            }
+            Some(_) => Command::pre(e.bank),
+            None => Command::act(e.bank, e.row),
+        }
+    }
+
+    fn mode_entries(&self, c: usize) -> impl Iterator<Item = (usize, &Entry)> {
+        let m = self.ctrls[c].write_mode;
+        self.ctrls[c]
+            .queue
+            .iter()
+            .enumerate()
+            .filter(move |(_, e)| e.write == m)
+    }
+
+    fn refresh_command(&self, c: usize, now: u64) -> Option<(Command, Option<usize>)> {
+        let ch = &self.ctrls[c].ch;
+        let cmd = if ch.any_open() {
+            Command::prea()
+        } else {
+            Command::refresh()
+        };
+        ch.can_issue(&cmd, now).then_some((cmd, None))
+    }
+
+    /// Oldest request first, strictly: nothing overtakes it.
+    fn fcfs(&self, c: usize, now: u64) -> Option<(Command, Option<usize>)> {
+        let (i, e) = self.mode_entries(c).next()?;
+        let cmd = self.needed(c, e);
+        self.ctrls[c]
+            .ch
+            .can_issue(&cmd, now)
+            .then_some((cmd, cmd.kind.is_column().then_some(i)))
+    }
+
+    /// Per bank, the request a GPGPU-Sim-style scheduler serves next: `urgent` first if given,
+    /// else (FR-FCFS) the oldest hit on the open row, else the bank's oldest request. Banks are
+    /// scanned round-robin from `prio`; the first bank whose command can issue wins.
+    fn per_bank(
+        &self,
+        c: usize,
+        now: u64,
+        urgent: Option<&dyn Fn(&Entry) -> bool>,
+    ) -> Option<(Command, Option<usize>)> {
+        let x = &self.ctrls[c];
+        let banks = self.banks;
+        // (entry index, is preferred) per bank
+        let mut pick: Vec<Option<(usize, bool)>> = vec![None; banks];
+        for (i, e) in self.mode_entries(c) {
+            let pref = match urgent {
+                Some(u) => u(e),
+                None => x.ch.open_row(e.bank) == Some(e.row),
+            };
+            let b = e.bank as usize;
+            match pick[b] {
+                None => pick[b] = Some((i, pref)),
+                Some((_, false)) if pref => pick[b] = Some((i, true)),
+                _ => {}
+            }
+        }
+        for k in 0..banks {
+            let b = (x.prio as usize + k) % banks;
+            let Some((i, _)) = pick[b] else { continue };
+            let e = &x.queue[i];
+            let cmd = self.needed(c, e);
+            if x.ch.can_issue(&cmd, now) {
+                return Some((cmd, cmd.kind.is_column().then_some(i)));
+            }
+        }
+        None
+    }
+
+    /// FR-FCFS as GPGPU-Sim schedules it: per bank, hits on the open row first, then the bank's
+    /// oldest request; banks round-robin.
+    fn frfcfs(&self, c: usize, now: u64) -> Option<(Command, Option<usize>)> {
+        self.per_bank(c, now, None)
+    }
+
+    /// Div-First: per bank, a warp's last pending request first (ignoring row hits), then the
+    /// bank's oldest request; banks round-robin.
+    fn divfirst(&self, c: usize, g: usize, now: u64) -> Option<(Command, Option<usize>)> {
+        let block = &self.groups[g];
+        let urgent = |e: &Entry| block.pending(e.gwid) <= 1;
+        self.per_bank(c, now, Some(&urgent))
+    }
+
+    /// The command the Warped-MC block selected.
+    fn warped(
+        &self,
+        c: usize,
+        sel: Option<(u32, BankCmd, u32, u32)>,
+    ) -> Option<(Command, Option<usize>)> {
+        let (bank, cmd, cand, row) = sel?;
+        match cmd {
+            BankCmd::None => None,
+            BankCmd::Pre => Some((Command::pre(bank), None)),
+            BankCmd::Act => Some((Command::act(bank, row), None)),
+            BankCmd::Cas => {
+                let (i, e) = self.mode_entries(c).nth(cand as usize)?;
+                Some((self.needed(c, e), Some(i)))
+            }
+        }
+    }
+
+    fn issue(
+        &mut self,
+        c: usize,
+        cmd: Command,
+        entry: Option<usize>,
+        now: u64,
+    ) -> Result<(), McError> {
+        let ctrl = &mut self.ctrls[c];
+        let done = ctrl.ch.issue(&cmd, now).map_err(|v| McError::Request {
+            index: 0,
+            message: format!("controller {c} issued an illegal command: {v}"),
+        })?;
+        if let Some(t) = &mut self.trace {
+            t.push(TraceCmd::new(now, c as u32, &cmd));
+        }
+        if cmd.kind == CmdKind::Act {
+            ctrl.act = Some((cmd.bank, cmd.row));
+        }
+        if matches!(cmd.kind, CmdKind::Act | CmdKind::Pre) {
+            ctrl.prio = (cmd.bank + 1) % self.banks as u32;
+        }
+        if let (Some(i), Some(done)) = (entry, done) {
+            let e = ctrl.queue.remove(i);
+            self.done[e.req as usize] = done;
+            ctrl.svc = Some(e.gwid);
+        }
+        Ok(())
+    }
+
+    /// Summary statistics (over completed requests).
+    pub fn summary(&self) -> McSummary {
+        let mut latency = Vec::with_capacity(self.reqs.len());
+        let loads = self
+            .reqs
+            .iter()
+            .map(|r| r.load)
+            .max()
+            .map_or(0, |m| m as usize + 1);
+        let mut first_arr = vec![u64::MAX; loads];
+        let mut first_done = vec![u64::MAX; loads];
+        let mut last_done = vec![0u64; loads];
+        let mut complete = vec![true; loads];
+        for (r, &d) in self.reqs.iter().zip(&self.done) {
+            let l = r.load as usize;
+            first_arr[l] = first_arr[l].min(r.cycle);
+            if d == u64::MAX {
+                complete[l] = false;
+                continue;
+            }
+            latency.push(d - r.cycle);
+            first_done[l] = first_done[l].min(d);
+            last_done[l] = last_done[l].max(d);
+        }
+        let mut divergence = Vec::new();
+        let mut warp_time = Vec::new();
+        for l in 0..loads {
+            if complete[l] && first_arr[l] != u64::MAX {
+                divergence.push(last_done[l] - first_done[l]);
+                warp_time.push(last_done[l] - first_arr[l]);
+            }
+        }
+        let cycles = self.now.max(1);
+        let stats: Vec<_> = self.ctrls.iter().map(|c| c.ch.stats()).collect();
+        let column: u64 = stats
+            .iter()
+            .map(|s| {
+                CmdKind::ALL
+                    .iter()
+                    .filter(|k| k.is_column())
+                    .map(|k| s.count(*k))
+                    .sum::<u64>()
+            })
+            .sum();
+        let acts: u64 = stats.iter().map(|s| s.count(CmdKind::Act)).sum();
+        let refreshes: u64 = stats.iter().map(|s| s.count(CmdKind::Ref)).sum();
+        let commands: u64 = stats
+            .iter()
+            .map(|s| CmdKind::ALL.iter().map(|k| s.count(*k)).sum::<u64>())
+            .sum();
+        let util = stats.iter().map(|s| s.bus_utilization(cycles)).sum::<f64>()
+            / stats.len().max(1) as f64;
+        let _ = self.atom;
+        McSummary {
+            scheduler: self.scheduler.name(),
+            requests: self.reqs.len() as u64,
+            warp_loads: loads as u64,
+            cycles,
+            bandwidth_util: util,
+            row_hit_rate: if column == 0 {
+                0.0
+            } else {
+                1.0 - acts.min(column) as f64 / column as f64
+            },
+            latency: Dist::of(latency),
+            divergence: Dist::of(divergence),
+            warp_time: Dist::of(warp_time),
+            commands,
+            activations: acts,
+            refreshes,
+        }
+    }
+}
+
+impl Timing {
+    /// The timing of a validated spec's DRAM. A tRC below tRAS + tRP (seed 004 Table 2: 62 <
+    /// 50 + 20) never binds, because a precharge waits tRAS after the activate and the next
+    /// activate tRP after the precharge; the model uses the effective max(tRC, tRAS + tRP).
+    pub fn from_spec(d: &crate::spec::DramSpec) -> Timing {
+        let t = &d.timing;
+        Timing {
+            banks: d.banks,
+            bank_groups: d.bank_groups,
+            t_bl: t.t_bl,
+            t_rcd: t.t_rcd,
+            t_rcdwr: t.t_rcdwr,
+            t_rp: t.t_rp,
+            t_ras: t.t_ras,
+            t_rc: t.t_rc.max(t.t_ras + t.t_rp),
+            t_cl: t.t_cl,
+            t_cwl: t.t_cwl,
+            t_ccds: t.t_ccds,
+            t_ccdl: t.t_ccdl,
+            t_rrds: t.t_rrds,
+            t_rrdl: t.t_rrdl,
+            t_faw: t.t_faw,
+            t_wtrs: t.t_wtrs,
+            t_wtrl: t.t_wtrl,
+            t_rtp: t.t_rtp,
+            t_wr: t.t_wr,
+            t_rtw: t.t_rtw,
+            t_refi: t.t_refi,
+            t_rfc: t.t_rfc,
+            refresh: d.refresh,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::ConfigRequest;
+
+    #[test]
+    fn preset_timings_are_the_documented_sets() {
+        let fermi = ConfigRequest::preset("fermi-gtx480").resolve().unwrap();
+        assert_eq!(Timing::from_spec(&fermi.dram), Timing::gddr5_gtx480());
+        let turing = ConfigRequest::preset("turing-rtx2060s").resolve().unwrap();
+        assert_eq!(
+            turing.dram.timing.t_rc, 62,
+            "the preset keeps seed 004 Table 2's tRC"
+        );
+        assert_eq!(Timing::from_spec(&turing.dram), Timing::gddr6_rtx2060s());
+    }
+}

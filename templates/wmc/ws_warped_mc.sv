@@ -1,0 +1,382 @@
+{{ header }}
+// Warped-MC tables and decision logic -- seed 004 (Jeong et al., "Warped-MC: An Efficient
+// Memory Controller Scheme for Massively Parallel Processors", ICPP 2023), section 4,
+// Algorithm 1, Fig. 8, Table 3.
+//
+// One instance serves NumCtrl memory controllers that share a warp entry table (WET); each
+// controller has a row scoreboard (RS), a priority table (PT) and a bank round-robin pointer.
+//
+//   WAT  global warp id = {SM, warp} XOR the PC folded into PcHashW low bits (combinational).
+//   WET  pending requests per global warp id: +1 per enqueue, -1 per serviced request, from every
+//        controller of the group in the same cycle (the total is applied, then saturated).
+//   RS   per controller, bank and tracked row (row mod RowsTracked): a saturating score, +1 for
+//        the row of a warp's remaining (slowest) request when a service leaves the warp with one
+//        pending request and that request is a row miss; cleared when the row is activated.
+//   PT   per controller and bank: the column slots of the open row holding a priority-H request,
+//        recorded each cycle; a non-zero entry puts the bank in the high-priority pool.
+//
+// Per cycle and controller the outputs are combinational in the inputs and the state before
+// the edge: the priority class of every candidate (H: row hit of a warp's last pending request;
+// M: other row hit; L: row miss), per bank the row to open on a row miss (highest score, oldest
+// on ties), and the command to issue (two-level round robin over the banks whose command can
+// issue: high-priority pool first). Semantics: docs/decisions.md ("Warped-MC").
+
+module {{ module }}
+  import {{ pkg }}::*;
+#(
+{%- for p in params %}
+  parameter {{ p.ty }} {{ p.name }} = {{ p.pkg_name }},
+{%- endfor %}
+  // Derived.
+  localparam int unsigned GwidW       = SmW + WarpW,
+  localparam int unsigned WetEntries  = 2 ** GwidW,
+  localparam int unsigned BankW       = (NumBanks > 1) ? $clog2(NumBanks) : 1,
+  localparam int unsigned CandW       = (NumCand > 1) ? $clog2(NumCand) : 1,
+  localparam int unsigned RowIdxW     = (RowsTracked > 1) ? $clog2(RowsTracked) : 1,
+  localparam int unsigned SlotW       = (PtSlots > 1) ? $clog2(PtSlots) : 1,
+  localparam int unsigned HashW       = (PcHashW > 0) ? PcHashW : 1,
+  localparam int unsigned CtrlW       = (NumCtrl > 1) ? $clog2(NumCtrl) : 1,
+  localparam int unsigned NumCtrlCand = NumCtrl * NumCand,
+  localparam int unsigned NumCtrlBank = NumCtrl * NumBanks,
+  localparam int unsigned NumPorts    = 2 * NumCtrl
+) (
+  input  logic clk_i,
+  input  logic rst_ni,
+{%- for port in ports %}
+  {{ port.decl }}{{ port.sep }}  // {{ port.meaning }}
+{%- endfor %}
+);
+
+  localparam logic [PendW-1:0]  PendMax  = '1;
+  localparam logic [ScoreW-1:0] ScoreMax = '1;
+
+  // Warp alias table: {SM, warp} XOR the PC folded into the low PcHashW bits.
+  function automatic logic [GwidW-1:0] gwid_of(logic [SmW-1:0] sm, logic [WarpW-1:0] warp,
+                                               logic [PcW-1:0] pc);
+    logic [GwidW-1:0] id;
+    id = {sm, warp};
+    if (PcHashW > 0) begin
+      for (int unsigned i = 0; i < PcW; i++) begin
+        id[i % HashW] = id[i % HashW] ^ pc[i];
+      end
+    end
+    return id;
+  endfunction
+
+  // Flat table indices: row scores by (controller, bank, tracked row), PT by (controller, bank).
+  localparam int unsigned NumScores = NumCtrl * NumBanks * RowsTracked;
+
+  function automatic int unsigned rs_idx(int unsigned c, logic [BankW-1:0] b,
+                                         logic [RowIdxW-1:0] r);
+    return (c * NumBanks + 32'(b)) * RowsTracked + 32'(r);
+  endfunction
+
+  function automatic logic [ScoreW-1:0] sat_inc(logic [ScoreW-1:0] s);
+    return (s == ScoreMax) ? s : s + ScoreW'(1);
+  endfunction
+
+  // ---------------------------------------------------------------------------------------------
+  // State
+  // ---------------------------------------------------------------------------------------------
+
+  logic [PendW-1:0]   wet_d [WetEntries];
+  logic [PendW-1:0]   wet_q [WetEntries];
+  logic [ScoreW-1:0]  rs_d [NumScores];
+  logic [ScoreW-1:0]  rs_q [NumScores];
+  logic [PtSlots-1:0] pt_d [NumCtrlBank];
+  logic [PtSlots-1:0] pt_q [NumCtrlBank];
+  logic [BankW-1:0]   rr_d [NumCtrl];
+  logic [BankW-1:0]   rr_q [NumCtrl];
+
+  // ---------------------------------------------------------------------------------------------
+  // Candidates: class and row score
+  // ---------------------------------------------------------------------------------------------
+
+  wmc_class_e         cand_class [NumCtrlCand];
+  logic [ScoreW-1:0]  cand_score [NumCtrlCand];
+
+  always_comb begin : p_class
+    for (int unsigned c = 0; c < NumCtrl; c++) begin
+      for (int unsigned k = 0; k < NumCand; k++) begin
+        cand_class[c * NumCand + k] =
+            !cand_valid_i[c * NumCand + k] ? WmcNone :
+            !cand_hit_i[c * NumCand + k]   ? WmcL :
+            (wet_q[cand_gwid_i[c * NumCand + k]] <= PendW'(1)) ? WmcH : WmcM;
+        cand_score[c * NumCand + k] =
+            rs_q[rs_idx(c, cand_bank_i[c * NumCand + k], RowIdxW'(cand_row_i[c * NumCand + k]))];
+      end
+    end
+  end
+
+  for (genvar e = 0; e < NumCtrlCand; e++) begin : g_class_out
+    assign cand_class_o[e] = cand_class[e];
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // Per bank: the best row hit, the best row miss, and the command the bank would issue
+  // ---------------------------------------------------------------------------------------------
+
+  wmc_cmd_e         bank_cmd  [NumCtrl][NumBanks];
+  logic [CandW-1:0] bank_cand [NumCtrl][NumBanks];
+  logic [RowW-1:0]  bank_row  [NumCtrl][NumBanks];
+
+  always_comb begin : p_bank
+    logic             hit_found, miss_found;
+    wmc_class_e       hit_cls;
+    logic [CandW-1:0] hit_k, miss_k;
+    logic [ScoreW-1:0] miss_score;
+    logic [RowW-1:0]  miss_row;
+    for (int unsigned c = 0; c < NumCtrl; c++) begin
+      for (int unsigned b = 0; b < NumBanks; b++) begin
+        hit_found  = 1'b0;
+        hit_cls    = WmcNone;
+        hit_k      = '0;
+        miss_found = 1'b0;
+        miss_score = '0;
+        miss_k     = '0;
+        miss_row   = '0;
+        for (int unsigned k = 0; k < NumCand; k++) begin
+          if (cand_valid_i[c * NumCand + k] && cand_bank_i[c * NumCand + k] == BankW'(b)) begin
+            if (cand_hit_i[c * NumCand + k]) begin
+              // The first H, else the first M (lowest slot = oldest).
+              if (!hit_found || cand_class[c * NumCand + k] > hit_cls) begin
+                hit_found = 1'b1;
+                hit_cls   = cand_class[c * NumCand + k];
+                hit_k     = CandW'(k);
+              end
+            end else if (!miss_found || cand_score[c * NumCand + k] > miss_score) begin
+              // The highest-scoring pending row, oldest on ties.
+              miss_found = 1'b1;
+              miss_score = cand_score[c * NumCand + k];
+              miss_k     = CandW'(k);
+              miss_row   = cand_row_i[c * NumCand + k];
+            end
+          end
+        end
+        open_valid_o[c * NumBanks + b] = miss_found;
+        open_row_o[c * NumBanks + b]   = miss_found ? miss_row : '0;
+        open_cand_o[c * NumBanks + b]  = miss_found ? miss_k : '0;
+        bank_cmd[c][b]  = WmcNoCmd;
+        bank_cand[c][b] = '0;
+        bank_row[c][b]  = '0;
+        if (hit_found) begin
+          if (cas_ready_i[c * NumBanks + b]) begin
+            bank_cmd[c][b]  = WmcCas;
+            bank_cand[c][b] = hit_k;
+          end
+        end else if (miss_found) begin
+          if (bank_open_i[c * NumBanks + b]) begin
+            if (pre_ready_i[c * NumBanks + b]) begin
+              bank_cmd[c][b] = WmcPre;
+            end
+          end else if (act_ready_i[c * NumBanks + b]) begin
+            bank_cmd[c][b]  = WmcAct;
+            bank_cand[c][b] = miss_k;
+            bank_row[c][b]  = miss_row;
+          end
+        end
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // Bank selection: two-level round robin, the high-priority pool (PT entry non-zero) first
+  // ---------------------------------------------------------------------------------------------
+
+  always_comb begin : p_select
+    logic             found;
+    logic [BankW-1:0] b;
+    for (int unsigned c = 0; c < NumCtrl; c++) begin
+      found = 1'b0;
+      sel_bank_o[c] = '0;
+      for (int unsigned i = 0; i < NumBanks; i++) begin
+        b = BankW'((32'(rr_q[c]) + i) % NumBanks);
+        if (!found && bank_cmd[c][b] != WmcNoCmd && pt_q[c * NumBanks + 32'(b)] != '0) begin
+          found         = 1'b1;
+          sel_bank_o[c] = b;
+        end
+      end
+      for (int unsigned i = 0; i < NumBanks; i++) begin
+        b = BankW'((32'(rr_q[c]) + i) % NumBanks);
+        if (!found && bank_cmd[c][b] != WmcNoCmd) begin
+          found         = 1'b1;
+          sel_bank_o[c] = b;
+        end
+      end
+      sel_valid_o[c] = found;
+      sel_cmd_o[c]   = found ? bank_cmd[c][sel_bank_o[c]] : WmcNoCmd;
+      sel_cand_o[c]  = found ? bank_cand[c][sel_bank_o[c]] : '0;
+      sel_row_o[c]   = found ? bank_row[c][sel_bank_o[c]] : '0;
+      // The pointer moves past a bank after a row command (GPGPU-Sim's `prio`).
+      rr_d[c]        = (found && (sel_cmd_o[c] == WmcPre || sel_cmd_o[c] == WmcAct)) ?
+                       BankW'((32'(sel_bank_o[c]) + 1) % NumBanks) : rr_q[c];
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // Warp entry table: the group's increments and decrements, summed then saturated
+  // ---------------------------------------------------------------------------------------------
+
+  logic             port_valid [NumPorts];
+  logic [GwidW-1:0] port_gwid  [NumPorts];
+  logic             port_up    [NumPorts];
+  logic [PendW-1:0] port_next  [NumPorts];
+
+  always_comb begin : p_ports
+    for (int unsigned c = 0; c < NumCtrl; c++) begin
+      port_valid[2 * c]     = enq_valid_i[c];
+      port_gwid[2 * c]      = gwid_of(enq_sm_i[c], enq_warp_i[c], enq_pc_i[c]);
+      port_up[2 * c]        = 1'b1;
+      port_valid[2 * c + 1] = svc_valid_i[c];
+      port_gwid[2 * c + 1]  = svc_gwid_i[c];
+      port_up[2 * c + 1]    = 1'b0;
+    end
+  end
+
+  always_comb begin : p_wet
+    int delta;
+    int count;
+    wet_d = wet_q;
+    for (int unsigned p = 0; p < NumPorts; p++) begin
+      delta = 0;
+      for (int unsigned q = 0; q < NumPorts; q++) begin
+        if (port_valid[q] && port_gwid[q] == port_gwid[p]) begin
+          delta = port_up[q] ? delta + 1 : delta - 1;
+        end
+      end
+      count        = int'(wet_q[port_gwid[p]]) + delta;
+      port_next[p] = (count < 0) ? '0 : (count > int'(PendMax)) ? PendMax : PendW'(count);
+    end
+    for (int unsigned p = 0; p < NumPorts; p++) begin
+      if (port_valid[p]) begin
+        wet_d[port_gwid[p]] = port_next[p];
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // Row scoreboard and priority table
+  // ---------------------------------------------------------------------------------------------
+
+  always_comb begin : p_rs
+    logic               found, found_hit;
+    logic [CtrlW-1:0]   fc;
+    logic [BankW-1:0]   fb;
+    logic [RowIdxW-1:0] fr;
+    rs_d      = rs_q;
+    found     = 1'b0;
+    found_hit = 1'b0;
+    fc        = '0;
+    fb        = '0;
+    fr        = '0;
+    for (int unsigned c = 0; c < NumCtrl; c++) begin
+      // A service that leaves a warp with one pending request: that request is the warp's
+      // slowest; if it waits as a row miss, its row gets +1.
+      if (svc_valid_i[c] && port_next[2 * c + 1] == PendW'(1)) begin
+        found     = 1'b0;
+        found_hit = 1'b0;
+        fc        = '0;
+        fb        = '0;
+        fr        = '0;
+        for (int unsigned c2 = 0; c2 < NumCtrl; c2++) begin
+          for (int unsigned k = 0; k < NumCand; k++) begin
+            if (!found && cand_valid_i[c2 * NumCand + k] &&
+                cand_gwid_i[c2 * NumCand + k] == svc_gwid_i[c]) begin
+              found     = 1'b1;
+              found_hit = cand_hit_i[c2 * NumCand + k];
+              fc        = CtrlW'(c2);
+              fb        = cand_bank_i[c2 * NumCand + k];
+              fr        = RowIdxW'(cand_row_i[c2 * NumCand + k]);
+            end
+          end
+        end
+        if (found && !found_hit) begin
+          rs_d[rs_idx(32'(fc), fb, fr)] = sat_inc(rs_d[rs_idx(32'(fc), fb, fr)]);
+        end
+      end
+    end
+    // Activating a row clears its score.
+    for (int unsigned c = 0; c < NumCtrl; c++) begin
+      if (act_valid_i[c]) begin
+        rs_d[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))] = '0;
+      end
+    end
+  end
+
+  always_comb begin : p_pt
+    logic [PtSlots-1:0] onehot [NumCtrlCand];
+    for (int unsigned e = 0; e < NumCtrlCand; e++) begin
+      onehot[e] = PtSlots'(1) << cand_slot_i[e];
+    end
+    for (int unsigned c = 0; c < NumCtrl; c++) begin
+      for (int unsigned b = 0; b < NumBanks; b++) begin
+        pt_d[c * NumBanks + b] = '0;
+        for (int unsigned k = 0; k < NumCand; k++) begin
+          if (cand_class[c * NumCand + k] == WmcH && cand_bank_i[c * NumCand + k] == BankW'(b))
+          begin
+            pt_d[c * NumBanks + b] = pt_d[c * NumBanks + b] | onehot[c * NumCand + k];
+          end
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
+    if (!rst_ni) begin
+      wet_q <= '{default: '0};
+      rs_q  <= '{default: '0};
+      pt_q  <= '{default: '0};
+      rr_q  <= '{default: '0};
+    end else begin
+      wet_q <= wet_d;
+      rs_q  <= rs_d;
+      pt_q  <= pt_d;
+      rr_q  <= rr_d;
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------------
+  // Assertions
+  // ---------------------------------------------------------------------------------------------
+
+  initial begin : p_param_checks
+    ParamBanksPow2_A: assert (NumBanks > 0 && (NumBanks & (NumBanks - 1)) == 0)
+      else $fatal(1, "ws_warped_mc: NumBanks must be a power of two");
+    ParamRowsPow2_A: assert (RowsTracked > 0 && (RowsTracked & (RowsTracked - 1)) == 0)
+      else $fatal(1, "ws_warped_mc: RowsTracked must be a power of two");
+    ParamSlotsPow2_A: assert (PtSlots > 0 && (PtSlots & (PtSlots - 1)) == 0)
+      else $fatal(1, "ws_warped_mc: PtSlots must be a power of two");
+    ParamHash_A: assert (PcHashW <= GwidW)
+      else $fatal(1, "ws_warped_mc: PcHashW must not exceed the global warp id width");
+  end
+
+  // Enabled from the first edge after reset (a register keeps the asynchronous reset out of
+  // synchronous logic; synthesis removes it with the assertions).
+  logic assert_active_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_assert_active
+    if (!rst_ni) begin
+      assert_active_q <= 1'b0;
+    end else begin
+      assert_active_q <= 1'b1;
+    end
+  end
+
+  // Interface rule: a candidate can only hit the open row of an open bank.
+  logic hit_on_closed;
+  always_comb begin : p_hit_closed
+    hit_on_closed = 1'b0;
+    for (int unsigned c = 0; c < NumCtrl; c++) begin
+      for (int unsigned k = 0; k < NumCand; k++) begin
+        if (cand_valid_i[c * NumCand + k] && cand_hit_i[c * NumCand + k] &&
+            !bank_open_i[c * NumBanks + 32'(cand_bank_i[c * NumCand + k])]) begin
+          hit_on_closed = 1'b1;
+        end
+      end
+    end
+  end
+
+  CandHitOpen_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
+      !hit_on_closed)
+    else $error("ws_warped_mc: a candidate hits a bank that has no open row");
+
+endmodule : {{ module }}
