@@ -96,28 +96,33 @@ impl ConfigArgs {
     }
 }
 
-/// One block.
+/// One generated block.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlockArg {
     /// Observation-table address predictor (seed 000)
     Ot,
+    /// Warped-MC memory-controller tables (seed 004)
+    WarpedMc,
 }
 
 impl BlockArg {
     pub fn block(self) -> Block {
         match self {
             BlockArg::Ot => Block::Ot,
+            BlockArg::WarpedMc => Block::WarpedMc,
         }
     }
 }
 
-/// One block, or all of them.
+/// One generated block, or all of them.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlocksArg {
     /// Every block
     All,
     /// Observation-table address predictor (seed 000)
     Ot,
+    /// Warped-MC memory-controller tables (seed 004)
+    WarpedMc,
 }
 
 impl BlocksArg {
@@ -125,8 +130,18 @@ impl BlocksArg {
         match self {
             BlocksArg::All => Block::ALL.to_vec(),
             BlocksArg::Ot => vec![Block::Ot],
+            BlocksArg::WarpedMc => vec![Block::WarpedMc],
         }
     }
+}
+
+/// What the golden model simulates.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoldenArg {
+    /// Observation-table address predictor (seed 000)
+    Ot,
+    /// The memory system: every channel's controller and DRAM, routed by the address map
+    Mc,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,10 +192,11 @@ pub struct GenerateArgs {
 #[derive(Args)]
 pub struct GoldenArgs {
     #[arg(long, value_enum)]
-    pub block: BlockArg,
+    pub block: GoldenArg,
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// JSON-lines transaction FILE, `kernel:NAME` (built-in kernel or kernel TOML) or `random`
+    /// ot: a JSON-lines FILE, `kernel:NAME` or `random`; mc: a JSON-lines FILE, `loa`, `moa`,
+    /// `hoa` (generated warp loads) or `random` (table stress)
     #[arg(long, value_name = "SOURCE")]
     pub stimulus: String,
     /// Cycles to run for the endless sources (random, kernel)
@@ -189,9 +205,15 @@ pub struct GoldenArgs {
     /// Seed for random stimulus and kernel scheduling
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
-    /// After the responses, print the final table as one JSON array of valid entries
+    /// After the responses, print the final table as one JSON array of valid entries (ot)
     #[arg(long)]
     pub dump_state: bool,
+    /// mc: `text` prints each request's completion and a summary; `json` one summary object
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// mc: write every issued DRAM command (cycle,channel,bank,CMD,row,col) to FILE
+    #[arg(long, value_name = "FILE")]
+    pub command_trace: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -200,10 +222,11 @@ pub struct CosimArgs {
     pub block: BlockArg,
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// `random`, `kernel:NAME` (built-in kernel or kernel TOML file) or a JSON-lines FILE
+    /// ot: `random`, `kernel:NAME` (built-in kernel, `all`, or a kernel TOML file) or a
+    /// JSON-lines FILE; warped-mc: `random` (table stress), `loa`, `moa`, `hoa` or a FILE
     #[arg(long, value_name = "SOURCE", default_value = "random")]
     pub stimulus: String,
-    /// Cycles to simulate (default 200000 for random and kernel stimulus; a file runs to its end)
+    /// Cycles to simulate (default 200000 for generated stimulus; a file runs to its end)
     #[arg(long, value_name = "N")]
     pub cycles: Option<u64>,
     /// Seed for random stimulus and kernel scheduling
@@ -223,6 +246,9 @@ pub struct CosimArgs {
     /// On a mismatch, skip shrinking the stimulus to a minimal reproducer
     #[arg(long)]
     pub no_shrink: bool,
+    /// warped-mc: the warp-entry-table group whose block is co-simulated
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub group: usize,
 }
 
 #[derive(Args)]
@@ -231,7 +257,7 @@ pub struct MutantsArgs {
     pub block: BlockArg,
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// Stimulus for every mutant (`random`, `kernel:NAME` or a FILE)
+    /// Stimulus for every mutant (as for `cosim`)
     #[arg(long, value_name = "SOURCE", default_value = "random")]
     pub stimulus: String,
     /// Cycle budget per mutant
@@ -278,7 +304,7 @@ pub struct BenchArgs {
     /// Cycles per measurement
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     pub cycles: u64,
-    /// `random` or `kernel:NAME`
+    /// ot: `random` or `kernel:NAME`; warped-mc: `random`, `loa`, `moa` or `hoa`
     #[arg(long, value_name = "SOURCE", default_value = "random")]
     pub stimulus: String,
     #[arg(long, value_name = "S", default_value_t = 1)]

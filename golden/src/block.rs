@@ -114,11 +114,19 @@ impl Frame {
         let value = value & mask(bits);
         let lsb = (elem * bits) as usize;
         let words = self.words_mut(port);
-        for b in 0..bits as usize {
-            let bit = (value >> b) & 1;
-            let pos = lsb + b;
-            let w = &mut words[pos / 32];
-            *w = (*w & !(1 << (pos % 32))) | ((bit as u32) << (pos % 32));
+        // Up to 64 bits starting at `lsb`: touch at most three words.
+        let (w0, sh) = (lsb / 32, lsb % 32);
+        let span = u128::from(mask(bits)) << sh;
+        let val = u128::from(value) << sh;
+        for i in 0..3 {
+            let Some(w) = words.get_mut(w0 + i) else {
+                break;
+            };
+            let m = (span >> (32 * i)) as u32;
+            if m == 0 {
+                break;
+            }
+            *w = (*w & !m) | ((val >> (32 * i)) as u32 & m);
         }
     }
 
@@ -138,12 +146,14 @@ impl Frame {
         let bits = self.elem_bits[port];
         let lsb = (elem * bits) as usize;
         let words = self.words(port);
-        let mut v = 0u64;
-        for b in 0..bits as usize {
-            let pos = lsb + b;
-            v |= u64::from((words[pos / 32] >> (pos % 32)) & 1) << b;
+        let (w0, sh) = (lsb / 32, lsb % 32);
+        let mut acc = 0u128;
+        for i in 0..3 {
+            if let Some(w) = words.get(w0 + i) {
+                acc |= u128::from(*w) << (32 * i);
+            }
         }
-        v
+        ((acc >> sh) as u64) & mask(bits)
     }
 
     /// Read a scalar port.
@@ -251,6 +261,31 @@ mod tests {
         }
         f.set(0, 3);
         assert_eq!(f.get(0), 1, "a 1-bit port keeps one bit");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn elements_round_trip_without_touching_neighbours(
+            bits in 1u32..=64, elems in 1u32..6, vals in proptest::collection::vec(proptest::num::u64::ANY, 6),
+        ) {
+            let ports = vec![PortSpec {
+                name: "p_i", dir: Dir::In, elems, elem_bits: bits,
+                sv_elems: None, sv_bits: crate::spec::SvWidth::Bit, meaning: "",
+            }];
+            let mut f = Frame::new(&ports, Dir::In);
+            for e in 0..elems {
+                f.set_elem(0, e, vals[e as usize]);
+            }
+            for e in 0..elems {
+                proptest::prop_assert_eq!(f.get_elem(0, e), vals[e as usize] & mask(bits));
+            }
+            // Bits above the port width stay zero.
+            let total = (bits * elems) as usize;
+            let words = f.words(0);
+            for b in total..words.len() * 32 {
+                proptest::prop_assert_eq!((words[b / 32] >> (b % 32)) & 1, 0);
+            }
+        }
     }
 
     #[test]

@@ -10,9 +10,14 @@ use crate::lockstep::Lockstep;
 use crate::model::Model;
 use crate::ot::{build_model, Source, Stimulus};
 use crate::toolchain::Verilator;
+use crate::wmc::{self, McStimulus};
 use crate::{CosimError, SimError};
 use golden::block::{CycleModel, Frame};
+use golden::mc::stimulus::LoadClass;
+use golden::mc::system::MemSystem;
+use golden::mc::warped::{WarpedMc, WmcIn};
 use golden::ot::{OtIn, OtModel, Packer};
+use golden::spec::Scheduler;
 use golden::spec::{Dir, Spec};
 use serde::Serialize;
 use std::time::Instant;
@@ -39,10 +44,76 @@ pub struct BenchReport {
     pub cosim_ratio: f64,
     /// The target for `cosim_ratio`.
     pub target: f64,
+    /// Golden memory-system throughput (warped-mc only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub memory_system: Vec<Throughput>,
 }
+
+/// Golden memory-system throughput of one scheduler on HOA warp loads.
+#[derive(Debug, Clone, Serialize)]
+pub struct Throughput {
+    pub scheduler: &'static str,
+    pub requests: u64,
+    pub cycles: u64,
+    pub seconds: f64,
+    pub requests_per_second: f64,
+    /// Relative to [`THROUGHPUT_TARGET`].
+    pub ratio: f64,
+}
+
+/// Target golden memory-system throughput, requests per second on one core.
+pub const THROUGHPUT_TARGET: f64 = 1_000_000.0;
 
 /// Target ratio of lockstep co-simulation to the plain C++ loop.
 pub const TARGET: f64 = 0.6;
+
+/// Measure the generated plain C++ loop driving the compiled model with `frames`.
+fn cpp_loop(
+    v: &Verilator,
+    built: &crate::build::BuiltModel,
+    top: &str,
+    ports: &[golden::spec::PortSpec],
+    frames: &[Frame],
+    seed: u64,
+) -> Result<Measure, CosimError> {
+    let exe = bench_executable(v, built, top, ports)?;
+    let path = built.lib.with_file_name(format!(
+        "frames-{}-{seed}-{}.bin",
+        std::process::id(),
+        frames.len()
+    ));
+    let mut bytes =
+        Vec::with_capacity(frames.len() * frames.first().map_or(0, |f| f.all_words().len()) * 4);
+    for fr in frames {
+        for w in fr.all_words() {
+            bytes.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    std::fs::write(&path, &bytes)
+        .map_err(|e| SimError::Io(format!("cannot write {}: {e}", path.display())))?;
+    let out = std::process::Command::new(&exe)
+        .arg(&path)
+        .output()
+        .map_err(|e| SimError::Io(format!("cannot run {}: {e}", exe.display())));
+    std::fs::remove_file(&path).ok();
+    let out = out?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut it = text.split_whitespace();
+    let parsed = match (it.next(), it.next()) {
+        (Some(c), Some(s)) => c.parse::<u64>().ok().zip(s.parse::<f64>().ok()),
+        _ => None,
+    };
+    let Some((cycles, seconds)) = parsed else {
+        return Err(SimError::Io(format!("bench loop printed `{}`", text.trim())).into());
+    };
+    Ok(Measure {
+        what: "plain C++ Verilator loop (ceiling)",
+        cycles,
+        seconds,
+        cycles_per_second: cycles as f64 / seconds,
+        ratio: 1.0,
+    })
+}
 
 pub fn bench_ot(
     spec: &Spec,
@@ -71,40 +142,8 @@ pub fn bench_ot(
     let (built, mut rtl) = build_model(spec, None, false)?;
 
     // (1) plain C++ loop.
-    let exe = bench_executable(&v, &built, rtlgen::OT_TOP, &ports)?;
-    let path = built
-        .lib
-        .with_file_name(format!("frames-{}-{seed}-{n}.bin", std::process::id()));
-    let mut bytes =
-        Vec::with_capacity(frames.len() * frames.first().map_or(0, |f| f.all_words().len()) * 4);
-    for fr in &frames {
-        for w in fr.all_words() {
-            bytes.extend_from_slice(&w.to_le_bytes());
-        }
-    }
-    std::fs::write(&path, &bytes)
-        .map_err(|e| SimError::Io(format!("cannot write {}: {e}", path.display())))?;
-    let out = std::process::Command::new(&exe)
-        .arg(&path)
-        .output()
-        .map_err(|e| SimError::Io(format!("cannot run {}: {e}", exe.display())))?;
-    std::fs::remove_file(&path).ok();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut it = text.split_whitespace();
-    let (Some(c), Some(s)) = (it.next(), it.next()) else {
-        return Err(SimError::Io(format!("bench loop printed `{}`", text.trim())).into());
-    };
-    let cpp_cycles: u64 = c.parse().unwrap_or(0);
-    let cpp_secs: f64 = s.parse().unwrap_or(f64::NAN);
-    let cpp_cps = cpp_cycles as f64 / cpp_secs;
-
-    let mut measures = vec![Measure {
-        what: "plain C++ Verilator loop (ceiling)",
-        cycles: cpp_cycles,
-        seconds: cpp_secs,
-        cycles_per_second: cpp_cps,
-        ratio: 1.0,
-    }];
+    let mut measures = vec![cpp_loop(&v, &built, rtlgen::OT_TOP, &ports, &frames, seed)?];
+    let cpp_cps = measures[0].cycles_per_second;
     let mut push = |what, secs: f64| {
         let cps = n as f64 / secs;
         measures.push(Measure {
@@ -160,5 +199,131 @@ pub fn bench_ot(
         measures,
         cosim_ratio,
         target: TARGET,
+        memory_system: Vec::new(),
+    })
+}
+
+/// Warped-MC tables: the same four rows as [`bench_ot`] on the inputs group 0's block sees in
+/// the golden memory system running `stimulus`, then golden memory-system throughput (every
+/// scheduler) on HOA warp loads of `cycles` cycles' worth.
+pub fn bench_wmc(
+    spec: &Spec,
+    stimulus: &McStimulus,
+    cycles: u64,
+    seed: u64,
+) -> Result<BenchReport, CosimError> {
+    let wspec = wmc::warped(spec);
+    let reqs = wmc::requests(&wspec, stimulus, cycles, seed)?;
+    let bad = |e: golden::mc::system::McError| CosimError::BadInput(e.to_string());
+    let mut sys = MemSystem::new(&wspec, reqs).map_err(bad)?;
+    let mut inputs: Vec<WmcIn> = Vec::with_capacity(cycles as usize);
+    let mut hook = |gc: golden::mc::system::GroupCycle| -> Result<(), String> {
+        inputs.push(gc.input.clone());
+        Ok(())
+    };
+    sys.run(cycles, Some((0, &mut hook))).map_err(bad)?;
+    let n = inputs.len() as u64;
+    let ports = spec.wmc.ports();
+    let golden = WarpedMc::new(&spec.wmc);
+    let mut frames: Vec<Frame> = Vec::with_capacity(inputs.len());
+    let mut f = Frame::new(&ports, Dir::In);
+    for i in &inputs {
+        golden.encode_in(i, &mut f);
+        frames.push(f.clone());
+    }
+
+    let v = Verilator::find()?;
+    let (built, mut rtl) = wmc::build_model(&wspec, None, false)?;
+    let mut measures = vec![cpp_loop(
+        &v,
+        &built,
+        rtlgen::WMC_TOP,
+        &ports,
+        &frames,
+        seed,
+    )?];
+    let cpp_cps = measures[0].cycles_per_second;
+    let mut push = |what, secs: f64| {
+        let cps = n as f64 / secs;
+        measures.push(Measure {
+            what,
+            cycles: n,
+            seconds: secs,
+            cycles_per_second: cps,
+            ratio: cps / cpp_cps,
+        });
+    };
+
+    rtl.reset()?;
+    let mut out_frame = Frame::new(&ports, Dir::Out);
+    let t = Instant::now();
+    for fr in &frames {
+        rtl.step(fr, &mut out_frame)?;
+    }
+    push(
+        "RTL from Rust through the C ABI shim",
+        t.elapsed().as_secs_f64(),
+    );
+
+    let mut ls = Lockstep::new(WarpedMc::new(&spec.wmc), Model::load(&built, &ports)?)?;
+    let t = Instant::now();
+    for i in &inputs {
+        if let Err(e) = ls.step(i) {
+            return Err(
+                SimError::Io(format!("bench stimulus did not co-simulate cleanly: {e:?}")).into(),
+            );
+        }
+    }
+    push(
+        "lockstep co-simulation, full compare",
+        t.elapsed().as_secs_f64(),
+    );
+
+    let mut g = WarpedMc::new(&spec.wmc);
+    let t = Instant::now();
+    for i in &inputs {
+        g.step(i).map_err(|e| CosimError::BadInput(e.to_string()))?;
+    }
+    push("golden block alone", t.elapsed().as_secs_f64());
+    drop(inputs);
+    drop(frames);
+
+    // Golden memory-system throughput on HOA warp loads.
+    let mut memory_system = Vec::new();
+    for sched in [
+        Scheduler::Fcfs,
+        Scheduler::Frfcfs,
+        Scheduler::Warped,
+        Scheduler::Divfirst,
+    ] {
+        let mut s = spec.clone();
+        s.mc.scheduler = sched;
+        let reqs = wmc::requests(&s, &McStimulus::Class(LoadClass::Hoa), cycles, seed)?;
+        let count = reqs.len() as u64;
+        let t = Instant::now();
+        let mut sys = MemSystem::new(&s, reqs).map_err(bad)?;
+        sys.run(u64::MAX, None).map_err(bad)?;
+        let seconds = t.elapsed().as_secs_f64();
+        let rps = count as f64 / seconds;
+        memory_system.push(Throughput {
+            scheduler: sched.name(),
+            requests: count,
+            cycles: sys.now(),
+            seconds,
+            requests_per_second: rps,
+            ratio: rps / THROUGHPUT_TARGET,
+        });
+    }
+
+    let cosim_ratio = measures[2].ratio;
+    Ok(BenchReport {
+        block: "warped-mc",
+        config: spec.name.clone(),
+        stimulus: stimulus.to_string(),
+        cycles: n,
+        measures,
+        cosim_ratio,
+        target: TARGET,
+        memory_system,
     })
 }

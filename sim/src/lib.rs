@@ -15,8 +15,10 @@ pub mod lockstep;
 pub mod model;
 pub mod mutants;
 pub mod ot;
+pub mod shrink;
 pub mod toolchain;
 pub mod tools;
+pub mod wmc;
 
 use thiserror::Error;
 

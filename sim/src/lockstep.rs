@@ -30,9 +30,9 @@ pub enum StepFail {
     Rtl(SimError),
 }
 
-/// Golden model and RTL in lockstep.
-pub struct Lockstep<M: CycleModel> {
-    pub golden: M,
+/// The RTL half of a lockstep: an RTL model that follows a golden model owned elsewhere, checked
+/// after every step.
+pub struct Mirror {
     pub rtl: Model,
     inp: Frame,
     exp: Frame,
@@ -41,38 +41,36 @@ pub struct Lockstep<M: CycleModel> {
     pub cycle: u64,
 }
 
-impl<M: CycleModel> Lockstep<M>
-where
-    M::Out: Clone,
-{
-    /// Pair a golden model with its RTL and reset both.
-    pub fn new(golden: M, rtl: Model) -> Result<Lockstep<M>, SimError> {
-        let ports = golden.ports().to_vec();
-        let mut l = Lockstep {
-            inp: Frame::new(&ports, Dir::In),
-            exp: Frame::new(&ports, Dir::Out),
-            act: Frame::new(&ports, Dir::Out),
-            golden,
+impl Mirror {
+    /// An RTL model for a block with these ports; resets it.
+    pub fn new(rtl: Model, ports: &[golden::spec::PortSpec]) -> Result<Mirror, SimError> {
+        let mut m = Mirror {
             rtl,
+            inp: Frame::new(ports, Dir::In),
+            exp: Frame::new(ports, Dir::Out),
+            act: Frame::new(ports, Dir::Out),
             cycle: 0,
         };
-        l.reset()?;
-        Ok(l)
+        m.reset()?;
+        Ok(m)
     }
 
-    /// Reset both sides.
     pub fn reset(&mut self) -> Result<(), SimError> {
-        self.golden.reset();
         self.cycle = 0;
         self.rtl.reset()
     }
 
-    /// One cycle on both sides, then compare every output.
+    /// Drive the RTL with `input` for one cycle and compare its outputs with `output`, what the
+    /// golden model `enc` produced for the same input.
     #[inline]
-    pub fn step(&mut self, input: &M::In) -> Result<M::Out, StepFail> {
-        let out = self.golden.step(input).map_err(StepFail::Illegal)?.clone();
-        self.golden.encode_in(input, &mut self.inp);
-        self.golden.encode_out(&out, &mut self.exp);
+    pub fn check<M: CycleModel>(
+        &mut self,
+        enc: &M,
+        input: &M::In,
+        output: &M::Out,
+    ) -> Result<(), StepFail> {
+        enc.encode_in(input, &mut self.inp);
+        enc.encode_out(output, &mut self.exp);
         let stepped = if M::COMB_OUTPUTS {
             self.rtl.step_comb(&self.inp, &mut self.act)
         } else {
@@ -91,19 +89,47 @@ where
                     .collect(),
             }));
         }
+        Ok(())
+    }
+}
+
+/// Golden model and RTL in lockstep.
+pub struct Lockstep<M: CycleModel> {
+    pub golden: M,
+    pub mirror: Mirror,
+}
+
+impl<M: CycleModel> Lockstep<M>
+where
+    M::Out: Clone,
+{
+    /// Pair a golden model with its RTL and reset both.
+    pub fn new(golden: M, rtl: Model) -> Result<Lockstep<M>, SimError> {
+        let ports = golden.ports().to_vec();
+        let mut l = Lockstep {
+            mirror: Mirror::new(rtl, &ports)?,
+            golden,
+        };
+        l.reset()?;
+        Ok(l)
+    }
+
+    /// Reset both sides.
+    pub fn reset(&mut self) -> Result<(), SimError> {
+        self.golden.reset();
+        self.mirror.reset()
+    }
+
+    /// Cycles completed since reset.
+    pub fn cycle(&self) -> u64 {
+        self.mirror.cycle
+    }
+
+    /// One cycle on both sides, then compare every output.
+    #[inline]
+    pub fn step(&mut self, input: &M::In) -> Result<M::Out, StepFail> {
+        let out = self.golden.step(input).map_err(StepFail::Illegal)?.clone();
+        self.mirror.check(&self.golden, input, &out)?;
         Ok(out)
-    }
-
-    /// Drive the RTL alone (no golden model, no compare): for the RTL-only speed figure and for
-    /// driving illegal inputs at assertions.
-    pub fn step_rtl_only(&mut self, inputs: &Frame) -> Result<&Frame, SimError> {
-        self.rtl.step(inputs, &mut self.act)?;
-        self.cycle += 1;
-        Ok(&self.act)
-    }
-
-    /// An input frame laid out for this block.
-    pub fn input_frame(&self) -> Frame {
-        self.inp.clone()
     }
 }

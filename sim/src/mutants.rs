@@ -3,8 +3,10 @@
 //! stale when the template changes. Co-simulation must catch every one within the default cycle
 //! budget.
 
+use crate::ot::Failure;
 use crate::SimError;
-use golden::spec::Block;
+use golden::spec::{Block, Spec};
+use serde::Serialize;
 
 /// One mutant: replace `find` by `replace` in file `file`.
 #[derive(Debug, Clone, Copy)]
@@ -15,6 +17,27 @@ pub struct Mutant {
     pub file: &'static str,
     pub find: &'static str,
     pub replace: &'static str,
+    /// For a configuration on which no stimulus can tell the mutant from the original (an
+    /// equivalent mutant), the reason; such a run reports "equivalent" instead of co-simulating.
+    pub unreachable: fn(&Spec) -> Option<String>,
+}
+
+/// Every configuration can expose the mutant.
+fn always_reachable(_: &Spec) -> Option<String> {
+    None
+}
+
+/// A warp entry table counter can only saturate if its controllers can hold more pending
+/// requests than the counter's maximum.
+fn counter_never_saturates(s: &Spec) -> Option<String> {
+    let most = s.mc.queue_entries * s.wmc.controllers_per_wet;
+    (most <= s.wmc.pending_max).then(|| {
+        format!(
+            "equivalent on this configuration: at most {most} requests are pending per warp entry table \
+             (mc.queue_entries {} x warped_mc.controllers_per_wet {}), so a {}-bit counter never passes {}",
+            s.mc.queue_entries, s.wmc.controllers_per_wet, s.wmc.pending_bits, s.wmc.pending_max
+        )
+    })
 }
 
 /// The catalogue.
@@ -26,6 +49,7 @@ pub const MUTANTS: &[Mutant] = &[
         file: "ws_ot_predictor.sv",
         find: "assign touch_valid = obs_do;",
         replace: "assign touch_valid = obs_do & ~obs_hit;",
+        unreachable: always_reachable,
     },
     Mutant {
         block: Block::Ot,
@@ -34,6 +58,7 @@ pub const MUTANTS: &[Mutant] = &[
         file: "ws_ot_predictor.sv",
         find: "obs_new.stride[d]       = StrideW'(obs_quot);",
         replace: "obs_new.stride[d]       = StrideW'(-obs_quot);",
+        unreachable: always_reachable,
     },
     Mutant {
         block: Block::Ot,
@@ -42,6 +67,7 @@ pub const MUTANTS: &[Mutant] = &[
         file: "ws_ot_predictor.sv",
         find: "obs_known_sum = obs_known_sum + calc_t'(obs_dw) * signed_of(obs_e.iws);",
         replace: "obs_known_sum = obs_known_sum;",
+        unreachable: always_reachable,
     },
     Mutant {
         block: Block::Ot,
@@ -50,6 +76,7 @@ pub const MUTANTS: &[Mutant] = &[
         file: "ws_ot_predictor.sv",
         find: "obs_new.mispredicts = obs_e.mispredicts + CntW'(1);",
         replace: "obs_new.mispredicts = obs_e.mispredicts;",
+        unreachable: always_reachable,
     },
     Mutant {
         block: Block::Ot,
@@ -58,6 +85,7 @@ pub const MUTANTS: &[Mutant] = &[
         file: "ws_ot_predictor.sv",
         find: "(obs_free ? obs_free_way : victim_way);",
         replace: "(obs_free ? obs_free_way : ~victim_way);",
+        unreachable: always_reachable,
     },
     Mutant {
         block: Block::Ot,
@@ -66,6 +94,7 @@ pub const MUTANTS: &[Mutant] = &[
         file: "ws_ot_predictor.sv",
         find: "pred_addr_d[i] = AddrW'(unsigned_of(pred_e.addr[i]) + pred_off);",
         replace: "pred_addr_d[i] = AddrW'((AddrW-1)'(unsigned_of(pred_e.addr[i]) + pred_off));",
+        unreachable: always_reachable,
     },
     Mutant {
         block: Block::Ot,
@@ -74,6 +103,7 @@ pub const MUTANTS: &[Mutant] = &[
         file: "ws_ot_predictor.sv",
         find: "(32'(pred_e.mispredicts) <= Threshold);",
         replace: "(32'(pred_e.mispredicts) < Threshold);",
+        unreachable: always_reachable,
     },
     Mutant {
         block: Block::Ot,
@@ -82,6 +112,79 @@ pub const MUTANTS: &[Mutant] = &[
         file: "ws_ot_predictor.sv",
         find: "      valid_d     = '{default: '0};\n",
         replace: "      valid_d     = valid_q;\n",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        block: Block::WarpedMc,
+        name: "wet-service-ignored",
+        description: "serviced requests never decrement the warp entry table",
+        file: "ws_warped_mc.sv",
+        find: "port_valid[2 * c + 1] = svc_valid_i[c];",
+        replace: "port_valid[2 * c + 1] = 1'b0;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        block: Block::WarpedMc,
+        name: "class-h-at-two-pending",
+        description: "a row hit counts as a warp's last request while two are still pending",
+        file: "ws_warped_mc.sv",
+        find: "<= PendW'(1)) ? WmcH : WmcM;",
+        replace: "<= PendW'(2)) ? WmcH : WmcM;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        block: Block::WarpedMc,
+        name: "score-kept-on-activate",
+        description: "activating a row does not clear its row score",
+        file: "ws_warped_mc.sv",
+        find: "rs_d[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))] = '0;",
+        replace: "rs_d[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))] = rs_q[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))];",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        block: Block::WarpedMc,
+        name: "round-robin-stuck",
+        description: "the bank round-robin pointer never moves",
+        file: "ws_warped_mc.sv",
+        find: "BankW'((32'(sel_bank_o[c]) + 1) % NumBanks) : rr_q[c];",
+        replace: "rr_q[c] : rr_q[c];",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        block: Block::WarpedMc,
+        name: "priority-pool-ignored",
+        description: "banks in the priority table's high pool get no precedence",
+        file: "ws_warped_mc.sv",
+        find: "pt_q[c * NumBanks + 32'(b)] != '0) begin",
+        replace: "1'b0) begin",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        block: Block::WarpedMc,
+        name: "lowest-score-row-opened",
+        description: "a row miss opens the lowest-scoring pending row",
+        file: "ws_warped_mc.sv",
+        find: "cand_score[c * NumCand + k] > miss_score) begin",
+        replace: "cand_score[c * NumCand + k] < miss_score) begin",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        block: Block::WarpedMc,
+        name: "pending-counter-wraps",
+        description: "the pending-request counter wraps instead of saturating",
+        file: "ws_warped_mc.sv",
+        find: "(count > int'(PendMax)) ? PendMax : PendW'(count);",
+        replace: "PendW'(count);",
+        unreachable: counter_never_saturates,
+    },
+    Mutant {
+        block: Block::WarpedMc,
+        name: "m-before-h",
+        description: "among a bank's row hits, other requests go before a warp's last one",
+        file: "ws_warped_mc.sv",
+        find: "cand_class[c * NumCand + k] > hit_cls) begin",
+        replace: "cand_class[c * NumCand + k] < hit_cls) begin",
+        unreachable: always_reachable,
     },
 ];
 
@@ -119,4 +222,47 @@ pub fn apply(m: &Mutant, files: &[(String, String)]) -> Result<Vec<(String, Stri
     }
     f.1 = f.1.replacen(m.find, m.replace, 1);
     Ok(out)
+}
+
+/// What co-simulating one mutant found.
+#[derive(Debug, Clone, Serialize)]
+pub struct MutantResult {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub caught: bool,
+    /// Why no stimulus can catch the mutant on this configuration (then `caught` is false and
+    /// the mutant was not run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub equivalent: Option<String>,
+    pub cycle: Option<u64>,
+    pub port: Option<&'static str>,
+    pub kind: Option<&'static str>,
+}
+
+impl MutantResult {
+    /// The result for a mutant that is equivalent on `spec`, if it is.
+    pub fn equivalent(m: &Mutant, spec: &Spec) -> Option<MutantResult> {
+        (m.unreachable)(spec).map(|why| MutantResult {
+            name: m.name,
+            description: m.description,
+            caught: false,
+            equivalent: Some(why),
+            cycle: None,
+            port: None,
+            kind: None,
+        })
+    }
+
+    /// The result of a run that ended with `failure` (caught) or without (missed).
+    pub fn of(m: &Mutant, failure: Option<&Failure>) -> MutantResult {
+        MutantResult {
+            name: m.name,
+            description: m.description,
+            caught: failure.is_some(),
+            equivalent: None,
+            cycle: failure.map(|f| f.cycle),
+            port: failure.and_then(|f| f.port),
+            kind: failure.map(|f| f.kind),
+        }
+    }
 }

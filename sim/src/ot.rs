@@ -5,14 +5,12 @@
 use crate::build::{build, BuildRequest, BuiltModel};
 use crate::lockstep::{Lockstep, Mismatch, StepFail};
 use crate::model::Model;
-use crate::mutants::{self, Mutant};
+use crate::mutants::{self, Mutant, MutantResult};
 use crate::toolchain::Verilator;
 use crate::{CosimError, SimError};
 use golden::ot::random::RandomOt;
 use golden::ot::{CycleOps, OtIn, OtModel, OtOut, OtTxn, Packer};
 use golden::spec::{Block, OtEvent, Spec};
-use proptest::strategy::{NewTree, Strategy, ValueTree};
-use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -417,7 +415,7 @@ pub fn cosim(spec: &Spec, opts: &CosimOptions) -> Result<CosimReport, CosimError
             }
         }
     }
-    ls.rtl.close_vcd();
+    ls.mirror.rtl.close_vcd();
     let seconds = start.elapsed().as_secs_f64();
     let stats = tracker.finish();
     let cycles_per_second = stats.cycles as f64 / seconds.max(1e-9);
@@ -472,7 +470,7 @@ fn report_failure(
     failure: StepFail,
     recent: &VecDeque<CycleOps>,
 ) -> Result<Failure, CosimError> {
-    let cycle = ls.cycle + 1;
+    let cycle = ls.cycle() + 1;
     let last_transactions = recent
         .iter()
         .flat_map(|c| c.txns().map(|(_, t)| t.to_json()))
@@ -566,7 +564,7 @@ fn report_failure(
         if traced.open_vcd(&vcd).is_ok() {
             if let Ok(mut tl) = Lockstep::new(OtModel::new(&spec.ot), traced) {
                 let _ = replay(&mut tl, &minimal, spec.gpu.warp_size);
-                tl.rtl.close_vcd();
+                tl.mirror.rtl.close_vcd();
                 f.vcd = Some(vcd.display().to_string());
             }
         }
@@ -592,126 +590,13 @@ fn replay(ls: &mut Lockstep<OtModel>, txns: &[OtTxn], warp_size: u32) -> bool {
     false
 }
 
-/// Delta-debugging over a transaction list, as a proptest value tree: `simplify` accepts the
-/// current (still failing) candidate and proposes it minus the next chunk; `complicate` rejects
-/// the current (passing) candidate and proposes the next chunk instead. Chunks halve from half
-/// the list down to single transactions.
-struct TxnShrinker {
-    accepted: Vec<OtTxn>,
-    candidate: Vec<OtTxn>,
-    chunk: usize,
-    pos: usize,
-    last_start: usize,
-}
-
-impl TxnShrinker {
-    fn new(txns: Vec<OtTxn>) -> TxnShrinker {
-        TxnShrinker {
-            chunk: (txns.len() / 2).max(1),
-            candidate: txns.clone(),
-            accepted: txns,
-            pos: 0,
-            last_start: 0,
-        }
-    }
-
-    /// Propose the next candidate; when there is none, `current()` falls back to the last
-    /// accepted (failing) list, which is what the runner reports.
-    fn propose(&mut self) -> bool {
-        loop {
-            if self.chunk == 0 || self.accepted.len() <= 1 {
-                self.candidate = self.accepted.clone();
-                return false;
-            }
-            if self.pos >= self.accepted.len() {
-                self.chunk /= 2;
-                self.pos = 0;
-                continue;
-            }
-            let end = (self.pos + self.chunk).min(self.accepted.len());
-            let mut c = self.accepted[..self.pos].to_vec();
-            c.extend_from_slice(&self.accepted[end..]);
-            self.last_start = self.pos;
-            self.pos = end;
-            self.candidate = c;
-            return true;
-        }
-    }
-}
-
-impl ValueTree for TxnShrinker {
-    type Value = Vec<OtTxn>;
-
-    fn current(&self) -> Vec<OtTxn> {
-        self.candidate.clone()
-    }
-
-    fn simplify(&mut self) -> bool {
-        self.accepted = std::mem::take(&mut self.candidate);
-        self.pos = self.last_start;
-        self.propose()
-    }
-
-    fn complicate(&mut self) -> bool {
-        self.propose()
-    }
-}
-
-#[derive(Debug)]
-struct Failing(Vec<OtTxn>);
-
-impl Strategy for Failing {
-    type Tree = TxnShrinker;
-    type Value = Vec<OtTxn>;
-
-    fn new_tree(&self, _: &mut TestRunner) -> NewTree<Self> {
-        Ok(TxnShrinker::new(self.0.clone()))
-    }
-}
-
 /// Shrink a failing transaction list to a small one that still fails (bounded: 4096 candidate
-/// runs or 60 s).
+/// runs or 60 s). The result is re-checked: a reproducer always reproduces.
 pub fn shrink(ls: &mut Lockstep<OtModel>, failing: &[OtTxn], warp_size: u32) -> Vec<OtTxn> {
-    let cell = std::cell::RefCell::new(ls);
-    let mut runner = TestRunner::new(Config {
-        cases: 1,
-        max_shrink_iters: 4096,
-        max_shrink_time: 60_000,
-        failure_persistence: None,
-        ..Config::default()
-    });
-    let result = runner.run(&Failing(failing.to_vec()), |txns| {
-        let mut ls = cell.borrow_mut();
-        if replay(&mut ls, &txns, warp_size) {
-            Err(TestCaseError::fail("golden and RTL disagree"))
-        } else {
-            Ok(())
-        }
-    });
-    let minimal = match result {
-        Err(TestError::Fail(_, minimal)) => minimal,
-        _ => failing.to_vec(),
-    };
-    // Never hand out a reproducer that does not reproduce.
-    let ls = cell.into_inner();
-    if replay(ls, &minimal, warp_size) {
-        minimal
-    } else {
-        failing.to_vec()
-    }
+    crate::shrink::minimize(failing, |txns| replay(ls, txns, warp_size))
 }
 
 /// One line of `warpsmith mutants`.
-#[derive(Debug, Clone, Serialize)]
-pub struct MutantResult {
-    pub name: &'static str,
-    pub description: &'static str,
-    pub caught: bool,
-    pub cycle: Option<u64>,
-    pub port: Option<&'static str>,
-    pub kind: Option<&'static str>,
-}
-
 /// Co-simulate one mutant (no shrinking) and say whether it was caught.
 pub fn run_mutant(
     spec: &Spec,
@@ -720,6 +605,9 @@ pub fn run_mutant(
     cycles: Option<u64>,
     seed: u64,
 ) -> Result<MutantResult, CosimError> {
+    if let Some(r) = MutantResult::equivalent(m, spec) {
+        return Ok(r);
+    }
     let report = cosim(
         spec,
         &CosimOptions {
@@ -734,12 +622,5 @@ pub fn run_mutant(
             progress: None,
         },
     )?;
-    Ok(MutantResult {
-        name: m.name,
-        description: m.description,
-        caught: report.failure.is_some(),
-        cycle: report.failure.as_ref().map(|f| f.cycle),
-        port: report.failure.as_ref().and_then(|f| f.port),
-        kind: report.failure.as_ref().map(|f| f.kind),
-    })
+    Ok(MutantResult::of(m, report.failure.as_ref()))
 }

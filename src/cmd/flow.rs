@@ -1,12 +1,14 @@
 //! `flow`: the main job — generate every block's RTL, co-simulate it, print its cost.
 
 use crate::args::FlowArgs;
-use crate::cmd::cosim::{cosim_err, print_report};
+use crate::cmd::cosim::{cosim_err, print_report, print_wmc_report};
 use crate::cmd::thousands;
 use crate::CliResult;
 use golden::cost::block_cost;
+use golden::mc::stimulus::LoadClass;
 use golden::spec::Block;
 use sim::ot::{CosimOptions, Stimulus};
+use sim::wmc::{McStimulus, WmcOptions};
 use std::process::ExitCode;
 
 pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
@@ -33,33 +35,66 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                 .join(", "),
             dir.display()
         );
-        let stimuli = match block {
-            Block::Ot => vec![Stimulus::Random, Stimulus::Kernel("all".into())],
-            Block::WarpedMc => vec![],
-        };
-        for stimulus in stimuli {
-            println!(
-                "  cosim: stimulus {stimulus}, {} cycles",
-                thousands(a.cycles)
-            );
-            let report = sim::ot::cosim(
-                &spec,
-                &CosimOptions {
-                    stimulus,
-                    cycles: Some(a.cycles),
-                    seed: a.seed,
-                    waves: None,
-                    mutant: None,
-                    out_dir: a.out.join("repro"),
-                    command: format!("warpsmith cosim --block {block} {}", a.config.as_args()),
-                    shrink: true,
-                    progress: None,
-                },
-            )
-            .map_err(cosim_err)?;
-            print_report(&report, None);
-            all_pass &= report.failure.is_none();
-            summary.push((block, report.stimulus.clone(), report.result));
+        match block {
+            Block::Ot => {
+                for stimulus in [Stimulus::Random, Stimulus::Kernel("all".into())] {
+                    println!(
+                        "  cosim: stimulus {stimulus}, {} cycles",
+                        thousands(a.cycles)
+                    );
+                    let report = sim::ot::cosim(
+                        &spec,
+                        &CosimOptions {
+                            stimulus,
+                            cycles: Some(a.cycles),
+                            seed: a.seed,
+                            waves: None,
+                            mutant: None,
+                            out_dir: a.out.join("repro"),
+                            command: format!(
+                                "warpsmith cosim --block {block} {}",
+                                a.config.as_args()
+                            ),
+                            shrink: true,
+                            progress: None,
+                        },
+                    )
+                    .map_err(cosim_err)?;
+                    print_report(&report, None);
+                    all_pass &= report.failure.is_none();
+                    summary.push((block, report.stimulus.clone(), report.result));
+                }
+            }
+            Block::WarpedMc => {
+                for stimulus in [McStimulus::Random, McStimulus::Class(LoadClass::Hoa)] {
+                    println!(
+                        "  cosim: stimulus {stimulus}, {} cycles, group 0, scheduler warped",
+                        thousands(a.cycles)
+                    );
+                    let report = sim::wmc::cosim(
+                        &spec,
+                        &WmcOptions {
+                            stimulus,
+                            cycles: Some(a.cycles),
+                            seed: a.seed,
+                            group: 0,
+                            waves: None,
+                            mutant: None,
+                            out_dir: a.out.join("repro"),
+                            command: format!(
+                                "warpsmith cosim --block {block} {}",
+                                a.config.as_args()
+                            ),
+                            shrink: true,
+                            progress: None,
+                        },
+                    )
+                    .map_err(cosim_err)?;
+                    print_wmc_report(&report, None);
+                    all_pass &= report.failure.is_none();
+                    summary.push((block, report.stimulus.clone(), report.result));
+                }
+            }
         }
         let cost = block_cost(&spec, *block);
         println!();
@@ -67,7 +102,7 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
     }
     println!("\nsummary:");
     for (b, s, r) in &summary {
-        println!("  {b:4} {s:22} {}", r.to_uppercase());
+        println!("  {:10} {s:22} {}", b.name(), r.to_uppercase());
     }
     Ok(if all_pass {
         ExitCode::SUCCESS

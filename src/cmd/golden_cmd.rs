@@ -1,18 +1,24 @@
 //! `golden`: run a stimulus through the golden model.
 
-use crate::args::{BlockArg, GoldenArgs};
+use crate::args::{Format, GoldenArg, GoldenArgs};
 use crate::{bad, CliResult};
 use golden::block::CycleModel;
+use golden::mc::system::MemSystem;
 use golden::ot::{dump_state, response_json, OtModel, Packer};
 use sim::ot::{Source, Stimulus};
+use sim::wmc::McStimulus;
 use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(a: &GoldenArgs) -> CliResult<ExitCode> {
-    let spec = a.config.resolve()?;
     match a.block {
-        BlockArg::Ot => {}
+        GoldenArg::Ot => ot(a),
+        GoldenArg::Mc => mc(a),
     }
+}
+
+fn ot(a: &GoldenArgs) -> CliResult<ExitCode> {
+    let spec = a.config.resolve()?;
     let kind: Stimulus = a.stimulus.parse().map_err(bad)?;
     let source = Source::new(&spec, &kind, a.seed).map_err(bad)?;
     let limit = if source.is_finite() {
@@ -34,5 +40,84 @@ pub fn run(a: &GoldenArgs) -> CliResult<ExitCode> {
         writeln!(out, "{}", dump_state(&model))?;
     }
     out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The memory system: every request's completion, then a summary.
+fn mc(a: &GoldenArgs) -> CliResult<ExitCode> {
+    let spec = a.config.resolve()?;
+    let kind: McStimulus = a.stimulus.parse().map_err(bad)?;
+    let reqs = sim::wmc::requests(&spec, &kind, a.cycles, a.seed).map_err(bad)?;
+    let mut sys = MemSystem::new(&spec, reqs).map_err(bad)?;
+    if a.command_trace.is_some() {
+        sys.record_commands();
+    }
+    let start = std::time::Instant::now();
+    sys.run(u64::MAX, None)?;
+    let seconds = start.elapsed().as_secs_f64();
+    if let Some(path) = &a.command_trace {
+        let mut text = String::from("# cycle,channel,bank,command,row,col\n");
+        for c in sys.commands() {
+            text.push_str(&c.to_line());
+            text.push('\n');
+        }
+        std::fs::write(path, text)
+            .map_err(|e| anyhow::anyhow!("cannot write command trace {}: {e}", path.display()))?;
+    }
+    let summary = sys.summary();
+    match a.format {
+        Format::Json => {
+            let mut v = serde_json::to_value(&summary)?;
+            v["config"] = serde_json::json!(spec.name);
+            v["stimulus"] = serde_json::json!(kind.to_string());
+            v["seconds"] = serde_json::json!(seconds);
+            v["requests_per_second"] =
+                serde_json::json!(summary.requests as f64 / seconds.max(1e-9));
+            super::print_json(&v)?;
+        }
+        Format::Text => {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            writeln!(
+                out,
+                "# request cycle sm warp load channel bank row write completed latency"
+            )?;
+            for (i, (r, d)) in sys.requests().iter().zip(sys.completions()).enumerate() {
+                let dec = sys.address_map().decode(r.addr);
+                writeln!(
+                    out,
+                    "{i} {} {} {} {} {} {} {} {} {d} {}",
+                    r.cycle,
+                    r.sm,
+                    r.warp,
+                    r.load,
+                    dec.channel,
+                    dec.bank,
+                    dec.row,
+                    u8::from(r.write),
+                    d.saturating_sub(r.cycle)
+                )?;
+            }
+            let s = &summary;
+            writeln!(
+                out,
+                "# scheduler {}  requests {}  warp loads {}  cycles {}",
+                s.scheduler, s.requests, s.warp_loads, s.cycles
+            )?;
+            writeln!(out, "# bandwidth_util {:.4}  row_hit_rate {:.4}  commands {}  activations {}  refreshes {}", s.bandwidth_util, s.row_hit_rate, s.commands, s.activations, s.refreshes)?;
+            for (name, d) in [
+                ("latency", s.latency),
+                ("divergence", s.divergence),
+                ("warp_time", s.warp_time),
+            ] {
+                writeln!(
+                    out,
+                    "# {name:10} mean {:9.1}  p50 {:6}  p95 {:6}  p99 {:6}  max {:6}",
+                    d.mean, d.p50, d.p95, d.p99, d.max
+                )?;
+            }
+            out.flush()?;
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -308,7 +308,20 @@ pub fn stress(spec: &Spec, requests: usize, seed: u64) -> Vec<Request> {
     let row_span = d.row_bytes.max(atom);
     let stripes = u64::from(d.channels * d.banks) * 16;
     let pc_mask = crate::block::mask(spec.wmc.pc_bits);
-    let sat = (spec.wmc.pending_max as u64 + 2).min(u64::from(spec.mc.queue_entries) + 8);
+    let held = u64::from(spec.mc.queue_entries * spec.wmc.controllers_per_wet);
+    let counter = u64::from(spec.wmc.pending_max);
+    let sat = if held > counter {
+        counter + 1 + u64::from(spec.mc.queue_entries) / 2
+    } else {
+        held + 8
+    };
+    let map = crate::mc::mapping::AddressMap::parse_gpgpusim(
+        &d.address_map,
+        d.channels,
+        d.sub_partitions,
+    )
+    .ok()
+    .map(|m| m.with_bank_xor(d.bank_xor));
     let mut out: Vec<Request> = Vec::with_capacity(requests);
     let mut cycle = 0u64;
     let mut load = 0u32;
@@ -337,11 +350,49 @@ pub fn stress(spec: &Spec, requests: usize, seed: u64) -> Vec<Request> {
         };
         match phase {
             0 => {
-                // Saturation: one warp, one channel stripe set, more requests than the counter holds.
-                let stripe = rng.below(stripes) / u64::from(d.channels) * u64::from(d.channels);
-                for i in 0..sat {
-                    let st = stripe + u64::from(d.channels) * rng.below(4);
-                    push(&mut out, &mut rng, cycle + i, sm, warp, 0x40, st, load);
+                // Saturation: one warp floods the channels of one warp entry table, all at once, with more requests than
+                // its pending counter holds (when the queues can hold that many), on few rows so
+                // that row hits keep being classified while the counter is high.
+                let per = spec.wmc.controllers_per_wet.max(1);
+                let target = rng.below(u64::from(d.channels / per)) as u32;
+                let mut rows = Vec::with_capacity(4);
+                for _ in 0..4096 {
+                    let st = rng.below(stripes);
+                    if map
+                        .as_ref()
+                        .is_none_or(|m| m.decode(st * row_span).channel / per == target)
+                    {
+                        rows.push(st);
+                        if rows.len() == 4 {
+                            break;
+                        }
+                    }
+                }
+                if rows.is_empty() {
+                    rows.push(rng.below(stripes));
+                }
+                for _ in 0..sat {
+                    let st = *rng.pick(&rows);
+                    let mut addr = st * row_span;
+                    for _ in 0..16 {
+                        let a = st * row_span + rng.below(row_span / atom) * atom;
+                        if map
+                            .as_ref()
+                            .is_none_or(|m| m.decode(a).channel / per == target)
+                        {
+                            addr = a;
+                            break;
+                        }
+                    }
+                    out.push(Request {
+                        cycle,
+                        sm,
+                        warp,
+                        pc: 0x40 & pc_mask,
+                        addr,
+                        write: rng.chance(80),
+                        load,
+                    });
                 }
                 load += 1;
                 cycle += sat;

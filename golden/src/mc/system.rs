@@ -107,7 +107,7 @@ pub struct GroupCycle<'a> {
     pub output: &'a WmcOut,
 }
 
-/// Called after each stepped WET group's cycle (co-simulation of its block).
+/// Called after each cycle of the watched WET group (co-simulation of its block).
 pub type Hook<'h> = dyn FnMut(GroupCycle) -> Result<(), String> + 'h;
 
 /// The memory system.
@@ -257,17 +257,22 @@ impl MemSystem {
         matches!(self.scheduler, Scheduler::Warped | Scheduler::Divfirst)
     }
 
-    /// Run to completion (or `max_cycles`), calling `hook` after every cycle of every WET
-    /// group whose block was stepped (all groups step every cycle while a hook is given).
-    pub fn run(&mut self, max_cycles: u64, mut hook: Option<&mut Hook<'_>>) -> Result<(), McError> {
+    /// Run to completion (or `max_cycles`). With a hook `(g, f)`, WET group `g` steps its block
+    /// every cycle and `f` sees each of its cycles (co-simulation); other groups skip cycles in
+    /// which their block would not change.
+    pub fn run(
+        &mut self,
+        max_cycles: u64,
+        mut hook: Option<(usize, &mut Hook<'_>)>,
+    ) -> Result<(), McError> {
         while !self.finished() && self.now < max_cycles {
-            self.cycle(hook.as_deref_mut())?;
+            self.cycle(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
         }
         Ok(())
     }
 
-    /// One cycle of every controller.
-    pub fn cycle(&mut self, mut hook: Option<&mut Hook<'_>>) -> Result<(), McError> {
+    /// One cycle of every controller (see [`MemSystem::run`] for the hook).
+    pub fn cycle(&mut self, mut hook: Option<(usize, &mut Hook<'_>)>) -> Result<(), McError> {
         let now = self.now;
         // 1. Arrivals.
         while self.next_req < self.reqs.len() && self.reqs[self.next_req].cycle <= now {
@@ -291,7 +296,8 @@ impl MemSystem {
         if self.uses_block() {
             for (g, slot) in block_out.iter_mut().enumerate() {
                 let inp = self.group_input(g, &incoming, now);
-                let idle = hook.is_none()
+                let watched = hook.as_ref().is_some_and(|(hg, _)| *hg == g);
+                let idle = !watched
                     && inp.ctrl.iter().all(|c| {
                         c.enq.is_none()
                             && c.svc.is_none()
@@ -303,7 +309,7 @@ impl MemSystem {
                     continue;
                 }
                 let out = self.groups[g].step(&inp)?.clone();
-                if let Some(h) = hook.as_deref_mut() {
+                if let Some((_, h)) = hook.as_mut().filter(|(hg, _)| *hg == g) {
                     h(GroupCycle {
                         group: g,
                         input: &inp,
