@@ -42,6 +42,8 @@ struct Entry {
 struct Controller {
     ch: Channel,
     queue: Vec<Entry>,
+    /// Writes in `queue`.
+    writes: usize,
     wait: VecDeque<u32>,
     write_mode: bool,
     /// Round-robin bank pointer of FR-FCFS and Div-First (GPGPU-Sim's `prio`).
@@ -49,6 +51,16 @@ struct Controller {
     /// Events reported to the Warped-MC block in the next cycle.
     svc: Option<u32>,
     act: Option<(u32, u32)>,
+}
+
+/// The open row of each of the first `banks` banks (`banks <= 64`, validated).
+#[inline]
+fn open_rows(ch: &Channel, banks: usize) -> [Option<u32>; 64] {
+    let mut rows = [None; 64];
+    for (b, r) in rows.iter_mut().enumerate().take(banks) {
+        *r = ch.open_row(b as u32);
+    }
+    rows
 }
 
 /// Distribution summary, in cycles.
@@ -129,6 +141,18 @@ pub struct MemSystem {
     now: u64,
     trace: Option<Vec<TraceCmd>>,
     banks: usize,
+    /// Per cycle working storage, kept to avoid allocating every cycle.
+    incoming: Vec<Option<Entry>>,
+    inputs: Vec<WmcIn>,
+    /// Per controller: the command its group's block selected this cycle.
+    sel: Vec<Option<(u32, BankCmd, u32, u32)>>,
+    /// Per controller: a lower bound on the next cycle it can issue a command (see
+    /// [`MemSystem::cycle`]).
+    wake: Vec<u64>,
+    /// Per controller: runs its scheduler this cycle (working storage).
+    run: Vec<bool>,
+    /// Skip quiet cycles (off while a co-simulation hook watches every cycle).
+    skip: bool,
 }
 
 /// A request the system cannot take.
@@ -157,6 +181,7 @@ impl MemSystem {
             .map(|_| Controller {
                 ch: Channel::new(timing),
                 queue: Vec::with_capacity(spec.mc.queue_entries as usize),
+                writes: 0,
                 wait: VecDeque::new(),
                 write_mode: false,
                 prio: 0,
@@ -215,6 +240,12 @@ impl MemSystem {
             now: 0,
             trace: None,
             banks: spec.dram.banks as usize,
+            incoming: vec![None; d.channels as usize],
+            inputs: Vec::new(),
+            sel: vec![None; d.channels as usize],
+            wake: vec![0; d.channels as usize],
+            run: vec![true; d.channels as usize],
+            skip: true,
         })
     }
 
@@ -271,6 +302,12 @@ impl MemSystem {
         Ok(())
     }
 
+    /// Turn skipping of quiet cycles off or on (on by default). Results are identical either
+    /// way (a test checks this); with it off every group's block steps every cycle.
+    pub fn set_skip_quiet(&mut self, on: bool) {
+        self.skip = on;
+    }
+
     /// One cycle of every controller (see [`MemSystem::run`] for the hook).
     pub fn cycle(&mut self, mut hook: Option<(usize, &mut Hook<'_>)>) -> Result<(), McError> {
         let now = self.now;
@@ -283,93 +320,183 @@ impl MemSystem {
             self.next_req += 1;
         }
         // 2. Enqueue (one per controller), visible from the next cycle.
-        let mut incoming: Vec<Option<Entry>> = vec![None; self.ctrls.len()];
         for (c, ctrl) in self.ctrls.iter_mut().enumerate() {
+            self.incoming[c] = None;
             if ctrl.queue.len() < self.cap {
                 if let Some(i) = ctrl.wait.pop_front() {
-                    incoming[c] = Some(self.route[i as usize]);
+                    self.incoming[c] = Some(self.route[i as usize]);
                 }
             }
         }
         // 3./4. Decide and issue.
-        let mut block_out: Vec<Option<WmcOut>> = vec![None; self.groups.len()];
+        //
+        // Quiet cycles are skipped (unless `skip` is off). `wake[c]` is a lower bound on the
+        // first cycle at which controller `c` could issue a command, valid while its queue,
+        // mode and banks do not change. Before it, no scheduler would find anything to issue.
+        // A Warped-MC / Div-First group steps its block when one of its controllers may issue
+        // or an event reaches it (an enqueue now, a command issued last cycle); otherwise the
+        // step is skipped, which [`WarpedMc::skip_quiet`] shows is equivalent.
+        self.sel.fill(None);
+        let mut run = std::mem::take(&mut self.run);
+        for (c, r) in run.iter_mut().enumerate() {
+            *r = !self.skip || now >= self.wake[c];
+        }
         if self.uses_block() {
-            for (g, slot) in block_out.iter_mut().enumerate() {
-                let inp = self.group_input(g, &incoming, now);
+            let mut inputs = std::mem::take(&mut self.inputs);
+            inputs.resize_with(self.groups.len(), WmcIn::default);
+            let per = self.per_group;
+            for (g, inp) in inputs.iter_mut().enumerate() {
+                let cs = g * per..(g + 1) * per;
                 let watched = hook.as_ref().is_some_and(|(hg, _)| *hg == g);
-                let idle = !watched
-                    && inp.ctrl.iter().all(|c| {
-                        c.enq.is_none()
-                            && c.svc.is_none()
-                            && c.act.is_none()
-                            && c.cands.iter().all(Option::is_none)
-                    })
-                    && self.groups[g].pt_is_clear();
-                if idle {
+                let step = watched
+                    || cs.clone().any(|c| {
+                        run[c]
+                            || self.incoming[c].is_some()
+                            || self.ctrls[c].svc.is_some()
+                            || self.ctrls[c].act.is_some()
+                    });
+                if !step {
+                    self.groups[g].skip_quiet();
                     continue;
                 }
-                let out = self.groups[g].step(&inp)?.clone();
+                for c in cs {
+                    run[c] = true;
+                }
+                self.fill_group_input(g, now, inp);
+                let out = if watched {
+                    self.groups[g].step(inp)?
+                } else {
+                    self.groups[g].step_trusted(inp)
+                };
+                for (k, co) in out.ctrl.iter().enumerate() {
+                    self.sel[g * per + k] = co.sel;
+                }
                 if let Some((_, h)) = hook.as_mut().filter(|(hg, _)| *hg == g) {
                     h(GroupCycle {
                         group: g,
-                        input: &inp,
-                        output: &out,
+                        input: inp,
+                        output: out,
                     })
                     .map_err(McError::Hook)?;
                 }
-                *slot = Some(out);
             }
+            self.inputs = inputs;
         }
-        for c in 0..self.ctrls.len() {
-            self.ctrls[c].svc = None;
-            self.ctrls[c].act = None;
-            let g = c / self.per_group;
-            let sel = block_out[g]
-                .as_ref()
-                .and_then(|o| o.ctrl[c % self.per_group].sel);
-            let pick = if self.ctrls[c].ch.refresh_due(now) {
-                self.refresh_command(c, now)
-            } else {
-                match self.scheduler {
-                    Scheduler::Fcfs => self.fcfs(c, now),
-                    Scheduler::Frfcfs => self.frfcfs(c, now),
-                    Scheduler::Divfirst => self.divfirst(c, g, now),
-                    Scheduler::Warped => self.warped(c, sel),
+        for (c, &runs) in run.iter().enumerate() {
+            let mut changed = false;
+            if runs {
+                self.ctrls[c].svc = None;
+                self.ctrls[c].act = None;
+                let g = c / self.per_group;
+                let pick = if self.ctrls[c].ch.refresh_due(now) {
+                    self.refresh_command(c, now)
+                } else {
+                    match self.scheduler {
+                        Scheduler::Fcfs => self.fcfs(c, now),
+                        Scheduler::Frfcfs => self.frfcfs(c, now),
+                        Scheduler::Divfirst => self.divfirst(c, g, now),
+                        Scheduler::Warped => self.warped(c, self.sel[c]),
+                    }
+                };
+                if let Some((cmd, entry)) = pick {
+                    self.issue(c, cmd, entry, now)?;
+                    changed = true;
                 }
-            };
-            if let Some((cmd, entry)) = pick {
-                self.issue(c, cmd, entry, now)?;
             }
-        }
-        // Enqueued requests join their queues; write-drain mode follows the queue.
-        for (c, inc) in incoming.into_iter().enumerate() {
+            // Enqueued requests join their queues; write-drain mode follows the queue.
             let ctrl = &mut self.ctrls[c];
-            if let Some(e) = inc {
+            if let Some(e) = self.incoming[c] {
                 ctrl.queue.push(e);
+                ctrl.writes += usize::from(e.write);
+                changed = true;
             }
-            let writes = ctrl.queue.iter().filter(|e| e.write).count();
-            let reads = ctrl.queue.len() - writes;
-            if !ctrl.write_mode && (writes >= self.write_high || (reads == 0 && writes > 0)) {
-                ctrl.write_mode = true;
-            } else if ctrl.write_mode && (writes == 0 || (writes <= self.write_low && reads > 0)) {
-                ctrl.write_mode = false;
+            if changed {
+                let writes = ctrl.writes;
+                let reads = ctrl.queue.len() - writes;
+                if !ctrl.write_mode && (writes >= self.write_high || (reads == 0 && writes > 0)) {
+                    ctrl.write_mode = true;
+                } else if ctrl.write_mode
+                    && (writes == 0 || (writes <= self.write_low && reads > 0))
+                {
+                    ctrl.write_mode = false;
+                }
+            }
+            if self.skip && (changed || now + 1 >= self.wake[c]) {
+                self.wake[c] = self.wake_bound(c, now + 1);
             }
         }
+        self.run = run;
         self.now += 1;
         Ok(())
     }
 
-    /// The Warped-MC block inputs of one group this cycle.
-    fn group_input(&self, g: usize, incoming: &[Option<Entry>], now: u64) -> WmcIn {
+    /// A lower bound on the first cycle `>= from` at which controller `c` could issue any
+    /// command, as long as its queue, mode and banks do not change: the earliest of a due
+    /// refresh and of the commands its scheduler could pick. FCFS: the oldest request's
+    /// command. FR-FCFS and Warped-MC, per bank with requests of the current mode: the column
+    /// command if one hits the open row, else a precharge (row open) or an activate (closed).
+    /// Div-First (whose urgency changes with the shared warp entry table): the column command
+    /// and the precharge of an open bank, the activate of a closed one.
+    fn wake_bound(&self, c: usize, from: u64) -> u64 {
+        let x = &self.ctrls[c];
+        let mut wake = x.ch.refresh_due_at().unwrap_or(u64::MAX).max(from);
+        if wake == from {
+            return from;
+        }
+        let rows = open_rows(&x.ch, self.banks);
+        // Per bank (dram.banks <= 64, validated): has a request, has a hit, has a miss.
+        let (mut any, mut hit, mut miss) = (0u64, 0u64, 0u64);
+        for e in x.queue.iter().filter(|e| e.write == x.write_mode) {
+            let bit = 1u64 << e.bank;
+            any |= bit;
+            if rows[e.bank as usize] == Some(e.row) {
+                hit |= bit;
+            } else {
+                miss |= bit;
+            }
+            if self.scheduler == Scheduler::Fcfs {
+                break;
+            }
+        }
+        let rw = |bank: u32, row: u32| {
+            if x.write_mode {
+                Command::wr(bank, row, 0)
+            } else {
+                Command::rd(bank, row, 0)
+            }
+        };
+        let at = |cmd: Command| x.ch.earliest(&cmd, from).unwrap_or(from);
+        while any != 0 {
+            let b = any.trailing_zeros();
+            any &= any - 1;
+            let bit = 1u64 << b;
+            let t = match rows[b as usize] {
+                None => at(Command::act(b, 0)),
+                Some(r) => {
+                    let cas = (hit & bit != 0).then(|| at(rw(b, r)));
+                    let pre = (miss & bit != 0
+                        && (hit & bit == 0 || self.scheduler == Scheduler::Divfirst))
+                        .then(|| at(Command::pre(b)));
+                    cas.into_iter().chain(pre).min().unwrap_or(from)
+                }
+            };
+            wake = wake.min(t);
+            if wake <= from {
+                return from;
+            }
+        }
+        wake
+    }
+
+    /// The Warped-MC block inputs of one group this cycle, written into `inp`.
+    fn fill_group_input(&self, g: usize, now: u64, inp: &mut WmcIn) {
         let k = self.cap;
         let b = self.banks;
-        let mut ctrl = Vec::with_capacity(self.per_group);
         let first = g * self.per_group;
-        for (x, inc) in self.ctrls[first..first + self.per_group]
-            .iter()
-            .zip(&incoming[first..first + self.per_group])
-        {
-            let enq = inc.map(|e| {
+        inp.ctrl.resize_with(self.per_group, CtrlIn::default);
+        for (c, ci) in (first..first + self.per_group).zip(inp.ctrl.iter_mut()) {
+            let x = &self.ctrls[c];
+            ci.enq = self.incoming[c].map(|e| {
                 let r = &self.reqs[e.req as usize];
                 Enq {
                     sm: r.sm,
@@ -377,24 +504,34 @@ impl MemSystem {
                     pc: r.pc,
                 }
             });
-            let mut cands = vec![None; k];
-            let mut bank_open = vec![false; b];
-            let mut cas_ready = vec![false; b];
-            let mut pre_ready = vec![false; b];
-            let mut act_ready = vec![false; b];
-            for (bank, open) in bank_open.iter_mut().enumerate() {
-                *open = x.ch.open_row(bank as u32).is_some();
+            ci.svc = x.svc;
+            ci.act = x.act;
+            ci.cands.clear();
+            ci.cands.resize(k, None);
+            for v in [
+                &mut ci.bank_open,
+                &mut ci.cas_ready,
+                &mut ci.pre_ready,
+                &mut ci.act_ready,
+            ] {
+                v.clear();
+                v.resize(b, false);
+            }
+            let rows = open_rows(&x.ch, b);
+            for (open, row) in ci.bank_open.iter_mut().zip(&rows) {
+                *open = row.is_some();
             }
             let refresh = x.ch.refresh_due(now);
-            let mut seen = vec![false; b];
+            // Readiness is computed once per bank (the first candidate of each bank).
+            let mut seen = 0u64;
             for (slot, e) in x
                 .queue
                 .iter()
                 .filter(|e| e.write == x.write_mode)
                 .enumerate()
             {
-                let open = x.ch.open_row(e.bank);
-                cands[slot] = Some(Cand {
+                let open = rows[e.bank as usize];
+                ci.cands[slot] = Some(Cand {
                     gwid: e.gwid,
                     bank: e.bank,
                     row: e.row,
@@ -402,8 +539,10 @@ impl MemSystem {
                     hit: open == Some(e.row),
                 });
                 let bi = e.bank as usize;
-                if !seen[bi] && !refresh {
-                    seen[bi] = true;
+                // dram.banks <= 64 (validated).
+                let bit = 1u64 << bi;
+                if seen & bit == 0 && !refresh {
+                    seen |= bit;
                     match open {
                         Some(r) => {
                             let cas = if x.write_mode {
@@ -411,25 +550,16 @@ impl MemSystem {
                             } else {
                                 Command::rd(e.bank, r, 0)
                             };
-                            cas_ready[bi] = x.ch.can_issue(&cas, now);
-                            pre_ready[bi] = x.ch.can_issue(&Command::pre(e.bank), now);
+                            ci.cas_ready[bi] = x.ch.can_issue(&cas, now);
+                            ci.pre_ready[bi] = x.ch.can_issue(&Command::pre(e.bank), now);
                         }
-                        None => act_ready[bi] = x.ch.can_issue(&Command::act(e.bank, e.row), now),
+                        None => {
+                            ci.act_ready[bi] = x.ch.can_issue(&Command::act(e.bank, e.row), now)
+                        }
                     }
                 }
             }
-            ctrl.push(CtrlIn {
-                enq,
-                svc: x.svc,
-                act: x.act,
-                cands,
-                bank_open,
-                cas_ready,
-                pre_ready,
-                act_ready,
-            });
         }
-        WmcIn { ctrl }
     }
 
     /// The command a request needs next, given its bank's state.
@@ -488,12 +618,13 @@ impl MemSystem {
     ) -> Option<(Command, Option<usize>)> {
         let x = &self.ctrls[c];
         let banks = self.banks;
-        // (entry index, is preferred) per bank
-        let mut pick: Vec<Option<(usize, bool)>> = vec![None; banks];
+        let open = open_rows(&x.ch, banks);
+        // (entry index, is preferred) per bank; dram.banks <= 64 (validated).
+        let mut pick = [None::<(usize, bool)>; 64];
         for (i, e) in self.mode_entries(c) {
             let pref = match urgent {
                 Some(u) => u(e),
-                None => x.ch.open_row(e.bank) == Some(e.row),
+                None => open[e.bank as usize] == Some(e.row),
             };
             let b = e.bank as usize;
             match pick[b] {
@@ -569,6 +700,7 @@ impl MemSystem {
         }
         if let (Some(i), Some(done)) = (entry, done) {
             let e = ctrl.queue.remove(i);
+            ctrl.writes -= usize::from(e.write);
             self.done[e.req as usize] = done;
             ctrl.svc = Some(e.gwid);
         }
@@ -700,3 +832,7 @@ mod tests {
         assert_eq!(Timing::from_spec(&turing.dram), Timing::gddr6_rtx2060s());
     }
 }
+
+#[cfg(test)]
+#[path = "system_tests.rs"]
+mod system_tests;

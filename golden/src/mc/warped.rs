@@ -83,13 +83,34 @@ pub struct WarpedMc {
     ports: Vec<PortSpec>,
     /// Pending requests per global warp id (saturating at both ends).
     wet: Vec<u32>,
-    /// Row scores: [controller][bank][tracked row].
-    rs: Vec<Vec<Vec<u32>>>,
-    /// Priority table: [controller][bank] bitmap over column slots of the open row.
-    pt: Vec<Vec<u64>>,
+    /// Row scores, flat: [controller][bank][tracked row].
+    rs: Vec<u32>,
+    /// Priority table, flat: [controller][bank], a bitmap over column slots of the open row.
+    pt: Vec<u64>,
     /// Round-robin bank pointer per controller.
     rr: Vec<u32>,
     out: WmcOut,
+    /// The priority table is stale: steps were skipped ([`WarpedMc::skip_quiet`]) since the
+    /// last one, so its true value is what the next step's own candidates imply.
+    pt_stale: bool,
+    scratch: Scratch,
+}
+
+/// Per-step working storage, kept to avoid allocating every cycle.
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    /// Per bank: the best hit (class, candidate).
+    hit: Vec<Option<(Class, u32)>>,
+    /// Per bank: the best-scoring miss (score, candidate, row).
+    miss: Vec<Option<(u32, u32, u32)>>,
+    /// Per bank: the command it would issue (command, candidate, row), if ready.
+    cmd: Vec<Option<(BankCmd, u32, u32)>>,
+    /// WET changes this cycle: (warp id, summed delta), then (warp id, next value).
+    delta: Vec<(u32, i64)>,
+    /// Row-score increments: (controller, bank, tracked row).
+    bumps: Vec<(usize, u32, u32)>,
+    /// This step's priority table, flat like `WarpedMc::pt`: H hits per bank by column slot.
+    pt_next: Vec<u64>,
 }
 
 impl WarpedMc {
@@ -102,6 +123,8 @@ impl WarpedMc {
             pt: Vec::new(),
             rr: Vec::new(),
             out: WmcOut::default(),
+            pt_stale: false,
+            scratch: Scratch::default(),
         };
         m.reset();
         m
@@ -134,66 +157,79 @@ impl WarpedMc {
         self.wet[gwid as usize]
     }
 
-    /// Whether every priority-table entry is zero (a step with no events and no candidates then
-    /// leaves the state unchanged).
-    pub fn pt_is_clear(&self) -> bool {
-        self.pt.iter().all(|c| c.iter().all(|b| *b == 0))
-    }
-
     /// Row score of a controller's bank's row.
     pub fn score(&self, ctrl: usize, bank: u32, row: u32) -> u32 {
-        self.rs[ctrl][bank as usize][(row % self.spec.rows_tracked) as usize]
+        self.rs[self.rs_index(ctrl, bank, row)]
     }
 
-    fn class_of(&self, c: &Option<Cand>) -> Class {
-        match c {
-            None => Class::None,
-            Some(c) if !c.hit => Class::L,
-            Some(c) if self.wet[c.gwid as usize] <= 1 => Class::H,
-            Some(_) => Class::M,
-        }
+    fn rs_index(&self, ctrl: usize, bank: u32, row: u32) -> usize {
+        let t = self.spec.rows_tracked as usize;
+        (ctrl * self.spec.banks as usize + bank as usize) * t
+            + (row % self.spec.rows_tracked) as usize
     }
 
-    /// The combinational decisions of one controller.
-    fn decide(&self, ci: usize, inp: &CtrlIn) -> CtrlOut {
-        let s = &self.spec;
-        let banks = s.banks as usize;
-        let class: Vec<Class> = inp.cands.iter().map(|c| self.class_of(c)).collect();
-        let mut open = vec![None; banks];
-        // Per bank: the first H hit, else the first M hit; the best-scoring miss.
-        let mut hit = vec![None::<(Class, u32)>; banks];
-        let mut best_miss = vec![None::<(u32, u32, u32)>; banks]; // (score, cand, row)
-        for (k, (c, cl)) in inp.cands.iter().zip(&class).enumerate() {
-            let Some(c) = c else { continue };
+    /// The combinational decisions of one controller, written into `co`.
+    fn decide(&mut self, ci: usize, inp: &CtrlIn, co: &mut CtrlOut) {
+        let banks = self.spec.banks as usize;
+        let slots = self.spec.pt_slots;
+        let Scratch {
+            hit,
+            miss,
+            cmd,
+            pt_next,
+            ..
+        } = &mut self.scratch;
+        pt_next.resize(self.pt.len(), 0);
+        let pt_next = &mut pt_next[ci * banks..(ci + 1) * banks];
+        pt_next.fill(0);
+        hit.clear();
+        hit.resize(banks, None);
+        miss.clear();
+        miss.resize(banks, None);
+        cmd.clear();
+        cmd.resize(banks, None);
+        co.class.clear();
+        co.open.clear();
+        co.open.resize(banks, None);
+        // Per bank: the first H hit, else the first M hit; the best-scoring miss (oldest on
+        // ties).
+        for (k, c) in inp.cands.iter().enumerate() {
+            let Some(c) = c else {
+                co.class.push(Class::None);
+                continue;
+            };
             let b = c.bank as usize;
             if c.hit {
-                let better = match hit[b] {
-                    None => true,
-                    Some((best, _)) => *cl > best,
+                let cl = if self.wet[c.gwid as usize] <= 1 {
+                    Class::H
+                } else {
+                    Class::M
                 };
-                if better {
-                    hit[b] = Some((*cl, k as u32));
+                co.class.push(cl);
+                if cl == Class::H {
+                    pt_next[b] |= 1u64 << (c.slot % slots);
+                }
+                if hit[b].is_none_or(|(best, _)| cl > best) {
+                    hit[b] = Some((cl, k as u32));
                 }
             } else {
-                let score = self.score(ci, c.bank, c.row);
-                let better = match best_miss[b] {
-                    None => true,
-                    Some((best, _, _)) => score > best,
-                };
-                if better {
-                    best_miss[b] = Some((score, k as u32, c.row));
+                co.class.push(Class::L);
+                let t = self.spec.rows_tracked as usize;
+                let score =
+                    self.rs[(ci * banks + b) * t + (c.row % self.spec.rows_tracked) as usize];
+                if miss[b].is_none_or(|(best, _, _)| score > best) {
+                    miss[b] = Some((score, k as u32, c.row));
                 }
             }
         }
         // The command each bank would issue, and whether it can issue now.
-        let mut cmd = vec![None::<(BankCmd, u32, u32)>; banks];
         for b in 0..banks {
-            if let Some((_, k, row)) = best_miss[b] {
-                open[b] = Some((row, k));
+            if let Some((_, k, row)) = miss[b] {
+                co.open[b] = Some((row, k));
             }
             cmd[b] = if let Some((_, k)) = hit[b] {
                 inp.cas_ready[b].then_some((BankCmd::Cas, k, 0))
-            } else if let Some((_, k, row)) = best_miss[b] {
+            } else if let Some((_, k, row)) = miss[b] {
                 if inp.bank_open[b] {
                     inp.pre_ready[b].then_some((BankCmd::Pre, 0, 0))
                 } else {
@@ -205,86 +241,118 @@ impl WarpedMc {
         }
         // Two-level round robin: banks whose priority-table entry is non-zero first.
         let start = self.rr[ci] as usize;
+        // A stale table holds what these very candidates imply (see `skip_quiet`).
+        let pt: &[u64] = if self.pt_stale {
+            pt_next
+        } else {
+            &self.pt[ci * banks..(ci + 1) * banks]
+        };
         let pick = |high_only: bool| {
             (0..banks)
                 .map(|i| (start + i) % banks)
-                .find(|&b| cmd[b].is_some() && (!high_only || self.pt[ci][b] != 0))
+                .find(|&b| cmd[b].is_some() && (!high_only || pt[b] != 0))
         };
-        let sel = pick(true)
+        co.sel = pick(true)
             .or_else(|| pick(false))
             .and_then(|b| cmd[b].map(|(c, k, row)| (b as u32, c, k, row)));
-        CtrlOut { class, open, sel }
     }
 
     /// Table updates at the edge.
     fn update(&mut self, inp: &WmcIn, out: &WmcOut) {
-        let s = &self.spec;
-        let max = s.pending_max;
+        let max = i64::from(self.spec.pending_max);
         // WET: all increments and decrements of the group, summed per warp id, then saturated.
-        let mut delta: Vec<(u32, i64)> = Vec::with_capacity(2 * inp.ctrl.len());
+        let mut delta = std::mem::take(&mut self.scratch.delta);
+        delta.clear();
         for ci in &inp.ctrl {
             if let Some(e) = &ci.enq {
-                delta.push((self.gwid(e.sm, e.warp, e.pc), 1));
+                let g = self.gwid(e.sm, e.warp, e.pc);
+                match delta.iter_mut().find(|(h, _)| *h == g) {
+                    Some(d) => d.1 += 1,
+                    None => delta.push((g, 1)),
+                }
             }
             if let Some(g) = ci.svc {
-                delta.push((g, -1));
-            }
-        }
-        let next_of = |g: u32| -> u32 {
-            let d: i64 = delta.iter().filter(|(h, _)| *h == g).map(|(_, d)| d).sum();
-            (i64::from(self.wet[g as usize]) + d).clamp(0, i64::from(max)) as u32
-        };
-        let next: Vec<(u32, u32)> = delta.iter().map(|(g, _)| (*g, next_of(*g))).collect();
-        let after = |g: u32| next.iter().find(|(h, _)| *h == g).map(|(_, n)| *n);
-        // RS: when a service leaves a warp with one pending request, that request is the warp's
-        // slowest; if it waits as a row miss, its row gets +1. Activating a row clears its score.
-        let t = s.rows_tracked;
-        let smax = s.score_max;
-        let mut bumps: Vec<(usize, u32, u32)> = Vec::new();
-        for ci in &inp.ctrl {
-            if let Some(g) = ci.svc {
-                if after(g) == Some(1) {
-                    let remaining = inp.ctrl.iter().enumerate().find_map(|(c2, ci2)| {
-                        ci2.cands
-                            .iter()
-                            .flatten()
-                            .find(|x| x.gwid == g)
-                            .map(|x| (c2, *x))
-                    });
-                    if let Some((c2, x)) = remaining {
-                        if !x.hit {
-                            bumps.push((c2, x.bank, x.row % t));
-                        }
-                    }
+                match delta.iter_mut().find(|(h, _)| *h == g) {
+                    Some(d) => d.1 -= 1,
+                    None => delta.push((g, -1)),
                 }
             }
         }
-        for (c, b, r) in bumps {
-            let v = &mut self.rs[c][b as usize][r as usize];
-            *v = (*v + 1).min(smax);
+        // Now (warp id, next value).
+        for d in delta.iter_mut() {
+            d.1 = (i64::from(self.wet[d.0 as usize]) + d.1).clamp(0, max);
+        }
+        // RS: when a service leaves a warp with one pending request, that request is the warp's
+        // slowest; if it waits as a row miss, its row gets +1. Activating a row clears its score.
+        let mut bumps = std::mem::take(&mut self.scratch.bumps);
+        bumps.clear();
+        for ci in &inp.ctrl {
+            let Some(g) = ci.svc else { continue };
+            if delta.iter().find(|(h, _)| *h == g).map(|d| d.1) != Some(1) {
+                continue;
+            }
+            let remaining = inp.ctrl.iter().enumerate().find_map(|(c2, ci2)| {
+                ci2.cands
+                    .iter()
+                    .flatten()
+                    .find(|x| x.gwid == g)
+                    .map(|x| (c2, *x))
+            });
+            if let Some((c2, x)) = remaining {
+                if !x.hit {
+                    bumps.push((c2, x.bank, x.row));
+                }
+            }
+        }
+        let smax = self.spec.score_max;
+        for &(c, b, r) in &bumps {
+            let i = self.rs_index(c, b, r);
+            self.rs[i] = (self.rs[i] + 1).min(smax);
         }
         for (c, ci) in inp.ctrl.iter().enumerate() {
             if let Some((b, r)) = ci.act {
-                self.rs[c][b as usize][(r % t) as usize] = 0;
+                let i = self.rs_index(c, b, r);
+                self.rs[i] = 0;
             }
         }
-        // PT: this cycle's H hits per bank, by column slot.
-        for (c, (ci, co)) in inp.ctrl.iter().zip(&out.ctrl).enumerate() {
-            let mut pt = vec![0u64; s.banks as usize];
-            for (cand, cl) in ci.cands.iter().zip(&co.class) {
-                if let (Some(x), Class::H) = (cand, cl) {
-                    pt[x.bank as usize] |= 1u64 << (x.slot % s.pt_slots);
-                }
-            }
-            self.pt[c] = pt;
+        // PT: this cycle's H hits per bank, by column slot (computed by `decide`).
+        self.pt.copy_from_slice(&self.scratch.pt_next);
+        for (c, co) in out.ctrl.iter().enumerate() {
             // The pointer moves past a bank after a row command (GPGPU-Sim's `prio`).
             if let Some((b, BankCmd::Act | BankCmd::Pre, _, _)) = co.sel {
-                self.rr[c] = (b + 1) % s.banks;
+                self.rr[c] = (b + 1) % self.spec.banks;
             }
         }
-        for (g, n) in next {
-            self.wet[g as usize] = n;
+        for &(g, n) in &delta {
+            self.wet[g as usize] = n as u32;
         }
+        self.scratch.delta = delta;
+        self.scratch.bumps = bumps;
+    }
+
+    /// One cycle without [`WarpedMc::check`]: for callers that build the inputs themselves
+    /// (the memory system). Same decisions and updates as [`CycleModel::step`].
+    pub fn step_trusted(&mut self, inp: &WmcIn) -> &WmcOut {
+        let mut out = std::mem::take(&mut self.out);
+        out.ctrl.resize_with(inp.ctrl.len(), CtrlOut::default);
+        for (c, (ci, co)) in inp.ctrl.iter().zip(out.ctrl.iter_mut()).enumerate() {
+            self.decide(c, ci, co);
+        }
+        self.update(inp, &out);
+        self.pt_stale = false;
+        self.out = out;
+        &self.out
+    }
+
+    /// Account for a step the caller skipped because it was quiet: its inputs carried no
+    /// event (no enqueue, service or activation), its candidates and the warp entry table were
+    /// those of the step before, and no bank was ready. Such a step selects nothing and leaves
+    /// every table as it is, except that the priority table becomes what those candidates
+    /// imply. The candidates and warp entry table stay the same until the next step that is
+    /// not skipped, so that step's own candidates give that value; it uses them instead of the
+    /// stored table.
+    pub fn skip_quiet(&mut self) {
+        self.pt_stale = true;
     }
 
     /// Check inputs against what the RTL asserts.
@@ -352,26 +420,18 @@ impl CycleModel for WarpedMc {
     fn reset(&mut self) {
         let s = &self.spec;
         let c = s.controllers_per_wet as usize;
+        let b = s.banks as usize;
         self.wet = vec![0; s.wet_entries as usize];
-        self.rs = vec![vec![vec![0; s.rows_tracked as usize]; s.banks as usize]; c];
-        self.pt = vec![vec![0; s.banks as usize]; c];
+        self.rs = vec![0; c * b * s.rows_tracked as usize];
+        self.pt = vec![0; c * b];
         self.rr = vec![0; c];
         self.out = WmcOut::default();
+        self.pt_stale = false;
     }
 
     fn step(&mut self, inp: &WmcIn) -> Result<&WmcOut, IllegalInput> {
         self.check(inp)?;
-        let out = WmcOut {
-            ctrl: inp
-                .ctrl
-                .iter()
-                .enumerate()
-                .map(|(c, ci)| self.decide(c, ci))
-                .collect(),
-        };
-        self.update(inp, &out);
-        self.out = out;
-        Ok(&self.out)
+        Ok(self.step_trusted(inp))
     }
 
     fn encode_in(&self, inp: &WmcIn, f: &mut Frame) {

@@ -1,0 +1,101 @@
+//! Memory-system tests: skipping quiet cycles changes nothing, the independent checker accepts
+//! every scheduler's command stream, and the schedulers behave as seed 004 describes.
+
+use super::*;
+use crate::mc::checker;
+use crate::mc::stimulus::{self, LoadClass};
+use crate::spec::ConfigRequest;
+use proptest::prelude::*;
+
+fn spec(preset: &str, scheduler: &str, extra: &[&str]) -> Spec {
+    let mut req = ConfigRequest::preset(preset).with(&format!("mc.scheduler={scheduler}"));
+    for kv in extra {
+        req = req.with(kv);
+    }
+    req.resolve().unwrap()
+}
+
+/// Completions, command trace and summary of one run.
+fn run(
+    spec: &Spec,
+    reqs: Vec<Request>,
+    skip: bool,
+    watch: Option<usize>,
+) -> (Vec<u64>, Vec<TraceCmd>, u64) {
+    let mut sys = MemSystem::new(spec, reqs).unwrap();
+    sys.record_commands();
+    sys.set_skip_quiet(skip);
+    let mut steps = 0u64;
+    let mut f = |_: GroupCycle| -> Result<(), String> {
+        steps += 1;
+        Ok(())
+    };
+    match watch {
+        Some(g) => sys.run(2_000_000, Some((g, &mut f))).unwrap(),
+        None => sys.run(2_000_000, None).unwrap(),
+    }
+    assert!(sys.finished(), "run did not finish");
+    if watch.is_some() && matches!(spec.mc.scheduler, Scheduler::Warped | Scheduler::Divfirst) {
+        assert_eq!(steps, sys.now(), "the watched group is seen every cycle");
+    }
+    (
+        sys.completions().to_vec(),
+        sys.commands().to_vec(),
+        sys.now(),
+    )
+}
+
+const SCHEDULERS: [&str; 4] = ["fcfs", "frfcfs", "warped", "divfirst"];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Quiet-cycle skipping (controllers that cannot issue, Warped-MC blocks with nothing to
+    /// do) gives exactly the completions and command stream of stepping everything every
+    /// cycle, with and without a watched group.
+    #[test]
+    fn skipping_quiet_cycles_changes_nothing(
+        preset in prop::sample::select(vec!["tiny", "fermi-gtx480", "turing-rtx2060s"]),
+        sched in prop::sample::select(SCHEDULERS.to_vec()),
+        class in prop::sample::select(vec![LoadClass::Loa, LoadClass::Moa, LoadClass::Hoa]),
+        intensity in 0.2f64..1.5,
+        seed in any::<u64>(),
+        stress in any::<bool>(),
+    ) {
+        let s = spec(preset, sched, &[]);
+        let reqs = if stress {
+            stimulus::stress(&s, 600, seed)
+        } else {
+            stimulus::warp_loads(&s, class, 150, intensity, seed)
+        };
+        let full = run(&s, reqs.clone(), false, None);
+        let skipped = run(&s, reqs.clone(), true, None);
+        prop_assert_eq!(&full.0, &skipped.0, "completions differ");
+        prop_assert_eq!(&full.1, &skipped.1, "command traces differ");
+        prop_assert_eq!(full.2, skipped.2);
+        let groups = s.dram.channels / s.wmc.controllers_per_wet;
+        let watched = run(&s, reqs, true, Some((seed % u64::from(groups)) as usize));
+        prop_assert_eq!(&full.0, &watched.0, "completions differ with a watched group");
+        prop_assert_eq!(&full.1, &watched.1, "command traces differ with a watched group");
+    }
+}
+
+/// Every scheduler's command stream passes the independent checker, refresh included.
+#[test]
+fn every_scheduler_passes_the_independent_checker() {
+    for preset in ["fermi-gtx480", "turing-rtx2060s"] {
+        for sched in SCHEDULERS {
+            let s = spec(preset, sched, &[]);
+            let reqs = stimulus::stress(&s, 3000, 7);
+            let (_, trace, _) = run(&s, reqs, true, None);
+            let timing = Timing::from_spec(&s.dram);
+            let refs = trace.iter().filter(|c| c.kind == CmdKind::Ref).count();
+            assert!(
+                refs > 0,
+                "{preset} {sched}: the stress stimulus covers refresh"
+            );
+            let v = checker::check(&trace, &timing);
+            assert!(v.is_empty(), "{preset} {sched}: {:?}", v.first());
+        }
+    }
+}
