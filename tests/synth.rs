@@ -53,3 +53,43 @@ fn synthesis_matches_the_cost_model_bit_for_bit() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Presets whose Warped-MC synthesis takes minutes (run with WARPSMITH_LONG=1).
+const WMC_LONG_ONLY: &[&str] = &["fermi-gtx480", "turing-rtx2060s"];
+
+#[test]
+fn warped_mc_synthesis_matches_the_cost_model_bit_for_bit() {
+    let y = Yosys::find().expect("Yosys with slang (run scripts/setup.sh)");
+    let mut problems = Vec::new();
+    for p in golden::spec::PRESETS {
+        if WMC_LONG_ONLY.contains(&p.name) && !long() {
+            eprintln!("skipping {} (set WARPSMITH_LONG=1)", p.name);
+            continue;
+        }
+        let spec = spec(p.name, &[]);
+        let g = rtlgen::generate(&spec, Block::WarpedMc).unwrap();
+        let files: Vec<(String, String)> = g
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.contents.clone()))
+            .collect();
+        let r = synth(&y, &files, &g.top).unwrap();
+        let estimate = block_cost(&spec, Block::WarpedMc).flip_flop_bits;
+        eprintln!(
+            "{}: {} flip-flops (estimate {estimate}), {} cells, {:.0} s",
+            p.name, r.flip_flops, r.cells, r.seconds
+        );
+        if r.flip_flops != estimate
+            || r.latches != 0
+            || r.memory_bits != 0
+            || !r.warnings.is_empty()
+        {
+            problems.push(format!(
+                "{}: {} flip-flops (estimate {estimate}), {} latches, {} memory bits, \
+                 warnings {:?}",
+                p.name, r.flip_flops, r.latches, r.memory_bits, r.warnings
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

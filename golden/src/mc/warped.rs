@@ -506,3 +506,7 @@ impl CycleModel for WarpedMc {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "warped_tests.rs"]
+mod warped_tests;

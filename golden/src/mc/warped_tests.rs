@@ -1,0 +1,272 @@
+//! Directed tests of the Warped-MC block (seed 004 Algorithm 1): priority classes, the
+//! highest-score row on a row miss, two-level bank priority, counter saturation, and the shared
+//! warp entry table. Preset `tiny`: 2 controllers share a WET, 4 banks, 8 candidates, 3-bit
+//! pending counters, 3-bit scores, 8 tracked rows.
+
+use super::*;
+use crate::spec::ConfigRequest;
+
+fn block() -> WarpedMc {
+    let spec = ConfigRequest::preset("tiny").resolve().unwrap();
+    WarpedMc::new(&spec.wmc)
+}
+
+/// A cycle with no events, no candidates and every bank closed and unready.
+fn idle(m: &WarpedMc) -> WmcIn {
+    let s = m.spec();
+    let b = s.banks as usize;
+    WmcIn {
+        ctrl: (0..s.controllers_per_wet)
+            .map(|_| CtrlIn {
+                enq: None,
+                svc: None,
+                act: None,
+                cands: vec![None; s.candidates as usize],
+                bank_open: vec![false; b],
+                cas_ready: vec![false; b],
+                pre_ready: vec![false; b],
+                act_ready: vec![false; b],
+            })
+            .collect(),
+    }
+}
+
+fn enq(warp: u32) -> Option<Enq> {
+    Some(Enq { sm: 0, warp, pc: 0 })
+}
+
+fn hit(gwid: u32, bank: u32, row: u32, slot: u32) -> Option<Cand> {
+    Some(Cand {
+        gwid,
+        bank,
+        row,
+        slot,
+        hit: true,
+    })
+}
+
+fn miss(gwid: u32, bank: u32, row: u32) -> Option<Cand> {
+    Some(Cand {
+        gwid,
+        bank,
+        row,
+        slot: 0,
+        hit: false,
+    })
+}
+
+/// Enqueue `n` requests of `warp` on controller `c`, one per cycle.
+fn fill(m: &mut WarpedMc, c: usize, warp: u32, n: u32) {
+    for _ in 0..n {
+        let mut i = idle(m);
+        i.ctrl[c].enq = enq(warp);
+        m.step(&i).unwrap();
+    }
+}
+
+/// Bank `b` of controller `c` is open and every command is ready on every bank.
+fn ready(i: &mut WmcIn, c: usize, open: &[usize]) {
+    let x = &mut i.ctrl[c];
+    for b in 0..x.bank_open.len() {
+        x.bank_open[b] = open.contains(&b);
+        x.cas_ready[b] = true;
+        x.pre_ready[b] = true;
+        x.act_ready[b] = true;
+    }
+}
+
+#[test]
+fn the_last_pending_request_of_a_warp_is_h_further_row_hits_m_misses_l() {
+    let mut m = block();
+    fill(&mut m, 0, 1, 2); // warp 1: two pending
+    fill(&mut m, 1, 2, 1); // warp 2: one pending, on the other controller (shared WET)
+    assert_eq!((m.pending(1), m.pending(2)), (2, 1));
+    let mut i = idle(&m);
+    ready(&mut i, 0, &[0]);
+    // Oldest first: warp 1 hits, warp 1 misses, warp 2 hits.
+    i.ctrl[0].cands[0] = hit(1, 0, 5, 0);
+    i.ctrl[0].cands[1] = miss(1, 1, 9);
+    i.ctrl[0].cands[2] = hit(2, 0, 5, 3);
+    let out = m.step(&i).unwrap().clone();
+    let cls = &out.ctrl[0].class;
+    assert_eq!(&cls[..4], &[Class::M, Class::L, Class::H, Class::None]);
+    // FR-FCFS would serve the oldest hit; Warped-MC serves warp 2's last request first.
+    assert_eq!(out.ctrl[0].sel, Some((0, BankCmd::Cas, 2, 0)));
+}
+
+#[test]
+fn among_equal_classes_the_oldest_hit_is_served() {
+    let mut m = block();
+    fill(&mut m, 0, 1, 2);
+    fill(&mut m, 0, 2, 2);
+    let mut i = idle(&m);
+    ready(&mut i, 0, &[2]);
+    i.ctrl[0].cands[3] = hit(2, 2, 4, 1);
+    i.ctrl[0].cands[5] = hit(1, 2, 4, 2);
+    let out = m.step(&i).unwrap();
+    assert_eq!(out.ctrl[0].sel, Some((2, BankCmd::Cas, 3, 0)));
+}
+
+/// Service of a warp's request leaving one pending request that misses: that row scores.
+fn bump(m: &mut WarpedMc, warp: u32, bank: u32, row: u32) {
+    fill(m, 0, warp, 2);
+    let mut i = idle(m);
+    i.ctrl[0].svc = Some(warp);
+    i.ctrl[0].cands[0] = miss(warp, bank, row);
+    m.step(&i).unwrap();
+    // Its last request is served too (not a scoring event: the warp has none left).
+    let mut i = idle(m);
+    i.ctrl[0].svc = Some(warp);
+    m.step(&i).unwrap();
+    assert_eq!(m.pending(warp), 0);
+}
+
+#[test]
+fn a_row_miss_opens_the_highest_scoring_row_and_activation_clears_it() {
+    let mut m = block();
+    bump(&mut m, 3, 1, 6);
+    assert_eq!(m.score(0, 1, 6), 1);
+    assert_eq!(m.score(0, 1, 2), 0);
+    assert_eq!(m.score(1, 1, 6), 0, "scores are per controller");
+    let mut i = idle(&m);
+    ready(&mut i, 0, &[]);
+    i.ctrl[0].cands[0] = miss(4, 1, 2); // oldest, score 0
+    i.ctrl[0].cands[1] = miss(5, 1, 6); // score 1
+    let out = m.step(&i).unwrap().clone();
+    assert_eq!(out.ctrl[0].open[1], Some((6, 1)));
+    assert_eq!(out.ctrl[0].sel, Some((1, BankCmd::Act, 1, 6)));
+    // With the bank open on another row it precharges first.
+    let mut i2 = i.clone();
+    i2.ctrl[0].bank_open[1] = true;
+    assert_eq!(
+        m.clone().step(&i2).unwrap().ctrl[0].sel,
+        Some((1, BankCmd::Pre, 0, 0))
+    );
+    // The activation is reported next cycle and clears the score; ties go to the oldest.
+    let mut j = idle(&m);
+    j.ctrl[0].act = Some((1, 6));
+    m.step(&j).unwrap();
+    assert_eq!(m.score(0, 1, 6), 0);
+    let out = m.step(&i).unwrap();
+    assert_eq!(out.ctrl[0].open[1], Some((2, 0)));
+}
+
+#[test]
+fn tracked_rows_alias_modulo_the_table_size() {
+    let mut m = block();
+    bump(&mut m, 3, 0, 1);
+    assert_eq!(
+        m.score(0, 0, 1 + 8),
+        1,
+        "8 tracked rows: row 9 shares row 1's score"
+    );
+}
+
+#[test]
+fn counters_saturate_at_both_ends() {
+    let mut m = block();
+    let max = m.spec().pending_max;
+    assert_eq!(max, 7);
+    fill(&mut m, 0, 6, max + 3);
+    assert_eq!(m.pending(6), max, "the pending counter saturates");
+    for _ in 0..max + 3 {
+        let mut i = idle(&m);
+        i.ctrl[1].svc = Some(6);
+        m.step(&i).unwrap();
+    }
+    assert_eq!(m.pending(6), 0, "and does not wrap below zero");
+    let smax = m.spec().score_max;
+    for _ in 0..smax + 2 {
+        bump(&mut m, 7, 3, 3);
+    }
+    assert_eq!(m.score(0, 3, 3), smax, "row scores saturate");
+}
+
+#[test]
+fn enqueue_and_service_of_one_warp_in_one_cycle_cancel() {
+    let mut m = block();
+    fill(&mut m, 0, 1, 3);
+    let mut i = idle(&m);
+    i.ctrl[0].enq = enq(1);
+    i.ctrl[1].svc = Some(1);
+    m.step(&i).unwrap();
+    assert_eq!(m.pending(1), 3);
+    let mut i = idle(&m);
+    i.ctrl[0].enq = enq(1);
+    i.ctrl[1].enq = enq(1);
+    m.step(&i).unwrap();
+    assert_eq!(m.pending(1), 5, "both controllers' enqueues count");
+}
+
+#[test]
+fn banks_holding_h_requests_are_served_first_then_round_robin() {
+    let mut m = block();
+    fill(&mut m, 0, 1, 2); // warp 1: M hits
+    fill(&mut m, 0, 2, 1); // warp 2: H hit
+    let mut i = idle(&m);
+    ready(&mut i, 0, &[0, 1, 2, 3]);
+    i.ctrl[0].cands[0] = hit(1, 0, 1, 0);
+    i.ctrl[0].cands[1] = hit(1, 1, 1, 1);
+    i.ctrl[0].cands[2] = hit(2, 3, 1, 2);
+    // First cycle: the priority table is still empty, so plain round robin from bank 0.
+    let out = m.step(&i).unwrap().clone();
+    assert_eq!(out.ctrl[0].sel, Some((0, BankCmd::Cas, 0, 0)));
+    // Next cycle: bank 3 holds an H request (priority table), so it goes before banks 0 and 1.
+    let out = m.step(&i).unwrap().clone();
+    assert_eq!(out.ctrl[0].sel, Some((3, BankCmd::Cas, 2, 0)));
+    // Without H requests, the lowest bank from the round-robin pointer wins; the pointer
+    // moves past a bank after a row command (ACT on bank 1 here).
+    let mut m = block();
+    fill(&mut m, 0, 1, 4);
+    let mut i = idle(&m);
+    ready(&mut i, 0, &[0]);
+    i.ctrl[0].cands[0] = hit(1, 0, 1, 0);
+    i.ctrl[0].cands[1] = miss(1, 1, 1);
+    assert_eq!(
+        m.step(&i).unwrap().ctrl[0].sel,
+        Some((0, BankCmd::Cas, 0, 0))
+    );
+    i.ctrl[0].cands[0] = None;
+    assert_eq!(
+        m.step(&i).unwrap().ctrl[0].sel,
+        Some((1, BankCmd::Act, 1, 1))
+    );
+    i.ctrl[0].cands[0] = hit(1, 0, 1, 0);
+    assert_eq!(
+        m.step(&i).unwrap().ctrl[0].sel,
+        Some((0, BankCmd::Cas, 0, 0)),
+        "after bank 1, the pointer is at 2: banks 2, 3, 0 come before 1"
+    );
+    i.ctrl[0].cands[2] = miss(1, 2, 7);
+    assert_eq!(
+        m.step(&i).unwrap().ctrl[0].sel,
+        Some((2, BankCmd::Act, 2, 7))
+    );
+}
+
+#[test]
+fn a_bank_not_ready_is_passed_over() {
+    let mut m = block();
+    fill(&mut m, 0, 1, 1);
+    let mut i = idle(&m);
+    ready(&mut i, 0, &[0]);
+    i.ctrl[0].cas_ready[0] = false;
+    i.ctrl[0].cands[0] = hit(1, 0, 1, 0);
+    i.ctrl[0].cands[1] = miss(1, 2, 3);
+    let out = m.step(&i).unwrap();
+    assert_eq!(out.ctrl[0].sel, Some((2, BankCmd::Act, 1, 3)));
+}
+
+#[test]
+fn illegal_inputs_are_refused() {
+    let mut m = block();
+    let mut i = idle(&m);
+    i.ctrl[0].cands[0] = hit(1, 0, 1, 0);
+    assert!(m.step(&i).is_err(), "a hit on a closed bank");
+    let mut i = idle(&m);
+    i.ctrl[0].svc = Some(m.spec().wet_entries);
+    assert!(m.step(&i).is_err(), "a warp id out of range");
+    let mut i = idle(&m);
+    i.ctrl.pop();
+    assert!(m.step(&i).is_err(), "too few controllers");
+}

@@ -1,0 +1,197 @@
+//! The Warped-MC block and the memory system through the CLI: lockstep co-simulation on every
+//! preset (stress and HOA traffic), the mutant catalogue, lint, scheduler behaviour, and the
+//! command trace replayed through the independent timing checker.
+
+mod common;
+use common::*;
+use golden::mc::checker;
+use golden::mc::dram::{parse_trace, CmdKind};
+use golden::mc::timing::Timing;
+use serde_json::Value;
+
+fn json(args: &[&str]) -> Value {
+    let o = warpsmith(args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&o)))
+}
+
+#[test]
+fn every_preset_cosimulates_stress_and_hoa_traffic() {
+    for p in golden::spec::PRESETS {
+        for stim in ["random", "hoa"] {
+            let r = json(&[
+                "cosim",
+                "--block",
+                "warped-mc",
+                "--preset",
+                p.name,
+                "--stimulus",
+                stim,
+                "--cycles",
+                "20000",
+                "--format",
+                "json",
+            ]);
+            assert_eq!(r["result"], "pass", "{} {stim}: {r:#}", p.name);
+            assert_eq!(r["cycles"], 20_000);
+            assert!(
+                r["requests"].as_u64().unwrap() > 300,
+                "{} {stim}: too few requests completed: {r:#}",
+                p.name
+            );
+        }
+    }
+}
+
+#[test]
+fn a_second_wet_group_cosimulates() {
+    // tiny has 2 channels sharing one WET; with one controller per WET there are two groups.
+    let r = json(&[
+        "cosim",
+        "--block",
+        "warped-mc",
+        "--preset",
+        "tiny",
+        "--set",
+        "warped_mc.controllers_per_wet=1",
+        "--group",
+        "1",
+        "--stimulus",
+        "random",
+        "--cycles",
+        "10000",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r["result"], "pass", "{r:#}");
+    assert_eq!(r["group"], 1);
+}
+
+#[test]
+fn every_applicable_mutant_is_caught_on_every_preset() {
+    for p in golden::spec::PRESETS {
+        let r = json(&[
+            "mutants",
+            "--block",
+            "warped-mc",
+            "--preset",
+            p.name,
+            "--format",
+            "json",
+        ]);
+        assert!(r["total"].as_u64().unwrap() >= 6, "{r:#}");
+        assert_eq!(r["caught"], r["applicable"], "{}: {r:#}", p.name);
+        for m in r["mutants"].as_array().unwrap() {
+            if m["kind"] == "equivalent" {
+                // Only a counter that cannot reach its limit under the preset's queue sizes.
+                assert_eq!(m["name"], "pending-counter-wraps", "{}: {m:#}", p.name);
+            }
+        }
+    }
+    // The mutant fermi-gtx480 reports as equivalent is caught where the counter can saturate.
+    let args = "cosim --block warped-mc --preset tiny --mutant pending-counter-wraps \
+                --stimulus random --cycles 20000 --no-shrink --format json";
+    let o = warpsmith(&args.split_whitespace().collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["result"], "fail", "{r:#}");
+}
+
+#[test]
+fn every_preset_is_lint_clean() {
+    for p in golden::spec::PRESETS {
+        let o = warpsmith(&["check", "--block", "warped-mc", "--preset", p.name]);
+        assert!(
+            o.status.success(),
+            "{}: {}{}",
+            p.name,
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}
+
+/// Summary of one golden memory-system run.
+fn summary(preset: &str, stim: &str, sched: &str, cycles: &str) -> Value {
+    json(&[
+        "golden",
+        "--block",
+        "mc",
+        "--preset",
+        preset,
+        "--stimulus",
+        stim,
+        "--cycles",
+        cycles,
+        "--set",
+        &format!("mc.scheduler={sched}"),
+        "--format",
+        "json",
+    ])
+}
+
+#[test]
+fn schedulers_keep_their_character_on_hoa_traffic() {
+    let fr = summary("turing-rtx2060s", "hoa", "frfcfs", "20000");
+    let fcfs = summary("turing-rtx2060s", "hoa", "fcfs", "20000");
+    let wmc = summary("turing-rtx2060s", "hoa", "warped", "20000");
+    let div = summary("turing-rtx2060s", "hoa", "divfirst", "20000");
+    let f = |v: &Value, k: &str| v[k].as_f64().unwrap();
+    let mean = |v: &Value, k: &str| v[k]["mean"].as_f64().unwrap();
+    // FCFS cannot keep up with the offered load: less bandwidth, far longer latency.
+    assert!(f(&fcfs, "bandwidth_util") < 0.6 * f(&fr, "bandwidth_util"));
+    assert!(mean(&fcfs, "latency") > 10.0 * mean(&fr, "latency"));
+    // Div-First gives up row hits for urgency: fewer hits, longer waits.
+    assert!(f(&div, "row_hit_rate") < f(&fr, "row_hit_rate") - 0.01);
+    assert!(mean(&div, "warp_time") > mean(&fr, "warp_time"));
+    // Warped-MC keeps FR-FCFS's first-ready bandwidth.
+    let (bw, bw_fr) = (f(&wmc, "bandwidth_util"), f(&fr, "bandwidth_util"));
+    assert!((bw - bw_fr).abs() < 0.02 * bw_fr, "{bw} vs {bw_fr}");
+    assert!((f(&wmc, "row_hit_rate") - f(&fr, "row_hit_rate")).abs() < 0.01);
+}
+
+#[test]
+fn the_command_trace_passes_the_independent_checker() {
+    let d = scratch("wmc-trace");
+    for (preset, sched) in [("fermi-gtx480", "frfcfs"), ("turing-rtx2060s", "warped")] {
+        let path = d.join(format!("{preset}.trace"));
+        let o = warpsmith(&[
+            "golden",
+            "--block",
+            "mc",
+            "--preset",
+            preset,
+            "--stimulus",
+            "random",
+            "--cycles",
+            "30000",
+            "--set",
+            &format!("mc.scheduler={sched}"),
+            "--format",
+            "json",
+            "--command-trace",
+            path.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let trace = parse_trace(&text).unwrap();
+        assert!(trace.len() > 10_000, "{preset}: {} commands", trace.len());
+        let s = spec(preset, &[]);
+        let v = checker::check(&trace, &Timing::from_spec(&s.dram));
+        assert!(v.is_empty(), "{preset}: {:?}", &v[..v.len().min(3)]);
+        // A column command moved to the cycle after its row's activation breaks tRCD.
+        let mut bad = trace.clone();
+        let (i, j) = (0..bad.len())
+            .filter(|&i| bad[i].kind == CmdKind::Act)
+            .find_map(|i| {
+                (i + 1..bad.len())
+                    .find(|&j| bad[j].channel == bad[i].channel && bad[j].bank == bad[i].bank)
+                    .filter(|&j| bad[j].kind.is_column())
+                    .map(|j| (i, j))
+            })
+            .unwrap();
+        bad[j].cycle = bad[i].cycle + 1;
+        bad.sort_by_key(|c| c.cycle);
+        assert!(!checker::check(&bad, &Timing::from_spec(&s.dram)).is_empty());
+    }
+}
