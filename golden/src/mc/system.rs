@@ -443,13 +443,12 @@ impl MemSystem {
         if wake == from {
             return from;
         }
-        let rows = open_rows(&x.ch, self.banks);
         // Per bank (dram.banks <= 64, validated): has a request, has a hit, has a miss.
         let (mut any, mut hit, mut miss) = (0u64, 0u64, 0u64);
         for e in x.queue.iter().filter(|e| e.write == x.write_mode) {
             let bit = 1u64 << e.bank;
             any |= bit;
-            if rows[e.bank as usize] == Some(e.row) {
+            if x.ch.open_row(e.bank) == Some(e.row) {
                 hit |= bit;
             } else {
                 miss |= bit;
@@ -470,7 +469,7 @@ impl MemSystem {
             let b = any.trailing_zeros();
             any &= any - 1;
             let bit = 1u64 << b;
-            let t = match rows[b as usize] {
+            let t = match x.ch.open_row(b) {
                 None => at(Command::act(b, 0)),
                 Some(r) => {
                     let cas = (hit & bit != 0).then(|| at(rw(b, r)));
@@ -618,24 +617,34 @@ impl MemSystem {
     ) -> Option<(Command, Option<usize>)> {
         let x = &self.ctrls[c];
         let banks = self.banks;
-        let open = open_rows(&x.ch, banks);
-        // (entry index, is preferred) per bank; dram.banks <= 64 (validated).
-        let mut pick = [None::<(usize, bool)>; 64];
+        // Per bank (dram.banks <= 64, validated): the entry index picked (valid where `has`
+        // has the bank's bit), and whether it is preferred (bit of `pref`). Queues hold at most
+        // 256 entries (validated).
+        let mut pick = [0u16; 64];
+        let (mut has, mut pref) = (0u64, 0u64);
         for (i, e) in self.mode_entries(c) {
-            let pref = match urgent {
+            let bit = 1u64 << e.bank;
+            if pref & bit != 0 {
+                continue;
+            }
+            let p = match urgent {
                 Some(u) => u(e),
-                None => open[e.bank as usize] == Some(e.row),
+                None => x.ch.open_row(e.bank) == Some(e.row),
             };
-            let b = e.bank as usize;
-            match pick[b] {
-                None => pick[b] = Some((i, pref)),
-                Some((_, false)) if pref => pick[b] = Some((i, true)),
-                _ => {}
+            if has & bit == 0 || p {
+                pick[e.bank as usize] = i as u16;
+                has |= bit;
+                if p {
+                    pref |= bit;
+                }
             }
         }
         for k in 0..banks {
             let b = (x.prio as usize + k) % banks;
-            let Some((i, _)) = pick[b] else { continue };
+            if has & (1u64 << b) == 0 {
+                continue;
+            }
+            let i = usize::from(pick[b]);
             let e = &x.queue[i];
             let cmd = self.needed(c, e);
             if x.ch.can_issue(&cmd, now) {
