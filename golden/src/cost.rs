@@ -161,10 +161,15 @@ fn ot_cost(spec: &Spec) -> BlockCost {
 fn wmc_cost(spec: &Spec) -> BlockCost {
     let w = &spec.wmc;
     let c = w.controllers_per_wet;
-    let shared = if c == 1 {
-        String::from("one per controller")
+    let scope = if w.wet_ctrls == c {
+        String::new()
     } else {
-        format!("shared by {c} controllers")
+        format!(", counting the requests of {} controllers", w.wet_ctrls)
+    };
+    let shared = if c == 1 {
+        format!("one per controller{scope}")
+    } else {
+        format!("shared by {c} controllers{scope}")
     };
     let tables = vec![
         table(
@@ -198,11 +203,20 @@ fn wmc_cost(spec: &Spec) -> BlockCost {
             )],
         ),
     ];
-    let registers = vec![RegisterCost {
-        name: "bank round robin".into(),
-        bits: u64::from(w.bank_bits * c),
-        meaning: "next bank to consider, per controller".into(),
-    }];
+    let registers = vec![
+        RegisterCost {
+            name: "bank round robin".into(),
+            bits: u64::from(w.bank_bits * c),
+            meaning: "next bank to consider, per controller".into(),
+        },
+        RegisterCost {
+            name: "last serviced warp".into(),
+            bits: u64::from((w.gwid_bits + 1) * c),
+            meaning:
+                "valid + global warp id of the request each controller serviced last (priority M)"
+                    .into(),
+        },
+    ];
     let wet_bits = u64::from(w.wet_entries * w.pending_bits);
     let rs_bits = u64::from(w.banks * w.rows_tracked * w.score_bits);
     let pt_bits = u64::from(w.banks * w.pt_slots);
@@ -216,7 +230,7 @@ fn wmc_cost(spec: &Spec) -> BlockCost {
         ours_bytes_per_unit: per_ctrl_bits / 8.0,
         ours_total_bytes: per_ctrl_bits / 8.0,
         note: format!(
-            "WET = 2^(log2 {sms} SMs + log2 {warps} warps) = {} entries x warped_mc.pending_bits; RS = dram.banks x warped_mc.rows_tracked x warped_mc.score_bits; PT = dram.banks x warped_mc.pt_slots. Table 3 counts one WET per controller (warped_mc.controllers_per_wet = 1); a shared WET is divided among its controllers.",
+            "WET = 2^(log2 {sms} SMs + log2 {warps} warps) = {} entries x warped_mc.pending_bits; RS = dram.banks x warped_mc.rows_tracked x warped_mc.score_bits; PT = dram.banks x warped_mc.pt_slots. Table 3 counts one WET per controller (warped_mc.controllers_per_wet = 1: each controller's block holds its own copy, which with warped_mc.wet_scope = 0 counts every controller's requests, the global WET of section 4.2); a WET shared by several controllers' block is divided among them.",
             w.wet_entries,
             sms = spec.gpu.sms,
             warps = spec.gpu.warps_per_sm

@@ -38,7 +38,12 @@ fn params(spec: &Spec) -> Result<Vec<ParamView>, GenError> {
         p(
             "NumCtrl",
             w.controllers_per_wet,
-            "controllers sharing the warp entry table",
+            "controllers whose candidates the block serves",
+        )?,
+        p(
+            "NumWetCtrl",
+            w.wet_ctrls,
+            "controllers whose requests the warp entry table counts",
         )?,
         p(
             "NumCand",
@@ -107,6 +112,7 @@ pub(crate) fn render(
     ];
     let parameters = json!({
         "NumCtrl": w.controllers_per_wet,
+        "NumWetCtrl": w.wet_ctrls,
         "NumCand": w.candidates,
         "NumBanks": w.banks,
         "SmW": w.sm_bits,

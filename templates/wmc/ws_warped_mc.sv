@@ -3,21 +3,27 @@
 // Memory Controller Scheme for Massively Parallel Processors", ICPP 2023), section 4,
 // Algorithm 1, Fig. 8, Table 3.
 //
-// One instance serves NumCtrl memory controllers that share a warp entry table (WET); each
+// One instance serves NumCtrl memory controllers with one warp entry table (WET); each
 // controller has a row scoreboard (RS), a priority table (PT) and a bank round-robin pointer.
+// The WET counts the requests of NumWetCtrl controllers (a multiple of NumCtrl: the block's own
+// and, when the WET is global, every other controller's, whose blocks hold identical copies).
 //
 //   WAT  global warp id = {SM, warp} XOR the PC folded into PcHashW low bits (combinational).
 //   WET  pending requests per global warp id: +1 per enqueue, -1 per serviced request, from every
-//        controller of the group in the same cycle (the total is applied, then saturated).
+//        controller of the scope in the same cycle (the total is applied, then saturated).
 //   RS   per controller, bank and tracked row (row mod RowsTracked): a saturating score, +1 for
 //        the row of a warp's remaining (slowest) request when a service leaves the warp with one
 //        pending request and that request is a row miss; cleared when the row is activated.
 //   PT   per controller and bank: the column slots of the open row holding a priority-H request,
 //        recorded each cycle; a non-zero entry puts the bank in the high-priority pool.
 //
+// The enqueue and service ports carry the block's own controllers first (element c for
+// controller c), then the rest of the WET scope.
+//
 // Per cycle and controller the outputs are combinational in the inputs and the state before
 // the edge: the priority class of every candidate (H: row hit of a warp's last pending request;
-// M: other row hit; L: row miss), per bank the row to open on a row miss (highest score, oldest
+// M: row hit of the warp whose request the controller serviced last; L: other row hit, or row
+// miss), per bank the row to open on a row miss (highest score, oldest
 // on ties), and the command to issue (two-level round robin over the banks whose command can
 // issue: high-priority pool first). Semantics: docs/decisions.md ("Warped-MC").
 
@@ -38,7 +44,7 @@ module {{ module }}
   localparam int unsigned CtrlW       = (NumCtrl > 1) ? $clog2(NumCtrl) : 1,
   localparam int unsigned NumCtrlCand = NumCtrl * NumCand,
   localparam int unsigned NumCtrlBank = NumCtrl * NumBanks,
-  localparam int unsigned NumPorts    = 2 * NumCtrl
+  localparam int unsigned NumPorts    = 2 * NumWetCtrl
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -87,6 +93,11 @@ module {{ module }}
   logic [PtSlots-1:0] pt_q [NumCtrlBank];
   logic [BankW-1:0]   rr_d [NumCtrl];
   logic [BankW-1:0]   rr_q [NumCtrl];
+  // Per controller: the warp of the request it serviced last.
+  logic               last_valid_d [NumCtrl];
+  logic               last_valid_q [NumCtrl];
+  logic [GwidW-1:0]   last_gwid_d [NumCtrl];
+  logic [GwidW-1:0]   last_gwid_q [NumCtrl];
 
   // ---------------------------------------------------------------------------------------------
   // Candidates: class and row score
@@ -101,7 +112,8 @@ module {{ module }}
         cand_class[c * NumCand + k] =
             !cand_valid_i[c * NumCand + k] ? WmcNone :
             !cand_hit_i[c * NumCand + k]   ? WmcL :
-            (wet_q[cand_gwid_i[c * NumCand + k]] <= PendW'(1)) ? WmcH : WmcM;
+            (wet_q[cand_gwid_i[c * NumCand + k]] <= PendW'(1)) ? WmcH :
+            (last_valid_q[c] && last_gwid_q[c] == cand_gwid_i[c * NumCand + k]) ? WmcM : WmcL;
         cand_score[c * NumCand + k] =
             rs_q[rs_idx(c, cand_bank_i[c * NumCand + k], RowIdxW'(cand_row_i[c * NumCand + k]))];
       end
@@ -138,7 +150,7 @@ module {{ module }}
         for (int unsigned k = 0; k < NumCand; k++) begin
           if (cand_valid_i[c * NumCand + k] && cand_bank_i[c * NumCand + k] == BankW'(b)) begin
             if (cand_hit_i[c * NumCand + k]) begin
-              // The first H, else the first M (lowest slot = oldest).
+              // The first H, else the first M, else the first L (lowest slot = oldest).
               if (!hit_found || cand_class[c * NumCand + k] > hit_cls) begin
                 hit_found = 1'b1;
                 hit_cls   = cand_class[c * NumCand + k];
@@ -214,7 +226,7 @@ module {{ module }}
   end
 
   // ---------------------------------------------------------------------------------------------
-  // Warp entry table: the group's increments and decrements, summed then saturated
+  // Warp entry table: the scope's increments and decrements, summed then saturated
   // ---------------------------------------------------------------------------------------------
 
   logic             port_valid [NumPorts];
@@ -223,7 +235,7 @@ module {{ module }}
   logic [PendW-1:0] port_next  [NumPorts];
 
   always_comb begin : p_ports
-    for (int unsigned c = 0; c < NumCtrl; c++) begin
+    for (int unsigned c = 0; c < NumWetCtrl; c++) begin
       port_valid[2 * c]     = enq_valid_i[c];
       port_gwid[2 * c]      = gwid_of(enq_sm_i[c], enq_warp_i[c], enq_pc_i[c]);
       port_up[2 * c]        = 1'b1;
@@ -269,9 +281,10 @@ module {{ module }}
     fc        = '0;
     fb        = '0;
     fr        = '0;
-    for (int unsigned c = 0; c < NumCtrl; c++) begin
+    for (int unsigned c = 0; c < NumWetCtrl; c++) begin
       // A service that leaves a warp with one pending request: that request is the warp's
-      // slowest; if it waits as a row miss, its row gets +1.
+      // slowest; if it waits here as a row miss (first candidate of the warp among this
+      // block's controllers), its row gets +1.
       if (svc_valid_i[c] && port_next[2 * c + 1] == PendW'(1)) begin
         found     = 1'b0;
         found_hit = 1'b0;
@@ -321,17 +334,29 @@ module {{ module }}
     end
   end
 
+  // The warp each controller serviced last (a service of controller c arrives on port c).
+  always_comb begin : p_last
+    for (int unsigned c = 0; c < NumCtrl; c++) begin
+      last_valid_d[c] = svc_valid_i[c] ? 1'b1 : last_valid_q[c];
+      last_gwid_d[c]  = svc_valid_i[c] ? svc_gwid_i[c] : last_gwid_q[c];
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
     if (!rst_ni) begin
-      wet_q <= '{default: '0};
-      rs_q  <= '{default: '0};
-      pt_q  <= '{default: '0};
-      rr_q  <= '{default: '0};
+      wet_q        <= '{default: '0};
+      rs_q         <= '{default: '0};
+      pt_q         <= '{default: '0};
+      rr_q         <= '{default: '0};
+      last_valid_q <= '{default: '0};
+      last_gwid_q  <= '{default: '0};
     end else begin
-      wet_q <= wet_d;
-      rs_q  <= rs_d;
-      pt_q  <= pt_d;
-      rr_q  <= rr_d;
+      wet_q        <= wet_d;
+      rs_q         <= rs_d;
+      pt_q         <= pt_d;
+      rr_q         <= rr_d;
+      last_valid_q <= last_valid_d;
+      last_gwid_q  <= last_gwid_d;
     end
   end
 
@@ -348,6 +373,8 @@ module {{ module }}
       else $fatal(1, "ws_warped_mc: PtSlots must be a power of two");
     ParamHash_A: assert (PcHashW <= GwidW)
       else $fatal(1, "ws_warped_mc: PcHashW must not exceed the global warp id width");
+    ParamScope_A: assert (NumWetCtrl >= NumCtrl && NumWetCtrl % NumCtrl == 0)
+      else $fatal(1, "ws_warped_mc: NumWetCtrl must be a multiple of NumCtrl");
   end
 
   // Enabled from the first edge after reset (a register keeps the asynchronous reset out of

@@ -153,6 +153,13 @@ pub struct MemSystem {
     run: Vec<bool>,
     /// Skip quiet cycles (off while a co-simulation hook watches every cycle).
     skip: bool,
+    /// Controllers in one WET scope.
+    wet_ctrls: usize,
+    /// This cycle's enqueue and service of every controller (the WET scopes' events).
+    scope_enq: Vec<Option<Enq>>,
+    scope_svc: Vec<Option<u32>>,
+    /// Per controller: it enqueued or issued a command last cycle (its candidates changed).
+    dirty: Vec<bool>,
 }
 
 /// A request the system cannot take.
@@ -246,6 +253,10 @@ impl MemSystem {
             wake: vec![0; d.channels as usize],
             run: vec![true; d.channels as usize],
             skip: true,
+            wet_ctrls: spec.wmc.wet_ctrls as usize,
+            scope_enq: vec![None; d.channels as usize],
+            scope_svc: vec![None; d.channels as usize],
+            dirty: vec![true; d.channels as usize],
         })
     }
 
@@ -342,6 +353,17 @@ impl MemSystem {
             *r = !self.skip || now >= self.wake[c];
         }
         if self.uses_block() {
+            for c in 0..self.ctrls.len() {
+                self.scope_enq[c] = self.incoming[c].map(|e| {
+                    let r = &self.reqs[e.req as usize];
+                    Enq {
+                        sm: r.sm,
+                        warp: r.warp,
+                        pc: r.pc,
+                    }
+                });
+                self.scope_svc[c] = self.ctrls[c].svc;
+            }
             let mut inputs = std::mem::take(&mut self.inputs);
             inputs.resize_with(self.groups.len(), WmcIn::default);
             let per = self.per_group;
@@ -351,12 +373,22 @@ impl MemSystem {
                 let step = watched
                     || cs.clone().any(|c| {
                         run[c]
+                            || self.dirty[c]
                             || self.incoming[c].is_some()
                             || self.ctrls[c].svc.is_some()
                             || self.ctrls[c].act.is_some()
                     });
                 if !step {
-                    self.groups[g].skip_quiet();
+                    // The block's own controllers have no event (else it would step): order does
+                    // not matter to what `absorb` does with the scope's events.
+                    let lo = g * per / self.wet_ctrls * self.wet_ctrls;
+                    let scope = lo..lo + self.wet_ctrls;
+                    let (enq, svc) = (&self.scope_enq[scope.clone()], &self.scope_svc[scope]);
+                    if enq.iter().any(Option::is_some) || svc.iter().any(Option::is_some) {
+                        self.groups[g].absorb(enq, svc);
+                    } else {
+                        self.groups[g].skip_quiet();
+                    }
                     continue;
                 }
                 for c in cs {
@@ -421,6 +453,7 @@ impl MemSystem {
                     ctrl.write_mode = false;
                 }
             }
+            self.dirty[c] = changed;
             if self.skip && (changed || now + 1 >= self.wake[c]) {
                 self.wake[c] = self.wake_bound(c, now + 1);
             }
@@ -487,23 +520,27 @@ impl MemSystem {
         wake
     }
 
+    /// The controllers of group `g`'s WET scope, in port order: the group's own controllers
+    /// first, then the rest of the scope in channel order.
+    fn scope_of(&self, g: usize) -> impl Iterator<Item = usize> + Clone {
+        let own = g * self.per_group..(g + 1) * self.per_group;
+        let first = own.start / self.wet_ctrls * self.wet_ctrls;
+        let rest = (first..first + self.wet_ctrls).filter(move |c| !own.contains(c));
+        (g * self.per_group..(g + 1) * self.per_group).chain(rest)
+    }
+
     /// The Warped-MC block inputs of one group this cycle, written into `inp`.
     fn fill_group_input(&self, g: usize, now: u64, inp: &mut WmcIn) {
         let k = self.cap;
         let b = self.banks;
         let first = g * self.per_group;
         inp.ctrl.resize_with(self.per_group, CtrlIn::default);
+        inp.enq.clear();
+        inp.enq.extend(self.scope_of(g).map(|c| self.scope_enq[c]));
+        inp.svc.clear();
+        inp.svc.extend(self.scope_of(g).map(|c| self.scope_svc[c]));
         for (c, ci) in (first..first + self.per_group).zip(inp.ctrl.iter_mut()) {
             let x = &self.ctrls[c];
-            ci.enq = self.incoming[c].map(|e| {
-                let r = &self.reqs[e.req as usize];
-                Enq {
-                    sm: r.sm,
-                    warp: r.warp,
-                    pc: r.pc,
-                }
-            });
-            ci.svc = x.svc;
             ci.act = x.act;
             ci.cands.clear();
             ci.cands.resize(k, None);

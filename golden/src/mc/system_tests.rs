@@ -55,14 +55,24 @@ proptest! {
     /// cycle, with and without a watched group.
     #[test]
     fn skipping_quiet_cycles_changes_nothing(
-        preset in prop::sample::select(vec!["tiny", "fermi-gtx480", "turing-rtx2060s"]),
+        preset in prop::sample::select(vec!["tiny", "tiny-1", "tiny-local", "fermi-gtx480", "turing-rtx2060s"]),
         sched in prop::sample::select(SCHEDULERS.to_vec()),
         class in prop::sample::select(vec![LoadClass::Loa, LoadClass::Moa, LoadClass::Hoa]),
         intensity in 0.2f64..1.5,
         seed in any::<u64>(),
         stress in any::<bool>(),
     ) {
-        let s = spec(preset, sched, &[]);
+        // tiny-1: one block per controller, both counted by each block's WET copy (absorbed
+        // events); tiny-local: one block and one WET per controller.
+        let s = match preset {
+            "tiny-1" => spec("tiny", sched, &["warped_mc.controllers_per_wet=1"]),
+            "tiny-local" => spec(
+                "tiny",
+                sched,
+                &["warped_mc.controllers_per_wet=1", "warped_mc.wet_scope=1"],
+            ),
+            p => spec(p, sched, &[]),
+        };
         let reqs = if stress {
             stimulus::stress(&s, 600, seed)
         } else {

@@ -38,12 +38,9 @@ pub struct Cand {
     pub hit: bool,
 }
 
-/// Everything one controller drives in one cycle.
+/// Everything one of the block's controllers drives in one cycle.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CtrlIn {
-    pub enq: Option<Enq>,
-    /// Global warp id of a request serviced last cycle.
-    pub svc: Option<u32>,
     /// (bank, row) activated last cycle.
     pub act: Option<(u32, u32)>,
     /// The candidate window, `candidates` slots, oldest first.
@@ -64,9 +61,16 @@ pub struct CtrlOut {
     pub sel: Option<(u32, BankCmd, u32, u32)>,
 }
 
-/// Inputs of the block: one per controller of the group.
+/// Inputs of the block.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct WmcIn {
+    /// Per controller of the WET scope (`wet_ctrls` slots): a request entering its pending
+    /// queue this cycle.
+    pub enq: Vec<Option<Enq>>,
+    /// Per controller of the WET scope: the global warp id of a request whose column command
+    /// it issued last cycle.
+    pub svc: Vec<Option<u32>>,
+    /// Per controller of the block (`controllers_per_wet`).
     pub ctrl: Vec<CtrlIn>,
 }
 
@@ -89,6 +93,12 @@ pub struct WarpedMc {
     pt: Vec<u64>,
     /// Round-robin bank pointer per controller.
     rr: Vec<u32>,
+    /// Per controller: the warp of the request it serviced last (Algorithm 1 line 10: that
+    /// warp's further row hits are priority M).
+    last: Vec<Option<u32>>,
+    /// The candidate windows of the last evaluated step, flat: [controller][candidate] (model
+    /// bookkeeping for [`WarpedMc::absorb`], not hardware state).
+    cands_q: Vec<Option<Cand>>,
     out: WmcOut,
     /// The priority table is stale: steps were skipped ([`WarpedMc::skip_quiet`]) since the
     /// last one, so its true value is what the next step's own candidates imply.
@@ -107,8 +117,6 @@ struct Scratch {
     cmd: Vec<Option<(BankCmd, u32, u32)>>,
     /// WET changes this cycle: (warp id, summed delta), then (warp id, next value).
     delta: Vec<(u32, i64)>,
-    /// Row-score increments: (controller, bank, tracked row).
-    bumps: Vec<(usize, u32, u32)>,
     /// This step's priority table, flat like `WarpedMc::pt`: H hits per bank by column slot.
     pt_next: Vec<u64>,
 }
@@ -122,6 +130,8 @@ impl WarpedMc {
             rs: Vec::new(),
             pt: Vec::new(),
             rr: Vec::new(),
+            last: Vec::new(),
+            cands_q: Vec::new(),
             out: WmcOut::default(),
             pt_stale: false,
             scratch: Scratch::default(),
@@ -202,8 +212,10 @@ impl WarpedMc {
             if c.hit {
                 let cl = if self.wet[c.gwid as usize] <= 1 {
                     Class::H
-                } else {
+                } else if self.last[ci] == Some(c.gwid) {
                     Class::M
+                } else {
+                    Class::L
                 };
                 co.class.push(cl);
                 if cl == Class::H {
@@ -262,53 +274,10 @@ impl WarpedMc {
         let max = i64::from(self.spec.pending_max);
         // WET: all increments and decrements of the group, summed per warp id, then saturated.
         let mut delta = std::mem::take(&mut self.scratch.delta);
-        delta.clear();
-        for ci in &inp.ctrl {
-            if let Some(e) = &ci.enq {
-                let g = self.gwid(e.sm, e.warp, e.pc);
-                match delta.iter_mut().find(|(h, _)| *h == g) {
-                    Some(d) => d.1 += 1,
-                    None => delta.push((g, 1)),
-                }
-            }
-            if let Some(g) = ci.svc {
-                match delta.iter_mut().find(|(h, _)| *h == g) {
-                    Some(d) => d.1 -= 1,
-                    None => delta.push((g, -1)),
-                }
-            }
-        }
-        // Now (warp id, next value).
-        for d in delta.iter_mut() {
-            d.1 = (i64::from(self.wet[d.0 as usize]) + d.1).clamp(0, max);
-        }
+        self.wet_next(&inp.enq, &inp.svc, max, &mut delta);
         // RS: when a service leaves a warp with one pending request, that request is the warp's
         // slowest; if it waits as a row miss, its row gets +1. Activating a row clears its score.
-        let mut bumps = std::mem::take(&mut self.scratch.bumps);
-        bumps.clear();
-        for ci in &inp.ctrl {
-            let Some(g) = ci.svc else { continue };
-            if delta.iter().find(|(h, _)| *h == g).map(|d| d.1) != Some(1) {
-                continue;
-            }
-            let remaining = inp.ctrl.iter().enumerate().find_map(|(c2, ci2)| {
-                ci2.cands
-                    .iter()
-                    .flatten()
-                    .find(|x| x.gwid == g)
-                    .map(|x| (c2, *x))
-            });
-            if let Some((c2, x)) = remaining {
-                if !x.hit {
-                    bumps.push((c2, x.bank, x.row));
-                }
-            }
-        }
-        let smax = self.spec.score_max;
-        for &(c, b, r) in &bumps {
-            let i = self.rs_index(c, b, r);
-            self.rs[i] = (self.rs[i] + 1).min(smax);
-        }
+        self.bump_rows(&inp.svc, &delta);
         for (c, ci) in inp.ctrl.iter().enumerate() {
             if let Some((b, r)) = ci.act {
                 let i = self.rs_index(c, b, r);
@@ -327,12 +296,104 @@ impl WarpedMc {
             self.wet[g as usize] = n as u32;
         }
         self.scratch.delta = delta;
-        self.scratch.bumps = bumps;
+        // The block's own controllers come first among the scope's services.
+        for (last, svc) in self.last.iter_mut().zip(&inp.svc) {
+            if svc.is_some() {
+                *last = *svc;
+            }
+        }
+    }
+
+    /// The WET changes of one cycle: every enqueue and service of the scope, summed per warp
+    /// id, then saturated; `delta` becomes (warp id, next value).
+    fn wet_next(
+        &self,
+        enq: &[Option<Enq>],
+        svc: &[Option<u32>],
+        max: i64,
+        delta: &mut Vec<(u32, i64)>,
+    ) {
+        delta.clear();
+        for e in enq.iter().flatten() {
+            let g = self.gwid(e.sm, e.warp, e.pc);
+            match delta.iter_mut().find(|(h, _)| *h == g) {
+                Some(d) => d.1 += 1,
+                None => delta.push((g, 1)),
+            }
+        }
+        for &g in svc.iter().flatten() {
+            match delta.iter_mut().find(|(h, _)| *h == g) {
+                Some(d) => d.1 -= 1,
+                None => delta.push((g, -1)),
+            }
+        }
+        for d in delta.iter_mut() {
+            d.1 = (i64::from(self.wet[d.0 as usize]) + d.1).clamp(0, max);
+        }
+    }
+
+    /// RS increments of one cycle (Algorithm 1 lines 12-14): a service that leaves its warp
+    /// with one pending request makes that request the warp's slowest; the first candidate of
+    /// the warp among the block's controllers (`cands_q`, this cycle's window), if it waits as
+    /// a row miss, gets +1 on its row (saturating).
+    fn bump_rows(&mut self, svc: &[Option<u32>], delta: &[(u32, i64)]) {
+        let k = self.spec.candidates as usize;
+        let smax = self.spec.score_max;
+        for &g in svc.iter().flatten() {
+            if delta.iter().find(|(h, _)| *h == g).map(|d| d.1) != Some(1) {
+                continue;
+            }
+            let remaining = self
+                .cands_q
+                .iter()
+                .enumerate()
+                .find_map(|(i, x)| x.filter(|x| x.gwid == g).map(|x| (i / k, x)));
+            if let Some((c, x)) = remaining {
+                if !x.hit {
+                    let i = self.rs_index(c, x.bank, x.row);
+                    self.rs[i] = (self.rs[i] + 1).min(smax);
+                }
+            }
+        }
+    }
+
+    /// Account for a step the caller did not evaluate because nothing of the block's own
+    /// controllers changed: the scope's enqueues and services of the cycle (from other
+    /// controllers only), the block's candidates those of its last evaluated step (the caller
+    /// evaluates the step after any enqueue or command of its controllers), no activation, and
+    /// no bank ready. Such a step selects nothing; the WET takes the events, the RS the
+    /// increments they cause, and the PT the H hits of those candidates. Same tables as
+    /// [`WarpedMc::step_trusted`] would leave (a memory-system test checks it).
+    pub fn absorb(&mut self, enq: &[Option<Enq>], svc: &[Option<u32>]) {
+        let banks = self.spec.banks as usize;
+        let k = self.spec.candidates as usize;
+        let slots = self.spec.pt_slots;
+        self.pt.fill(0);
+        for (i, x) in self.cands_q.iter().enumerate() {
+            if let Some(x) = x {
+                if x.hit && self.wet[x.gwid as usize] <= 1 {
+                    self.pt[(i / k) * banks + x.bank as usize] |= 1u64 << (x.slot % slots);
+                }
+            }
+        }
+        self.pt_stale = false;
+        let max = i64::from(self.spec.pending_max);
+        let mut delta = std::mem::take(&mut self.scratch.delta);
+        self.wet_next(enq, svc, max, &mut delta);
+        self.bump_rows(svc, &delta);
+        for &(g, n) in &delta {
+            self.wet[g as usize] = n as u32;
+        }
+        self.scratch.delta = delta;
     }
 
     /// One cycle without [`WarpedMc::check`]: for callers that build the inputs themselves
     /// (the memory system). Same decisions and updates as [`CycleModel::step`].
     pub fn step_trusted(&mut self, inp: &WmcIn) -> &WmcOut {
+        let k = self.spec.candidates as usize;
+        for (c, ci) in inp.ctrl.iter().enumerate() {
+            self.cands_q[c * k..(c + 1) * k].copy_from_slice(&ci.cands);
+        }
         let mut out = std::mem::take(&mut self.out);
         out.ctrl.resize_with(inp.ctrl.len(), CtrlOut::default);
         for (c, (ci, co)) in inp.ctrl.iter().zip(out.ctrl.iter_mut()).enumerate() {
@@ -365,6 +426,31 @@ impl WarpedMc {
                 s.controllers_per_wet
             )));
         }
+        if inp.enq.len() != s.wet_ctrls as usize || inp.svc.len() != s.wet_ctrls as usize {
+            return Err(IllegalInput(format!(
+                "{} enqueue and {} service slots driven, the WET scope has {} controllers",
+                inp.enq.len(),
+                inp.svc.len(),
+                s.wet_ctrls
+            )));
+        }
+        for (c, e) in inp.enq.iter().enumerate() {
+            if let Some(e) = e {
+                if u64::from(e.sm) > mask(s.sm_bits)
+                    || u64::from(e.warp) > mask(s.warp_bits)
+                    || e.pc > mask(s.pc_bits)
+                {
+                    return Err(IllegalInput(format!(
+                        "enqueue {c}: request field out of range"
+                    )));
+                }
+            }
+        }
+        for (c, g) in inp.svc.iter().enumerate() {
+            if g.is_some_and(|g| g >= s.wet_entries) {
+                return Err(IllegalInput(format!("service {c}: warp id out of range")));
+            }
+        }
         for (c, ci) in inp.ctrl.iter().enumerate() {
             let bad = |what: &str| Err(IllegalInput(format!("controller {c}: {what}")));
             if ci.cands.len() != s.candidates as usize
@@ -373,17 +459,6 @@ impl WarpedMc {
                     .any(|v| v.len() != s.banks as usize)
             {
                 return bad("wrong number of candidates or banks");
-            }
-            if let Some(e) = &ci.enq {
-                if u64::from(e.sm) > mask(s.sm_bits)
-                    || u64::from(e.warp) > mask(s.warp_bits)
-                    || e.pc > mask(s.pc_bits)
-                {
-                    return bad("enqueued request field out of range");
-                }
-            }
-            if ci.svc.is_some_and(|g| g >= s.wet_entries) {
-                return bad("serviced warp id out of range");
             }
             if ci
                 .act
@@ -425,6 +500,8 @@ impl CycleModel for WarpedMc {
         self.rs = vec![0; c * b * s.rows_tracked as usize];
         self.pt = vec![0; c * b];
         self.rr = vec![0; c];
+        self.last = vec![None; c];
+        self.cands_q = vec![None; c * s.candidates as usize];
         self.out = WmcOut::default();
         self.pt_stale = false;
     }
@@ -439,18 +516,23 @@ impl CycleModel for WarpedMc {
         let s = &self.spec;
         let k = s.candidates;
         let b = s.banks;
-        for (c, ci) in inp.ctrl.iter().enumerate() {
-            let c = c as u32;
-            if let Some(e) = &ci.enq {
+        for (c, e) in inp.enq.iter().enumerate() {
+            if let Some(e) = e {
+                let c = c as u32;
                 f.set_elem(0, c, 1);
                 f.set_elem(1, c, e.sm.into());
                 f.set_elem(2, c, e.warp.into());
                 f.set_elem(3, c, e.pc);
             }
-            if let Some(g) = ci.svc {
-                f.set_elem(4, c, 1);
-                f.set_elem(5, c, g.into());
+        }
+        for (c, g) in inp.svc.iter().enumerate() {
+            if let Some(g) = g {
+                f.set_elem(4, c as u32, 1);
+                f.set_elem(5, c as u32, (*g).into());
             }
+        }
+        for (c, ci) in inp.ctrl.iter().enumerate() {
+            let c = c as u32;
             if let Some((bank, row)) = ci.act {
                 f.set_elem(6, c, 1);
                 f.set_elem(7, c, bank.into());

@@ -16,10 +16,10 @@ fn idle(m: &WarpedMc) -> WmcIn {
     let s = m.spec();
     let b = s.banks as usize;
     WmcIn {
+        enq: vec![None; s.wet_ctrls as usize],
+        svc: vec![None; s.wet_ctrls as usize],
         ctrl: (0..s.controllers_per_wet)
             .map(|_| CtrlIn {
-                enq: None,
-                svc: None,
                 act: None,
                 cands: vec![None; s.candidates as usize],
                 bank_open: vec![false; b],
@@ -59,7 +59,7 @@ fn miss(gwid: u32, bank: u32, row: u32) -> Option<Cand> {
 fn fill(m: &mut WarpedMc, c: usize, warp: u32, n: u32) {
     for _ in 0..n {
         let mut i = idle(m);
-        i.ctrl[c].enq = enq(warp);
+        i.enq[c] = enq(warp);
         m.step(&i).unwrap();
     }
 }
@@ -76,22 +76,45 @@ fn ready(i: &mut WmcIn, c: usize, open: &[usize]) {
 }
 
 #[test]
-fn the_last_pending_request_of_a_warp_is_h_further_row_hits_m_misses_l() {
+fn the_last_pending_request_of_a_warp_is_h_hits_of_the_warp_served_last_m_others_l() {
     let mut m = block();
     fill(&mut m, 0, 1, 2); // warp 1: two pending
     fill(&mut m, 1, 2, 1); // warp 2: one pending, on the other controller (shared WET)
-    assert_eq!((m.pending(1), m.pending(2)), (2, 1));
+    fill(&mut m, 0, 3, 3); // warp 3: three pending
+    assert_eq!((m.pending(1), m.pending(2), m.pending(3)), (2, 1, 3));
     let mut i = idle(&m);
     ready(&mut i, 0, &[0]);
-    // Oldest first: warp 1 hits, warp 1 misses, warp 2 hits.
+    // Oldest first: warp 1 hits, warp 1 misses, warp 3 hits, warp 2 hits.
     i.ctrl[0].cands[0] = hit(1, 0, 5, 0);
     i.ctrl[0].cands[1] = miss(1, 1, 9);
-    i.ctrl[0].cands[2] = hit(2, 0, 5, 3);
-    let out = m.step(&i).unwrap().clone();
+    i.ctrl[0].cands[2] = hit(3, 0, 5, 2);
+    i.ctrl[0].cands[3] = hit(2, 0, 5, 3);
+    let out = m.clone().step(&i).unwrap().clone();
     let cls = &out.ctrl[0].class;
-    assert_eq!(&cls[..4], &[Class::M, Class::L, Class::H, Class::None]);
+    assert_eq!(
+        &cls[..5],
+        &[Class::L, Class::L, Class::L, Class::H, Class::None]
+    );
     // FR-FCFS would serve the oldest hit; Warped-MC serves warp 2's last request first.
+    assert_eq!(out.ctrl[0].sel, Some((0, BankCmd::Cas, 3, 0)));
+    // Controller 0 services a request of warp 3 (reported next cycle): warp 3 keeps two
+    // pending, and its further row hits become M, ahead of the older L hit of warp 1.
+    let mut s = idle(&m);
+    s.svc[0] = Some(3);
+    m.step(&s).unwrap();
+    assert_eq!(m.pending(3), 2);
+    i.ctrl[0].cands[3] = None;
+    let out = m.clone().step(&i).unwrap().clone();
+    assert_eq!(&out.ctrl[0].class[..3], &[Class::L, Class::L, Class::M]);
     assert_eq!(out.ctrl[0].sel, Some((0, BankCmd::Cas, 2, 0)));
+    // A service on the other controller does not make warp 1's hits M on controller 0.
+    let mut s = idle(&m);
+    s.svc[1] = Some(1);
+    s.enq[1] = enq(1);
+    m.step(&s).unwrap();
+    assert_eq!(m.pending(1), 2);
+    let out = m.step(&i).unwrap();
+    assert_eq!(&out.ctrl[0].class[..3], &[Class::L, Class::L, Class::M]);
 }
 
 #[test]
@@ -111,12 +134,12 @@ fn among_equal_classes_the_oldest_hit_is_served() {
 fn bump(m: &mut WarpedMc, warp: u32, bank: u32, row: u32) {
     fill(m, 0, warp, 2);
     let mut i = idle(m);
-    i.ctrl[0].svc = Some(warp);
+    i.svc[0] = Some(warp);
     i.ctrl[0].cands[0] = miss(warp, bank, row);
     m.step(&i).unwrap();
     // Its last request is served too (not a scoring event: the warp has none left).
     let mut i = idle(m);
-    i.ctrl[0].svc = Some(warp);
+    i.svc[0] = Some(warp);
     m.step(&i).unwrap();
     assert_eq!(m.pending(warp), 0);
 }
@@ -171,7 +194,7 @@ fn counters_saturate_at_both_ends() {
     assert_eq!(m.pending(6), max, "the pending counter saturates");
     for _ in 0..max + 3 {
         let mut i = idle(&m);
-        i.ctrl[1].svc = Some(6);
+        i.svc[1] = Some(6);
         m.step(&i).unwrap();
     }
     assert_eq!(m.pending(6), 0, "and does not wrap below zero");
@@ -187,13 +210,13 @@ fn enqueue_and_service_of_one_warp_in_one_cycle_cancel() {
     let mut m = block();
     fill(&mut m, 0, 1, 3);
     let mut i = idle(&m);
-    i.ctrl[0].enq = enq(1);
-    i.ctrl[1].svc = Some(1);
+    i.enq[0] = enq(1);
+    i.svc[1] = Some(1);
     m.step(&i).unwrap();
     assert_eq!(m.pending(1), 3);
     let mut i = idle(&m);
-    i.ctrl[0].enq = enq(1);
-    i.ctrl[1].enq = enq(1);
+    i.enq[0] = enq(1);
+    i.enq[1] = enq(1);
     m.step(&i).unwrap();
     assert_eq!(m.pending(1), 5, "both controllers' enqueues count");
 }
@@ -264,7 +287,7 @@ fn illegal_inputs_are_refused() {
     i.ctrl[0].cands[0] = hit(1, 0, 1, 0);
     assert!(m.step(&i).is_err(), "a hit on a closed bank");
     let mut i = idle(&m);
-    i.ctrl[0].svc = Some(m.spec().wet_entries);
+    i.svc[0] = Some(m.spec().wet_entries);
     assert!(m.step(&i).is_err(), "a warp id out of range");
     let mut i = idle(&m);
     i.ctrl.pop();

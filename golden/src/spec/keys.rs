@@ -401,7 +401,13 @@ pub const KEYS: &[KeyInfo] = &[
         key: "warped_mc.controllers_per_wet",
         ty: INT,
         legal: Legal::Range { min: 1, max: 128 },
-        meaning: "controllers sharing one warp entry table (1: one per controller, as Table 3 counts it)",
+        meaning: "controllers whose candidates one Warped-MC block (and its warp entry table) serves (1: a block and a WET per controller, as Table 3 counts it)",
+    },
+    KeyInfo {
+        key: "warped_mc.wet_scope",
+        ty: INT,
+        legal: Legal::Range { min: 0, max: 128 },
+        meaning: "controllers whose enqueues and services every warp entry table counts (0: all, the paper's global WET, each block holding a copy; else a multiple of controllers_per_wet dividing dram.channels)",
     },
 ];
 

@@ -106,6 +106,7 @@ pub struct WarpedMcConfig {
     pub score_bits: u32,
     pub pt_slots: u32,
     pub controllers_per_wet: u32,
+    pub wet_scope: u32,
 }
 
 /// Validated DRAM parameters.
@@ -176,6 +177,9 @@ pub struct WarpedMcSpec {
     pub score_bits: u32,
     pub pt_slots: u32,
     pub controllers_per_wet: u32,
+    /// Controllers whose enqueues and services every warp entry table counts (`wet_scope`
+    /// resolved: 0 becomes every controller). A multiple of `controllers_per_wet`.
+    pub wet_ctrls: u32,
     /// Controllers in all (= DRAM channels).
     pub controllers: u32,
     /// Candidate requests scored per controller per cycle (= the pending queue).
@@ -352,6 +356,18 @@ impl WarpedMcSpec {
                 ),
             });
         }
+        let scope = c("warped_mc.wet_scope", w.wet_scope)?;
+        let wet_ctrls = if scope == 0 { dram.channels } else { scope };
+        if !wet_ctrls.is_multiple_of(controllers_per_wet)
+            || !dram.channels.is_multiple_of(wet_ctrls)
+        {
+            return Err(SpecError::Inconsistent {
+                message: format!(
+                    "`warped_mc.wet_scope` = {scope} must be 0 (all controllers) or a multiple of `warped_mc.controllers_per_wet` = {controllers_per_wet} that divides `dram.channels` = {}",
+                    dram.channels
+                ),
+            });
+        }
         let rows_tracked = c("warped_mc.rows_tracked", w.rows_tracked)?;
         let pt_slots = c("warped_mc.pt_slots", w.pt_slots)?;
         let score_bits = c("warped_mc.score_bits", w.score_bits)?;
@@ -364,6 +380,7 @@ impl WarpedMcSpec {
             score_bits,
             pt_slots,
             controllers_per_wet,
+            wet_ctrls,
             controllers: dram.channels,
             candidates: mc.queue_entries,
             banks: dram.banks,
@@ -388,9 +405,11 @@ pub enum Class {
     /// No candidate in this slot.
     #[default]
     None = 0,
-    /// Row miss.
+    /// Row miss, or row hit of a warp with two or more pending requests that the controller
+    /// did not service last.
     L = 1,
-    /// Row hit of a warp with two or more pending requests.
+    /// Row hit of the warp whose request the controller serviced last (Algorithm 1 line 10),
+    /// with two or more pending.
     M = 2,
     /// Row hit of a warp's last pending request.
     H = 3,
@@ -436,12 +455,17 @@ impl BankCmd {
 }
 
 impl WarpedMcSpec {
-    /// The block's ports. Per-controller ports are packed arrays of `controllers_per_wet`
-    /// elements (controller c is element c); per-candidate and per-bank ports are packed arrays
-    /// of `controllers_per_wet x candidates` / `x banks` elements (element c*N + i).
+    /// The block's ports. Enqueue and service ports are packed arrays of `wet_ctrls` elements:
+    /// the events of every controller the warp entry table counts (the block's own controllers
+    /// and the rest of its WET scope, in any fixed order). Other per-controller ports are packed
+    /// arrays of `controllers_per_wet` elements (controller c is element c); per-candidate and
+    /// per-bank ports are packed arrays of `controllers_per_wet x candidates` / `x banks`
+    /// elements (element c*N + i).
     pub fn ports(&self) -> Vec<PortSpec> {
         use Dir::{In, Out};
         let c = self.controllers_per_wet;
+        let wc = self.wet_ctrls;
+        let wet = Some("NumWetCtrl");
         let ck = c * self.candidates;
         let cb = c * self.banks;
         let p = |name, dir, elems, elem_bits, sv_elems, sv_bits, meaning| PortSpec {
@@ -461,54 +485,54 @@ impl WarpedMcSpec {
             p(
                 "enq_valid_i",
                 In,
-                c,
+                wc,
                 1,
-                ctl,
+                wet,
                 bit,
-                "a request enters the controller's pending queue",
+                "a request enters a pending queue of the WET scope",
             ),
             p(
                 "enq_sm_i",
                 In,
-                c,
+                wc,
                 self.sm_bits,
-                ctl,
+                wet,
                 SvWidth::Param("SmW"),
                 "its SM",
             ),
             p(
                 "enq_warp_i",
                 In,
-                c,
+                wc,
                 self.warp_bits,
-                ctl,
+                wet,
                 SvWidth::Param("WarpW"),
                 "its warp within the SM",
             ),
             p(
                 "enq_pc_i",
                 In,
-                c,
+                wc,
                 self.pc_bits,
-                ctl,
+                wet,
                 SvWidth::Param("PcW"),
                 "its load PC",
             ),
             p(
                 "svc_valid_i",
                 In,
-                c,
+                wc,
                 1,
-                ctl,
+                wet,
                 bit,
-                "a request's column command issued last cycle",
+                "a column command of the WET scope issued last cycle",
             ),
             p(
                 "svc_gwid_i",
                 In,
-                c,
+                wc,
                 self.gwid_bits,
-                ctl,
+                wet,
                 SvWidth::Param("GwidW"),
                 "its global warp id",
             ),
