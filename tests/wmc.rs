@@ -45,7 +45,8 @@ fn every_preset_cosimulates_stress_and_hoa_traffic() {
 
 #[test]
 fn a_second_wet_group_cosimulates() {
-    // tiny has 2 channels sharing one WET; with one controller per WET there are two groups.
+    // tiny has one block for its 2 channels; with one block per controller there are two,
+    // each counting both controllers in its WET.
     let r = json(&[
         "cosim",
         "--block",

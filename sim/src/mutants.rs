@@ -30,12 +30,12 @@ fn always_reachable(_: &Spec) -> Option<String> {
 /// A warp entry table counter can only saturate if its controllers can hold more pending
 /// requests than the counter's maximum.
 fn counter_never_saturates(s: &Spec) -> Option<String> {
-    let most = s.mc.queue_entries * s.wmc.controllers_per_wet;
+    let most = s.mc.queue_entries * s.wmc.wet_ctrls;
     (most <= s.wmc.pending_max).then(|| {
         format!(
             "equivalent on this configuration: at most {most} requests are pending per warp entry table \
-             (mc.queue_entries {} x warped_mc.controllers_per_wet {}), so a {}-bit counter never passes {}",
-            s.mc.queue_entries, s.wmc.controllers_per_wet, s.wmc.pending_bits, s.wmc.pending_max
+             (mc.queue_entries {} x {} controllers in its scope), so a {}-bit counter never passes {}",
+            s.mc.queue_entries, s.wmc.wet_ctrls, s.wmc.pending_bits, s.wmc.pending_max
         )
     })
 }

@@ -308,7 +308,7 @@ pub fn stress(spec: &Spec, requests: usize, seed: u64) -> Vec<Request> {
     let row_span = d.row_bytes.max(atom);
     let stripes = u64::from(d.channels * d.banks) * 16;
     let pc_mask = crate::block::mask(spec.wmc.pc_bits);
-    let held = u64::from(spec.mc.queue_entries * spec.wmc.controllers_per_wet);
+    let held = u64::from(spec.mc.queue_entries * spec.wmc.wet_ctrls);
     let counter = u64::from(spec.wmc.pending_max);
     let sat = if held > counter {
         counter + 1 + u64::from(spec.mc.queue_entries) / 2
@@ -350,10 +350,10 @@ pub fn stress(spec: &Spec, requests: usize, seed: u64) -> Vec<Request> {
         };
         match phase {
             0 => {
-                // Saturation: one warp floods the channels of one warp entry table, all at once, with more requests than
+                // Saturation: one warp floods the channels of one WET scope, all at once, with more requests than
                 // its pending counter holds (when the queues can hold that many), on few rows so
                 // that row hits keep being classified while the counter is high.
-                let per = spec.wmc.controllers_per_wet.max(1);
+                let per = spec.wmc.wet_ctrls.max(1);
                 let target = rng.below(u64::from(d.channels / per)) as u32;
                 let mut rows = Vec::with_capacity(4);
                 for _ in 0..4096 {
