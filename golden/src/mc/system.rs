@@ -158,8 +158,12 @@ pub struct MemSystem {
     /// This cycle's enqueue and service of every controller (the WET scopes' events).
     scope_enq: Vec<Option<Enq>>,
     scope_svc: Vec<Option<u32>>,
-    /// Per controller: it enqueued or issued a command last cycle (its candidates changed).
-    dirty: Vec<bool>,
+    /// Per controller: its candidate window, valid while `fresh` (cleared when the controller
+    /// enqueues or issues a command).
+    cands: Vec<Vec<Option<Cand>>>,
+    fresh: Vec<bool>,
+    /// Per WET scope: this cycle's WET change per warp id (enqueues minus services).
+    scope_sum: Vec<Vec<(u32, i64)>>,
 }
 
 /// A request the system cannot take.
@@ -256,7 +260,9 @@ impl MemSystem {
             wet_ctrls: spec.wmc.wet_ctrls as usize,
             scope_enq: vec![None; d.channels as usize],
             scope_svc: vec![None; d.channels as usize],
-            dirty: vec![true; d.channels as usize],
+            cands: vec![Vec::new(); d.channels as usize],
+            fresh: vec![false; d.channels as usize],
+            scope_sum: vec![Vec::new(); (d.channels / spec.wmc.wet_ctrls) as usize],
         })
     }
 
@@ -364,6 +370,21 @@ impl MemSystem {
                 });
                 self.scope_svc[c] = self.ctrls[c].svc;
             }
+            for (sc, sum) in self.scope_sum.iter_mut().enumerate() {
+                sum.clear();
+                for c in sc * self.wet_ctrls..(sc + 1) * self.wet_ctrls {
+                    let ev = [
+                        self.incoming[c].map(|e| (e.gwid, 1)),
+                        self.ctrls[c].svc.map(|g| (g, -1)),
+                    ];
+                    for (g, d) in ev.into_iter().flatten() {
+                        match sum.iter_mut().find(|(h, _)| *h == g) {
+                            Some(x) => x.1 += d,
+                            None => sum.push((g, d)),
+                        }
+                    }
+                }
+            }
             let mut inputs = std::mem::take(&mut self.inputs);
             inputs.resize_with(self.groups.len(), WmcIn::default);
             let per = self.per_group;
@@ -373,21 +394,28 @@ impl MemSystem {
                 let step = watched
                     || cs.clone().any(|c| {
                         run[c]
-                            || self.dirty[c]
                             || self.incoming[c].is_some()
                             || self.ctrls[c].svc.is_some()
                             || self.ctrls[c].act.is_some()
                     });
+                for c in cs.clone() {
+                    if !self.fresh[c] {
+                        self.rebuild_cands(c);
+                    }
+                }
                 if !step {
                     // The block's own controllers have no event (else it would step): order does
                     // not matter to what `absorb` does with the scope's events.
-                    let lo = g * per / self.wet_ctrls * self.wet_ctrls;
-                    let scope = lo..lo + self.wet_ctrls;
-                    let (enq, svc) = (&self.scope_enq[scope.clone()], &self.scope_svc[scope]);
-                    if enq.iter().any(Option::is_some) || svc.iter().any(Option::is_some) {
-                        self.groups[g].absorb(enq, svc);
-                    } else {
+                    let sc = g * per / self.wet_ctrls;
+                    let scope = sc * self.wet_ctrls..(sc + 1) * self.wet_ctrls;
+                    if self.scope_sum[sc].is_empty() {
                         self.groups[g].skip_quiet();
+                    } else {
+                        self.groups[g].absorb(
+                            &self.scope_sum[sc],
+                            &self.scope_svc[scope],
+                            &self.cands[cs],
+                        );
                     }
                     continue;
                 }
@@ -453,7 +481,9 @@ impl MemSystem {
                     ctrl.write_mode = false;
                 }
             }
-            self.dirty[c] = changed;
+            if changed {
+                self.fresh[c] = false;
+            }
             if self.skip && (changed || now + 1 >= self.wake[c]) {
                 self.wake[c] = self.wake_bound(c, now + 1);
             }
@@ -529,9 +559,28 @@ impl MemSystem {
         (g * self.per_group..(g + 1) * self.per_group).chain(rest)
     }
 
-    /// The Warped-MC block inputs of one group this cycle, written into `inp`.
+    /// Rebuild controller `c`'s candidate window (its pending queue of the current mode, oldest
+    /// first, with hit flags) after it changed.
+    fn rebuild_cands(&mut self, c: usize) {
+        let x = &self.ctrls[c];
+        let cands = &mut self.cands[c];
+        cands.clear();
+        cands.extend(x.queue.iter().filter(|e| e.write == x.write_mode).map(|e| {
+            Some(Cand {
+                gwid: e.gwid,
+                bank: e.bank,
+                row: e.row,
+                slot: e.slot,
+                hit: x.ch.open_row(e.bank) == Some(e.row),
+            })
+        }));
+        cands.resize(self.cap, None);
+        self.fresh[c] = true;
+    }
+
+    /// The Warped-MC block inputs of one group this cycle, written into `inp` (the group's
+    /// candidate windows are current).
     fn fill_group_input(&self, g: usize, now: u64, inp: &mut WmcIn) {
-        let k = self.cap;
         let b = self.banks;
         let first = g * self.per_group;
         inp.ctrl.resize_with(self.per_group, CtrlIn::default);
@@ -543,7 +592,7 @@ impl MemSystem {
             let x = &self.ctrls[c];
             ci.act = x.act;
             ci.cands.clear();
-            ci.cands.resize(k, None);
+            ci.cands.extend_from_slice(&self.cands[c]);
             for v in [
                 &mut ci.bank_open,
                 &mut ci.cas_ready,
@@ -560,20 +609,8 @@ impl MemSystem {
             let refresh = x.ch.refresh_due(now);
             // Readiness is computed once per bank (the first candidate of each bank).
             let mut seen = 0u64;
-            for (slot, e) in x
-                .queue
-                .iter()
-                .filter(|e| e.write == x.write_mode)
-                .enumerate()
-            {
+            for e in x.queue.iter().filter(|e| e.write == x.write_mode) {
                 let open = rows[e.bank as usize];
-                ci.cands[slot] = Some(Cand {
-                    gwid: e.gwid,
-                    bank: e.bank,
-                    row: e.row,
-                    slot: e.slot,
-                    hit: open == Some(e.row),
-                });
                 let bi = e.bank as usize;
                 // dram.banks <= 64 (validated).
                 let bit = 1u64 << bi;

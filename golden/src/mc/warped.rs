@@ -96,9 +96,6 @@ pub struct WarpedMc {
     /// Per controller: the warp of the request it serviced last (Algorithm 1 line 10: that
     /// warp's further row hits are priority M).
     last: Vec<Option<u32>>,
-    /// The candidate windows of the last evaluated step, flat: [controller][candidate] (model
-    /// bookkeeping for [`WarpedMc::absorb`], not hardware state).
-    cands_q: Vec<Option<Cand>>,
     out: WmcOut,
     /// The priority table is stale: steps were skipped ([`WarpedMc::skip_quiet`]) since the
     /// last one, so its true value is what the next step's own candidates imply.
@@ -131,7 +128,6 @@ impl WarpedMc {
             pt: Vec::new(),
             rr: Vec::new(),
             last: Vec::new(),
-            cands_q: Vec::new(),
             out: WmcOut::default(),
             pt_stale: false,
             scratch: Scratch::default(),
@@ -277,7 +273,7 @@ impl WarpedMc {
         self.wet_next(&inp.enq, &inp.svc, max, &mut delta);
         // RS: when a service leaves a warp with one pending request, that request is the warp's
         // slowest; if it waits as a row miss, its row gets +1. Activating a row clears its score.
-        self.bump_rows(&inp.svc, &delta);
+        self.bump_rows(&inp.svc, &delta, |c| &inp.ctrl[c].cands[..]);
         for (c, ci) in inp.ctrl.iter().enumerate() {
             if let Some((b, r)) = ci.act {
                 let i = self.rs_index(c, b, r);
@@ -334,20 +330,27 @@ impl WarpedMc {
 
     /// RS increments of one cycle (Algorithm 1 lines 12-14): a service that leaves its warp
     /// with one pending request makes that request the warp's slowest; the first candidate of
-    /// the warp among the block's controllers (`cands_q`, this cycle's window), if it waits as
-    /// a row miss, gets +1 on its row (saturating).
-    fn bump_rows(&mut self, svc: &[Option<u32>], delta: &[(u32, i64)]) {
-        let k = self.spec.candidates as usize;
+    /// the warp among the block's controllers (`cands(c)`: controller c's window), if it waits
+    /// as a row miss, gets +1 on its row (saturating).
+    fn bump_rows<'c>(
+        &mut self,
+        svc: &[Option<u32>],
+        delta: &[(u32, i64)],
+        cands: impl Fn(usize) -> &'c [Option<Cand>],
+    ) {
+        let n = self.spec.controllers_per_wet as usize;
         let smax = self.spec.score_max;
         for &g in svc.iter().flatten() {
             if delta.iter().find(|(h, _)| *h == g).map(|d| d.1) != Some(1) {
                 continue;
             }
-            let remaining = self
-                .cands_q
-                .iter()
-                .enumerate()
-                .find_map(|(i, x)| x.filter(|x| x.gwid == g).map(|x| (i / k, x)));
+            let remaining = (0..n).find_map(|c| {
+                cands(c)
+                    .iter()
+                    .flatten()
+                    .find(|x| x.gwid == g)
+                    .map(|x| (c, *x))
+            });
             if let Some((c, x)) = remaining {
                 if !x.hit {
                     let i = self.rs_index(c, x.bank, x.row);
@@ -357,30 +360,34 @@ impl WarpedMc {
         }
     }
 
-    /// Account for a step the caller did not evaluate because nothing of the block's own
-    /// controllers changed: the scope's enqueues and services of the cycle (from other
-    /// controllers only), the block's candidates those of its last evaluated step (the caller
-    /// evaluates the step after any enqueue or command of its controllers), no activation, and
-    /// no bank ready. Such a step selects nothing; the WET takes the events, the RS the
-    /// increments they cause, and the PT the H hits of those candidates. Same tables as
-    /// [`WarpedMc::step_trusted`] would leave (a memory-system test checks it).
-    pub fn absorb(&mut self, enq: &[Option<Enq>], svc: &[Option<u32>]) {
+    /// Account for a step the caller did not evaluate because none of the block's own
+    /// controllers had an event or could issue: only other controllers of the WET scope
+    /// enqueued or were serviced. `sum` is the cycle's WET change per warp id (enqueues minus
+    /// services of the scope, summed, before saturation), `svc` the scope's services, `cands`
+    /// the own controllers' candidate windows. Such a step selects nothing (no bank is ready);
+    /// the WET takes the events, the RS the increments they cause, and the PT the H hits of
+    /// those candidates: the tables [`WarpedMc::step_trusted`] would leave (a memory-system
+    /// property test checks it).
+    pub fn absorb(&mut self, sum: &[(u32, i64)], svc: &[Option<u32>], cands: &[Vec<Option<Cand>>]) {
         let banks = self.spec.banks as usize;
-        let k = self.spec.candidates as usize;
         let slots = self.spec.pt_slots;
         self.pt.fill(0);
-        for (i, x) in self.cands_q.iter().enumerate() {
-            if let Some(x) = x {
+        for (c, cs) in cands.iter().enumerate() {
+            for x in cs.iter().flatten() {
                 if x.hit && self.wet[x.gwid as usize] <= 1 {
-                    self.pt[(i / k) * banks + x.bank as usize] |= 1u64 << (x.slot % slots);
+                    self.pt[c * banks + x.bank as usize] |= 1u64 << (x.slot % slots);
                 }
             }
         }
         self.pt_stale = false;
         let max = i64::from(self.spec.pending_max);
         let mut delta = std::mem::take(&mut self.scratch.delta);
-        self.wet_next(enq, svc, max, &mut delta);
-        self.bump_rows(svc, &delta);
+        delta.clear();
+        delta.extend(
+            sum.iter()
+                .map(|&(g, d)| (g, (i64::from(self.wet[g as usize]) + d).clamp(0, max))),
+        );
+        self.bump_rows(svc, &delta, |c| &cands[c][..]);
         for &(g, n) in &delta {
             self.wet[g as usize] = n as u32;
         }
@@ -390,10 +397,6 @@ impl WarpedMc {
     /// One cycle without [`WarpedMc::check`]: for callers that build the inputs themselves
     /// (the memory system). Same decisions and updates as [`CycleModel::step`].
     pub fn step_trusted(&mut self, inp: &WmcIn) -> &WmcOut {
-        let k = self.spec.candidates as usize;
-        for (c, ci) in inp.ctrl.iter().enumerate() {
-            self.cands_q[c * k..(c + 1) * k].copy_from_slice(&ci.cands);
-        }
         let mut out = std::mem::take(&mut self.out);
         out.ctrl.resize_with(inp.ctrl.len(), CtrlOut::default);
         for (c, (ci, co)) in inp.ctrl.iter().zip(out.ctrl.iter_mut()).enumerate() {
@@ -501,7 +504,6 @@ impl CycleModel for WarpedMc {
         self.pt = vec![0; c * b];
         self.rr = vec![0; c];
         self.last = vec![None; c];
-        self.cands_q = vec![None; c * s.candidates as usize];
         self.out = WmcOut::default();
         self.pt_stale = false;
     }
