@@ -196,7 +196,8 @@ pub struct GoldenArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
     /// ot: a JSON-lines FILE, `kernel:NAME` or `random`; mc: a JSON-lines FILE, `loa`, `moa`,
-    /// `hoa` (generated warp loads) or `random` (table stress)
+    /// `hoa` (generated warp loads; `hoa@2.5` offers 2.5x the random-row service rate, default
+    /// 1.3) or `random` (table stress)
     #[arg(long, value_name = "SOURCE")]
     pub stimulus: String,
     /// Cycles to run for the endless sources (random, kernel)
@@ -223,7 +224,8 @@ pub struct CosimArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
     /// ot: `random`, `kernel:NAME` (built-in kernel, `all`, or a kernel TOML file) or a
-    /// JSON-lines FILE; warped-mc: `random` (table stress), `loa`, `moa`, `hoa` or a FILE
+    /// JSON-lines FILE; warped-mc: `random` (table stress), `loa`, `moa`, `hoa` (`hoa@2.5`: offered
+    /// load 2.5x the random-row service rate) or a FILE
     #[arg(long, value_name = "SOURCE", default_value = "random")]
     pub stimulus: String,
     /// Cycles to simulate (default 200000 for generated stimulus; a file runs to its end)

@@ -133,22 +133,43 @@ fn summary(preset: &str, stim: &str, sched: &str, cycles: &str) -> Value {
 
 #[test]
 fn schedulers_keep_their_character_on_hoa_traffic() {
-    let fr = summary("turing-rtx2060s", "hoa", "frfcfs", "20000");
-    let fcfs = summary("turing-rtx2060s", "hoa", "fcfs", "20000");
-    let wmc = summary("turing-rtx2060s", "hoa", "warped", "20000");
-    let div = summary("turing-rtx2060s", "hoa", "divfirst", "20000");
     let f = |v: &Value, k: &str| v[k].as_f64().unwrap();
     let mean = |v: &Value, k: &str| v[k]["mean"].as_f64().unwrap();
-    // FCFS cannot keep up with the offered load: less bandwidth, far longer latency.
-    assert!(f(&fcfs, "bandwidth_util") < 0.6 * f(&fr, "bandwidth_util"));
-    assert!(mean(&fcfs, "latency") > 10.0 * mean(&fr, "latency"));
-    // Div-First gives up row hits for urgency: fewer hits, longer waits.
-    assert!(f(&div, "row_hit_rate") < f(&fr, "row_hit_rate") - 0.01);
-    assert!(mean(&div, "warp_time") > mean(&fr, "warp_time"));
+    // Saturating HOA traffic (3x the random-row service rate): bandwidth is what a scheduler
+    // can sustain.
+    let t = "turing-rtx2060s";
+    let fr = summary(t, "hoa@3", "frfcfs", "30000");
+    let fcfs = summary(t, "hoa@3", "fcfs", "30000");
+    let wmc = summary(t, "hoa@3", "warped", "30000");
+    let div = summary(t, "hoa@3", "divfirst", "30000");
+    let bw_fr = f(&fr, "bandwidth_util");
+    // FCFS loses most of it: every row conflict waits for the oldest request.
+    assert!(
+        f(&fcfs, "bandwidth_util") < 0.5 * bw_fr,
+        "{fcfs:#} vs {fr:#}"
+    );
+    // Div-First gives up row hits for urgency: fewer hits, less bandwidth.
+    assert!(f(&div, "row_hit_rate") < f(&fr, "row_hit_rate") - 0.02);
+    assert!(
+        f(&div, "bandwidth_util") < 0.95 * bw_fr,
+        "{div:#} vs {fr:#}"
+    );
     // Warped-MC keeps FR-FCFS's first-ready bandwidth.
+    let bw = f(&wmc, "bandwidth_util");
+    assert!((bw - bw_fr).abs() < 0.03 * bw_fr, "{bw} vs {bw_fr}");
+    // At the default HOA load, Warped-MC lowers divergence and warp time at equal bandwidth.
+    let fr = summary(t, "hoa", "frfcfs", "200000");
+    let wmc = summary(t, "hoa", "warped", "200000");
+    assert!(
+        mean(&wmc, "divergence") < 0.99 * mean(&fr, "divergence"),
+        "{wmc:#} vs {fr:#}"
+    );
+    assert!(
+        mean(&wmc, "warp_time") < 0.99 * mean(&fr, "warp_time"),
+        "{wmc:#} vs {fr:#}"
+    );
     let (bw, bw_fr) = (f(&wmc, "bandwidth_util"), f(&fr, "bandwidth_util"));
-    assert!((bw - bw_fr).abs() < 0.02 * bw_fr, "{bw} vs {bw_fr}");
-    assert!((f(&wmc, "row_hit_rate") - f(&fr, "row_hit_rate")).abs() < 0.01);
+    assert!((bw - bw_fr).abs() < 0.01 * bw_fr, "{bw} vs {bw_fr}");
 }
 
 #[test]
@@ -195,4 +216,30 @@ fn the_command_trace_passes_the_independent_checker() {
         bad.sort_by_key(|c| c.cycle);
         assert!(!checker::check(&bad, &Timing::from_spec(&s.dram)).is_empty());
     }
+}
+
+#[test]
+fn a_bad_intensity_or_stimulus_file_exits_2_with_the_reason() {
+    let o = warpsmith(&[
+        "golden",
+        "--block",
+        "mc",
+        "--stimulus",
+        "hoa@0",
+        "--preset",
+        "tiny",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("0.05..=20"), "{}", stderr(&o));
+    let o = warpsmith(&[
+        "cosim",
+        "--block",
+        "warped-mc",
+        "--stimulus",
+        "no-such.jsonl",
+        "--preset",
+        "tiny",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no-such.jsonl"), "{}", stderr(&o));
 }

@@ -225,10 +225,10 @@ fn wmc_cost(spec: &Spec) -> BlockCost {
         source: "seed 004 Table 3 (WET 1024 x 6 bits, RS 16 x 256 bits, PT 16 x 64 bits; 1,408 B per memory controller)".into(),
         unit: "controller".into(),
         paper_bytes_per_unit: 1408.0,
-        paper_units: 1,
-        paper_total_bytes: 1408.0,
+        paper_units: spec.dram.channels.into(),
+        paper_total_bytes: 1408.0 * f64::from(spec.dram.channels),
         ours_bytes_per_unit: per_ctrl_bits / 8.0,
-        ours_total_bytes: per_ctrl_bits / 8.0,
+        ours_total_bytes: per_ctrl_bits / 8.0 * f64::from(spec.dram.channels),
         note: format!(
             "WET = 2^(log2 {sms} SMs + log2 {warps} warps) = {} entries x warped_mc.pending_bits; RS = dram.banks x warped_mc.rows_tracked x warped_mc.score_bits; PT = dram.banks x warped_mc.pt_slots. Table 3 counts one WET per controller (warped_mc.controllers_per_wet = 1: each controller's block holds its own copy, which with warped_mc.wet_scope = 0 counts every controller's requests, the global WET of section 4.2); a WET shared by several controllers' block is divided among them.",
             w.wet_entries,

@@ -298,7 +298,7 @@ pub fn bench_wmc(
     ] {
         let mut s = spec.clone();
         s.mc.scheduler = sched;
-        let reqs = wmc::requests(&s, &McStimulus::Class(LoadClass::Hoa), cycles, seed)?;
+        let reqs = wmc::requests(&s, &McStimulus::class(LoadClass::Hoa), cycles, seed)?;
         let count = reqs.len() as u64;
         let t = Instant::now();
         let mut sys = MemSystem::new(&s, reqs).map_err(bad)?;

@@ -23,26 +23,55 @@ use std::time::Instant;
 pub const DEFAULT_CYCLES: u64 = 200_000;
 
 /// Where requests come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum McStimulus {
     /// Traffic that stresses the tables ([`stimulus::stress`]).
     Random,
-    /// Warp loads of one class ([`stimulus::warp_loads`]).
-    Class(LoadClass),
+    /// Warp loads of one class ([`stimulus::warp_loads`]) offered at an intensity (relative to
+    /// the random-row service rate; `hoa` is [`INTENSITY`], `hoa@2.5` is 2.5).
+    Class(LoadClass, f64),
     /// A JSON-lines request file.
     File(PathBuf),
 }
 
+impl McStimulus {
+    /// Warp loads of one class at the default intensity.
+    pub fn class(c: LoadClass) -> McStimulus {
+        McStimulus::Class(c, INTENSITY)
+    }
+}
+
+/// Legal offered intensities of the class generators.
+pub const INTENSITY_RANGE: std::ops::RangeInclusive<f64> = 0.05..=20.0;
+
+/// A stimulus name that does not parse.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadStimulusName(String);
+
 impl std::str::FromStr for McStimulus {
-    type Err = std::convert::Infallible;
+    type Err = BadStimulusName;
     fn from_str(s: &str) -> Result<McStimulus, Self::Err> {
-        Ok(if s == "random" {
-            McStimulus::Random
-        } else if let Some(c) = LoadClass::from_name(s) {
-            McStimulus::Class(c)
-        } else {
-            McStimulus::File(PathBuf::from(s))
-        })
+        if s == "random" {
+            return Ok(McStimulus::Random);
+        }
+        let (name, level) = match s.split_once('@') {
+            Some((n, l)) => (n, Some(l)),
+            None => (s, None),
+        };
+        match (LoadClass::from_name(name), level) {
+            (Some(c), None) => Ok(McStimulus::class(c)),
+            (Some(c), Some(l)) => match l.parse::<f64>() {
+                Ok(x) if INTENSITY_RANGE.contains(&x) => Ok(McStimulus::Class(c, x)),
+                _ => Err(BadStimulusName(format!(
+                    "stimulus `{s}`: the intensity after `@` must be a number in {}..={} \
+                     (offered load relative to the random-row service rate; default {INTENSITY})",
+                    INTENSITY_RANGE.start(),
+                    INTENSITY_RANGE.end()
+                ))),
+            },
+            _ => Ok(McStimulus::File(PathBuf::from(s))),
+        }
     }
 }
 
@@ -50,7 +79,8 @@ impl std::fmt::Display for McStimulus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             McStimulus::Random => write!(f, "random"),
-            McStimulus::Class(c) => write!(f, "{}", c.name()),
+            McStimulus::Class(c, x) if *x == INTENSITY => write!(f, "{}", c.name()),
+            McStimulus::Class(c, x) => write!(f, "{}@{x}", c.name()),
             McStimulus::File(p) => write!(f, "{}", p.display()),
         }
     }
@@ -68,7 +98,7 @@ pub fn requests(
 ) -> Result<Vec<Request>, CosimError> {
     Ok(match kind {
         McStimulus::Random => stimulus::stress(spec, cycles.max(64) as usize, seed),
-        McStimulus::Class(c) => {
+        McStimulus::Class(c, intensity) => {
             // Enough loads to keep the channels busy for `cycles` cycles.
             let mean = match c {
                 LoadClass::Loa => 1.0,
@@ -76,9 +106,9 @@ pub fn requests(
                 LoadClass::Hoa => 20.5,
             };
             let per_cycle =
-                stimulus::random_service_rate(spec) * f64::from(spec.dram.channels) * INTENSITY;
+                stimulus::random_service_rate(spec) * f64::from(spec.dram.channels) * intensity;
             let loads = ((cycles as f64 * per_cycle / mean) as usize).max(1);
-            stimulus::warp_loads(spec, *c, loads, INTENSITY, seed)
+            stimulus::warp_loads(spec, *c, loads, *intensity, seed)
         }
         McStimulus::File(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| {

@@ -66,7 +66,7 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                 }
             }
             Block::WarpedMc => {
-                for stimulus in [McStimulus::Random, McStimulus::Class(LoadClass::Hoa)] {
+                for stimulus in [McStimulus::Random, McStimulus::class(LoadClass::Hoa)] {
                     println!(
                         "  cosim: stimulus {stimulus}, {} cycles, group 0, scheduler warped",
                         thousands(a.cycles)
