@@ -16,5 +16,6 @@ fn main() {
     let mut sys = MemSystem::new(&spec, reqs).unwrap();
     sys.run(u64::MAX, None).unwrap();
     let s = t.elapsed().as_secs_f64();
+    unsafe { println!("real {} absorb {} quiet {}", golden::mc::system::REAL, golden::mc::system::ABSORB, golden::mc::system::QUIET); }
     println!("{} reqs {:.3} s {:.0} req/s", n, s, n as f64 / s);
 }
