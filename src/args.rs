@@ -142,6 +142,8 @@ pub enum GoldenArg {
     Ot,
     /// The memory system: every channel's controller and DRAM, routed by the address map
     Mc,
+    /// Thread-block dispatch (seed 002 locality-aware, seed 003 CTA mapping, RR, BCS)
+    Dispatch,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,9 +199,19 @@ pub struct GoldenArgs {
     pub config: ConfigArgs,
     /// ot: a JSON-lines FILE, `kernel:NAME` or `random`; mc: a JSON-lines FILE, `loa`, `moa`,
     /// `hoa` (generated warp loads; `hoa@2.5` offers 2.5x the random-row service rate, default
-    /// 1.3) or `random` (table stress)
+    /// 1.3) or `random` (table stress). Required for ot and mc.
     #[arg(long, value_name = "SOURCE")]
-    pub stimulus: String,
+    pub stimulus: Option<String>,
+    /// dispatch: the kernel (a built-in name, `rowmajor`, `colmajor`, `nolocality`, or a kernel
+    /// TOML FILE)
+    #[arg(long, value_name = "NAME|FILE")]
+    pub kernel: Option<String>,
+    /// dispatch: SMs (default: the preset's gpu.sms)
+    #[arg(long, value_name = "N")]
+    pub sms: Option<u32>,
+    /// dispatch: block slots per SM (default: the preset's gpu.ctas_per_sm)
+    #[arg(long, value_name = "N")]
+    pub slots: Option<u32>,
     /// Cycles to run for the endless sources (random, kernel)
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub cycles: u64,
@@ -209,7 +221,8 @@ pub struct GoldenArgs {
     /// After the responses, print the final table as one JSON array of valid entries (ot)
     #[arg(long)]
     pub dump_state: bool,
-    /// mc: `text` prints each request's completion and a summary; `json` one summary object
+    /// mc: `text` prints each request's completion and a summary; `json` one summary object;
+    /// dispatch: `text` prints the dispatch order and per-SM shared lines, `json` the same
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// mc: write every issued DRAM command (cycle,channel,bank,CMD,row,col) to FILE

@@ -11,6 +11,7 @@
 
 pub mod block;
 pub mod cost;
+pub mod dispatch;
 pub mod mc;
 pub mod ot;
 pub mod rng;

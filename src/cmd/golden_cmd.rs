@@ -14,12 +14,104 @@ pub fn run(a: &GoldenArgs) -> CliResult<ExitCode> {
     match a.block {
         GoldenArg::Ot => ot(a),
         GoldenArg::Mc => mc(a),
+        GoldenArg::Dispatch => dispatch(a),
     }
+}
+
+/// The stimulus of a block that needs one.
+fn stimulus(a: &GoldenArgs) -> CliResult<&str> {
+    a.stimulus.as_deref().ok_or_else(|| {
+        bad(anyhow::anyhow!(
+            "--stimulus is required for --block {}",
+            match a.block {
+                GoldenArg::Ot => "ot",
+                _ => "mc",
+            }
+        ))
+    })
+}
+
+/// Thread-block dispatch: the order and the lines co-resident blocks share.
+fn dispatch(a: &GoldenArgs) -> CliResult<ExitCode> {
+    let spec = a.config.resolve()?;
+    let name = a.kernel.as_deref().ok_or_else(|| {
+        bad(anyhow::anyhow!(
+            "--kernel is required for --block dispatch (a built-in name such as rowmajor, colmajor, cp, or a kernel TOML file)"
+        ))
+    })?;
+    let k = golden::dispatch::kernel(name).map_err(bad)?;
+    let sms = a.sms.unwrap_or(spec.gpu.sms);
+    let slots = a.slots.unwrap_or(spec.gpu.ctas_per_sm);
+    for (flag, v) in [("--sms", sms), ("--slots", slots)] {
+        if !(1..=1024).contains(&v) {
+            return Err(bad(anyhow::anyhow!(
+                "{flag} = {v} is out of range: legal values are 1..=1024"
+            )));
+        }
+    }
+    let rects = golden::dispatch::access_ranges(&k, spec.gpu.line_bytes).map_err(bad)?;
+    let times = golden::dispatch::BlockTimes::Model {
+        base: spec.dispatch.block_cycles.into(),
+        seed: a.seed,
+    };
+    let r = golden::dispatch::dispatch(
+        &k,
+        &rects,
+        sms,
+        slots,
+        spec.dispatch.queue_entries,
+        spec.dispatch.policy,
+        &times,
+        spec.gpu.line_bytes,
+    )
+    .map_err(bad)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match a.format {
+        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?,
+        Format::Text => {
+            writeln!(
+                out,
+                "dispatch {}  kernel {} (grid {}x{}x{})  {} SMs x {} slots",
+                r.policy, r.kernel, k.grid[0], k.grid[1], k.grid[2], r.sms, r.slots
+            )?;
+            if let (Some((x, y)), Some(d)) = (r.reuse, r.direction) {
+                writeln!(out, "  reuse distance x {x}, y {y}: direction {d:?}")?;
+            }
+            writeln!(
+                out,
+                "  {:>8} {:>12} {:>4} {:>10} {:>7}",
+                "block", "(x,y,z)", "sm", "cycle", "shared"
+            )?;
+            for d in &r.dispatches {
+                writeln!(
+                    out,
+                    "  {:>8} {:>12} {:>4} {:>10} {:>7}",
+                    d.block,
+                    format!("({},{},{})", d.coords[0], d.coords[1], d.coords[2]),
+                    d.sm,
+                    d.cycle,
+                    d.shared
+                )?;
+            }
+            writeln!(out, "  shared lines between co-resident blocks, per SM:")?;
+            for (s, v) in r.shared_per_sm.iter().enumerate() {
+                writeln!(out, "    sm {s:>3}: {v}")?;
+            }
+            writeln!(
+                out,
+                "  total {}  (last block done at cycle {})",
+                r.shared_total, r.cycles
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn ot(a: &GoldenArgs) -> CliResult<ExitCode> {
     let spec = a.config.resolve()?;
-    let kind: Stimulus = a.stimulus.parse().map_err(bad)?;
+    let kind: Stimulus = stimulus(a)?.parse().map_err(bad)?;
     let source = Source::new(&spec, &kind, a.seed).map_err(bad)?;
     let limit = if source.is_finite() {
         u64::MAX
@@ -46,7 +138,7 @@ fn ot(a: &GoldenArgs) -> CliResult<ExitCode> {
 /// The memory system: every request's completion, then a summary.
 fn mc(a: &GoldenArgs) -> CliResult<ExitCode> {
     let spec = a.config.resolve()?;
-    let kind: McStimulus = a.stimulus.parse().map_err(bad)?;
+    let kind: McStimulus = stimulus(a)?.parse().map_err(bad)?;
     let reqs = sim::wmc::requests(&spec, &kind, a.cycles, a.seed).map_err(bad)?;
     let mut sys = MemSystem::new(&spec, reqs).map_err(bad)?;
     if a.command_trace.is_some() {

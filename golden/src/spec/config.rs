@@ -15,6 +15,7 @@ pub struct UserConfig {
     pub dram: super::mc::DramConfig,
     pub mc: super::mc::McConfig,
     pub warped_mc: super::mc::WarpedMcConfig,
+    pub dispatch: super::dispatch::DispatchConfig,
 }
 
 /// The GPU around the blocks: what the workload module and the full-system model need.

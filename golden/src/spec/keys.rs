@@ -409,6 +409,24 @@ pub const KEYS: &[KeyInfo] = &[
         legal: Legal::Range { min: 0, max: 128 },
         meaning: "controllers whose enqueues and services every warp entry table counts (0: all, the paper's global WET, each block holding a copy; else a multiple of controllers_per_wet dividing dram.channels)",
     },
+    KeyInfo {
+        key: "dispatch.policy",
+        ty: WORD,
+        legal: Legal::OneOf(super::DispatchPolicy::NAMES),
+        meaning: "thread-block dispatch: rr (round-robin), bcs (two consecutive blocks per SM), locality (seed 002), map-x / map-y / map-auto (seed 003 CTA mapping)",
+    },
+    KeyInfo {
+        key: "dispatch.queue_entries",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 1024 },
+        meaning: "block-queue entries: the waiting blocks the locality-aware dispatcher scores",
+    },
+    KeyInfo {
+        key: "dispatch.block_cycles",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 100_000_000 },
+        meaning: "base running time of a thread block in the dispatch model (plus up to 25% seeded spread)",
+    },
 ];
 
 /// Look a key up by its dotted name.

@@ -6,11 +6,13 @@
 //! reads the `Spec`; nothing re-derives. A `Spec` that exists is legal: rendering it cannot fail.
 
 mod config;
+mod dispatch;
 pub mod keys;
 mod mc;
 mod ot;
 
 pub use config::{GpuConfig, OtConfig, Replacement, UserConfig};
+pub use dispatch::{DispatchConfig, DispatchPolicy, DispatchSpec};
 pub use mc::{
     BankCmd, Class, DramConfig, DramSpec, DramStandard, DramTiming, McConfig, McSpec, Scheduler,
     WarpedMcConfig, WarpedMcSpec,
@@ -338,6 +340,7 @@ pub struct Spec {
     pub dram: DramSpec,
     pub mc: McSpec,
     pub wmc: WarpedMcSpec,
+    pub dispatch: DispatchSpec,
 }
 
 impl Spec {
@@ -356,6 +359,7 @@ impl Spec {
         let dram = DramSpec::new(&config.dram)?;
         let mc = McSpec::new(&config.mc)?;
         let wmc = WarpedMcSpec::new(&config.warped_mc, gpu.sms, gpu.warps_per_sm, &dram, &mc)?;
+        let dispatch = DispatchSpec::new(&config.dispatch)?;
         let hash = ConfigHash(hash_config(&config));
         Ok(Spec {
             name,
@@ -366,6 +370,7 @@ impl Spec {
             dram,
             mc,
             wmc,
+            dispatch,
         })
     }
 

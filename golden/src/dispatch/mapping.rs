@@ -1,0 +1,166 @@
+//! Compile-time CTA mapping (seed 003): Algorithm 1 chooses the direction from the largest
+//! inter-CTA reuse distance along x and along y; the balanced assignment then gives each SM
+//! whole rows (or columns) of CTAs while that divides evenly and splits the rest evenly.
+//!
+//! Reuse distance along x (seed 003 eqs. (1)-(4)): the largest `|bidx' - bidx|` over pairs of
+//! accesses by two blocks with the same `bidy` (and `bidz`) that touch the same cache line (same
+//! row, same line of the innermost dimension: the lines of [`super::ranges`]). Pairs include
+//! two executions of the same load (matmul's reuse is of that kind). Found exactly by
+//! enumerating every access once: per (array, line, bidy, bidz) the smallest and largest bidx
+//! that touch it. Along y likewise with (array, line, bidx, bidz).
+
+use super::ranges::{block_coords, block_count, line_of, MAX_EVALUATIONS};
+use super::DispatchError;
+use crate::workload::{validate, KernelDesc};
+use std::collections::HashMap;
+
+/// The mapping direction Algorithm 1 chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    X,
+    Y,
+    /// No inter-CTA reuse: round-robin.
+    RoundRobin,
+}
+
+/// Largest inter-CTA reuse distance along x and along y (0: none).
+pub fn reuse_distances(k: &KernelDesc, line_bytes: u32) -> Result<(u32, u32), DispatchError> {
+    validate(k).map_err(Box::new)?;
+    let line = u64::from(line_bytes);
+    let threads: u64 = k.block.iter().map(|&b| u64::from(b)).product();
+    let per_block: u64 = k
+        .loads
+        .iter()
+        .filter(|l| !l.irregular)
+        .map(|l| {
+            threads
+                * if l.in_loop {
+                    u64::from(k.loop_trips)
+                } else {
+                    1
+                }
+        })
+        .sum();
+    let blocks = block_count(k);
+    if per_block.saturating_mul(blocks) > MAX_EVALUATIONS {
+        return Err(DispatchError::Kernel {
+            kernel: k.name.clone(),
+            message: format!(
+                "{blocks} blocks x {per_block} index evaluations each exceed {MAX_EVALUATIONS}"
+            ),
+        });
+    }
+    // (array, line x, line y, other block coordinate, bidz) -> (min, max) of the varying one.
+    type Key = (usize, u64, u64, u32, u32);
+    let mut along_x: HashMap<Key, (u32, u32)> = HashMap::new();
+    let mut along_y: HashMap<Key, (u32, u32)> = HashMap::new();
+    let widen = |m: &mut HashMap<Key, (u32, u32)>, key: Key, v: u32| {
+        let e = m.entry(key).or_insert((v, v));
+        e.0 = e.0.min(v);
+        e.1 = e.1.max(v);
+    };
+    for id in 0..blocks {
+        let b = block_coords(k, id);
+        for l in k.loads.iter().filter(|l| !l.irregular) {
+            let Some(ai) = k.arrays.iter().position(|a| a.name == l.array) else {
+                continue;
+            };
+            let a = &k.arrays[ai];
+            let trips = if l.in_loop { k.loop_trips } else { 1 };
+            let mut last = None;
+            for it in 0..trips {
+                for tz in 0..k.block[2] {
+                    for ty in 0..k.block[1] {
+                        for tx in 0..k.block[0] {
+                            let e = l.index.eval(b, [tx, ty, tz], it);
+                            let (x, y) =
+                                line_of(a, e, line).map_err(|message| DispatchError::Kernel {
+                                    kernel: k.name.clone(),
+                                    message,
+                                })?;
+                            // Consecutive threads mostly share a line: skip repeats.
+                            if last == Some((x, y)) {
+                                continue;
+                            }
+                            last = Some((x, y));
+                            widen(&mut along_x, (ai, x, y, b[1], b[2]), b[0]);
+                            widen(&mut along_y, (ai, x, y, b[0], b[2]), b[1]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let span = |m: &HashMap<Key, (u32, u32)>| m.values().map(|(lo, hi)| hi - lo).max().unwrap_or(0);
+    Ok((span(&along_x), span(&along_y)))
+}
+
+/// Algorithm 1: round-robin without reuse, else the direction of the larger distance (x on a
+/// tie, as the printed comparison `max_y > max_x` gives).
+pub fn direction(max_x: u32, max_y: u32) -> Direction {
+    if max_x == 0 && max_y == 0 {
+        Direction::RoundRobin
+    } else if max_y > max_x {
+        Direction::Y
+    } else {
+        Direction::X
+    }
+}
+
+/// The order in which a mapping lays out CTAs: row-major for x (`x + gx * row`), column-major
+/// for y (`row + rows * x`), where `row = y + gy * z` (the z planes stack as further rows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MappingOrder {
+    pub dir: Direction,
+    pub gx: u64,
+    pub rows: u64,
+}
+
+impl MappingOrder {
+    pub fn new(k: &KernelDesc, dir: Direction) -> MappingOrder {
+        MappingOrder {
+            dir,
+            gx: k.grid[0].into(),
+            rows: u64::from(k.grid[1]) * u64::from(k.grid[2]),
+        }
+    }
+
+    /// (position in the mapping's order, index of its row or column, rows or columns in all,
+    /// CTAs per row or column).
+    fn place(&self, c: [u32; 3], gy: u64) -> (u64, u64, u64, u64) {
+        let row = u64::from(c[1]) + gy * u64::from(c[2]);
+        let x = u64::from(c[0]);
+        match self.dir {
+            Direction::Y => (row + self.rows * x, x, self.gx, self.rows),
+            _ => (x + self.gx * row, row, self.rows, self.gx),
+        }
+    }
+
+    /// Position of a CTA in the mapping's order.
+    pub fn position(&self, c: [u32; 3], gy: u64) -> u64 {
+        self.place(c, gy).0
+    }
+}
+
+/// The SM of a CTA under the balanced assignment of seed 003 §4, read from its two rules (the
+/// printed Algorithm 3 has index typos; docs/decisions.md): with `a = lines / sms` whole rows
+/// (columns) per SM, SM `i` gets lines `i*a .. (i+1)*a`; the remaining CTAs, in the mapping's
+/// order, are cut into `sms` contiguous chunks whose sizes differ by at most one (the first
+/// `rest % sms` chunks one larger).
+pub fn balanced_sm(order: &MappingOrder, c: [u32; 3], gy: u64, sms: u64) -> u64 {
+    let (pos, line, lines, per_line) = order.place(c, gy);
+    let a = lines / sms;
+    if line < a * sms {
+        return line / a;
+    }
+    let done = a * sms * per_line;
+    let e = pos - done;
+    let rest = lines * per_line - done;
+    let (q, r) = (rest / sms, rest % sms);
+    if e < r * (q + 1) {
+        e / (q + 1)
+    } else {
+        r + (e - r * (q + 1)) / q
+    }
+}

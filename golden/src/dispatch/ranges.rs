@@ -1,0 +1,162 @@
+//! Access rectangles (seed 002 §3.3.1): for every thread block and data array, the bounding box
+//! of the cache lines the block's loads touch, as start (x, y), width and height in lines.
+//!
+//! An array with a row pitch is 2-D: element `e` is at row `e / row_pitch`, column
+//! `e % row_pitch`; its line coordinates are `y = row` and `x = (base % line + column *
+//! elem_bytes) / line` (rows are assumed to start at the same offset within a line, as they do
+//! when the pitch is a whole number of lines). A 1-D array has `y = 0` and `x` = the line
+//! index relative to the array's first line. The box is exact: every thread and loop iteration
+//! of the block is evaluated (the thesis takes the first and last thread, which is wrong for
+//! column-major or transposed indexing). Irregular loads have no rectangle and are ignored.
+
+use super::DispatchError;
+use crate::workload::{validate, KernelDesc};
+
+/// Most index evaluations [`access_ranges`] performs for one kernel.
+pub const MAX_EVALUATIONS: u64 = 1 << 28;
+
+/// A rectangle of cache lines: columns `x..x + w`, rows `y..y + h` (`w`, `h` >= 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Rect {
+    pub x: u64,
+    pub y: u64,
+    pub w: u64,
+    pub h: u64,
+}
+
+impl Rect {
+    /// Lines both rectangles cover.
+    pub fn overlap(&self, o: &Rect) -> u64 {
+        let ix = (self.x + self.w)
+            .min(o.x + o.w)
+            .saturating_sub(self.x.max(o.x));
+        let iy = (self.y + self.h)
+            .min(o.y + o.h)
+            .saturating_sub(self.y.max(o.y));
+        ix * iy
+    }
+}
+
+/// Lines two blocks share: the overlap of their rectangles, summed over the arrays (seed 002's
+/// "inter-block locality").
+pub fn overlap(a: &[Option<Rect>], b: &[Option<Rect>]) -> u64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| match (x, y) {
+            (Some(x), Some(y)) => x.overlap(y),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Thread blocks of a kernel.
+pub fn block_count(k: &KernelDesc) -> u64 {
+    k.grid.iter().map(|&g| u64::from(g)).product()
+}
+
+/// Block id → (x, y, z), CUDA's linear order (x fastest).
+pub fn block_coords(k: &KernelDesc, id: u64) -> [u32; 3] {
+    let gx = u64::from(k.grid[0]);
+    let gy = u64::from(k.grid[1]);
+    [
+        (id % gx) as u32,
+        ((id / gx) % gy) as u32,
+        (id / (gx * gy)) as u32,
+    ]
+}
+
+/// The line (x, y) of element `e` of array `a`.
+pub(super) fn line_of(
+    a: &crate::workload::ArrayDesc,
+    e: i128,
+    line: u64,
+) -> Result<(u64, u64), String> {
+    let e =
+        u64::try_from(e).map_err(|_| format!("array `{}`: negative element index {e}", a.name))?;
+    let elem = u64::from(a.elem_bytes);
+    Ok(
+        match (e.checked_div(a.row_pitch), e.checked_rem(a.row_pitch)) {
+            (Some(row), Some(col)) => ((a.base % line + col * elem) / line, row),
+            _ => ((a.base + e * elem) / line - a.base / line, 0),
+        },
+    )
+}
+
+/// Every block's rectangle per array (`[block][array]`, arrays in declaration order; `None`
+/// where the block does not read the array with an affine load).
+pub fn access_ranges(
+    k: &KernelDesc,
+    line_bytes: u32,
+) -> Result<Vec<Vec<Option<Rect>>>, DispatchError> {
+    validate(k).map_err(Box::new)?;
+    let line = u64::from(line_bytes);
+    let threads: u64 = k.block.iter().map(|&b| u64::from(b)).product();
+    let per_block: u64 = k
+        .loads
+        .iter()
+        .filter(|l| !l.irregular)
+        .map(|l| {
+            threads
+                * if l.in_loop {
+                    u64::from(k.loop_trips)
+                } else {
+                    1
+                }
+        })
+        .sum();
+    let blocks = block_count(k);
+    if per_block.saturating_mul(blocks) > MAX_EVALUATIONS {
+        return Err(DispatchError::Kernel {
+            kernel: k.name.clone(),
+            message: format!(
+                "{blocks} blocks x {per_block} index evaluations each exceed {MAX_EVALUATIONS}; \
+                 use a smaller grid, block or loop_trips"
+            ),
+        });
+    }
+    let arr_of = |name: &str| k.arrays.iter().position(|a| a.name == name);
+    let mut out = Vec::with_capacity(blocks as usize);
+    for id in 0..blocks {
+        let b = block_coords(k, id);
+        // Per array: (min x, max x, min y, max y).
+        let mut bbox: Vec<Option<(u64, u64, u64, u64)>> = vec![None; k.arrays.len()];
+        for l in k.loads.iter().filter(|l| !l.irregular) {
+            // Validation guarantees the array exists.
+            let Some(ai) = arr_of(&l.array) else { continue };
+            let a = &k.arrays[ai];
+            let trips = if l.in_loop { k.loop_trips } else { 1 };
+            for it in 0..trips {
+                for tz in 0..k.block[2] {
+                    for ty in 0..k.block[1] {
+                        for tx in 0..k.block[0] {
+                            let e = l.index.eval(b, [tx, ty, tz], it);
+                            let (x, y) =
+                                line_of(a, e, line).map_err(|message| DispatchError::Kernel {
+                                    kernel: k.name.clone(),
+                                    message,
+                                })?;
+                            let bb = bbox[ai].get_or_insert((x, x, y, y));
+                            bb.0 = bb.0.min(x);
+                            bb.1 = bb.1.max(x);
+                            bb.2 = bb.2.min(y);
+                            bb.3 = bb.3.max(y);
+                        }
+                    }
+                }
+            }
+        }
+        out.push(
+            bbox.into_iter()
+                .map(|bb| {
+                    bb.map(|(x0, x1, y0, y1)| Rect {
+                        x: x0,
+                        y: y0,
+                        w: x1 - x0 + 1,
+                        h: y1 - y0 + 1,
+                    })
+                })
+                .collect(),
+        );
+    }
+    Ok(out)
+}

@@ -1,0 +1,127 @@
+//! Thread-block dispatch through the CLI: orders, shared lines, Algorithm 1, bad input.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+fn run(kernel: &str, policy: &str) -> Value {
+    let o = warpsmith(&[
+        "golden",
+        "--block",
+        "dispatch",
+        "--kernel",
+        kernel,
+        "--sms",
+        "2",
+        "--slots",
+        "2",
+        "--set",
+        &format!("dispatch.policy={policy}"),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn every_policy_dispatches_every_block_once() {
+    for policy in ["rr", "bcs", "locality", "map-x", "map-y", "map-auto"] {
+        for kernel in ["rowmajor", "colmajor", "nolocality", "stencil2d"] {
+            let r = run(kernel, policy);
+            let mut blocks: Vec<u64> = r["dispatches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["block"].as_u64().unwrap())
+                .collect();
+            blocks.sort();
+            let n = blocks.len() as u64;
+            assert!(n > 0);
+            assert_eq!(blocks, (0..n).collect::<Vec<_>>(), "{policy} {kernel}");
+        }
+    }
+}
+
+#[test]
+fn locality_shares_more_than_bcs_on_column_major() {
+    let l = run("colmajor", "locality");
+    let b = run("colmajor", "bcs");
+    let r = run("colmajor", "rr");
+    let t = |v: &Value| v["shared_total"].as_u64().unwrap();
+    assert!(t(&l) > t(&b), "{} vs {}", t(&l), t(&b));
+    assert!(t(&l) > t(&r));
+    let auto = run("colmajor", "map-auto");
+    assert_eq!(auto["direction"], "y");
+}
+
+#[test]
+fn text_output_lists_the_order_and_per_sm_sums() {
+    let o = warpsmith(&[
+        "golden",
+        "--block",
+        "dispatch",
+        "--kernel",
+        "rowmajor",
+        "--sms",
+        "2",
+        "--slots",
+        "2",
+        "--set",
+        "dispatch.policy=bcs",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("dispatch bcs  kernel rowmajor"), "{s}");
+    assert!(s.contains("sm   0:") && s.contains("total"), "{s}");
+}
+
+#[test]
+fn bad_kernels_and_flags_exit_2_with_the_reason() {
+    let o = warpsmith(&["golden", "--block", "dispatch", "--kernel", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown kernel `nope`"),
+        "{}",
+        stderr(&o)
+    );
+    let d = scratch("dispatch-bad-kernel");
+    let f = d.join("k.toml");
+    std::fs::write(
+        &f,
+        "name = \"k\"\ngrid = [0, 1, 1]\nblock = [1, 1, 1]\narrays = []\nloads = []\n",
+    )
+    .unwrap();
+    let o = warpsmith(&[
+        "golden",
+        "--block",
+        "dispatch",
+        "--kernel",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("grid[0]"), "{}", stderr(&o));
+    let o = warpsmith(&[
+        "golden", "--block", "dispatch", "--kernel", "cp", "--sms", "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--sms = 0"), "{}", stderr(&o));
+    let o = warpsmith(&["golden", "--block", "dispatch"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--kernel is required"),
+        "{}",
+        stderr(&o)
+    );
+    let o = warpsmith(&[
+        "golden",
+        "--block",
+        "dispatch",
+        "--kernel",
+        "cp",
+        "--set",
+        "dispatch.policy=fifo",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("dispatch.policy"), "{}", stderr(&o));
+}
