@@ -49,6 +49,7 @@ fn dispatch(a: &GoldenArgs) -> CliResult<ExitCode> {
             )));
         }
     }
+    let unit = spec.dispatch.resized(sms, slots).map_err(bad)?;
     let rects = golden::dispatch::access_ranges(&k, spec.gpu.line_bytes).map_err(bad)?;
     let times = golden::dispatch::BlockTimes::Model {
         base: spec.dispatch.block_cycles.into(),
@@ -57,9 +58,7 @@ fn dispatch(a: &GoldenArgs) -> CliResult<ExitCode> {
     let r = golden::dispatch::dispatch(
         &k,
         &rects,
-        sms,
-        slots,
-        spec.dispatch.queue_entries,
+        &unit,
         spec.dispatch.policy,
         &times,
         spec.gpu.line_bytes,

@@ -7,9 +7,12 @@
 //! * `rr` — the oldest waiting block;
 //! * `bcs` — the two oldest waiting blocks together, only into an SM with two free slots (the
 //!   last block of the grid alone);
-//! * `locality` — among the oldest `queue_entries` waiting blocks (the block queue), the one
-//!   sharing the most lines with the blocks running on that SM; if every candidate shares none,
-//!   the one sharing the fewest with the blocks running on the other SMs; ties go to the oldest;
+//! * `locality` — the decision unit ([`super::DispatchUnit`], the block the RTL implements)
+//!   fed the grid's blocks in order and every finished block (one event per cycle): among the
+//!   oldest `queue_entries` waiting blocks, the one sharing the most lines with the blocks
+//!   running on the SM it serves; if every candidate shares none, the one sharing the fewest
+//!   with the blocks running on the other SMs; ties go to the oldest. A decision takes the
+//!   unit's latency;
 //! * `map-x`, `map-y`, `map-auto` — each SM takes its own blocks (seed 003's balanced
 //!   assignment along x, along y, or in the direction Algorithm 1 picks) in the mapping's
 //!   order; `map-auto` without reuse is `rr`.
@@ -19,8 +22,10 @@
 
 use super::mapping::{balanced_sm, direction, reuse_distances, Direction, MappingOrder};
 use super::ranges::{block_coords, block_count, overlap, Rect};
+use super::unit::{DispatchUnit, Entry, UnitIn};
 use super::DispatchError;
-use crate::spec::DispatchPolicy;
+use crate::block::CycleModel;
+use crate::spec::{DispatchPolicy, DispatchSpec};
 use crate::workload::KernelDesc;
 use std::collections::VecDeque;
 
@@ -79,18 +84,20 @@ pub struct DispatchReport {
     pub cycles: u64,
 }
 
-/// Dispatch every block of `k` (rectangles from [`super::access_ranges`]).
-#[allow(clippy::too_many_arguments)]
+/// Dispatch every block of `k` (rectangles from [`super::access_ranges`]) on the GPU of `unit`
+/// (`sms` x `slots`) under `policy`.
 pub fn dispatch(
     k: &KernelDesc,
     rects: &[Vec<Option<Rect>>],
-    sms: u32,
-    slots: u32,
-    queue_entries: u32,
+    unit: &DispatchSpec,
     policy: DispatchPolicy,
     times: &BlockTimes,
     line_bytes: u32,
 ) -> Result<DispatchReport, DispatchError> {
+    let (sms, slots) = (unit.sms, unit.slots);
+    if policy == DispatchPolicy::Locality {
+        return with_unit(k, rects, unit, times);
+    }
     let n = block_count(k);
     let s_count = sms as usize;
     let gy = u64::from(k.grid[1]);
@@ -124,7 +131,6 @@ pub fn dispatch(
         queue.extend(0..n);
     }
     let pairs = policy == DispatchPolicy::Bcs;
-    let locality = policy == DispatchPolicy::Locality;
     let mut running: Vec<Vec<(u64, u64)>> = vec![Vec::new(); s_count];
     let mut dispatches = Vec::with_capacity(n as usize);
     let mut shared_per_sm = vec![0u64; s_count];
@@ -171,28 +177,6 @@ pub fn dispatch(
             own[s].pop_front().into_iter().collect()
         } else if pairs {
             (0..2).filter_map(|_| queue.pop_front()).collect()
-        } else if locality {
-            let window = queue.len().min(queue_entries as usize);
-            let here: Vec<u64> = (0..window)
-                .map(|i| shared_with(&running[s], queue[i]))
-                .collect();
-            let best = if here.iter().any(|&v| v > 0) {
-                // Highest; the oldest among equals.
-                let max = here.iter().copied().max().unwrap_or(0);
-                here.iter().position(|&v| v == max)
-            } else {
-                let elsewhere: Vec<u64> = (0..window)
-                    .map(|i| {
-                        (0..s_count)
-                            .filter(|&o| o != s)
-                            .map(|o| shared_with(&running[o], queue[i]))
-                            .sum()
-                    })
-                    .collect();
-                let min = elsewhere.iter().copied().min().unwrap_or(0);
-                elsewhere.iter().position(|&v| v == min)
-            };
-            best.and_then(|i| queue.remove(i)).into_iter().collect()
         } else {
             queue.pop_front().into_iter().collect()
         };
@@ -219,6 +203,124 @@ pub fn dispatch(
         slots,
         reuse,
         direction: dir,
+        shared_total: shared_per_sm.iter().sum(),
+        shared_per_sm,
+        dispatches,
+        cycles: t,
+    })
+}
+
+/// The locality-aware policy: the decision unit drives the dispatch.
+fn with_unit(
+    k: &KernelDesc,
+    rects: &[Vec<Option<Rect>>],
+    spec: &DispatchSpec,
+    times: &BlockTimes,
+) -> Result<DispatchReport, DispatchError> {
+    let n = block_count(k);
+    let mut unit = DispatchUnit::new(spec);
+    let arrays = spec.arrays as usize;
+    let limit = crate::block::mask(spec.coord_bits);
+    let fits = |r: &Rect| r.x <= limit && r.y <= limit && r.w <= limit && r.h <= limit;
+    let entry = |b: u64| -> Result<Entry, DispatchError> {
+        let r = &rects[b as usize];
+        if r.len() > arrays {
+            return Err(DispatchError::Kernel {
+                kernel: k.name.clone(),
+                message: format!(
+                    "{} arrays, the dispatcher holds {arrays} rectangles per block (raise dispatch.arrays)",
+                    r.len()
+                ),
+            });
+        }
+        let mut rects = r.clone();
+        rects.resize(arrays, None);
+        if let Some(bad) = rects.iter().flatten().find(|x| !fits(x)) {
+            return Err(DispatchError::Kernel {
+                kernel: k.name.clone(),
+                message: format!(
+                    "block {b}'s rectangle {bad:?} does not fit {}-bit coordinates (raise dispatch.coord_bits)",
+                    spec.coord_bits
+                ),
+            });
+        }
+        if b > crate::block::mask(spec.id_bits) {
+            return Err(DispatchError::Kernel {
+                kernel: k.name.clone(),
+                message: format!(
+                    "{n} blocks need more than {}-bit ids (raise dispatch.id_bits)",
+                    spec.id_bits
+                ),
+            });
+        }
+        Ok(Entry {
+            id: b as u32,
+            rects,
+        })
+    };
+    let s_count = spec.sms as usize;
+    let mut shared_per_sm = vec![0u64; s_count];
+    let mut dispatches = Vec::with_capacity(n as usize);
+    // (end cycle, block, sm, slot) of running blocks; finished ones wait to be reported.
+    let mut running: Vec<(u64, u64, u32, u32)> = Vec::new();
+    let mut done_fifo: VecDeque<(u32, u32)> = VecDeque::new();
+    let mut on_sm: Vec<Vec<u64>> = vec![Vec::new(); s_count];
+    let mut next_block = 0u64;
+    let mut offered: Option<(u32, u32, u32)> = None;
+    let mut ready = true;
+    let mut t = 0u64;
+    while (dispatches.len() as u64) < n || !running.is_empty() || !done_fifo.is_empty() {
+        // Blocks that finish now are reported, one per cycle, in order.
+        running.sort_unstable();
+        while running.first().is_some_and(|r| r.0 <= t) {
+            let (_, b, sm, slot) = running.remove(0);
+            on_sm[sm as usize].retain(|&x| x != b);
+            done_fifo.push_back((sm, slot));
+        }
+        let enq = if ready && next_block < n {
+            next_block += 1;
+            Some(entry(next_block - 1)?)
+        } else {
+            None
+        };
+        let inp = UnitIn {
+            enq,
+            done: done_fifo.pop_front(),
+            disp_ready: true,
+        };
+        // The offered decision is committed at this edge.
+        if let Some((id, sm, slot)) = offered {
+            let b = u64::from(id);
+            let shared: u64 = on_sm[sm as usize]
+                .iter()
+                .map(|&r| overlap(&rects[b as usize], &rects[r as usize]))
+                .sum();
+            shared_per_sm[sm as usize] += shared;
+            on_sm[sm as usize].push(b);
+            running.push((t + times.of(b), b, sm, slot));
+            dispatches.push(Dispatch {
+                block: b,
+                coords: block_coords(k, b),
+                sm,
+                cycle: t,
+                shared,
+            });
+        }
+        let out = unit.step(&inp).map_err(|e| DispatchError::Kernel {
+            kernel: k.name.clone(),
+            message: e.to_string(),
+        })?;
+        offered = out.disp;
+        ready = out.enq_ready;
+        t += 1;
+    }
+    Ok(DispatchReport {
+        kernel: k.name.clone(),
+        policy: DispatchPolicy::Locality.name(),
+        sms: spec.sms,
+        slots: spec.slots,
+        reuse: None,
+        direction: None,
         shared_total: shared_per_sm.iter().sum(),
         shared_per_sm,
         dispatches,

@@ -13,6 +13,18 @@ fn kernel(name: &str) -> KernelDesc {
     load_kernel_file(&path).unwrap()
 }
 
+/// The decision unit of `tiny` with a 16-entry queue scored in one cycle, on `sms` x `slots`.
+fn unit_spec(sms: u32, slots: u32) -> crate::spec::DispatchSpec {
+    crate::spec::ConfigRequest::preset("tiny")
+        .with("dispatch.queue_entries=16")
+        .with("dispatch.scored_per_cycle=16")
+        .resolve()
+        .unwrap()
+        .dispatch
+        .resized(sms, slots)
+        .unwrap()
+}
+
 /// Run a policy on 2 SMs x 2 slots with every block taking 100 cycles.
 fn run(k: &KernelDesc, policy: DispatchPolicy) -> DispatchReport {
     let rects = access_ranges(k, 128).unwrap();
@@ -20,9 +32,7 @@ fn run(k: &KernelDesc, policy: DispatchPolicy) -> DispatchReport {
     dispatch(
         k,
         &rects,
-        2,
-        2,
-        16,
+        &unit_spec(2, 2),
         policy,
         &BlockTimes::Given(vec![100; n]),
         128,
@@ -186,12 +196,14 @@ fn round_robin_and_bcs_orders() {
 fn locality_matches_bcs_on_row_major_and_beats_it_on_column_major() {
     let k = kernel("rowmajor");
     let l = run(&k, DispatchPolicy::Locality);
-    // Cycle 0: nothing runs, oldest block. Cycle 1: SM 1 has nothing; block 1 would share
+    // First decision: nothing runs, oldest block. Second: SM 1 has nothing; block 1 would share
     // with SM 0's block 0, so the oldest block sharing nothing elsewhere, block 2. Then each
-    // SM takes its running block's right neighbour.
+    // SM takes its running block's right neighbour. The decision unit enqueues block 0 at
+    // cycle 0, starts at 1, scans the 16 entries in one cycle (2), offers, and the dispatch is
+    // committed at 3: a decision every three cycles.
     assert_eq!(
         first(&l, 4),
-        vec![(0, 0, 0), (2, 1, 1), (1, 0, 2), (3, 1, 3)]
+        vec![(0, 0, 3), (2, 1, 6), (1, 0, 9), (3, 1, 12)]
     );
     // The same co-resident pairs as BCS ({0, 1} and {2, 3}), and at least BCS's sharing over
     // the run (it also chains a block onto a still-running neighbour: 80 lines against 64).
@@ -224,7 +236,7 @@ fn locality_matches_bcs_on_row_major_and_beats_it_on_column_major() {
     // Block 4 = (0, 1) is below block 0; block 5 below block 1.
     assert_eq!(
         first(&l, 4),
-        vec![(0, 0, 0), (1, 1, 1), (4, 0, 2), (5, 1, 3)]
+        vec![(0, 0, 3), (1, 1, 6), (4, 0, 9), (5, 1, 12)]
     );
     let b = run(&k, DispatchPolicy::Bcs);
     assert!(
@@ -264,4 +276,149 @@ fn mapping_policies_follow_the_balanced_assignment() {
         first(&none, 8),
         first(&run(&kernel("nolocality"), DispatchPolicy::Rr), 8)
     );
+}
+
+fn entry(id: u32, x: u64) -> Entry {
+    Entry {
+        id,
+        rects: vec![
+            Some(Rect {
+                x,
+                y: 0,
+                w: 2,
+                h: 1,
+            }),
+            None,
+            None,
+        ],
+    }
+}
+
+#[test]
+fn a_decision_takes_two_cycles_plus_the_scan() {
+    for (q, p) in [(4u32, 1u32), (4, 2), (4, 4), (16, 3)] {
+        let spec = crate::spec::ConfigRequest::preset("tiny")
+            .with(&format!("dispatch.queue_entries={q}"))
+            .with(&format!("dispatch.scored_per_cycle={p}"))
+            .resolve()
+            .unwrap()
+            .dispatch;
+        let mut u = DispatchUnit::new(&spec);
+        let mut t = 0u32;
+        let mut inp = UnitIn {
+            enq: Some(entry(7, 0)),
+            done: None,
+            disp_ready: false,
+        };
+        let offered = loop {
+            let out = *crate::block::CycleModel::step(&mut u, &inp).unwrap();
+            inp.enq = None;
+            t += 1;
+            if let Some(d) = out.disp {
+                break d;
+            }
+            assert!(t < 100);
+        };
+        assert_eq!(offered, (7, 0, 0));
+        // Offered after the edge of cycle 1 + scan; committed at the next edge.
+        assert_eq!(t, 2 + q.div_ceil(p), "queue {q}, {p} per cycle");
+        assert_eq!(spec.scan_cycles, q.div_ceil(p));
+        inp.disp_ready = true;
+        let out = *crate::block::CycleModel::step(&mut u, &inp).unwrap();
+        assert_eq!(out.disp, None);
+        assert_eq!(u.queued(), 0);
+    }
+}
+
+#[test]
+fn the_unit_refuses_what_the_rtl_asserts() {
+    let spec = crate::spec::ConfigRequest::preset("tiny")
+        .resolve()
+        .unwrap()
+        .dispatch;
+    let mut u = DispatchUnit::new(&spec);
+    use crate::block::CycleModel;
+    let done = UnitIn {
+        done: Some((0, 0)),
+        ..UnitIn::default()
+    };
+    assert!(u.step(&done).is_err(), "a done event for an empty slot");
+    let big = UnitIn {
+        enq: Some(Entry {
+            id: 1,
+            rects: vec![
+                Some(Rect {
+                    x: 256,
+                    y: 0,
+                    w: 1,
+                    h: 1,
+                }),
+                None,
+                None,
+            ],
+        }),
+        ..UnitIn::default()
+    };
+    assert!(u.step(&big).is_err(), "a coordinate wider than 8 bits");
+    for i in 0..spec.queue_entries {
+        let e = UnitIn {
+            enq: Some(entry(i, 0)),
+            ..UnitIn::default()
+        };
+        // Nothing is taken (no ready), and with every SM slot free the engine offers but the
+        // queue keeps filling.
+        u.step(&e).unwrap();
+    }
+    let over = UnitIn {
+        enq: Some(entry(99, 0)),
+        ..UnitIn::default()
+    };
+    assert!(u.step(&over).is_err(), "an enqueue into a full queue");
+}
+
+proptest! {
+    /// Under random traffic the unit only offers waiting blocks into free slots, keeps every
+    /// block once, and dispatches everything it is given.
+    #[test]
+    fn the_unit_dispatches_every_block_once_into_free_slots(
+        seed in any::<u64>(), p in 1u32..5, ready_pct in 30u64..100,
+    ) {
+        use crate::block::CycleModel;
+        let spec = crate::spec::ConfigRequest::preset("tiny")
+            .with(&format!("dispatch.scored_per_cycle={p}"))
+            .resolve()
+            .unwrap()
+            .dispatch;
+        let mut rng = crate::rng::Rng::new(seed);
+        let mut u = DispatchUnit::new(&spec);
+        let total = 40u32;
+        let (mut next, mut out) = (0u32, UnitOut { enq_ready: true, disp: None });
+        let mut busy: Vec<Vec<Option<u32>>> = vec![vec![None; spec.slots as usize]; spec.sms as usize];
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..5000 {
+            let ready = rng.below(100) < ready_pct;
+            // A block finishes only after the edge that dispatched it.
+            let running: Vec<(u32, u32)> = busy.iter().enumerate().flat_map(|(s, v)| {
+                v.iter().enumerate().filter(|(_, b)| b.is_some()).map(move |(k, _)| (s as u32, k as u32))
+            }).collect();
+            let done = (!running.is_empty() && rng.chance(300)).then(|| *rng.pick(&running));
+            if let (Some((id, sm, slot)), true) = (out.disp, ready) {
+                prop_assert!(busy[sm as usize][slot as usize].is_none(), "offered a busy slot");
+                prop_assert!(seen.insert(id), "block {id} dispatched twice");
+                busy[sm as usize][slot as usize] = Some(id);
+            }
+            let enq = (out.enq_ready && next < total && rng.chance(600)).then(|| {
+                next += 1;
+                entry(next - 1, rng.below(20))
+            });
+            out = *u.step(&UnitIn { enq, done, disp_ready: ready }).unwrap();
+            if let Some((sm, slot)) = done {
+                busy[sm as usize][slot as usize] = None;
+            }
+            if let Some((id, _, _)) = out.disp {
+                prop_assert!(id < next && !seen.contains(&id), "offered block {id} is not waiting");
+            }
+        }
+        prop_assert_eq!(seen.len() as u32 + u.queued() as u32, next, "every block given is dispatched or waiting");
+    }
 }

@@ -427,6 +427,30 @@ pub const KEYS: &[KeyInfo] = &[
         legal: Legal::Range { min: 1, max: 100_000_000 },
         meaning: "base running time of a thread block in the dispatch model (plus up to 25% seeded spread)",
     },
+    KeyInfo {
+        key: "dispatch.arrays",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 8 },
+        meaning: "data arrays per kernel: rectangles per block-queue entry (thesis Table 5.2: 3 x 4 B + a 3 B id = 15 B)",
+    },
+    KeyInfo {
+        key: "dispatch.coord_bits",
+        ty: INT,
+        legal: Legal::Range { min: 2, max: 16 },
+        meaning: "width of a rectangle coordinate or extent, in cache lines (thesis: 1 byte)",
+    },
+    KeyInfo {
+        key: "dispatch.id_bits",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 32 },
+        meaning: "width of a thread-block id in the block queue",
+    },
+    KeyInfo {
+        key: "dispatch.scored_per_cycle",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 1024 },
+        meaning: "block-queue entries the decision unit scores per cycle (a decision scans ceil(queue_entries / this) cycles)",
+    },
 ];
 
 /// Look a key up by its dotted name.

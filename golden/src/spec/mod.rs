@@ -359,7 +359,7 @@ impl Spec {
         let dram = DramSpec::new(&config.dram)?;
         let mc = McSpec::new(&config.mc)?;
         let wmc = WarpedMcSpec::new(&config.warped_mc, gpu.sms, gpu.warps_per_sm, &dram, &mc)?;
-        let dispatch = DispatchSpec::new(&config.dispatch)?;
+        let dispatch = DispatchSpec::new(&config.dispatch, gpu.sms, gpu.ctas_per_sm)?;
         let hash = ConfigHash(hash_config(&config));
         Ok(Spec {
             name,
