@@ -103,6 +103,8 @@ pub enum BlockArg {
     Ot,
     /// Warped-MC memory-controller tables (seed 004)
     WarpedMc,
+    /// Locality-aware thread-block dispatcher, decision unit (seed 002)
+    Dispatch,
 }
 
 impl BlockArg {
@@ -110,6 +112,7 @@ impl BlockArg {
         match self {
             BlockArg::Ot => Block::Ot,
             BlockArg::WarpedMc => Block::WarpedMc,
+            BlockArg::Dispatch => Block::Dispatch,
         }
     }
 }
@@ -123,6 +126,8 @@ pub enum BlocksArg {
     Ot,
     /// Warped-MC memory-controller tables (seed 004)
     WarpedMc,
+    /// Locality-aware thread-block dispatcher, decision unit (seed 002)
+    Dispatch,
 }
 
 impl BlocksArg {
@@ -131,6 +136,7 @@ impl BlocksArg {
             BlocksArg::All => Block::ALL.to_vec(),
             BlocksArg::Ot => vec![Block::Ot],
             BlocksArg::WarpedMc => vec![Block::WarpedMc],
+            BlocksArg::Dispatch => vec![Block::Dispatch],
         }
     }
 }

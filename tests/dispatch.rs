@@ -125,3 +125,85 @@ fn bad_kernels_and_flags_exit_2_with_the_reason() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("dispatch.policy"), "{}", stderr(&o));
 }
+
+fn json_ok(args: &[&str]) -> Value {
+    let o = warpsmith(args);
+    assert!(o.status.success(), "{args:?}: {}{}", stdout(&o), stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn the_decision_unit_cosimulates_on_every_preset() {
+    for p in golden::spec::PRESETS {
+        for stim in ["random", "kernel:colmajor", "kernel:stencil2d"] {
+            let r = json_ok(&[
+                "cosim",
+                "--block",
+                "dispatch",
+                "--preset",
+                p.name,
+                "--stimulus",
+                stim,
+                "--cycles",
+                "20000",
+                "--format",
+                "json",
+            ]);
+            assert_eq!(r["result"], "pass", "{} {stim}: {r:#}", p.name);
+            assert_eq!(r["cycles"], 20_000);
+            assert!(
+                r["dispatched"].as_u64().unwrap() > 50,
+                "{} {stim}: {r:#}",
+                p.name
+            );
+        }
+    }
+}
+
+#[test]
+fn every_dispatch_mutant_is_caught() {
+    for stim in ["random", "kernel:colmajor"] {
+        let r = json_ok(&[
+            "mutants",
+            "--block",
+            "dispatch",
+            "--preset",
+            "tiny",
+            "--stimulus",
+            stim,
+            "--cycles",
+            "50000",
+            "--format",
+            "json",
+        ]);
+        assert!(r["total"].as_u64().unwrap() >= 6, "{r:#}");
+        assert_eq!(r["caught"], r["total"], "{stim}: {r:#}");
+    }
+}
+
+#[test]
+fn the_decision_unit_is_lint_clean_on_every_preset() {
+    for p in golden::spec::PRESETS {
+        let o = warpsmith(&["check", "--block", "dispatch", "--preset", p.name]);
+        assert!(
+            o.status.success(),
+            "{}: {}{}",
+            p.name,
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn cost_compares_with_table_5_2() {
+    let o = warpsmith(&["cost", "--block", "dispatch", "--preset", "fermi-gtx480"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("Table 5.2"), "{s}");
+    assert!(
+        s.contains("per block-queue entry: ours 15.38 B, paper 15.00 B"),
+        "{s}"
+    );
+    assert!(s.contains("(16 block-queue entries)"), "{s}");
+}

@@ -54,11 +54,21 @@ fn synthesis_matches_the_cost_model_bit_for_bit() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// Presets whose Warped-MC synthesis takes minutes (run with WARPSMITH_LONG=1).
+/// Presets whose Warped-MC and dispatcher synthesis takes minutes (run with WARPSMITH_LONG=1).
 const WMC_LONG_ONLY: &[&str] = &["fermi-gtx480", "turing-rtx2060s"];
 
 #[test]
 fn warped_mc_synthesis_matches_the_cost_model_bit_for_bit() {
+    synth_presets(Block::WarpedMc);
+}
+
+#[test]
+fn dispatch_synthesis_matches_the_cost_model_bit_for_bit() {
+    synth_presets(Block::Dispatch);
+}
+
+/// Synthesize `block` for every preset (the large ones with WARPSMITH_LONG=1).
+fn synth_presets(block: Block) {
     let y = Yosys::find().expect("Yosys with slang (run scripts/setup.sh)");
     let mut problems = Vec::new();
     for p in golden::spec::PRESETS {
@@ -67,16 +77,16 @@ fn warped_mc_synthesis_matches_the_cost_model_bit_for_bit() {
             continue;
         }
         let spec = spec(p.name, &[]);
-        let g = rtlgen::generate(&spec, Block::WarpedMc).unwrap();
+        let g = rtlgen::generate(&spec, block).unwrap();
         let files: Vec<(String, String)> = g
             .files
             .iter()
             .map(|f| (f.name.clone(), f.contents.clone()))
             .collect();
         let r = synth(&y, &files, &g.top).unwrap();
-        let estimate = block_cost(&spec, Block::WarpedMc).flip_flop_bits;
+        let estimate = block_cost(&spec, block).flip_flop_bits;
         eprintln!(
-            "{}: {} flip-flops (estimate {estimate}), {} cells, {:.0} s",
+            "{block} {}: {} flip-flops (estimate {estimate}), {} cells, {:.0} s",
             p.name, r.flip_flops, r.cells, r.seconds
         );
         if r.flip_flops != estimate

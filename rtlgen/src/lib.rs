@@ -6,11 +6,13 @@
 //! deterministic: the same spec gives byte-identical files, each opening with a header that names
 //! the generator version, the configuration and its hash.
 
+mod dispatch;
 mod ot;
 pub mod sv;
 mod view;
 mod wmc;
 
+pub use dispatch::TOP as DISPATCH_TOP;
 pub use ot::TOP as OT_TOP;
 pub use wmc::TOP as WMC_TOP;
 
@@ -100,6 +102,7 @@ pub fn generate(spec: &Spec, block: Block) -> Result<Generated, GenError> {
     let (top, files, parameters, ports) = match block {
         Block::Ot => ot::render(spec)?,
         Block::WarpedMc => wmc::render(spec)?,
+        Block::Dispatch => dispatch::render(spec)?,
     };
     let manifest = Manifest {
         generator: format!("warpsmith {VERSION}"),

@@ -327,3 +327,88 @@ pub fn bench_wmc(
         memory_system,
     })
 }
+
+/// The dispatcher's decision unit: the same four rows as [`bench_ot`] on `cycles` cycles of
+/// `stimulus` (inputs recorded closed-loop from the golden unit first).
+pub fn bench_dispatch(
+    spec: &Spec,
+    stimulus: &crate::dispatch::DispStimulus,
+    cycles: u64,
+    seed: u64,
+) -> Result<BenchReport, CosimError> {
+    use golden::dispatch::DispatchUnit;
+    let inputs = crate::dispatch::record_inputs(spec, stimulus, cycles, seed)?;
+    let n = inputs.len() as u64;
+    let ports = spec.dispatch.ports();
+    let golden = DispatchUnit::new(&spec.dispatch);
+    let mut frames: Vec<Frame> = Vec::with_capacity(inputs.len());
+    let mut f = Frame::new(&ports, Dir::In);
+    for i in &inputs {
+        golden.encode_in(i, &mut f);
+        frames.push(f.clone());
+    }
+    let v = Verilator::find()?;
+    let (built, mut rtl) = crate::dispatch::build_model(spec, None, false)?;
+    let mut measures = vec![cpp_loop(
+        &v,
+        &built,
+        rtlgen::DISPATCH_TOP,
+        &ports,
+        &frames,
+        seed,
+    )?];
+    let cpp_cps = measures[0].cycles_per_second;
+    let mut push = |what, secs: f64| {
+        let cps = n as f64 / secs;
+        measures.push(Measure {
+            what,
+            cycles: n,
+            seconds: secs,
+            cycles_per_second: cps,
+            ratio: cps / cpp_cps,
+        });
+    };
+    rtl.reset()?;
+    let mut out_frame = Frame::new(&ports, Dir::Out);
+    let t = Instant::now();
+    for fr in &frames {
+        rtl.step(fr, &mut out_frame)?;
+    }
+    push(
+        "RTL from Rust through the C ABI shim",
+        t.elapsed().as_secs_f64(),
+    );
+    let mut ls = Lockstep::new(
+        DispatchUnit::new(&spec.dispatch),
+        Model::load(&built, &ports)?,
+    )?;
+    let t = Instant::now();
+    for i in &inputs {
+        if let Err(e) = ls.step(i) {
+            return Err(
+                SimError::Io(format!("bench stimulus did not co-simulate cleanly: {e:?}")).into(),
+            );
+        }
+    }
+    push(
+        "lockstep co-simulation, full compare",
+        t.elapsed().as_secs_f64(),
+    );
+    let mut g = DispatchUnit::new(&spec.dispatch);
+    let t = Instant::now();
+    for i in &inputs {
+        g.step(i).map_err(|e| CosimError::BadInput(e.to_string()))?;
+    }
+    push("golden block alone", t.elapsed().as_secs_f64());
+    let cosim_ratio = measures[2].ratio;
+    Ok(BenchReport {
+        block: "dispatch",
+        config: spec.name.clone(),
+        stimulus: stimulus.to_string(),
+        cycles: n,
+        measures,
+        cosim_ratio,
+        target: TARGET,
+        memory_system: Vec::new(),
+    })
+}

@@ -11,6 +11,7 @@
 
 pub mod bench;
 pub mod build;
+pub mod dispatch;
 pub mod lockstep;
 pub mod model;
 pub mod mutants;

@@ -26,6 +26,13 @@ pub fn run(a: &BenchArgs) -> CliResult<ExitCode> {
             }
             sim::bench::bench_wmc(&spec, &stimulus, a.cycles, a.seed).map_err(cosim_err)?
         }
+        BlockArg::Dispatch => {
+            let stimulus: sim::dispatch::DispStimulus = a.stimulus.parse().map_err(cosim_err)?;
+            if text {
+                header("dispatch", &spec, &stimulus.to_string(), a.cycles);
+            }
+            sim::bench::bench_dispatch(&spec, &stimulus, a.cycles, a.seed).map_err(cosim_err)?
+        }
     };
     match a.format {
         Format::Json => super::print_json(&r)?,

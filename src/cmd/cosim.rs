@@ -30,8 +30,10 @@ fn progress(done: u64, limit: u64, rate: f64) {
 }
 
 pub fn run(a: &CosimArgs) -> CliResult<ExitCode> {
-    if a.block.block() == golden::spec::Block::WarpedMc {
-        return run_wmc(a);
+    match a.block.block() {
+        golden::spec::Block::WarpedMc => return run_wmc(a),
+        golden::spec::Block::Dispatch => return run_dispatch(a),
+        golden::spec::Block::Ot => {}
     }
     let spec = a.config.resolve()?;
     let block = a.block.block();
@@ -129,6 +131,81 @@ fn run_wmc(a: &CosimArgs) -> CliResult<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+fn run_dispatch(a: &CosimArgs) -> CliResult<ExitCode> {
+    let spec = a.config.resolve()?;
+    let block = golden::spec::Block::Dispatch;
+    let mutant = a
+        .mutant
+        .as_deref()
+        .map(|m| sim::mutants::find(block, m))
+        .transpose()
+        .map_err(bad)?;
+    let stimulus: sim::dispatch::DispStimulus = a.stimulus.parse().map_err(cosim_err)?;
+    let text = a.format == Format::Text;
+    if text {
+        println!(
+            "cosim {block}  config {} (hash {})  stimulus {}  seed {}{}",
+            spec.name,
+            spec.hash,
+            stimulus,
+            a.seed,
+            mutant
+                .map(|m| format!("  MUTANT {}", m.name))
+                .unwrap_or_default()
+        );
+    }
+    let report = sim::dispatch::cosim(
+        &spec,
+        &sim::dispatch::DispOptions {
+            stimulus,
+            cycles: a.cycles,
+            seed: a.seed,
+            waves: a.waves.clone(),
+            mutant,
+            command: format!("warpsmith cosim --block {block} {}", a.config.as_args()),
+            progress: if text { Some(&progress) } else { None },
+        },
+    )
+    .map_err(cosim_err)?;
+    match a.format {
+        Format::Json => super::print_json(&report)?,
+        Format::Text => {
+            print_dispatch_report(&report);
+            if let Some(w) = &a.waves {
+                println!("  waves: {}", w.display());
+            }
+        }
+    }
+    Ok(if report.failure.is_none() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+pub fn print_dispatch_report(report: &sim::dispatch::DispReport) {
+    println!(
+        "  model: {} in {:.1} s",
+        if report.model_cached {
+            "cached"
+        } else {
+            "built"
+        },
+        report.build_seconds
+    );
+    match &report.failure {
+        None => println!(
+            "  PASS  {} cycles ({} blocks enqueued, {} dispatched) in {:.1} s ({} cycles/s); every output port matched every cycle",
+            thousands(report.cycles),
+            thousands(report.enqueued),
+            thousands(report.dispatched),
+            report.seconds,
+            thousands(report.cycles_per_second as u64)
+        ),
+        Some(f) => print_failure(f),
+    }
 }
 
 pub fn print_wmc_report(report: &sim::wmc::WmcReport, waves: Option<&std::path::Path>) {
@@ -273,6 +350,11 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
             golden::spec::Block::WarpedMc => {
                 let stimulus: sim::wmc::McStimulus = a.stimulus.parse().map_err(bad)?;
                 sim::wmc::run_mutant(&spec, m, &stimulus, Some(a.cycles), a.seed)
+            }
+            golden::spec::Block::Dispatch => {
+                let stimulus: sim::dispatch::DispStimulus =
+                    a.stimulus.parse().map_err(cosim_err)?;
+                sim::dispatch::run_mutant(&spec, m, &stimulus, Some(a.cycles), a.seed)
             }
             _ => {
                 let stimulus: Stimulus = a.stimulus.parse().map_err(bad)?;

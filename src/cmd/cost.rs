@@ -77,14 +77,14 @@ pub fn print_table(c: &BlockCost) {
             i64::from(ours) - i64::from(paper)
         );
         println!(
-            "    per {}: ours {:.2} B, paper {:.2} B; in all: ours {}, paper {} ({} {}s)",
+            "    per {}: ours {:.2} B, paper {:.2} B; in all: ours {}, paper {} ({} {})",
             cmp.unit,
             cmp.ours_bytes_per_unit,
             cmp.paper_bytes_per_unit,
             bytes(cmp.ours_total_bytes),
             bytes(cmp.paper_total_bytes),
             cmp.paper_units,
-            cmp.unit
+            plural(&cmp.unit, cmp.paper_units)
         );
         println!("    note: {}", cmp.note);
     }
@@ -116,4 +116,15 @@ pub fn run(a: &CostArgs) -> CliResult<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `entry` -> `entries`, `controller` -> `controllers` (unless one).
+fn plural(unit: &str, n: u64) -> String {
+    if n == 1 {
+        unit.to_string()
+    } else if let Some(stem) = unit.strip_suffix('y') {
+        format!("{stem}ies")
+    } else {
+        format!("{unit}s")
+    }
 }

@@ -95,6 +95,36 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                     summary.push((block, report.stimulus.clone(), report.result));
                 }
             }
+            Block::Dispatch => {
+                for stimulus in [
+                    sim::dispatch::DispStimulus::Random,
+                    sim::dispatch::DispStimulus::Kernel("colmajor".into()),
+                ] {
+                    println!(
+                        "  cosim: stimulus {stimulus}, {} cycles",
+                        thousands(a.cycles)
+                    );
+                    let report = sim::dispatch::cosim(
+                        &spec,
+                        &sim::dispatch::DispOptions {
+                            stimulus,
+                            cycles: Some(a.cycles),
+                            seed: a.seed,
+                            waves: None,
+                            mutant: None,
+                            command: format!(
+                                "warpsmith cosim --block {block} {}",
+                                a.config.as_args()
+                            ),
+                            progress: None,
+                        },
+                    )
+                    .map_err(cosim_err)?;
+                    crate::cmd::cosim::print_dispatch_report(&report);
+                    all_pass &= report.failure.is_none();
+                    summary.push((block, report.stimulus.clone(), report.result));
+                }
+            }
         }
         let cost = block_cost(&spec, *block);
         println!();

@@ -25,7 +25,7 @@ use crate::block::{mask, CycleModel, Frame, IllegalInput};
 use crate::spec::{DispatchSpec, PortSpec};
 
 /// A block with its rectangles, as the queue and the running table hold it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Entry {
     pub id: u32,
     /// Per array; `None` where the block does not read the array.
@@ -33,7 +33,7 @@ pub struct Entry {
 }
 
 /// Inputs of one cycle.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct UnitIn {
     pub enq: Option<Entry>,
     /// (SM, slot) of a block that finished.

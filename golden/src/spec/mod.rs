@@ -63,16 +63,19 @@ pub enum Block {
     Ot,
     /// Warped-MC scheduling tables (seed 004).
     WarpedMc,
+    /// Locality-aware thread-block dispatcher, decision unit (seed 002).
+    Dispatch,
 }
 
 impl Block {
-    pub const ALL: &'static [Block] = &[Block::Ot, Block::WarpedMc];
+    pub const ALL: &'static [Block] = &[Block::Ot, Block::WarpedMc, Block::Dispatch];
 
     /// Name on the command line (`--block NAME`).
     pub fn name(self) -> &'static str {
         match self {
             Block::Ot => "ot",
             Block::WarpedMc => "warped-mc",
+            Block::Dispatch => "dispatch",
         }
     }
 
@@ -85,6 +88,7 @@ impl Block {
         match self {
             Block::Ot => "observation-table address predictor (seed 000)",
             Block::WarpedMc => "Warped-MC warp-aware memory-controller tables (seed 004)",
+            Block::Dispatch => "locality-aware thread-block dispatcher (seed 002)",
         }
     }
 }

@@ -1,0 +1,518 @@
+//! Co-simulation of the locality-aware dispatcher's decision unit: the golden
+//! [`DispatchUnit`] and its RTL in lockstep, driven by random traffic or by a kernel's blocks.
+//!
+//! Stimulus:
+//! * `random` — seeded traffic that stresses the unit: rectangles from a small window (so
+//!   overlaps are common) with some arrays absent; phases of enqueue bursts (the queue fills),
+//!   droughts (it empties), bursts of completions, and a consumer that is not always ready;
+//! * `kernel:NAME` — a kernel's blocks in order (relaunched until the run ends), each finishing
+//!   after the completion model's time, completions reported one per cycle, the SM always
+//!   ready: exactly how the dispatch simulation's `locality` policy drives the unit.
+
+use crate::build::{build, BuildRequest, BuiltModel};
+use crate::lockstep::{Lockstep, StepFail};
+use crate::model::Model;
+use crate::mutants::{self, Mutant};
+use crate::ot::{Failure, PortValue};
+use crate::toolchain::Verilator;
+use crate::{CosimError, SimError};
+use golden::block::mask;
+use golden::dispatch::{access_ranges, BlockTimes, DispatchUnit, Entry, Rect, UnitIn, UnitOut};
+use golden::rng::Rng;
+use golden::spec::{Block, Spec};
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Cycles simulated when `--cycles` is not given.
+pub const DEFAULT_CYCLES: u64 = 200_000;
+
+/// Where the unit's inputs come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DispStimulus {
+    Random,
+    Kernel(String),
+}
+
+impl std::str::FromStr for DispStimulus {
+    type Err = CosimError;
+    fn from_str(s: &str) -> Result<DispStimulus, CosimError> {
+        if s == "random" {
+            Ok(DispStimulus::Random)
+        } else if let Some(k) = s.strip_prefix("kernel:") {
+            Ok(DispStimulus::Kernel(k.to_string()))
+        } else {
+            Err(CosimError::BadInput(format!(
+                "dispatch stimulus `{s}`: use `random` or `kernel:NAME` (NAME: a built-in or dispatch kernel, or a kernel TOML file)"
+            )))
+        }
+    }
+}
+
+impl std::fmt::Display for DispStimulus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DispStimulus::Random => write!(f, "random"),
+            DispStimulus::Kernel(k) => write!(f, "kernel:{k}"),
+        }
+    }
+}
+
+/// The RTL files of the block, with a mutant applied if asked.
+pub fn rtl_files(
+    spec: &Spec,
+    mutant: Option<&Mutant>,
+) -> Result<(String, Vec<(String, String)>), CosimError> {
+    let g = rtlgen::generate(spec, Block::Dispatch)
+        .map_err(|e| CosimError::Sim(SimError::Build(e.to_string())))?;
+    let files: Vec<(String, String)> = g
+        .files
+        .iter()
+        .map(|f| (f.name.clone(), f.contents.clone()))
+        .collect();
+    let files = match mutant {
+        Some(m) => mutants::apply(m, &files)?,
+        None => files,
+    };
+    Ok((g.top, files))
+}
+
+/// Build (or fetch) the block's model.
+pub fn build_model(
+    spec: &Spec,
+    mutant: Option<&Mutant>,
+    trace: bool,
+) -> Result<(BuiltModel, Model), CosimError> {
+    let v = Verilator::find()?;
+    let (top, files) = rtl_files(spec, mutant)?;
+    let ports = spec.dispatch.ports();
+    let built = build(
+        &v,
+        &BuildRequest {
+            files: &files,
+            top: &top,
+            ports: &ports,
+            trace,
+        },
+    )?;
+    let model = Model::load(&built, &ports)?;
+    Ok((built, model))
+}
+
+/// Produces the unit's input for each cycle from its previous outputs.
+struct Driver {
+    rng: Rng,
+    kind: Kind,
+    /// Running blocks the driver knows of: (end cycle, SM, slot) for kernels; (SM, slot) for
+    /// random traffic.
+    running: Vec<(u64, u32, u32)>,
+    done: VecDeque<(u32, u32)>,
+    next_id: u64,
+    phase: u32,
+    phase_left: u32,
+}
+
+enum Kind {
+    Random {
+        arrays: usize,
+        coord_max: u64,
+        id_mask: u64,
+    },
+    Kernel {
+        entries: Vec<Entry>,
+        times: BlockTimes,
+        id_mask: u64,
+    },
+}
+
+impl Driver {
+    fn new(spec: &Spec, stim: &DispStimulus, seed: u64) -> Result<Driver, CosimError> {
+        let d = &spec.dispatch;
+        let kind = match stim {
+            DispStimulus::Random => Kind::Random {
+                arrays: d.arrays as usize,
+                coord_max: mask(d.coord_bits),
+                id_mask: mask(d.id_bits),
+            },
+            DispStimulus::Kernel(name) => {
+                let k = golden::dispatch::kernel(name)
+                    .map_err(|e| CosimError::BadInput(e.to_string()))?;
+                let rects = access_ranges(&k, spec.gpu.line_bytes)
+                    .map_err(|e| CosimError::BadInput(e.to_string()))?;
+                let limit = mask(d.coord_bits);
+                let mut entries = Vec::with_capacity(rects.len());
+                for (b, r) in rects.into_iter().enumerate() {
+                    if r.len() > d.arrays as usize {
+                        return Err(CosimError::BadInput(format!(
+                            "kernel `{}` has {} arrays; the dispatcher holds {} (raise dispatch.arrays)",
+                            k.name,
+                            r.len(),
+                            d.arrays
+                        )));
+                    }
+                    if let Some(x) = r
+                        .iter()
+                        .flatten()
+                        .find(|x| x.x > limit || x.y > limit || x.w > limit || x.h > limit)
+                    {
+                        return Err(CosimError::BadInput(format!(
+                            "kernel `{}`: block {b}'s rectangle {x:?} does not fit {}-bit coordinates (raise dispatch.coord_bits)",
+                            k.name, d.coord_bits
+                        )));
+                    }
+                    let mut rects = r;
+                    rects.resize(d.arrays as usize, None);
+                    entries.push(Entry { id: 0, rects });
+                }
+                Kind::Kernel {
+                    entries,
+                    times: BlockTimes::Model {
+                        base: d.block_cycles.into(),
+                        seed,
+                    },
+                    id_mask: mask(d.id_bits),
+                }
+            }
+        };
+        Ok(Driver {
+            rng: Rng::new(seed),
+            kind,
+            running: Vec::new(),
+            done: VecDeque::new(),
+            next_id: 0,
+            phase: 0,
+            phase_left: 0,
+        })
+    }
+
+    /// The input of cycle `t`, given the outputs after the previous edge.
+    fn next(&mut self, t: u64, prev: &UnitOut) -> UnitIn {
+        match &self.kind {
+            Kind::Kernel {
+                entries,
+                times,
+                id_mask,
+            } => {
+                // The offered block is committed at this edge (the SM is always ready).
+                if let Some((id, sm, slot)) = prev.disp {
+                    self.running
+                        .push((t + times_of(times, id.into()), sm, slot));
+                }
+                self.running.sort_unstable();
+                while self.running.first().is_some_and(|r| r.0 <= t) {
+                    let (_, sm, slot) = self.running.remove(0);
+                    self.done.push_back((sm, slot));
+                }
+                let enq = prev.enq_ready.then(|| {
+                    // The grid is relaunched when it runs out; ids count on, wrapping at the id
+                    // width.
+                    let b = self.next_id % entries.len() as u64;
+                    let mut e = entries[b as usize].clone();
+                    e.id = (self.next_id & id_mask) as u32;
+                    self.next_id += 1;
+                    e
+                });
+                UnitIn {
+                    enq,
+                    done: self.done.pop_front(),
+                    disp_ready: true,
+                }
+            }
+            Kind::Random {
+                arrays,
+                coord_max,
+                id_mask,
+            } => {
+                let (arrays, coord_max, id_mask) = (*arrays, *coord_max, *id_mask);
+                if self.phase_left == 0 {
+                    // 0 steady, 1 enqueue burst, 2 drought, 3 completion burst, 4 stalled SMs.
+                    self.phase = self.rng.below(5) as u32;
+                    self.phase_left = 20 + self.rng.below(200) as u32;
+                }
+                self.phase_left -= 1;
+                let ready = match self.phase {
+                    4 => self.rng.chance(100),
+                    _ => self.rng.chance(850),
+                };
+                if let (Some((_, sm, slot)), true) = (prev.disp, ready) {
+                    self.running.push((0, sm, slot));
+                }
+                let p_done = match self.phase {
+                    3 => 900,
+                    2 => 300,
+                    _ => 150,
+                };
+                // A block finishes only after the edge that dispatched it: pick among those
+                // known before this cycle's commit.
+                let known = self.running.len() - usize::from(prev.disp.is_some() && ready);
+                let done = (known > 0 && self.rng.chance(p_done)).then(|| {
+                    let i = self.rng.below(known as u64) as usize;
+                    let (_, sm, slot) = self.running.swap_remove(i);
+                    (sm, slot)
+                });
+                let p_enq = match self.phase {
+                    1 => 1000,
+                    2 => 30,
+                    _ => 500,
+                };
+                let enq = (prev.enq_ready && self.rng.chance(p_enq)).then(|| {
+                    // A small window so that rectangles overlap often; now and then the edge
+                    // of the coordinate range.
+                    let span = if self.rng.chance(50) {
+                        coord_max
+                    } else {
+                        24.min(coord_max)
+                    };
+                    let rects = (0..arrays)
+                        .map(|_| {
+                            (!self.rng.chance(150)).then(|| {
+                                let x = self.rng.below(span + 1);
+                                let y = self.rng.below(span + 1);
+                                Rect {
+                                    x,
+                                    y,
+                                    w: 1 + self.rng.below(8.min(coord_max)),
+                                    h: 1 + self.rng.below(8.min(coord_max)),
+                                }
+                            })
+                        })
+                        .collect();
+                    let id = (self.next_id & id_mask) as u32;
+                    self.next_id += 1;
+                    Entry { id, rects }
+                });
+                UnitIn {
+                    enq,
+                    done,
+                    disp_ready: ready,
+                }
+            }
+        }
+    }
+}
+
+fn times_of(t: &BlockTimes, b: u64) -> u64 {
+    match t {
+        BlockTimes::Model { base, seed } => {
+            let mut z = seed ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            base + z % (base / 4 + 1)
+        }
+        BlockTimes::Given(v) => v.get(b as usize).copied().unwrap_or(1).max(1),
+    }
+}
+
+/// How to run.
+pub struct DispOptions<'a> {
+    pub stimulus: DispStimulus,
+    pub cycles: Option<u64>,
+    pub seed: u64,
+    pub waves: Option<PathBuf>,
+    pub mutant: Option<&'static Mutant>,
+    pub command: String,
+    pub progress: Option<&'a dyn Fn(u64, u64, f64)>,
+}
+
+/// Result of a co-simulation.
+#[derive(Debug, Clone, Serialize)]
+pub struct DispReport {
+    pub block: &'static str,
+    pub config: String,
+    pub config_hash: String,
+    pub stimulus: String,
+    pub seed: u64,
+    pub mutant: Option<&'static str>,
+    pub cycles: u64,
+    /// Blocks enqueued and dispatch decisions committed.
+    pub enqueued: u64,
+    pub dispatched: u64,
+    pub seconds: f64,
+    pub cycles_per_second: f64,
+    pub build_seconds: f64,
+    pub model_cached: bool,
+    pub result: &'static str,
+    pub failure: Option<Failure>,
+}
+
+/// Co-simulate the decision unit.
+pub fn cosim(spec: &Spec, opts: &DispOptions) -> Result<DispReport, CosimError> {
+    let cycles = opts.cycles.unwrap_or(DEFAULT_CYCLES);
+    let mut driver = Driver::new(spec, &opts.stimulus, opts.seed)?;
+    let (built, mut rtl) = build_model(spec, opts.mutant, opts.waves.is_some())?;
+    if let Some(w) = &opts.waves {
+        rtl.open_vcd(w)?;
+    }
+    let mut ls = Lockstep::new(DispatchUnit::new(&spec.dispatch), rtl)?;
+    let mut prev = UnitOut {
+        enq_ready: true,
+        disp: None,
+    };
+    let mut last: VecDeque<String> = VecDeque::new();
+    let (mut enqueued, mut dispatched) = (0u64, 0u64);
+    let start = Instant::now();
+    let mut next_report = 1.0;
+    let mut failure = None;
+    for t in 0..cycles {
+        let inp = driver.next(t, &prev);
+        if last.len() == 8 {
+            last.pop_front();
+        }
+        last.push_back(format!(
+            "{{\"cycle\":{t},\"in\":{}}}",
+            serde_json::to_string(&inp).unwrap_or_default()
+        ));
+        enqueued += u64::from(inp.enq.is_some());
+        dispatched += u64::from(prev.disp.is_some() && inp.disp_ready);
+        match ls.step(&inp) {
+            Ok(o) => prev = o,
+            Err(e) => {
+                failure = Some(failure_of(spec, opts, t, e, &last));
+                break;
+            }
+        }
+        if let Some(p) = opts.progress {
+            if t & 0x3fff == 0 {
+                let s = start.elapsed().as_secs_f64();
+                if s >= next_report {
+                    next_report = s + 1.0;
+                    p(t, cycles, t as f64 / s);
+                }
+            }
+        }
+    }
+    ls.mirror.rtl.close_vcd();
+    let seconds = start.elapsed().as_secs_f64();
+    let done = ls.cycle();
+    Ok(DispReport {
+        block: "dispatch",
+        config: spec.name.clone(),
+        config_hash: spec.hash.to_string(),
+        stimulus: opts.stimulus.to_string(),
+        seed: opts.seed,
+        mutant: opts.mutant.map(|m| m.name),
+        cycles: done,
+        enqueued,
+        dispatched,
+        seconds,
+        cycles_per_second: done as f64 / seconds.max(1e-9),
+        build_seconds: built.seconds,
+        model_cached: !built.built_now,
+        result: if failure.is_none() { "pass" } else { "fail" },
+        failure,
+    })
+}
+
+fn failure_of(
+    _spec: &Spec,
+    opts: &DispOptions,
+    t: u64,
+    e: StepFail,
+    last: &VecDeque<String>,
+) -> Failure {
+    let mut reproduce = format!(
+        "{} --stimulus {} --seed {} --cycles {}",
+        opts.command,
+        opts.stimulus,
+        opts.seed,
+        t + 1
+    );
+    if let Some(m) = opts.mutant {
+        reproduce.push_str(&format!(" --mutant {}", m.name));
+    }
+    let mut f = Failure {
+        kind: "mismatch",
+        cycle: t,
+        port: None,
+        expected: None,
+        actual: None,
+        ports: Vec::new(),
+        message: None,
+        last_transactions: last.iter().cloned().collect(),
+        seed: opts.seed,
+        reproduce,
+        reproducer: None,
+        reproducer_transactions: None,
+        reproducer_command: None,
+        vcd: None,
+    };
+    match e {
+        StepFail::Mismatch(m) => {
+            f.port = Some(m.port);
+            f.expected = Some(m.expected);
+            f.actual = Some(m.actual);
+            f.ports = m
+                .ports
+                .into_iter()
+                .map(|(name, expected, actual)| PortValue {
+                    name,
+                    expected,
+                    actual,
+                })
+                .collect();
+        }
+        StepFail::Rtl(e) => {
+            f.kind = "assertion";
+            f.message = Some(e.to_string());
+        }
+        StepFail::Illegal(i) => {
+            f.kind = "illegal-input";
+            f.message = Some(i.to_string());
+        }
+    }
+    f
+}
+
+/// Co-simulate one mutant (no waves) and say whether it was caught.
+pub fn run_mutant(
+    spec: &Spec,
+    m: &'static Mutant,
+    stimulus: &DispStimulus,
+    cycles: Option<u64>,
+    seed: u64,
+) -> Result<mutants::MutantResult, CosimError> {
+    if let Some(r) = mutants::MutantResult::equivalent(m, spec) {
+        return Ok(r);
+    }
+    let r = cosim(
+        spec,
+        &DispOptions {
+            stimulus: stimulus.clone(),
+            cycles,
+            seed,
+            waves: None,
+            mutant: Some(m),
+            command: String::new(),
+            progress: None,
+        },
+    )?;
+    Ok(mutants::MutantResult::of(m, r.failure.as_ref()))
+}
+
+/// The unit's inputs over `cycles` cycles of `stim`, driven closed-loop by the golden unit
+/// (for benchmarks: the same inputs for every measurement).
+pub fn record_inputs(
+    spec: &Spec,
+    stim: &DispStimulus,
+    cycles: u64,
+    seed: u64,
+) -> Result<Vec<UnitIn>, CosimError> {
+    use golden::block::CycleModel;
+    let mut driver = Driver::new(spec, stim, seed)?;
+    let mut unit = DispatchUnit::new(&spec.dispatch);
+    let mut prev = UnitOut {
+        enq_ready: true,
+        disp: None,
+    };
+    let mut inputs = Vec::with_capacity(cycles as usize);
+    for t in 0..cycles {
+        let inp = driver.next(t, &prev);
+        prev = *unit
+            .step(&inp)
+            .map_err(|e| CosimError::BadInput(e.to_string()))?;
+        inputs.push(inp);
+    }
+    Ok(inputs)
+}
