@@ -207,3 +207,72 @@ fn cost_compares_with_table_5_2() {
     );
     assert!(s.contains("(16 block-queue entries)"), "{s}");
 }
+
+/// Degenerate decision units (on top of `tiny`): where generated RTL breaks.
+const DISPATCH_EDGES: &[(&str, &[&str])] = &[
+    ("1-sm", &["gpu.sms=1"]),
+    ("1-slot", &["gpu.ctas_per_sm=1"]),
+    ("1-array", &["dispatch.arrays=1"]),
+    (
+        "1-entry",
+        &["dispatch.queue_entries=1", "dispatch.scored_per_cycle=1"],
+    ),
+    (
+        "5-entries-2-per-cycle",
+        &["dispatch.queue_entries=5", "dispatch.scored_per_cycle=2"],
+    ),
+    (
+        "3-sms-3-slots-7-entries-3-per-cycle",
+        &[
+            "gpu.sms=3",
+            "gpu.ctas_per_sm=3",
+            "dispatch.queue_entries=7",
+            "dispatch.scored_per_cycle=3",
+        ],
+    ),
+];
+
+#[test]
+fn edge_configurations_lint_synthesize_and_cosimulate() {
+    let y = sim::tools::Yosys::find().expect("Yosys with slang (run scripts/setup.sh)");
+    for (name, sets) in DISPATCH_EDGES {
+        let mut args = vec!["--preset", "tiny"];
+        for s in *sets {
+            args.extend(["--set", s]);
+        }
+        let lint = warpsmith(&[&["check", "--block", "dispatch"], &args[..]].concat());
+        assert!(lint.status.success(), "{name}: {}", stdout(&lint));
+        let r = json_ok(
+            &[
+                &[
+                    "cosim",
+                    "--block",
+                    "dispatch",
+                    "--stimulus",
+                    "random",
+                    "--cycles",
+                    "20000",
+                ],
+                &args[..],
+                &["--format", "json"],
+            ]
+            .concat(),
+        );
+        assert_eq!(r["result"], "pass", "{name}: {r:#}");
+        let s = spec("tiny", sets);
+        let g = rtlgen::generate(&s, golden::spec::Block::Dispatch).unwrap();
+        let files: Vec<(String, String)> = g
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.contents.clone()))
+            .collect();
+        let syn = sim::tools::synth(&y, &files, &g.top).unwrap();
+        let estimate = golden::cost::block_cost(&s, golden::spec::Block::Dispatch).flip_flop_bits;
+        assert_eq!(syn.flip_flops, estimate, "{name}: log {}", syn.log);
+        assert!(
+            syn.latches == 0 && syn.warnings.is_empty(),
+            "{name}: {:?}",
+            syn.warnings
+        );
+    }
+}

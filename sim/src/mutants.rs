@@ -236,8 +236,8 @@ pub const MUTANTS: &[Mutant] = &[
         name: "no-zero-overlap-fallback",
         description: "with no overlap anywhere on the target SM, the fallback rule is skipped",
         file: "ws_dispatch.sv",
-        find: "offer_idx_d  = (here_valid_n && here_best_n != '0) ? here_idx_n : else_idx_n;",
-        replace: "offer_idx_d  = here_idx_n;",
+        find: "(here_valid_n && here_best_n != '0) ? here_idx_n : else_idx_n;",
+        replace: "here_idx_n;",
         unreachable: always_reachable,
     },
     Mutant {

@@ -39,8 +39,8 @@ module ws_dispatch
   localparam int unsigned ChunkW    = (NumChunks > 1) ? $clog2(NumChunks) : 1,
   localparam int unsigned NumRun    = NumSms * NumSlots,
   localparam int unsigned AreaW     = 2 * CoordW,
-  localparam int unsigned HereW     = AreaW + $clog2(NumSlots * NumArrays + 1),
-  localparam int unsigned ElseW     = AreaW + $clog2(NumRun * NumArrays + 1)
+  localparam int unsigned HereW     = AreaW + $clog2(NumSlots * NumArrays),
+  localparam int unsigned ElseW     = AreaW + $clog2(NumRun * NumArrays)
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -239,15 +239,17 @@ module ws_dispatch
     rr_sm_d      = rr_sm_q;
     scan_d       = scan_q;
     scan_sm_d    = scan_sm_q;
-    scan_chunk_d = scan_chunk_q;
+    // With a single chunk the counter is always 0 (a constant synthesis removes).
+    scan_chunk_d = (NumChunks > 1) ? scan_chunk_q : '0;
     here_valid_d = here_valid_q;
     here_best_d  = here_best_q;
-    here_idx_d   = here_idx_q;
+    // With a one-entry queue every index is 0 (constants synthesis removes).
+    here_idx_d   = (NumQueue > 1) ? here_idx_q : '0;
     else_valid_d = else_valid_q;
     else_best_d  = else_best_q;
-    else_idx_d   = else_idx_q;
+    else_idx_d   = (NumQueue > 1) ? else_idx_q : '0;
     offer_d      = offer_q;
-    offer_idx_d  = offer_idx_q;
+    offer_idx_d  = (NumQueue > 1) ? offer_idx_q : '0;
     offer_sm_d   = offer_sm_q;
     offer_slot_d = offer_slot_q;
     if (offer_q) begin
@@ -267,17 +269,18 @@ module ws_dispatch
     end else begin
       here_valid_d = here_valid_n;
       here_best_d  = here_best_n;
-      here_idx_d   = here_idx_n;
+      here_idx_d   = (NumQueue > 1) ? here_idx_n : '0;
       else_valid_d = else_valid_n;
       else_best_d  = else_best_n;
-      else_idx_d   = else_idx_n;
+      else_idx_d   = (NumQueue > 1) ? else_idx_n : '0;
       if (chunk_last) begin
         scan_d       = 1'b0;
         offer_d      = (here_valid_n || else_valid_n) && slot_found;
-        offer_idx_d  = (here_valid_n && here_best_n != '0) ? here_idx_n : else_idx_n;
+        offer_idx_d  = (NumQueue == 1) ? '0 :
+                       (here_valid_n && here_best_n != '0) ? here_idx_n : else_idx_n;
         offer_sm_d   = scan_sm_q;
         offer_slot_d = slot_free;
-      end else begin
+      end else if (NumChunks > 1) begin
         scan_chunk_d = scan_chunk_q + ChunkW'(1);
       end
     end
