@@ -18,7 +18,16 @@ pub fn print_table(c: &BlockCost) {
         "storage cost: {}  config {} (hash {})",
         c.block, c.config, c.config_hash
     );
-    for t in &c.tables {
+    print_tables(&c.tables);
+    print_rest(c);
+    if !c.related.is_empty() {
+        println!("\n  related storage the paper counts, not part of this block's RTL:");
+        print_tables(&c.related);
+    }
+}
+
+fn print_tables(tables: &[golden::cost::TableCost]) {
+    for t in tables {
         println!(
             "\n  {}: {} entries x {} bits",
             t.name, t.entries, t.bits_per_entry
@@ -44,6 +53,9 @@ pub fn print_table(c: &BlockCost) {
             bytes(t.total_bytes)
         );
     }
+}
+
+fn print_rest(c: &BlockCost) {
     println!(
         "\n  table storage: {} bits = {}",
         c.storage_bits,

@@ -66,7 +66,7 @@ pub fn block_coords(k: &KernelDesc, id: u64) -> [u32; 3] {
 }
 
 /// The line (x, y) of element `e` of array `a`.
-pub(super) fn line_of(
+pub(crate) fn line_of(
     a: &crate::workload::ArrayDesc,
     e: i128,
     line: u64,

@@ -422,3 +422,59 @@ proptest! {
         prop_assert_eq!(seen.len() as u32 + u.queued() as u32, next, "every block given is dispatched or waiting");
     }
 }
+
+#[test]
+fn locality_degrees_follow_figure_3_13() {
+    // W0 = 001-1011, W1 = 001-0011, W2 = 010-1111 (region - sub-regions).
+    let w = |region: u64, sub: u64| {
+        vec![Some(WarpRange {
+            region,
+            subregions: sub,
+        })]
+    };
+    let warps = vec![w(0b001, 0b1011), w(0b001, 0b0011), w(0b010, 0b1111)];
+    assert_eq!(degree_table(&warps), vec![(0, 1, 2), (0, 2, 0), (1, 2, 0)]);
+    assert_eq!(
+        locality_degree(&warps[0], &[None]),
+        0,
+        "an array one warp does not read"
+    );
+}
+
+#[test]
+fn warp_vectors_of_a_row_major_block() {
+    // rowmajor: 1024 floats = 32 lines per row; block (32, 4) = 4 warps, one row each. Each
+    // warp reads lines x = bx and bx + 1 of its row.
+    let k = kernel("rowmajor");
+    let r = warp_ranges(&k, [0, 0, 0], 128, 32, 10, 16).unwrap();
+    assert_eq!(r.len(), 4);
+    // 1024 rows x 32 lines / 1024 regions = 32 lines per region (one row), 2 per sub-region:
+    // lines 0 and 1 are sub-region 0.
+    assert_eq!(
+        r[0],
+        vec![Some(WarpRange {
+            region: 0,
+            subregions: 0b1
+        })]
+    );
+    assert_eq!(
+        r[1],
+        vec![Some(WarpRange {
+            region: 1,
+            subregions: 0b1
+        })]
+    );
+    let t = degree_table(&r);
+    assert!(t.iter().all(|&(_, _, d)| d == 0), "{t:?}");
+    // The next block's first warp reads lines 1 and 2 (sub-regions 0 and 1): it shares one
+    // sub-region with this block's first warp.
+    let r2 = warp_ranges(&k, [1, 0, 0], 128, 32, 10, 16).unwrap();
+    assert_eq!(
+        r2[0],
+        vec![Some(WarpRange {
+            region: 0,
+            subregions: 0b11
+        })]
+    );
+    assert_eq!(locality_degree(&r[0], &r2[0]), 1);
+}

@@ -48,6 +48,8 @@ pub struct DispatchConfig {
     pub coord_bits: u32,
     pub id_bits: u32,
     pub scored_per_cycle: u32,
+    pub region_bits: u32,
+    pub subregion_bits: u32,
 }
 
 /// Validated dispatcher parameters.
@@ -66,6 +68,9 @@ pub struct DispatchSpec {
     pub id_bits: u32,
     /// Queue entries the decision unit scores per cycle.
     pub scored_per_cycle: u32,
+    /// Warp level (seed 002 §3.4): region index bits and sub-regions per region.
+    pub region_bits: u32,
+    pub subregion_bits: u32,
     /// SMs and block slots per SM (`gpu.sms`, `gpu.ctas_per_sm`).
     pub sms: u32,
     pub slots: u32,
@@ -106,6 +111,8 @@ impl DispatchSpec {
             coord_bits,
             id_bits: check_int("dispatch.id_bits", d.id_bits.into())? as u32,
             scored_per_cycle: scored,
+            region_bits: check_int("dispatch.region_bits", d.region_bits.into())? as u32,
+            subregion_bits: check_int("dispatch.subregion_bits", d.subregion_bits.into())? as u32,
             sms,
             slots,
             sm_bits: clog2(sms.into()).max(1),
@@ -131,6 +138,8 @@ impl DispatchSpec {
                 coord_bits: self.coord_bits,
                 id_bits: self.id_bits,
                 scored_per_cycle: self.scored_per_cycle,
+                region_bits: self.region_bits,
+                subregion_bits: self.subregion_bits,
             },
             sms,
             slots,

@@ -451,6 +451,18 @@ pub const KEYS: &[KeyInfo] = &[
         legal: Legal::Range { min: 1, max: 1024 },
         meaning: "block-queue entries the decision unit scores per cycle (a decision scans ceil(queue_entries / this) cycles)",
     },
+    KeyInfo {
+        key: "dispatch.region_bits",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 32 },
+        meaning: "warp level (seed 002 section 3.4): bits of a warp's region index per array (thesis: 10)",
+    },
+    KeyInfo {
+        key: "dispatch.subregion_bits",
+        ty: INT,
+        legal: Legal::Range { min: 1, max: 64 },
+        meaning: "warp level: sub-regions per region, one bit each in a warp's vector (thesis: 16)",
+    },
 ];
 
 /// Look a key up by its dotted name.
