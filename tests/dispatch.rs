@@ -276,3 +276,71 @@ fn edge_configurations_lint_synthesize_and_cosimulate() {
         );
     }
 }
+
+#[test]
+fn a_dispatch_mismatch_is_shrunk_to_a_reproducer_with_waves() {
+    let d = scratch("dispatch-mismatch");
+    let o = warpsmith(&[
+        "cosim",
+        "--block",
+        "dispatch",
+        "--preset",
+        "tiny",
+        "--mutant",
+        "overlap-not-clipped",
+        "--stimulus",
+        "random",
+        "--cycles",
+        "5000",
+        "--out-dir",
+        d.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = &r["failure"];
+    assert_eq!(f["kind"], "mismatch", "{r:#}");
+    let repro = f["reproducer"].as_str().unwrap();
+    let n = f["reproducer_transactions"].as_u64().unwrap();
+    assert!(n <= f["cycle"].as_u64().unwrap() + 1, "{r:#}");
+    assert!(std::path::Path::new(f["vcd"].as_str().unwrap()).exists());
+    // The reproducer fails with the mutant and passes without it.
+    let with = warpsmith(&[
+        "cosim",
+        "--block",
+        "dispatch",
+        "--preset",
+        "tiny",
+        "--mutant",
+        "overlap-not-clipped",
+        "--stimulus",
+        repro,
+        "--no-shrink",
+    ]);
+    assert_eq!(with.status.code(), Some(1), "{}", stdout(&with));
+    let without = warpsmith(&[
+        "cosim",
+        "--block",
+        "dispatch",
+        "--preset",
+        "tiny",
+        "--stimulus",
+        repro,
+    ]);
+    assert!(without.status.success(), "{}", stdout(&without));
+    // A malformed input file is refused with its line.
+    let bad = d.join("bad.jsonl");
+    std::fs::write(&bad, "{\"enq\": 5}\n").unwrap();
+    let o = warpsmith(&[
+        "cosim",
+        "--block",
+        "dispatch",
+        "--preset",
+        "tiny",
+        "--stimulus",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.jsonl:1"), "{}", stderr(&o));
+}

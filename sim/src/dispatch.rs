@@ -7,7 +7,14 @@
 //!   droughts (it empties), bursts of completions, and a consumer that is not always ready;
 //! * `kernel:NAME` — a kernel's blocks in order (relaunched until the run ends), each finishing
 //!   after the completion model's time, completions reported one per cycle, the SM always
-//!   ready: exactly how the dispatch simulation's `locality` policy drives the unit.
+//!   ready: exactly how the dispatch simulation's `locality` policy drives the unit;
+//! * a JSON-lines FILE — one cycle's inputs per line, open loop (what a failure's minimal
+//!   reproducer is written as): `{"enq":{"id":N,"rects":[{"x":N,"y":N,"w":N,"h":N},null,...]},
+//!   "done":[SM,SLOT],"disp_ready":true}` (every field optional).
+//!
+//! On a mismatch the run's inputs up to the failing cycle are replayed and shrunk (delta
+//! debugging over cycles, keeping only input sequences the golden unit accepts) to a minimal
+//! reproducer file and its VCD.
 
 use crate::build::{build, BuildRequest, BuiltModel};
 use crate::lockstep::{Lockstep, StepFail};
@@ -33,6 +40,7 @@ pub const DEFAULT_CYCLES: u64 = 200_000;
 pub enum DispStimulus {
     Random,
     Kernel(String),
+    File(PathBuf),
 }
 
 impl std::str::FromStr for DispStimulus {
@@ -43,9 +51,7 @@ impl std::str::FromStr for DispStimulus {
         } else if let Some(k) = s.strip_prefix("kernel:") {
             Ok(DispStimulus::Kernel(k.to_string()))
         } else {
-            Err(CosimError::BadInput(format!(
-                "dispatch stimulus `{s}`: use `random` or `kernel:NAME` (NAME: a built-in or dispatch kernel, or a kernel TOML file)"
-            )))
+            Ok(DispStimulus::File(PathBuf::from(s)))
         }
     }
 }
@@ -55,6 +61,7 @@ impl std::fmt::Display for DispStimulus {
         match self {
             DispStimulus::Random => write!(f, "random"),
             DispStimulus::Kernel(k) => write!(f, "kernel:{k}"),
+            DispStimulus::File(p) => write!(f, "{}", p.display()),
         }
     }
 }
@@ -114,6 +121,7 @@ struct Driver {
 }
 
 enum Kind {
+    File(VecDeque<UnitIn>),
     Random {
         arrays: usize,
         coord_max: u64,
@@ -130,6 +138,7 @@ impl Driver {
     fn new(spec: &Spec, stim: &DispStimulus, seed: u64) -> Result<Driver, CosimError> {
         let d = &spec.dispatch;
         let kind = match stim {
+            DispStimulus::File(path) => Kind::File(read_file(path)?.into()),
             DispStimulus::Random => Kind::Random {
                 arrays: d.arrays as usize,
                 coord_max: mask(d.coord_bits),
@@ -188,7 +197,11 @@ impl Driver {
 
     /// The input of cycle `t`, given the outputs after the previous edge.
     fn next(&mut self, t: u64, prev: &UnitOut) -> UnitIn {
+        if let Kind::File(q) = &mut self.kind {
+            return q.pop_front().unwrap_or_default();
+        }
         match &self.kind {
+            Kind::File(_) => UnitIn::default(),
             Kind::Kernel {
                 entries,
                 times,
@@ -305,6 +318,28 @@ fn times_of(t: &BlockTimes, b: u64) -> u64 {
     }
 }
 
+/// Parse a JSON-lines input file (one cycle per line; blank lines and `#` comments skipped).
+pub fn read_file(path: &std::path::Path) -> Result<Vec<UnitIn>, CosimError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CosimError::BadInput(format!("cannot read stimulus {}: {e}", path.display()))
+    })?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        out.push(serde_json::from_str(line).map_err(|e| {
+            CosimError::BadInput(format!(
+                "{}:{}: not a dispatcher input line ({e}); expected {{\"enq\":{{\"id\":N,\"rects\":[...]}},\"done\":[SM,SLOT],\"disp_ready\":BOOL}}",
+                path.display(),
+                n + 1
+            ))
+        })?);
+    }
+    Ok(out)
+}
+
 /// How to run.
 pub struct DispOptions<'a> {
     pub stimulus: DispStimulus,
@@ -313,6 +348,9 @@ pub struct DispOptions<'a> {
     pub waves: Option<PathBuf>,
     pub mutant: Option<&'static Mutant>,
     pub command: String,
+    /// Shrink a failure to a minimal reproducer in `out_dir`.
+    pub shrink: bool,
+    pub out_dir: PathBuf,
     pub progress: Option<&'a dyn Fn(u64, u64, f64)>,
 }
 
@@ -339,7 +377,10 @@ pub struct DispReport {
 
 /// Co-simulate the decision unit.
 pub fn cosim(spec: &Spec, opts: &DispOptions) -> Result<DispReport, CosimError> {
-    let cycles = opts.cycles.unwrap_or(DEFAULT_CYCLES);
+    let cycles = opts.cycles.unwrap_or(match &opts.stimulus {
+        DispStimulus::File(p) => read_file(p)?.len() as u64,
+        _ => DEFAULT_CYCLES,
+    });
     let mut driver = Driver::new(spec, &opts.stimulus, opts.seed)?;
     let (built, mut rtl) = build_model(spec, opts.mutant, opts.waves.is_some())?;
     if let Some(w) = &opts.waves {
@@ -369,7 +410,11 @@ pub fn cosim(spec: &Spec, opts: &DispOptions) -> Result<DispReport, CosimError> 
         match ls.step(&inp) {
             Ok(o) => prev = o,
             Err(e) => {
-                failure = Some(failure_of(spec, opts, t, e, &last));
+                let mut f = failure_of(spec, opts, t, e, &last);
+                if opts.shrink {
+                    shrink_failure(spec, opts, t, &mut f)?;
+                }
+                failure = Some(f);
                 break;
             }
         }
@@ -485,6 +530,8 @@ pub fn run_mutant(
             waves: None,
             mutant: Some(m),
             command: String::new(),
+            shrink: false,
+            out_dir: PathBuf::from("."),
             progress: None,
         },
     )?;
@@ -515,4 +562,73 @@ pub fn record_inputs(
         inputs.push(inp);
     }
     Ok(inputs)
+}
+
+/// Whether `inputs`, from reset, make the RTL disagree with the golden unit (inputs the golden
+/// unit refuses do not count).
+fn fails(ls: &mut Lockstep<DispatchUnit>, inputs: &[UnitIn]) -> bool {
+    if ls.reset().is_err() {
+        return false;
+    }
+    for i in inputs {
+        match ls.step(i) {
+            Ok(_) => {}
+            Err(StepFail::Illegal(_)) => return false,
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+/// Replay the failing run's inputs, shrink them, and write the reproducer and its VCD.
+fn shrink_failure(
+    spec: &Spec,
+    opts: &DispOptions,
+    t: u64,
+    f: &mut Failure,
+) -> Result<(), CosimError> {
+    let inputs = match &opts.stimulus {
+        DispStimulus::File(p) => read_file(p)?.into_iter().take(t as usize + 1).collect(),
+        s => record_inputs(spec, s, t + 1, opts.seed)?,
+    };
+    let (_, rtl) = build_model(spec, opts.mutant, false)?;
+    let mut ls = Lockstep::new(DispatchUnit::new(&spec.dispatch), rtl)?;
+    if !fails(&mut ls, &inputs) {
+        return Ok(());
+    }
+    let minimal = crate::shrink::minimize(&inputs, |cand| fails(&mut ls, cand));
+    std::fs::create_dir_all(&opts.out_dir).map_err(|e| {
+        CosimError::Sim(SimError::Io(format!(
+            "cannot create {}: {e}",
+            opts.out_dir.display()
+        )))
+    })?;
+    let stem = format!("dispatch-repro-seed{}", opts.seed);
+    let repro = opts.out_dir.join(format!("{stem}.jsonl"));
+    let text: String = minimal
+        .iter()
+        .map(|i| serde_json::to_string(i).unwrap_or_default() + "\n")
+        .collect();
+    std::fs::write(&repro, text).map_err(|e| {
+        CosimError::Sim(SimError::Io(format!(
+            "cannot write {}: {e}",
+            repro.display()
+        )))
+    })?;
+    f.reproducer = Some(repro.display().to_string());
+    f.reproducer_transactions = Some(minimal.len());
+    let mut cmd = format!("{} --stimulus {}", opts.command, repro.display());
+    if let Some(m) = opts.mutant {
+        cmd.push_str(&format!(" --mutant {}", m.name));
+    }
+    f.reproducer_command = Some(cmd);
+    let vcd = opts.out_dir.join(format!("{stem}.vcd"));
+    let (_, mut traced) = build_model(spec, opts.mutant, true)?;
+    if traced.open_vcd(&vcd).is_ok() {
+        let mut ls = Lockstep::new(DispatchUnit::new(&spec.dispatch), traced)?;
+        let _ = fails(&mut ls, &minimal);
+        ls.mirror.rtl.close_vcd();
+        f.vcd = Some(vcd.display().to_string());
+    }
+    Ok(())
 }

@@ -165,6 +165,8 @@ fn run_dispatch(a: &CosimArgs) -> CliResult<ExitCode> {
             waves: a.waves.clone(),
             mutant,
             command: format!("warpsmith cosim --block {block} {}", a.config.as_args()),
+            shrink: !a.no_shrink,
+            out_dir: a.out_dir.clone(),
             progress: if text { Some(&progress) } else { None },
         },
     )

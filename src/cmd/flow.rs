@@ -116,6 +116,8 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                                 "warpsmith cosim --block {block} {}",
                                 a.config.as_args()
                             ),
+                            shrink: true,
+                            out_dir: a.out.join("repro"),
                             progress: None,
                         },
                     )

@@ -16,7 +16,8 @@ use crate::workload::{validate, KernelDesc};
 pub const MAX_EVALUATIONS: u64 = 1 << 28;
 
 /// A rectangle of cache lines: columns `x..x + w`, rows `y..y + h` (`w`, `h` >= 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Rect {
     pub x: u64,
     pub y: u64,

@@ -25,7 +25,8 @@ use crate::block::{mask, CycleModel, Frame, IllegalInput};
 use crate::spec::{DispatchSpec, PortSpec};
 
 /// A block with its rectangles, as the queue and the running table hold it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Entry {
     pub id: u32,
     /// Per array; `None` where the block does not read the array.
@@ -33,11 +34,15 @@ pub struct Entry {
 }
 
 /// Inputs of one cycle.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct UnitIn {
+    #[serde(default)]
     pub enq: Option<Entry>,
     /// (SM, slot) of a block that finished.
+    #[serde(default)]
     pub done: Option<(u32, u32)>,
+    #[serde(default)]
     pub disp_ready: bool,
 }
 
