@@ -8,7 +8,7 @@
 use crate::build::bench_executable;
 use crate::lockstep::Lockstep;
 use crate::model::Model;
-use crate::ot::{build_model, Source, Stimulus};
+use crate::ot::{Source, Stimulus};
 use crate::toolchain::Verilator;
 use crate::wmc::{self, McStimulus};
 use crate::{CosimError, SimError};
@@ -115,6 +115,77 @@ fn cpp_loop(
     })
 }
 
+/// The four rows every block reports, on the same precomputed `inputs`: the plain C++ loop
+/// (the ceiling), the RTL alone through the shim, full lockstep against `golden()`, and the
+/// golden model alone (`golden_row` names it).
+fn block_rows<M: CycleModel>(
+    spec: &Spec,
+    block: golden::spec::Block,
+    inputs: &[M::In],
+    golden: impl Fn() -> M,
+    golden_row: &'static str,
+    seed: u64,
+) -> Result<Vec<Measure>, CosimError>
+where
+    M::Out: Clone,
+{
+    let n = inputs.len() as u64;
+    let ports = spec.ports(block);
+    let enc = golden();
+    let mut frames: Vec<Frame> = Vec::with_capacity(inputs.len());
+    let mut f = Frame::new(&ports, Dir::In);
+    for i in inputs {
+        enc.encode_in(i, &mut f);
+        frames.push(f.clone());
+    }
+    let v = Verilator::find()?;
+    let (built, mut rtl) = crate::build::block_model(spec, block, None, false)?;
+    let top = crate::build::block_rtl(spec, block, None)?.0;
+    let mut measures = vec![cpp_loop(&v, &built, &top, &ports, &frames, seed)?];
+    let cpp_cps = measures[0].cycles_per_second;
+    let mut push = |what, secs: f64| {
+        let cps = n as f64 / secs;
+        measures.push(Measure {
+            what,
+            cycles: n,
+            seconds: secs,
+            cycles_per_second: cps,
+            ratio: cps / cpp_cps,
+        });
+    };
+    rtl.reset()?;
+    let mut out_frame = Frame::new(&ports, Dir::Out);
+    let t = Instant::now();
+    for fr in &frames {
+        rtl.step(fr, &mut out_frame)?;
+    }
+    push(
+        "RTL from Rust through the C ABI shim",
+        t.elapsed().as_secs_f64(),
+    );
+    drop(frames);
+    let mut ls = Lockstep::new(golden(), Model::load(&built, &ports)?)?;
+    let t = Instant::now();
+    for i in inputs {
+        if let Err(e) = ls.step(i) {
+            return Err(
+                SimError::Io(format!("bench stimulus did not co-simulate cleanly: {e:?}")).into(),
+            );
+        }
+    }
+    push(
+        "lockstep co-simulation, full compare",
+        t.elapsed().as_secs_f64(),
+    );
+    let mut g = golden();
+    let t = Instant::now();
+    for i in inputs {
+        g.step(i).map_err(|e| CosimError::BadInput(e.to_string()))?;
+    }
+    push(golden_row, t.elapsed().as_secs_f64());
+    Ok(measures)
+}
+
 pub fn bench_ot(
     spec: &Spec,
     stimulus: &Stimulus,
@@ -129,67 +200,14 @@ pub fn bench_ot(
         .collect::<Result<_, _>>()
         .map_err(|e| CosimError::BadInput(e.to_string()))?;
     let n = inputs.len() as u64;
-    let ports = spec.ot.ports();
-    let golden = OtModel::new(&spec.ot);
-    let mut frames: Vec<Frame> = Vec::with_capacity(inputs.len());
-    let mut f = Frame::new(&ports, Dir::In);
-    for i in &inputs {
-        golden.encode_in(i, &mut f);
-        frames.push(f.clone());
-    }
-
-    let v = Verilator::find()?;
-    let (built, mut rtl) = build_model(spec, None, false)?;
-
-    // (1) plain C++ loop.
-    let mut measures = vec![cpp_loop(&v, &built, rtlgen::OT_TOP, &ports, &frames, seed)?];
-    let cpp_cps = measures[0].cycles_per_second;
-    let mut push = |what, secs: f64| {
-        let cps = n as f64 / secs;
-        measures.push(Measure {
-            what,
-            cycles: n,
-            seconds: secs,
-            cycles_per_second: cps,
-            ratio: cps / cpp_cps,
-        });
-    };
-
-    // (2) RTL alone through the shim.
-    rtl.reset()?;
-    let mut out_frame = Frame::new(&ports, Dir::Out);
-    let t = Instant::now();
-    for fr in &frames {
-        rtl.step(fr, &mut out_frame)?;
-    }
-    push(
-        "RTL from Rust through the C ABI shim",
-        t.elapsed().as_secs_f64(),
-    );
-
-    // (3) full lockstep.
-    let mut ls = Lockstep::new(OtModel::new(&spec.ot), Model::load(&built, &ports)?)?;
-    let t = Instant::now();
-    for i in &inputs {
-        if let Err(e) = ls.step(i) {
-            return Err(
-                SimError::Io(format!("bench stimulus did not co-simulate cleanly: {e:?}")).into(),
-            );
-        }
-    }
-    push(
-        "lockstep co-simulation, full compare",
-        t.elapsed().as_secs_f64(),
-    );
-
-    // (4) golden alone.
-    let mut g = OtModel::new(&spec.ot);
-    let t = Instant::now();
-    for i in &inputs {
-        let _ = g.step(i);
-    }
-    push("golden model alone", t.elapsed().as_secs_f64());
-
+    let measures = block_rows(
+        spec,
+        golden::spec::Block::Ot,
+        &inputs,
+        || OtModel::new(&spec.ot),
+        "golden model alone",
+        seed,
+    )?;
     let cosim_ratio = measures[2].ratio;
     Ok(BenchReport {
         block: "ot",
@@ -223,70 +241,15 @@ pub fn bench_wmc(
     };
     sys.run(cycles, Some((0, &mut hook))).map_err(bad)?;
     let n = inputs.len() as u64;
-    let ports = spec.wmc.ports();
-    let golden = WarpedMc::new(&spec.wmc);
-    let mut frames: Vec<Frame> = Vec::with_capacity(inputs.len());
-    let mut f = Frame::new(&ports, Dir::In);
-    for i in &inputs {
-        golden.encode_in(i, &mut f);
-        frames.push(f.clone());
-    }
-
-    let v = Verilator::find()?;
-    let (built, mut rtl) = wmc::build_model(&wspec, None, false)?;
-    let mut measures = vec![cpp_loop(
-        &v,
-        &built,
-        rtlgen::WMC_TOP,
-        &ports,
-        &frames,
+    let measures = block_rows(
+        &wspec,
+        golden::spec::Block::WarpedMc,
+        &inputs,
+        || WarpedMc::new(&spec.wmc),
+        "golden block alone",
         seed,
-    )?];
-    let cpp_cps = measures[0].cycles_per_second;
-    let mut push = |what, secs: f64| {
-        let cps = n as f64 / secs;
-        measures.push(Measure {
-            what,
-            cycles: n,
-            seconds: secs,
-            cycles_per_second: cps,
-            ratio: cps / cpp_cps,
-        });
-    };
-
-    rtl.reset()?;
-    let mut out_frame = Frame::new(&ports, Dir::Out);
-    let t = Instant::now();
-    for fr in &frames {
-        rtl.step(fr, &mut out_frame)?;
-    }
-    push(
-        "RTL from Rust through the C ABI shim",
-        t.elapsed().as_secs_f64(),
-    );
-
-    let mut ls = Lockstep::new(WarpedMc::new(&spec.wmc), Model::load(&built, &ports)?)?;
-    let t = Instant::now();
-    for i in &inputs {
-        if let Err(e) = ls.step(i) {
-            return Err(
-                SimError::Io(format!("bench stimulus did not co-simulate cleanly: {e:?}")).into(),
-            );
-        }
-    }
-    push(
-        "lockstep co-simulation, full compare",
-        t.elapsed().as_secs_f64(),
-    );
-
-    let mut g = WarpedMc::new(&spec.wmc);
-    let t = Instant::now();
-    for i in &inputs {
-        g.step(i).map_err(|e| CosimError::BadInput(e.to_string()))?;
-    }
-    push("golden block alone", t.elapsed().as_secs_f64());
+    )?;
     drop(inputs);
-    drop(frames);
 
     // Golden memory-system throughput on HOA warp loads.
     let mut memory_system = Vec::new();
@@ -339,67 +302,14 @@ pub fn bench_dispatch(
     use golden::dispatch::DispatchUnit;
     let inputs = crate::dispatch::record_inputs(spec, stimulus, cycles, seed)?;
     let n = inputs.len() as u64;
-    let ports = spec.dispatch.ports();
-    let golden = DispatchUnit::new(&spec.dispatch);
-    let mut frames: Vec<Frame> = Vec::with_capacity(inputs.len());
-    let mut f = Frame::new(&ports, Dir::In);
-    for i in &inputs {
-        golden.encode_in(i, &mut f);
-        frames.push(f.clone());
-    }
-    let v = Verilator::find()?;
-    let (built, mut rtl) = crate::dispatch::build_model(spec, None, false)?;
-    let mut measures = vec![cpp_loop(
-        &v,
-        &built,
-        rtlgen::DISPATCH_TOP,
-        &ports,
-        &frames,
+    let measures = block_rows(
+        spec,
+        golden::spec::Block::Dispatch,
+        &inputs,
+        || DispatchUnit::new(&spec.dispatch),
+        "golden block alone",
         seed,
-    )?];
-    let cpp_cps = measures[0].cycles_per_second;
-    let mut push = |what, secs: f64| {
-        let cps = n as f64 / secs;
-        measures.push(Measure {
-            what,
-            cycles: n,
-            seconds: secs,
-            cycles_per_second: cps,
-            ratio: cps / cpp_cps,
-        });
-    };
-    rtl.reset()?;
-    let mut out_frame = Frame::new(&ports, Dir::Out);
-    let t = Instant::now();
-    for fr in &frames {
-        rtl.step(fr, &mut out_frame)?;
-    }
-    push(
-        "RTL from Rust through the C ABI shim",
-        t.elapsed().as_secs_f64(),
-    );
-    let mut ls = Lockstep::new(
-        DispatchUnit::new(&spec.dispatch),
-        Model::load(&built, &ports)?,
     )?;
-    let t = Instant::now();
-    for i in &inputs {
-        if let Err(e) = ls.step(i) {
-            return Err(
-                SimError::Io(format!("bench stimulus did not co-simulate cleanly: {e:?}")).into(),
-            );
-        }
-    }
-    push(
-        "lockstep co-simulation, full compare",
-        t.elapsed().as_secs_f64(),
-    );
-    let mut g = DispatchUnit::new(&spec.dispatch);
-    let t = Instant::now();
-    for i in &inputs {
-        g.step(i).map_err(|e| CosimError::BadInput(e.to_string()))?;
-    }
-    push("golden block alone", t.elapsed().as_secs_f64());
     let cosim_ratio = measures[2].ratio;
     Ok(BenchReport {
         block: "dispatch",

@@ -16,12 +16,11 @@
 //! debugging over cycles, keeping only input sequences the golden unit accepts) to a minimal
 //! reproducer file and its VCD.
 
-use crate::build::{build, BuildRequest, BuiltModel};
+use crate::build::BuiltModel;
 use crate::lockstep::{Lockstep, StepFail};
 use crate::model::Model;
 use crate::mutants::{self, Mutant};
 use crate::ot::{Failure, PortValue};
-use crate::toolchain::Verilator;
 use crate::{CosimError, SimError};
 use golden::block::mask;
 use golden::dispatch::{access_ranges, BlockTimes, DispatchUnit, Entry, Rect, UnitIn, UnitOut};
@@ -71,18 +70,7 @@ pub fn rtl_files(
     spec: &Spec,
     mutant: Option<&Mutant>,
 ) -> Result<(String, Vec<(String, String)>), CosimError> {
-    let g = rtlgen::generate(spec, Block::Dispatch)
-        .map_err(|e| CosimError::Sim(SimError::Build(e.to_string())))?;
-    let files: Vec<(String, String)> = g
-        .files
-        .iter()
-        .map(|f| (f.name.clone(), f.contents.clone()))
-        .collect();
-    let files = match mutant {
-        Some(m) => mutants::apply(m, &files)?,
-        None => files,
-    };
-    Ok((g.top, files))
+    crate::build::block_rtl(spec, Block::Dispatch, mutant)
 }
 
 /// Build (or fetch) the block's model.
@@ -91,20 +79,7 @@ pub fn build_model(
     mutant: Option<&Mutant>,
     trace: bool,
 ) -> Result<(BuiltModel, Model), CosimError> {
-    let v = Verilator::find()?;
-    let (top, files) = rtl_files(spec, mutant)?;
-    let ports = spec.dispatch.ports();
-    let built = build(
-        &v,
-        &BuildRequest {
-            files: &files,
-            top: &top,
-            ports: &ports,
-            trace,
-        },
-    )?;
-    let model = Model::load(&built, &ports)?;
-    Ok((built, model))
+    crate::build::block_model(spec, Block::Dispatch, mutant, trace)
 }
 
 /// Produces the unit's input for each cycle from its previous outputs.
@@ -209,8 +184,7 @@ impl Driver {
             } => {
                 // The offered block is committed at this edge (the SM is always ready).
                 if let Some((id, sm, slot)) = prev.disp {
-                    self.running
-                        .push((t + times_of(times, id.into()), sm, slot));
+                    self.running.push((t + times.of(id.into()), sm, slot));
                 }
                 self.running.sort_unstable();
                 while self.running.first().is_some_and(|r| r.0 <= t) {
@@ -302,19 +276,6 @@ impl Driver {
                 }
             }
         }
-    }
-}
-
-fn times_of(t: &BlockTimes, b: u64) -> u64 {
-    match t {
-        BlockTimes::Model { base, seed } => {
-            let mut z = seed ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
-            base + z % (base / 4 + 1)
-        }
-        BlockTimes::Given(v) => v.get(b as usize).copied().unwrap_or(1).max(1),
     }
 }
 

@@ -2,11 +2,10 @@
 //! report (cycle, port, expected/actual, last transactions, reproducer command), shrinking the
 //! failing stimulus to a minimal reproducer with proptest, and a VCD of the reproducer.
 
-use crate::build::{build, BuildRequest, BuiltModel};
+use crate::build::BuiltModel;
 use crate::lockstep::{Lockstep, Mismatch, StepFail};
 use crate::model::Model;
-use crate::mutants::{self, Mutant, MutantResult};
-use crate::toolchain::Verilator;
+use crate::mutants::{Mutant, MutantResult};
 use crate::{CosimError, SimError};
 use golden::ot::random::RandomOt;
 use golden::ot::{CycleOps, OtIn, OtModel, OtOut, OtTxn, Packer};
@@ -306,45 +305,21 @@ pub struct CosimOptions<'a> {
     pub progress: Option<&'a dyn Fn(u64, u64, f64)>,
 }
 
-/// The RTL files of the OT block for a spec, with a mutant applied if asked.
+/// The RTL files of the block, with a mutant applied if asked.
 pub fn rtl_files(
     spec: &Spec,
     mutant: Option<&Mutant>,
 ) -> Result<(String, Vec<(String, String)>), CosimError> {
-    let g = rtlgen::generate(spec, Block::Ot)
-        .map_err(|e| CosimError::Sim(SimError::Build(e.to_string())))?;
-    let files: Vec<(String, String)> = g
-        .files
-        .iter()
-        .map(|f| (f.name.clone(), f.contents.clone()))
-        .collect();
-    let files = match mutant {
-        Some(m) => mutants::apply(m, &files)?,
-        None => files,
-    };
-    Ok((g.top, files))
+    crate::build::block_rtl(spec, Block::Ot, mutant)
 }
 
-/// Build (or fetch) the OT model for a spec.
+/// Build (or fetch) the block's model.
 pub fn build_model(
     spec: &Spec,
     mutant: Option<&Mutant>,
     trace: bool,
 ) -> Result<(BuiltModel, Model), CosimError> {
-    let v = Verilator::find()?;
-    let (top, files) = rtl_files(spec, mutant)?;
-    let ports = spec.ot.ports();
-    let built = build(
-        &v,
-        &BuildRequest {
-            files: &files,
-            top: &top,
-            ports: &ports,
-            trace,
-        },
-    )?;
-    let model = Model::load(&built, &ports)?;
-    Ok((built, model))
+    crate::build::block_model(spec, Block::Ot, mutant, trace)
 }
 
 enum RunEnd {

@@ -3,12 +3,11 @@
 //! enqueues, services, activations, candidate window and bank readiness) go to both the golden
 //! block inside the system and the generated RTL, and every output is compared.
 
-use crate::build::{build, BuildRequest, BuiltModel};
+use crate::build::BuiltModel;
 use crate::lockstep::{Mirror, Mismatch, StepFail};
 use crate::model::Model;
-use crate::mutants::{self, Mutant, MutantResult};
+use crate::mutants::{Mutant, MutantResult};
 use crate::ot::{Failure, PortValue};
-use crate::toolchain::Verilator;
 use crate::{CosimError, SimError};
 use golden::mc::stimulus::{self, LoadClass, Request};
 use golden::mc::system::{GroupCycle, McSummary, MemSystem};
@@ -132,18 +131,7 @@ pub fn rtl_files(
     spec: &Spec,
     mutant: Option<&Mutant>,
 ) -> Result<(String, Vec<(String, String)>), CosimError> {
-    let g = rtlgen::generate(spec, Block::WarpedMc)
-        .map_err(|e| CosimError::Sim(SimError::Build(e.to_string())))?;
-    let files: Vec<(String, String)> = g
-        .files
-        .iter()
-        .map(|f| (f.name.clone(), f.contents.clone()))
-        .collect();
-    let files = match mutant {
-        Some(m) => mutants::apply(m, &files)?,
-        None => files,
-    };
-    Ok((g.top, files))
+    crate::build::block_rtl(spec, Block::WarpedMc, mutant)
 }
 
 /// Build (or fetch) the block's model.
@@ -152,20 +140,7 @@ pub fn build_model(
     mutant: Option<&Mutant>,
     trace: bool,
 ) -> Result<(BuiltModel, Model), CosimError> {
-    let v = Verilator::find()?;
-    let (top, files) = rtl_files(spec, mutant)?;
-    let ports = spec.wmc.ports();
-    let built = build(
-        &v,
-        &BuildRequest {
-            files: &files,
-            top: &top,
-            ports: &ports,
-            trace,
-        },
-    )?;
-    let model = Model::load(&built, &ports)?;
-    Ok((built, model))
+    crate::build::block_model(spec, Block::WarpedMc, mutant, trace)
 }
 
 /// How to run.

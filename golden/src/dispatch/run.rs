@@ -40,7 +40,8 @@ pub enum BlockTimes {
 }
 
 impl BlockTimes {
-    fn of(&self, block: u64) -> u64 {
+    /// Cycles block `block` runs.
+    pub fn of(&self, block: u64) -> u64 {
         match self {
             BlockTimes::Model { base, seed } => {
                 let mut z = seed ^ block.wrapping_mul(0x9e37_79b9_7f4a_7c15);

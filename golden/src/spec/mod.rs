@@ -378,6 +378,15 @@ impl Spec {
         })
     }
 
+    /// The interface of a block's golden model and RTL.
+    pub fn ports(&self, block: Block) -> Vec<PortSpec> {
+        match block {
+            Block::Ot => self.ot.ports(),
+            Block::WarpedMc => self.wmc.ports(),
+            Block::Dispatch => self.dispatch.ports(),
+        }
+    }
+
     /// The resolved configuration as TOML (what `--emit-config` writes; loadable with `--config`).
     pub fn to_toml(&self) -> String {
         format!(
