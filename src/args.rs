@@ -244,7 +244,9 @@ pub struct CosimArgs {
     pub config: ConfigArgs,
     /// ot: `random`, `kernel:NAME` (built-in kernel, `all`, or a kernel TOML file) or a
     /// JSON-lines FILE; warped-mc: `random` (table stress), `loa`, `moa`, `hoa` (`hoa@2.5`: offered
-    /// load 2.5x the random-row service rate) or a FILE
+    /// load 2.5x the random-row service rate) or a FILE; dispatch: `random`, `kernel:NAME` (a
+    /// built-in or dispatch kernel such as `colmajor`, or a kernel TOML file) or a JSON-lines FILE
+    /// of per-cycle inputs
     #[arg(long, value_name = "SOURCE", default_value = "random")]
     pub stimulus: String,
     /// Cycles to simulate (default 200000 for generated stimulus; a file runs to its end)
@@ -325,7 +327,8 @@ pub struct BenchArgs {
     /// Cycles per measurement
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     pub cycles: u64,
-    /// ot: `random` or `kernel:NAME`; warped-mc: `random`, `loa`, `moa` or `hoa`
+    /// ot: `random` or `kernel:NAME`; warped-mc: `random`, `loa`, `moa` or `hoa`; dispatch:
+    /// `random` or `kernel:NAME`
     #[arg(long, value_name = "SOURCE", default_value = "random")]
     pub stimulus: String,
     #[arg(long, value_name = "S", default_value_t = 1)]
