@@ -20,7 +20,7 @@ use crate::build::BuiltModel;
 use crate::lockstep::{Lockstep, StepFail};
 use crate::model::Model;
 use crate::mutants::{self, Mutant};
-use crate::ot::{Failure, PortValue};
+use crate::ot::Failure;
 use crate::{CosimError, SimError};
 use golden::block::mask;
 use golden::dispatch::{access_ranges, BlockTimes, DispatchUnit, Entry, Rect, UnitIn, UnitOut};
@@ -428,45 +428,11 @@ fn failure_of(
     if let Some(m) = opts.mutant {
         reproduce.push_str(&format!(" --mutant {}", m.name));
     }
-    let mut f = Failure {
-        kind: "mismatch",
-        cycle: t,
-        port: None,
-        expected: None,
-        actual: None,
-        ports: Vec::new(),
-        message: None,
-        last_transactions: last.iter().cloned().collect(),
-        seed: opts.seed,
-        reproduce,
-        reproducer: None,
-        reproducer_transactions: None,
-        reproducer_command: None,
-        vcd: None,
-    };
-    match e {
-        StepFail::Mismatch(m) => {
-            f.port = Some(m.port);
-            f.expected = Some(m.expected);
-            f.actual = Some(m.actual);
-            f.ports = m
-                .ports
-                .into_iter()
-                .map(|(name, expected, actual)| PortValue {
-                    name,
-                    expected,
-                    actual,
-                })
-                .collect();
-        }
-        StepFail::Rtl(e) => {
-            f.kind = "assertion";
-            f.message = Some(e.to_string());
-        }
-        StepFail::Illegal(i) => {
-            f.kind = "illegal-input";
-            f.message = Some(i.to_string());
-        }
+    let mut f = Failure::new(t, opts.seed, last.iter().cloned().collect(), reproduce);
+    let illegal = matches!(e, StepFail::Illegal(_));
+    f.record(e);
+    if illegal {
+        f.kind = "illegal-input";
     }
     f
 }

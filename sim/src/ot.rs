@@ -3,7 +3,7 @@
 //! failing stimulus to a minimal reproducer with proptest, and a VCD of the reproducer.
 
 use crate::build::BuiltModel;
-use crate::lockstep::{Lockstep, Mismatch, StepFail};
+use crate::lockstep::{Lockstep, StepFail};
 use crate::model::Model;
 use crate::mutants::{Mutant, MutantResult};
 use crate::{CosimError, SimError};
@@ -266,6 +266,64 @@ pub struct Failure {
     pub vcd: Option<String>,
 }
 
+impl Failure {
+    /// A failure on `cycle`, before its kind and port values are recorded.
+    pub fn new(
+        cycle: u64,
+        seed: u64,
+        last_transactions: Vec<String>,
+        reproduce: String,
+    ) -> Failure {
+        Failure {
+            kind: "mismatch",
+            cycle,
+            port: None,
+            expected: None,
+            actual: None,
+            ports: Vec::new(),
+            message: None,
+            last_transactions,
+            seed,
+            reproduce,
+            reproducer: None,
+            reproducer_transactions: None,
+            reproducer_command: None,
+            vcd: None,
+        }
+    }
+
+    /// Record why a lockstep cycle failed: the differing port and every port's values, or the
+    /// assertion or refusal message. Returns the mismatch's cycle (cycles completed), if any.
+    pub fn record(&mut self, e: StepFail) -> Option<u64> {
+        match e {
+            StepFail::Mismatch(m) => {
+                self.port = Some(m.port);
+                self.expected = Some(m.expected);
+                self.actual = Some(m.actual);
+                self.ports = m
+                    .ports
+                    .into_iter()
+                    .map(|(name, expected, actual)| PortValue {
+                        name,
+                        expected,
+                        actual,
+                    })
+                    .collect();
+                Some(m.cycle)
+            }
+            StepFail::Rtl(e) => {
+                self.kind = "assertion";
+                self.message = Some(e.to_string());
+                None
+            }
+            StepFail::Illegal(i) => {
+                self.message = Some(i.to_string());
+                None
+            }
+        }
+    }
+}
+
 /// Result of a co-simulation.
 #[derive(Debug, Clone, Serialize)]
 pub struct CosimReport {
@@ -450,53 +508,9 @@ fn report_failure(
         .iter()
         .flat_map(|c| c.txns().map(|(_, t)| t.to_json()))
         .collect();
-    let mut f = Failure {
-        kind: "mismatch",
-        cycle,
-        port: None,
-        expected: None,
-        actual: None,
-        ports: Vec::new(),
-        message: None,
-        last_transactions,
-        seed: opts.seed,
-        reproduce: command_for(
-            opts,
-            &opts.stimulus.to_string(),
-            !source.is_finite(),
-            Some(cycle),
-        ),
-        reproducer: None,
-        reproducer_transactions: None,
-        reproducer_command: None,
-        vcd: None,
-    };
-    match failure {
-        StepFail::Mismatch(Mismatch {
-            cycle,
-            port,
-            expected,
-            actual,
-            ports,
-        }) => {
-            f.cycle = cycle;
-            f.port = Some(port);
-            f.expected = Some(expected);
-            f.actual = Some(actual);
-            f.ports = ports
-                .into_iter()
-                .map(|(name, expected, actual)| PortValue {
-                    name,
-                    expected,
-                    actual,
-                })
-                .collect();
-        }
-        StepFail::Rtl(e) => {
-            f.kind = "assertion";
-            f.message = Some(e.to_string());
-        }
-        StepFail::Illegal(i) => f.message = Some(i.to_string()),
+    let mut f = Failure::new(cycle, opts.seed, last_transactions, String::new());
+    if let Some(c) = f.record(failure) {
+        f.cycle = c;
     }
     f.reproduce = command_for(
         opts,

@@ -4,10 +4,10 @@
 //! block inside the system and the generated RTL, and every output is compared.
 
 use crate::build::BuiltModel;
-use crate::lockstep::{Mirror, Mismatch, StepFail};
+use crate::lockstep::{Mirror, StepFail};
 use crate::model::Model;
 use crate::mutants::{Mutant, MutantResult};
-use crate::ot::{Failure, PortValue};
+use crate::ot::Failure;
 use crate::{CosimError, SimError};
 use golden::mc::stimulus::{self, LoadClass, Request};
 use golden::mc::system::{GroupCycle, McSummary, MemSystem};
@@ -315,48 +315,14 @@ fn report_failure(
         .lines()
         .map(str::to_string)
         .collect();
-    let mut f = Failure {
-        kind: "mismatch",
-        cycle: mirror.cycle,
-        port: None,
-        expected: None,
-        actual: None,
-        ports: Vec::new(),
-        message: None,
+    let mut f = Failure::new(
+        mirror.cycle,
+        opts.seed,
         last_transactions,
-        seed: opts.seed,
-        reproduce: command_for(opts, &opts.stimulus.to_string(), generated, Some(now + 1)),
-        reproducer: None,
-        reproducer_transactions: None,
-        reproducer_command: None,
-        vcd: None,
-    };
-    match fail {
-        StepFail::Mismatch(Mismatch {
-            cycle,
-            port,
-            expected,
-            actual,
-            ports,
-        }) => {
-            f.cycle = cycle;
-            f.port = Some(port);
-            f.expected = Some(expected);
-            f.actual = Some(actual);
-            f.ports = ports
-                .into_iter()
-                .map(|(name, expected, actual)| PortValue {
-                    name,
-                    expected,
-                    actual,
-                })
-                .collect();
-        }
-        StepFail::Rtl(e) => {
-            f.kind = "assertion";
-            f.message = Some(e.to_string());
-        }
-        StepFail::Illegal(i) => f.message = Some(i.to_string()),
+        command_for(opts, &opts.stimulus.to_string(), generated, Some(now + 1)),
+    );
+    if let Some(c) = f.record(fail) {
+        f.cycle = c;
     }
     if !opts.shrink {
         return Ok(f);
