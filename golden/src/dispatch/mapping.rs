@@ -9,9 +9,9 @@
 //! enumerating every access once: per (array, line, bidy, bidz) the smallest and largest bidx
 //! that touch it. Along y likewise with (array, line, bidx, bidz).
 
-use super::ranges::{block_coords, block_count, line_of, MAX_EVALUATIONS};
+use super::ranges::for_each_line;
 use super::DispatchError;
-use crate::workload::{validate, KernelDesc};
+use crate::workload::KernelDesc;
 use std::collections::HashMap;
 
 /// The mapping direction Algorithm 1 chooses.
@@ -26,31 +26,6 @@ pub enum Direction {
 
 /// Largest inter-CTA reuse distance along x and along y (0: none).
 pub fn reuse_distances(k: &KernelDesc, line_bytes: u32) -> Result<(u32, u32), DispatchError> {
-    validate(k).map_err(Box::new)?;
-    let line = u64::from(line_bytes);
-    let threads: u64 = k.block.iter().map(|&b| u64::from(b)).product();
-    let per_block: u64 = k
-        .loads
-        .iter()
-        .filter(|l| !l.irregular)
-        .map(|l| {
-            threads
-                * if l.in_loop {
-                    u64::from(k.loop_trips)
-                } else {
-                    1
-                }
-        })
-        .sum();
-    let blocks = block_count(k);
-    if per_block.saturating_mul(blocks) > MAX_EVALUATIONS {
-        return Err(DispatchError::Kernel {
-            kernel: k.name.clone(),
-            message: format!(
-                "{blocks} blocks x {per_block} index evaluations each exceed {MAX_EVALUATIONS}"
-            ),
-        });
-    }
     // (array, line x, line y, other block coordinate, bidz) -> (min, max) of the varying one.
     type Key = (usize, u64, u64, u32, u32);
     let mut along_x: HashMap<Key, (u32, u32)> = HashMap::new();
@@ -60,38 +35,10 @@ pub fn reuse_distances(k: &KernelDesc, line_bytes: u32) -> Result<(u32, u32), Di
         e.0 = e.0.min(v);
         e.1 = e.1.max(v);
     };
-    for id in 0..blocks {
-        let b = block_coords(k, id);
-        for l in k.loads.iter().filter(|l| !l.irregular) {
-            let Some(ai) = k.arrays.iter().position(|a| a.name == l.array) else {
-                continue;
-            };
-            let a = &k.arrays[ai];
-            let trips = if l.in_loop { k.loop_trips } else { 1 };
-            let mut last = None;
-            for it in 0..trips {
-                for tz in 0..k.block[2] {
-                    for ty in 0..k.block[1] {
-                        for tx in 0..k.block[0] {
-                            let e = l.index.eval(b, [tx, ty, tz], it);
-                            let (x, y) =
-                                line_of(a, e, line).map_err(|message| DispatchError::Kernel {
-                                    kernel: k.name.clone(),
-                                    message,
-                                })?;
-                            // Consecutive threads mostly share a line: skip repeats.
-                            if last == Some((x, y)) {
-                                continue;
-                            }
-                            last = Some((x, y));
-                            widen(&mut along_x, (ai, x, y, b[1], b[2]), b[0]);
-                            widen(&mut along_y, (ai, x, y, b[0], b[2]), b[1]);
-                        }
-                    }
-                }
-            }
-        }
-    }
+    for_each_line(k, line_bytes, |_, b, ai, x, y| {
+        widen(&mut along_x, (ai, x, y, b[1], b[2]), b[0]);
+        widen(&mut along_y, (ai, x, y, b[0], b[2]), b[1]);
+    })?;
     let span = |m: &HashMap<Key, (u32, u32)>| m.values().map(|(lo, hi)| hi - lo).max().unwrap_or(0);
     Ok((span(&along_x), span(&along_y)))
 }

@@ -83,27 +83,23 @@ pub(crate) fn line_of(
     )
 }
 
-/// Every block's rectangle per array (`[block][array]`, arrays in declaration order; `None`
-/// where the block does not read the array with an affine load).
-pub fn access_ranges(
+/// Call `f(block id, block coordinates, array index, x, y)` for every line a block's affine
+/// loads touch, every thread and loop iteration (a line repeated by consecutive threads of one
+/// load is reported once). Refuses kernels needing more than [`MAX_EVALUATIONS`] evaluations.
+pub(crate) fn for_each_line(
     k: &KernelDesc,
     line_bytes: u32,
-) -> Result<Vec<Vec<Option<Rect>>>, DispatchError> {
+    mut f: impl FnMut(u64, [u32; 3], usize, u64, u64),
+) -> Result<(), DispatchError> {
     validate(k).map_err(Box::new)?;
     let line = u64::from(line_bytes);
     let threads: u64 = k.block.iter().map(|&b| u64::from(b)).product();
+    let trips_of = |in_loop: bool| if in_loop { k.loop_trips } else { 1 };
     let per_block: u64 = k
         .loads
         .iter()
         .filter(|l| !l.irregular)
-        .map(|l| {
-            threads
-                * if l.in_loop {
-                    u64::from(k.loop_trips)
-                } else {
-                    1
-                }
-        })
+        .map(|l| threads * u64::from(trips_of(l.in_loop)))
         .sum();
     let blocks = block_count(k);
     if per_block.saturating_mul(blocks) > MAX_EVALUATIONS {
@@ -115,38 +111,62 @@ pub fn access_ranges(
             ),
         });
     }
-    let arr_of = |name: &str| k.arrays.iter().position(|a| a.name == name);
-    let mut out = Vec::with_capacity(blocks as usize);
     for id in 0..blocks {
         let b = block_coords(k, id);
-        // Per array: (min x, max x, min y, max y).
-        let mut bbox: Vec<Option<(u64, u64, u64, u64)>> = vec![None; k.arrays.len()];
         for l in k.loads.iter().filter(|l| !l.irregular) {
             // Validation guarantees the array exists.
-            let Some(ai) = arr_of(&l.array) else { continue };
+            let Some(ai) = k.arrays.iter().position(|a| a.name == l.array) else {
+                continue;
+            };
             let a = &k.arrays[ai];
-            let trips = if l.in_loop { k.loop_trips } else { 1 };
-            for it in 0..trips {
+            let mut last = None;
+            for it in 0..trips_of(l.in_loop) {
                 for tz in 0..k.block[2] {
                     for ty in 0..k.block[1] {
                         for tx in 0..k.block[0] {
                             let e = l.index.eval(b, [tx, ty, tz], it);
-                            let (x, y) =
+                            let xy =
                                 line_of(a, e, line).map_err(|message| DispatchError::Kernel {
                                     kernel: k.name.clone(),
                                     message,
                                 })?;
-                            let bb = bbox[ai].get_or_insert((x, x, y, y));
-                            bb.0 = bb.0.min(x);
-                            bb.1 = bb.1.max(x);
-                            bb.2 = bb.2.min(y);
-                            bb.3 = bb.3.max(y);
+                            if last != Some(xy) {
+                                last = Some(xy);
+                                f(id, b, ai, xy.0, xy.1);
+                            }
                         }
                     }
                 }
             }
         }
-        out.push(
+    }
+    Ok(())
+}
+
+/// Every block's rectangle per array (`[block][array]`, arrays in declaration order; `None`
+/// where the block does not read the array with an affine load).
+pub fn access_ranges(
+    k: &KernelDesc,
+    line_bytes: u32,
+) -> Result<Vec<Vec<Option<Rect>>>, DispatchError> {
+    // Per block and array: (min x, max x, min y, max y).
+    type Bbox = (u64, u64, u64, u64);
+    let mut boxes: Vec<Vec<Option<Bbox>>> = Vec::new();
+    for_each_line(k, line_bytes, |id, _, ai, x, y| {
+        if boxes.len() <= id as usize {
+            boxes.resize(id as usize + 1, vec![None; k.arrays.len()]);
+        }
+        let bb = boxes[id as usize][ai].get_or_insert((x, x, y, y));
+        bb.0 = bb.0.min(x);
+        bb.1 = bb.1.max(x);
+        bb.2 = bb.2.min(y);
+        bb.3 = bb.3.max(y);
+    })?;
+    // Blocks that touch no line still get their (empty) row.
+    boxes.resize(block_count(k) as usize, vec![None; k.arrays.len()]);
+    Ok(boxes
+        .into_iter()
+        .map(|bbox| {
             bbox.into_iter()
                 .map(|bb| {
                     bb.map(|(x0, x1, y0, y1)| Rect {
@@ -156,8 +176,7 @@ pub fn access_ranges(
                         h: y1 - y0 + 1,
                     })
                 })
-                .collect(),
-        );
-    }
-    Ok(out)
+                .collect()
+        })
+        .collect())
 }
