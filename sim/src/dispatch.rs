@@ -124,31 +124,15 @@ impl Driver {
                     .map_err(|e| CosimError::BadInput(e.to_string()))?;
                 let rects = access_ranges(&k, spec.gpu.line_bytes)
                     .map_err(|e| CosimError::BadInput(e.to_string()))?;
-                let limit = mask(d.coord_bits);
-                let mut entries = Vec::with_capacity(rects.len());
-                for (b, r) in rects.into_iter().enumerate() {
-                    if r.len() > d.arrays as usize {
-                        return Err(CosimError::BadInput(format!(
-                            "kernel `{}` has {} arrays; the dispatcher holds {} (raise dispatch.arrays)",
-                            k.name,
-                            r.len(),
-                            d.arrays
-                        )));
-                    }
-                    if let Some(x) = r
-                        .iter()
-                        .flatten()
-                        .find(|x| x.x > limit || x.y > limit || x.w > limit || x.h > limit)
-                    {
-                        return Err(CosimError::BadInput(format!(
-                            "kernel `{}`: block {b}'s rectangle {x:?} does not fit {}-bit coordinates (raise dispatch.coord_bits)",
-                            k.name, d.coord_bits
-                        )));
-                    }
-                    let mut rects = r;
-                    rects.resize(d.arrays as usize, None);
-                    entries.push(Entry { id: 0, rects });
-                }
+                let entries = rects
+                    .iter()
+                    .enumerate()
+                    .map(|(b, r)| {
+                        golden::dispatch::unit_rects(d, b as u64, r)
+                            .map(|rects| Entry { id: 0, rects })
+                            .map_err(|m| CosimError::BadInput(format!("kernel `{}`: {m}", k.name)))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
                 Kind::Kernel {
                     entries,
                     times: BlockTimes::Model {

@@ -22,7 +22,7 @@
 
 use super::mapping::{balanced_sm, direction, reuse_distances, Direction, MappingOrder};
 use super::ranges::{block_coords, block_count, overlap, Rect};
-use super::unit::{DispatchUnit, Entry, UnitIn};
+use super::unit::{unit_rects, DispatchUnit, Entry, UnitIn};
 use super::DispatchError;
 use crate::block::CycleModel;
 use crate::spec::{DispatchPolicy, DispatchSpec};
@@ -220,31 +220,12 @@ fn with_unit(
 ) -> Result<DispatchReport, DispatchError> {
     let n = block_count(k);
     let mut unit = DispatchUnit::new(spec);
-    let arrays = spec.arrays as usize;
-    let limit = crate::block::mask(spec.coord_bits);
-    let fits = |r: &Rect| r.x <= limit && r.y <= limit && r.w <= limit && r.h <= limit;
     let entry = |b: u64| -> Result<Entry, DispatchError> {
-        let r = &rects[b as usize];
-        if r.len() > arrays {
-            return Err(DispatchError::Kernel {
+        let rects =
+            unit_rects(spec, b, &rects[b as usize]).map_err(|message| DispatchError::Kernel {
                 kernel: k.name.clone(),
-                message: format!(
-                    "{} arrays, the dispatcher holds {arrays} rectangles per block (raise dispatch.arrays)",
-                    r.len()
-                ),
-            });
-        }
-        let mut rects = r.clone();
-        rects.resize(arrays, None);
-        if let Some(bad) = rects.iter().flatten().find(|x| !fits(x)) {
-            return Err(DispatchError::Kernel {
-                kernel: k.name.clone(),
-                message: format!(
-                    "block {b}'s rectangle {bad:?} does not fit {}-bit coordinates (raise dispatch.coord_bits)",
-                    spec.coord_bits
-                ),
-            });
-        }
+                message,
+            })?;
         if b > crate::block::mask(spec.id_bits) {
             return Err(DispatchError::Kernel {
                 kernel: k.name.clone(),

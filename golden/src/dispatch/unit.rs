@@ -78,6 +78,38 @@ pub struct DispatchUnit {
     out: UnitOut,
 }
 
+/// Whether a rectangle fits the unit's coordinate width.
+pub fn fits(spec: &DispatchSpec, r: &Rect) -> bool {
+    let m = mask(spec.coord_bits);
+    r.x <= m && r.y <= m && r.w <= m && r.h <= m
+}
+
+/// Block `block`'s rectangles as the unit holds them: one per array slot (`dispatch.arrays`;
+/// missing arrays `None`), every coordinate within `dispatch.coord_bits`. The error says which
+/// key to raise.
+pub fn unit_rects(
+    spec: &DispatchSpec,
+    block: u64,
+    rects: &[Option<Rect>],
+) -> Result<Vec<Option<Rect>>, String> {
+    if rects.len() > spec.arrays as usize {
+        return Err(format!(
+            "{} arrays, the dispatcher holds {} rectangles per block (raise dispatch.arrays)",
+            rects.len(),
+            spec.arrays
+        ));
+    }
+    if let Some(bad) = rects.iter().flatten().find(|r| !fits(spec, r)) {
+        return Err(format!(
+            "block {block}'s rectangle {bad:?} does not fit {}-bit coordinates (raise dispatch.coord_bits)",
+            spec.coord_bits
+        ));
+    }
+    let mut out = rects.to_vec();
+    out.resize(spec.arrays as usize, None);
+    Ok(out)
+}
+
 /// Lines two rectangle lists share, in the unit's arithmetic (coordinates of `coord_bits`).
 pub fn unit_overlap(a: &[Option<Rect>], b: &[Option<Rect>]) -> u64 {
     super::ranges::overlap(a, b)
@@ -110,8 +142,7 @@ impl DispatchUnit {
 
     /// Whether a rectangle fits the unit's coordinate width.
     pub fn fits(&self, r: &Rect) -> bool {
-        let m = mask(self.spec.coord_bits);
-        r.x <= m && r.y <= m && r.w <= m && r.h <= m
+        fits(&self.spec, r)
     }
 
     /// Check inputs against what the RTL asserts.
