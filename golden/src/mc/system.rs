@@ -19,7 +19,7 @@ use super::dram::{Channel, CmdKind, Command, TraceCmd};
 use super::mapping::AddressMap;
 use super::stimulus::Request;
 use super::timing::Timing;
-use super::warped::{BankCmd, Cand, CtrlIn, Enq, WarpedMc, WmcIn, WmcOut};
+use super::warped::{BankCmd, Cand, CtrlIn, Enq, OwnEvents, WarpedMc, WmcIn, WmcOut};
 use crate::block::{CycleModel, IllegalInput};
 use crate::spec::{Scheduler, Spec};
 use serde::Serialize;
@@ -51,16 +51,74 @@ struct Controller {
     /// Events reported to the Warped-MC block in the next cycle.
     svc: Option<u32>,
     act: Option<(u32, u32)>,
+    /// Per bank: the earliest cycle of the command its requests of the current mode need
+    /// first, `[CAS to the open row, PRE]` for an open bank, `[ACT, -]` for a closed one
+    /// (`u64::MAX` where the bank's state forbids it); valid where `timed` has the bank's bit
+    /// (cleared when the channel or the mode changes: the bounds are absolute cycles).
+    times: Vec<[u64; 2]>,
+    timed: u64,
+    /// Per bank: pending requests of the current mode, and those of them hitting the open row
+    /// (kept for every scheduler but FCFS, which looks at its oldest request only).
+    nreq: Vec<u16>,
+    nhit: Vec<u16>,
 }
 
-/// The open row of each of the first `banks` banks (`banks <= 64`, validated).
-#[inline]
-fn open_rows(ch: &Channel, banks: usize) -> [Option<u32>; 64] {
-    let mut rows = [None; 64];
-    for (b, r) in rows.iter_mut().enumerate().take(banks) {
-        *r = ch.open_row(b as u32);
+impl Controller {
+    /// Recount `nreq` and `nhit` of the banks in `banks` (a bit mask) from the queue.
+    fn recount(&mut self, banks: u64) {
+        for b in 0..self.nreq.len() {
+            if banks >> b & 1 != 0 {
+                self.nreq[b] = 0;
+                self.nhit[b] = 0;
+            }
+        }
+        for e in &self.queue {
+            if e.write == self.write_mode && banks >> e.bank & 1 != 0 {
+                self.nreq[e.bank as usize] += 1;
+                self.nhit[e.bank as usize] += u16::from(self.ch.open_row(e.bank) == Some(e.row));
+            }
+        }
     }
-    rows
+
+    /// Banks (bit mask) with pending requests of the current mode, and those with a hit.
+    #[inline]
+    fn bank_masks(&self) -> (u64, u64) {
+        let (mut any, mut hit) = (0u64, 0u64);
+        for (b, (&n, &h)) in self.nreq.iter().zip(&self.nhit).enumerate() {
+            any |= u64::from(n != 0) << b;
+            hit |= u64::from(h != 0) << b;
+        }
+        (any, hit)
+    }
+
+    /// Bank `b`'s entry of `times`, computed if not valid.
+    #[inline]
+    fn bank_times(&mut self, b: u32) -> [u64; 2] {
+        let bit = 1u64 << b;
+        if self.timed & bit == 0 {
+            let ch = &self.ch;
+            let at = |cmd: Command| ch.earliest(&cmd, 0).unwrap_or(u64::MAX);
+            self.times[b as usize] = match ch.open_row(b) {
+                Some(r) if self.write_mode => [at(Command::wr(b, r, 0)), at(Command::pre(b))],
+                Some(r) => [at(Command::rd(b, r, 0)), at(Command::pre(b))],
+                None => [at(Command::act(b, 0)), u64::MAX],
+            };
+            self.timed |= bit;
+        }
+        self.times[b as usize]
+    }
+}
+
+/// Candidate-window entry of a pending request, given its channel's open rows.
+#[inline]
+fn cand(ch: &Channel, e: &Entry) -> Cand {
+    Cand {
+        gwid: e.gwid,
+        bank: e.bank,
+        row: e.row,
+        slot: e.slot,
+        hit: ch.open_row(e.bank) == Some(e.row),
+    }
 }
 
 /// Distribution summary, in cycles.
@@ -155,15 +213,16 @@ pub struct MemSystem {
     skip: bool,
     /// Controllers in one WET scope.
     wet_ctrls: usize,
-    /// This cycle's enqueue and service of every controller (the WET scopes' events).
-    scope_enq: Vec<Option<Enq>>,
-    scope_svc: Vec<Option<u32>>,
-    /// Per controller: its candidate window, valid while `fresh` (cleared when the controller
-    /// enqueues or issues a command).
+    /// Per controller (Warped-MC and Div-First): its candidate window, the pending requests of
+    /// the current mode oldest first, padded with `None` to the queue size; kept current as
+    /// requests enter and leave and banks open and close, rebuilt when the mode changes.
     cands: Vec<Vec<Option<Cand>>>,
-    fresh: Vec<bool>,
-    /// Per WET scope: this cycle's WET change per warp id (enqueues minus services).
+    /// Per WET scope: this cycle's WET change per warp id (enqueues minus services), and the
+    /// global warp ids of its services.
     scope_sum: Vec<Vec<(u32, i64)>>,
+    scope_svc: Vec<Vec<u32>>,
+    /// Working storage: the own events of a block that absorbs a cycle.
+    own: Vec<OwnEvents>,
 }
 
 /// A request the system cannot take.
@@ -198,6 +257,10 @@ impl MemSystem {
                 prio: 0,
                 svc: None,
                 act: None,
+                times: vec![[u64::MAX; 2]; d.banks as usize],
+                timed: 0,
+                nreq: vec![0; d.banks as usize],
+                nhit: vec![0; d.banks as usize],
             })
             .collect();
         let per_group = spec.wmc.controllers_per_wet as usize;
@@ -258,11 +321,10 @@ impl MemSystem {
             run: vec![true; d.channels as usize],
             skip: true,
             wet_ctrls: spec.wmc.wet_ctrls as usize,
-            scope_enq: vec![None; d.channels as usize],
-            scope_svc: vec![None; d.channels as usize],
-            cands: vec![Vec::new(); d.channels as usize],
-            fresh: vec![false; d.channels as usize],
+            cands: vec![vec![None; spec.mc.queue_entries as usize]; d.channels as usize],
             scope_sum: vec![Vec::new(); (d.channels / spec.wmc.wet_ctrls) as usize],
+            scope_svc: vec![Vec::new(); (d.channels / spec.wmc.wet_ctrls) as usize],
+            own: Vec::new(),
         })
     }
 
@@ -350,29 +412,25 @@ impl MemSystem {
         // Quiet cycles are skipped (unless `skip` is off). `wake[c]` is a lower bound on the
         // first cycle at which controller `c` could issue a command, valid while its queue,
         // mode and banks do not change. Before it, no scheduler would find anything to issue.
-        // A Warped-MC / Div-First group steps its block when one of its controllers may issue
-        // or an event reaches it (an enqueue now, a command issued last cycle); otherwise the
-        // step is skipped, which [`WarpedMc::skip_quiet`] shows is equivalent.
+        // A Warped-MC / Div-First group evaluates its block when one of its controllers may
+        // issue; otherwise the step would select nothing and [`WarpedMc::absorb`] takes the
+        // cycle's events instead.
         self.sel.fill(None);
         let mut run = std::mem::take(&mut self.run);
         for (c, r) in run.iter_mut().enumerate() {
             *r = !self.skip || now >= self.wake[c];
         }
         if self.uses_block() {
-            for c in 0..self.ctrls.len() {
-                self.scope_enq[c] = self.incoming[c].map(|e| {
-                    let r = &self.reqs[e.req as usize];
-                    Enq {
-                        sm: r.sm,
-                        warp: r.warp,
-                        pc: r.pc,
-                    }
-                });
-                self.scope_svc[c] = self.ctrls[c].svc;
-            }
-            for (sc, sum) in self.scope_sum.iter_mut().enumerate() {
+            let wc = self.wet_ctrls;
+            for (sc, (sum, svc)) in self
+                .scope_sum
+                .iter_mut()
+                .zip(self.scope_svc.iter_mut())
+                .enumerate()
+            {
                 sum.clear();
-                for c in sc * self.wet_ctrls..(sc + 1) * self.wet_ctrls {
+                svc.clear();
+                for c in sc * wc..(sc + 1) * wc {
                     let ev = [
                         self.incoming[c].map(|e| (e.gwid, 1)),
                         self.ctrls[c].svc.map(|g| (g, -1)),
@@ -383,6 +441,7 @@ impl MemSystem {
                             None => sum.push((g, d)),
                         }
                     }
+                    svc.extend(self.ctrls[c].svc);
                 }
             }
             let mut inputs = std::mem::take(&mut self.inputs);
@@ -391,62 +450,68 @@ impl MemSystem {
             for (g, inp) in inputs.iter_mut().enumerate() {
                 let cs = g * per..(g + 1) * per;
                 let watched = hook.as_ref().is_some_and(|(hg, _)| *hg == g);
-                let step = watched
-                    || cs.clone().any(|c| {
-                        run[c]
-                            || self.incoming[c].is_some()
-                            || self.ctrls[c].svc.is_some()
-                            || self.ctrls[c].act.is_some()
-                    });
-                for c in cs.clone() {
-                    if !self.fresh[c] {
-                        self.rebuild_cands(c);
+                if !watched && !cs.clone().any(|c| run[c]) {
+                    let sc = g * per / wc;
+                    self.own.clear();
+                    let ev = |c: usize| {
+                        let x = &self.ctrls[c];
+                        self.incoming[c].is_some() || x.svc.is_some() || x.act.is_some()
+                    };
+                    if cs.clone().any(ev) {
+                        self.own.extend(cs.clone().map(|c| OwnEvents {
+                            enq: self.incoming[c].is_some(),
+                            svc: self.ctrls[c].svc,
+                            act: self.ctrls[c].act,
+                        }));
                     }
-                }
-                if !step {
-                    // The block's own controllers have no event (else it would step): order does
-                    // not matter to what `absorb` does with the scope's events.
-                    let sc = g * per / self.wet_ctrls;
-                    let scope = sc * self.wet_ctrls..(sc + 1) * self.wet_ctrls;
-                    if self.scope_sum[sc].is_empty() {
-                        self.groups[g].skip_quiet();
-                    } else {
-                        self.groups[g].absorb(
-                            &self.scope_sum[sc],
-                            &self.scope_svc[scope],
-                            &self.cands[cs],
-                        );
-                    }
+                    self.groups[g].absorb(
+                        &self.scope_sum[sc],
+                        &self.scope_svc[sc],
+                        &self.own,
+                        &self.cands[cs],
+                    );
                     continue;
-                }
-                for c in cs {
-                    run[c] = true;
                 }
                 self.fill_group_input(g, now, inp);
                 let out = if watched {
-                    self.groups[g].step(inp)?
+                    self.groups[g].step(inp)
                 } else {
-                    self.groups[g].step_trusted(inp)
+                    Ok(self.groups[g].step_trusted(inp))
+                };
+                // The candidate windows go back to their cache (the hook has seen them below).
+                let out = match out {
+                    Ok(o) => o,
+                    Err(e) => {
+                        for (k, c) in cs.clone().enumerate() {
+                            std::mem::swap(&mut self.cands[c], &mut inp.ctrl[k].cands);
+                        }
+                        return Err(e.into());
+                    }
                 };
                 for (k, co) in out.ctrl.iter().enumerate() {
                     self.sel[g * per + k] = co.sel;
                 }
-                if let Some((_, h)) = hook.as_mut().filter(|(hg, _)| *hg == g) {
-                    h(GroupCycle {
+                let seen = match hook.as_mut().filter(|(hg, _)| *hg == g) {
+                    Some((_, h)) => h(GroupCycle {
                         group: g,
                         input: inp,
                         output: out,
-                    })
-                    .map_err(McError::Hook)?;
+                    }),
+                    None => Ok(()),
+                };
+                for (k, c) in cs.enumerate() {
+                    std::mem::swap(&mut self.cands[c], &mut inp.ctrl[k].cands);
                 }
+                seen.map_err(McError::Hook)?;
             }
             self.inputs = inputs;
         }
         for (c, &runs) in run.iter().enumerate() {
             let mut changed = false;
+            // Last cycle's events have reached the blocks.
+            self.ctrls[c].svc = None;
+            self.ctrls[c].act = None;
             if runs {
-                self.ctrls[c].svc = None;
-                self.ctrls[c].act = None;
                 let g = c / self.per_group;
                 let pick = if self.ctrls[c].ch.refresh_due(now) {
                     self.refresh_command(c, now)
@@ -464,31 +529,70 @@ impl MemSystem {
                 }
             }
             // Enqueued requests join their queues; write-drain mode follows the queue.
+            let track = self.uses_block();
+            let counted = self.scheduler != Scheduler::Fcfs;
             let ctrl = &mut self.ctrls[c];
             if let Some(e) = self.incoming[c] {
                 ctrl.queue.push(e);
                 ctrl.writes += usize::from(e.write);
                 changed = true;
+                if counted && e.write == ctrl.write_mode {
+                    ctrl.nreq[e.bank as usize] += 1;
+                    ctrl.nhit[e.bank as usize] +=
+                        u16::from(ctrl.ch.open_row(e.bank) == Some(e.row));
+                }
+                if track && e.write == ctrl.write_mode {
+                    let w = &mut self.cands[c];
+                    let n = w.iter().position(Option::is_none).unwrap_or(w.len());
+                    if let Some(slot) = w.get_mut(n) {
+                        *slot = Some(cand(&ctrl.ch, &e));
+                    }
+                }
             }
             if changed {
                 let writes = ctrl.writes;
                 let reads = ctrl.queue.len() - writes;
-                if !ctrl.write_mode && (writes >= self.write_high || (reads == 0 && writes > 0)) {
-                    ctrl.write_mode = true;
-                } else if ctrl.write_mode
-                    && (writes == 0 || (writes <= self.write_low && reads > 0))
-                {
-                    ctrl.write_mode = false;
+                let flip = if !ctrl.write_mode {
+                    writes >= self.write_high || (reads == 0 && writes > 0)
+                } else {
+                    writes == 0 || (writes <= self.write_low && reads > 0)
+                };
+                if flip {
+                    ctrl.write_mode = !ctrl.write_mode;
+                    ctrl.timed = 0;
+                    if counted {
+                        ctrl.recount(u64::MAX);
+                    }
+                    if track {
+                        self.rebuild_cands(c);
+                    }
                 }
-            }
-            if changed {
-                self.fresh[c] = false;
             }
             if self.skip && (changed || now + 1 >= self.wake[c]) {
                 self.wake[c] = self.wake_bound(c, now + 1);
             }
         }
         self.run = run;
+        // Unit tests check the incrementally kept candidate windows every cycle.
+        #[cfg(test)]
+        for c in 0..self.ctrls.len() {
+            if self.uses_block() {
+                assert_eq!(
+                    self.cands[c],
+                    self.window(c),
+                    "controller {c}'s window at {now}"
+                );
+            }
+            let mut x = self.ctrls[c].clone();
+            if self.scheduler != Scheduler::Fcfs {
+                x.recount(u64::MAX);
+            }
+            assert_eq!(
+                (&x.nreq, &x.nhit),
+                (&self.ctrls[c].nreq, &self.ctrls[c].nhit),
+                "controller {c}'s bank counts at {now}"
+            );
+        }
         self.now += 1;
         Ok(())
     }
@@ -500,47 +604,42 @@ impl MemSystem {
     /// command if one hits the open row, else a precharge (row open) or an activate (closed).
     /// Div-First (whose urgency changes with the shared warp entry table): the column command
     /// and the precharge of an open bank, the activate of a closed one.
-    fn wake_bound(&self, c: usize, from: u64) -> u64 {
+    fn wake_bound(&mut self, c: usize, from: u64) -> u64 {
         let x = &self.ctrls[c];
         let mut wake = x.ch.refresh_due_at().unwrap_or(u64::MAX).max(from);
         if wake == from {
             return from;
         }
         // Per bank (dram.banks <= 64, validated): has a request, has a hit, has a miss.
-        let (mut any, mut hit, mut miss) = (0u64, 0u64, 0u64);
-        for e in x.queue.iter().filter(|e| e.write == x.write_mode) {
-            let bit = 1u64 << e.bank;
-            any |= bit;
-            if x.ch.open_row(e.bank) == Some(e.row) {
-                hit |= bit;
-            } else {
-                miss |= bit;
+        let (mut any, hit, miss) = if self.scheduler == Scheduler::Fcfs {
+            match x.queue.iter().find(|e| e.write == x.write_mode) {
+                None => (0, 0, 0),
+                Some(e) if x.ch.open_row(e.bank) == Some(e.row) => (1u64 << e.bank, 1 << e.bank, 0),
+                Some(e) => (1u64 << e.bank, 0, 1 << e.bank),
             }
-            if self.scheduler == Scheduler::Fcfs {
-                break;
+        } else {
+            let (any, hit) = x.bank_masks();
+            let mut miss = 0u64;
+            for (b, (&n, &h)) in x.nreq.iter().zip(&x.nhit).enumerate() {
+                miss |= u64::from(n > h) << b;
             }
-        }
-        let rw = |bank: u32, row: u32| {
-            if x.write_mode {
-                Command::wr(bank, row, 0)
-            } else {
-                Command::rd(bank, row, 0)
-            }
+            (any, hit, miss)
         };
-        let at = |cmd: Command| x.ch.earliest(&cmd, from).unwrap_or(from);
+        let divfirst = self.scheduler == Scheduler::Divfirst;
+        let x = &mut self.ctrls[c];
+        // A bound the bank's state forbids is no bound (`from`), conservatively.
+        let at = |t: u64| if t == u64::MAX { from } else { t.max(from) };
         while any != 0 {
             let b = any.trailing_zeros();
             any &= any - 1;
             let bit = 1u64 << b;
-            let t = match x.ch.open_row(b) {
-                None => at(Command::act(b, 0)),
-                Some(r) => {
-                    let cas = (hit & bit != 0).then(|| at(rw(b, r)));
-                    let pre = (miss & bit != 0
-                        && (hit & bit == 0 || self.scheduler == Scheduler::Divfirst))
-                        .then(|| at(Command::pre(b)));
-                    cas.into_iter().chain(pre).min().unwrap_or(from)
-                }
+            let [first, pre] = x.bank_times(b);
+            let t = if x.ch.open_row(b).is_none() {
+                at(first)
+            } else {
+                let cas = (hit & bit != 0).then(|| at(first));
+                let pre = (miss & bit != 0 && (hit & bit == 0 || divfirst)).then(|| at(pre));
+                cas.into_iter().chain(pre).min().unwrap_or(from)
             };
             wake = wake.min(t);
             if wake <= from {
@@ -560,39 +659,54 @@ impl MemSystem {
     }
 
     /// Rebuild controller `c`'s candidate window (its pending queue of the current mode, oldest
-    /// first, with hit flags) after it changed.
+    /// first, with hit flags) after its mode changed.
     fn rebuild_cands(&mut self, c: usize) {
+        self.cands[c] = self.window(c);
+    }
+
+    /// Controller `c`'s candidate window, from its queue and banks.
+    fn window(&self, c: usize) -> Vec<Option<Cand>> {
         let x = &self.ctrls[c];
-        let cands = &mut self.cands[c];
-        cands.clear();
-        cands.extend(x.queue.iter().filter(|e| e.write == x.write_mode).map(|e| {
-            Some(Cand {
-                gwid: e.gwid,
-                bank: e.bank,
-                row: e.row,
-                slot: e.slot,
-                hit: x.ch.open_row(e.bank) == Some(e.row),
-            })
-        }));
-        cands.resize(self.cap, None);
-        self.fresh[c] = true;
+        let mut w = Vec::with_capacity(self.cap);
+        w.extend(
+            x.queue
+                .iter()
+                .filter(|e| e.write == x.write_mode)
+                .map(|e| Some(cand(&x.ch, e))),
+        );
+        w.resize(self.cap, None);
+        w
+    }
+
+    /// This cycle's enqueue of controller `c`, as the warp alias table sees it.
+    fn enq_of(&self, c: usize) -> Option<Enq> {
+        self.incoming[c].map(|e| {
+            let r = &self.reqs[e.req as usize];
+            Enq {
+                sm: r.sm,
+                warp: r.warp,
+                pc: r.pc,
+            }
+        })
     }
 
     /// The Warped-MC block inputs of one group this cycle, written into `inp` (the group's
-    /// candidate windows are current).
-    fn fill_group_input(&self, g: usize, now: u64, inp: &mut WmcIn) {
+    /// candidate windows are current). The windows move into `inp`; the caller moves them back
+    /// after the step.
+    fn fill_group_input(&mut self, g: usize, now: u64, inp: &mut WmcIn) {
         let b = self.banks;
         let first = g * self.per_group;
         inp.ctrl.resize_with(self.per_group, CtrlIn::default);
-        inp.enq.clear();
-        inp.enq.extend(self.scope_of(g).map(|c| self.scope_enq[c]));
-        inp.svc.clear();
-        inp.svc.extend(self.scope_of(g).map(|c| self.scope_svc[c]));
+        inp.enq.resize(self.wet_ctrls, None);
+        inp.svc.resize(self.wet_ctrls, None);
+        for (i, c) in self.scope_of(g).enumerate() {
+            inp.enq[i] = self.enq_of(c);
+            inp.svc[i] = self.ctrls[c].svc;
+        }
         for (c, ci) in (first..first + self.per_group).zip(inp.ctrl.iter_mut()) {
-            let x = &self.ctrls[c];
+            std::mem::swap(&mut ci.cands, &mut self.cands[c]);
+            let x = &mut self.ctrls[c];
             ci.act = x.act;
-            ci.cands.clear();
-            ci.cands.extend_from_slice(&self.cands[c]);
             for v in [
                 &mut ci.bank_open,
                 &mut ci.cas_ready,
@@ -602,34 +716,24 @@ impl MemSystem {
                 v.clear();
                 v.resize(b, false);
             }
-            let rows = open_rows(&x.ch, b);
-            for (open, row) in ci.bank_open.iter_mut().zip(&rows) {
-                *open = row.is_some();
+            for (bank, open) in ci.bank_open.iter_mut().enumerate() {
+                *open = x.ch.open_row(bank as u32).is_some();
             }
-            let refresh = x.ch.refresh_due(now);
-            // Readiness is computed once per bank (the first candidate of each bank).
-            let mut seen = 0u64;
-            for e in x.queue.iter().filter(|e| e.write == x.write_mode) {
-                let open = rows[e.bank as usize];
-                let bi = e.bank as usize;
-                // dram.banks <= 64 (validated).
-                let bit = 1u64 << bi;
-                if seen & bit == 0 && !refresh {
-                    seen |= bit;
-                    match open {
-                        Some(r) => {
-                            let cas = if x.write_mode {
-                                Command::wr(e.bank, r, 0)
-                            } else {
-                                Command::rd(e.bank, r, 0)
-                            };
-                            ci.cas_ready[bi] = x.ch.can_issue(&cas, now);
-                            ci.pre_ready[bi] = x.ch.can_issue(&Command::pre(e.bank), now);
-                        }
-                        None => {
-                            ci.act_ready[bi] = x.ch.can_issue(&Command::act(e.bank, e.row), now)
-                        }
-                    }
+            if x.ch.refresh_due(now) {
+                continue;
+            }
+            // Readiness of the banks holding candidates (dram.banks <= 64, validated).
+            let (mut banks, _) = x.bank_masks();
+            while banks != 0 {
+                let bank = banks.trailing_zeros();
+                banks &= banks - 1;
+                let bi = bank as usize;
+                let [first, pre] = x.bank_times(bank);
+                if ci.bank_open[bi] {
+                    ci.cas_ready[bi] = first <= now;
+                    ci.pre_ready[bi] = pre <= now;
+                } else {
+                    ci.act_ready[bi] = first <= now;
                 }
             }
         }
@@ -768,10 +872,12 @@ impl MemSystem {
         now: u64,
     ) -> Result<(), McError> {
         let ctrl = &mut self.ctrls[c];
+        let row_before = ctrl.ch.open_row(cmd.bank);
         let done = ctrl.ch.issue(&cmd, now).map_err(|v| McError::Request {
             index: 0,
             message: format!("controller {c} issued an illegal command: {v}"),
         })?;
+        ctrl.timed = 0;
         if let Some(t) = &mut self.trace {
             t.push(TraceCmd::new(now, c as u32, &cmd));
         }
@@ -781,11 +887,38 @@ impl MemSystem {
         if matches!(cmd.kind, CmdKind::Act | CmdKind::Pre) {
             ctrl.prio = (cmd.bank + 1) % self.banks as u32;
         }
+        let track = matches!(self.scheduler, Scheduler::Warped | Scheduler::Divfirst);
+        let counted = self.scheduler != Scheduler::Fcfs;
+        let w = &mut self.cands[c];
         if let (Some(i), Some(done)) = (entry, done) {
+            if track && ctrl.queue[i].write == ctrl.write_mode {
+                let mode = ctrl.write_mode;
+                let k = ctrl.queue[..i].iter().filter(|e| e.write == mode).count();
+                w.remove(k);
+                w.push(None);
+            }
             let e = ctrl.queue.remove(i);
             ctrl.writes -= usize::from(e.write);
+            if counted && e.write == ctrl.write_mode {
+                ctrl.nreq[e.bank as usize] -= 1;
+                ctrl.nhit[e.bank as usize] -= u16::from(row_before == Some(e.row));
+            }
             self.done[e.req as usize] = done;
             ctrl.svc = Some(e.gwid);
+        }
+        // The hit counts and flags follow the banks' open rows.
+        if counted && matches!(cmd.kind, CmdKind::PreA | CmdKind::Ref) {
+            ctrl.recount(u64::MAX);
+        } else if counted && ctrl.ch.open_row(cmd.bank) != row_before {
+            ctrl.recount(1u64 << cmd.bank);
+        }
+        if track && !cmd.kind.is_column() {
+            let all = matches!(cmd.kind, CmdKind::PreA | CmdKind::Ref);
+            for x in w.iter_mut().flatten() {
+                if all || x.bank == cmd.bank {
+                    x.hit = ctrl.ch.open_row(x.bank) == Some(x.row);
+                }
+            }
         }
         Ok(())
     }

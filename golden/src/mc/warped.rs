@@ -97,10 +97,35 @@ pub struct WarpedMc {
     /// warp's further row hits are priority M).
     last: Vec<Option<u32>>,
     out: WmcOut,
-    /// The priority table is stale: steps were skipped ([`WarpedMc::skip_quiet`]) since the
-    /// last one, so its true value is what the next step's own candidates imply.
-    pt_stale: bool,
+    /// Where the priority table's value is held (see [`WarpedMc::absorb`]).
+    pt_held: PtHeld,
     scratch: Scratch,
+}
+
+/// Where the priority table's value is held. After an evaluated step it is stored; after
+/// [`WarpedMc::absorb`] it may be what the candidates of the next evaluated step imply, which
+/// are the absorbed cycle's own candidates (the caller's promise, see `absorb`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PtHeld {
+    /// In `WarpedMc::pt`.
+    Stored,
+    /// The H hits of the next step's candidates under the current WET.
+    Current,
+    /// The H hits of the next step's candidates under the WET before its last update (the
+    /// old values are in `Scratch::prev`).
+    BeforeLastUpdate,
+}
+
+/// What one of a block's own controllers did in a cycle in which the block was not evaluated
+/// ([`WarpedMc::absorb`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OwnEvents {
+    /// A request entered its pending queue this cycle: its candidate window changes after it.
+    pub enq: bool,
+    /// The global warp id of the request whose column command it issued last cycle.
+    pub svc: Option<u32>,
+    /// The (bank, row) it activated last cycle.
+    pub act: Option<(u32, u32)>,
 }
 
 /// Per-step working storage, kept to avoid allocating every cycle.
@@ -116,6 +141,10 @@ struct Scratch {
     delta: Vec<(u32, i64)>,
     /// This step's priority table, flat like `WarpedMc::pt`: H hits per bank by column slot.
     pt_next: Vec<u64>,
+    /// The priority table under the WET before its last update (`PtHeld::BeforeLastUpdate`).
+    pt_before: Vec<u64>,
+    /// The WET entries the last absorbed update changed: (warp id, value before it).
+    prev: Vec<(u32, u32)>,
 }
 
 impl WarpedMc {
@@ -129,7 +158,7 @@ impl WarpedMc {
             rr: Vec::new(),
             last: Vec::new(),
             out: WmcOut::default(),
-            pt_stale: false,
+            pt_held: PtHeld::Stored,
             scratch: Scratch::default(),
         };
         m.reset();
@@ -183,48 +212,62 @@ impl WarpedMc {
             miss,
             cmd,
             pt_next,
+            pt_before,
+            prev,
             ..
         } = &mut self.scratch;
         pt_next.resize(self.pt.len(), 0);
         let pt_next = &mut pt_next[ci * banks..(ci + 1) * banks];
         pt_next.fill(0);
-        hit.clear();
+        let before = self.pt_held == PtHeld::BeforeLastUpdate;
+        pt_before.resize(banks, 0);
         hit.resize(banks, None);
-        miss.clear();
         miss.resize(banks, None);
-        cmd.clear();
         cmd.resize(banks, None);
+        pt_before.fill(0);
+        hit.fill(None);
+        miss.fill(None);
         co.class.clear();
+        co.class.resize(inp.cands.len(), Class::None);
         co.open.clear();
         co.open.resize(banks, None);
+        let last = self.last[ci];
+        let tracked = self.spec.rows_tracked;
+        let rs = &self.rs[ci * banks * tracked as usize..(ci + 1) * banks * tracked as usize];
         // Per bank: the first H hit, else the first M hit; the best-scoring miss (oldest on
         // ties).
-        for (k, c) in inp.cands.iter().enumerate() {
+        for (k, (c, class)) in inp.cands.iter().zip(co.class.iter_mut()).enumerate() {
             let Some(c) = c else {
-                co.class.push(Class::None);
                 continue;
             };
             let b = c.bank as usize;
             if c.hit {
                 let cl = if self.wet[c.gwid as usize] <= 1 {
                     Class::H
-                } else if self.last[ci] == Some(c.gwid) {
+                } else if last == Some(c.gwid) {
                     Class::M
                 } else {
                     Class::L
                 };
-                co.class.push(cl);
+                *class = cl;
                 if cl == Class::H {
                     pt_next[b] |= 1u64 << (c.slot % slots);
+                }
+                if before {
+                    let w = prev
+                        .iter()
+                        .find(|(g, _)| *g == c.gwid)
+                        .map_or(self.wet[c.gwid as usize], |p| p.1);
+                    if w <= 1 {
+                        pt_before[b] |= 1u64 << (c.slot % slots);
+                    }
                 }
                 if hit[b].is_none_or(|(best, _)| cl > best) {
                     hit[b] = Some((cl, k as u32));
                 }
             } else {
-                co.class.push(Class::L);
-                let t = self.spec.rows_tracked as usize;
-                let score =
-                    self.rs[(ci * banks + b) * t + (c.row % self.spec.rows_tracked) as usize];
+                *class = Class::L;
+                let score = rs[b * tracked as usize + (c.row % tracked) as usize];
                 if miss[b].is_none_or(|(best, _, _)| score > best) {
                     miss[b] = Some((score, k as u32, c.row));
                 }
@@ -249,15 +292,15 @@ impl WarpedMc {
         }
         // Two-level round robin: banks whose priority-table entry is non-zero first.
         let start = self.rr[ci] as usize;
-        // A stale table holds what these very candidates imply (see `skip_quiet`).
-        let pt: &[u64] = if self.pt_stale {
-            pt_next
-        } else {
-            &self.pt[ci * banks..(ci + 1) * banks]
+        // After `absorb`, the table may be what these very candidates imply.
+        let pt: &[u64] = match self.pt_held {
+            PtHeld::Stored => &self.pt[ci * banks..(ci + 1) * banks],
+            PtHeld::Current => pt_next,
+            PtHeld::BeforeLastUpdate => pt_before,
         };
         let pick = |high_only: bool| {
-            (0..banks)
-                .map(|i| (start + i) % banks)
+            (start..banks)
+                .chain(0..start)
                 .find(|&b| cmd[b].is_some() && (!high_only || pt[b] != 0))
         };
         co.sel = pick(true)
@@ -273,7 +316,9 @@ impl WarpedMc {
         self.wet_next(&inp.enq, &inp.svc, max, &mut delta);
         // RS: when a service leaves a warp with one pending request, that request is the warp's
         // slowest; if it waits as a row miss, its row gets +1. Activating a row clears its score.
-        self.bump_rows(&inp.svc, &delta, |c| &inp.ctrl[c].cands[..]);
+        self.bump_rows(inp.svc.iter().flatten().copied(), &delta, |c| {
+            &inp.ctrl[c].cands[..]
+        });
         for (c, ci) in inp.ctrl.iter().enumerate() {
             if let Some((b, r)) = ci.act {
                 let i = self.rs_index(c, b, r);
@@ -334,13 +379,13 @@ impl WarpedMc {
     /// as a row miss, gets +1 on its row (saturating).
     fn bump_rows<'c>(
         &mut self,
-        svc: &[Option<u32>],
+        svc: impl Iterator<Item = u32>,
         delta: &[(u32, i64)],
         cands: impl Fn(usize) -> &'c [Option<Cand>],
     ) {
         let n = self.spec.controllers_per_wet as usize;
         let smax = self.spec.score_max;
-        for &g in svc.iter().flatten() {
+        for g in svc {
             if delta.iter().find(|(h, _)| *h == g).map(|d| d.1) != Some(1) {
                 continue;
             }
@@ -360,34 +405,67 @@ impl WarpedMc {
         }
     }
 
-    /// Account for a step the caller did not evaluate because none of the block's own
-    /// controllers had an event or could issue: only other controllers of the WET scope
-    /// enqueued or were serviced. `sum` is the cycle's WET change per warp id (enqueues minus
-    /// services of the scope, summed, before saturation), `svc` the scope's services, `cands`
-    /// the own controllers' candidate windows. Such a step selects nothing (no bank is ready);
-    /// the WET takes the events, the RS the increments they cause, and the PT the H hits of
-    /// those candidates: the tables [`WarpedMc::step_trusted`] would leave (a memory-system
-    /// property test checks it).
-    pub fn absorb(&mut self, sum: &[(u32, i64)], svc: &[Option<u32>], cands: &[Vec<Option<Cand>>]) {
-        let banks = self.spec.banks as usize;
-        let slots = self.spec.pt_slots;
-        self.pt.fill(0);
-        for (c, cs) in cands.iter().enumerate() {
-            for x in cs.iter().flatten() {
-                if x.hit && self.wet[x.gwid as usize] <= 1 {
-                    self.pt[c * banks + x.bank as usize] |= 1u64 << (x.slot % slots);
+    /// Account for a step the caller did not evaluate because it would select nothing (no
+    /// bank whose command the block could pick is ready). `sum` is the cycle's WET change per
+    /// warp id (enqueues minus services of the WET scope, summed per warp id, before
+    /// saturation), `svc` the global warp ids of the scope's services (any order), `own` what
+    /// each of the block's controllers did (empty: nothing), `cands` their candidate windows. The tables become what
+    /// [`WarpedMc::step_trusted`] would leave: the WET takes the events, the RS the increments
+    /// they cause and the clears of the activations, the last-serviced warps the own services,
+    /// and the PT the H hits of the candidates. A memory-system property test and a block
+    /// proptest check it.
+    ///
+    /// The PT is computed only when a controller enqueued (its window changes after this
+    /// cycle); otherwise the caller promises that the next evaluated step gets these same
+    /// candidate windows (a window changes only after an enqueue or an issued command), and
+    /// that step derives the PT from them.
+    pub fn absorb(
+        &mut self,
+        sum: &[(u32, i64)],
+        svc: &[u32],
+        own: &[OwnEvents],
+        cands: &[Vec<Option<Cand>>],
+    ) {
+        let max = i64::from(self.spec.pending_max);
+        if own.iter().any(|o| o.enq) {
+            let banks = self.spec.banks as usize;
+            let slots = self.spec.pt_slots;
+            self.pt.fill(0);
+            for (c, cs) in cands.iter().enumerate() {
+                for x in cs.iter().flatten() {
+                    if x.hit && self.wet[x.gwid as usize] <= 1 {
+                        self.pt[c * banks + x.bank as usize] |= 1u64 << (x.slot % slots);
+                    }
                 }
             }
+            self.pt_held = PtHeld::Stored;
+        } else if sum.is_empty() {
+            // The WET does not change: the PT is what the candidates imply under it.
+            self.pt_held = PtHeld::Current;
+        } else {
+            self.pt_held = PtHeld::BeforeLastUpdate;
         }
-        self.pt_stale = false;
-        let max = i64::from(self.spec.pending_max);
         let mut delta = std::mem::take(&mut self.scratch.delta);
         delta.clear();
         delta.extend(
             sum.iter()
                 .map(|&(g, d)| (g, (i64::from(self.wet[g as usize]) + d).clamp(0, max))),
         );
-        self.bump_rows(svc, &delta, |c| &cands[c][..]);
+        self.bump_rows(svc.iter().copied(), &delta, |c| &cands[c][..]);
+        for (c, o) in own.iter().enumerate() {
+            if let Some((b, r)) = o.act {
+                let i = self.rs_index(c, b, r);
+                self.rs[i] = 0;
+            }
+            if o.svc.is_some() {
+                self.last[c] = o.svc;
+            }
+        }
+        if !sum.is_empty() {
+            let prev = &mut self.scratch.prev;
+            prev.clear();
+            prev.extend(delta.iter().map(|&(g, _)| (g, self.wet[g as usize])));
+        }
         for &(g, n) in &delta {
             self.wet[g as usize] = n as u32;
         }
@@ -403,20 +481,9 @@ impl WarpedMc {
             self.decide(c, ci, co);
         }
         self.update(inp, &out);
-        self.pt_stale = false;
+        self.pt_held = PtHeld::Stored;
         self.out = out;
         &self.out
-    }
-
-    /// Account for a step the caller skipped because it was quiet: its inputs carried no
-    /// event (no enqueue, service or activation), its candidates and the warp entry table were
-    /// those of the step before, and no bank was ready. Such a step selects nothing and leaves
-    /// every table as it is, except that the priority table becomes what those candidates
-    /// imply. The candidates and warp entry table stay the same until the next step that is
-    /// not skipped, so that step's own candidates give that value; it uses them instead of the
-    /// stored table.
-    pub fn skip_quiet(&mut self) {
-        self.pt_stale = true;
     }
 
     /// Check inputs against what the RTL asserts.
@@ -505,7 +572,7 @@ impl CycleModel for WarpedMc {
         self.rr = vec![0; c];
         self.last = vec![None; c];
         self.out = WmcOut::default();
-        self.pt_stale = false;
+        self.pt_held = PtHeld::Stored;
     }
 
     fn step(&mut self, inp: &WmcIn) -> Result<&WmcOut, IllegalInput> {

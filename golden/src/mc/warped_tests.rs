@@ -293,3 +293,106 @@ fn illegal_inputs_are_refused() {
     i.ctrl.pop();
     assert!(m.step(&i).is_err(), "too few controllers");
 }
+
+mod absorb_equivalence {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One cycle of random stimulus: whether banks may be ready, the scope's enqueues
+    /// (sm, warp, pc) and services, the own activations, and new windows for the controllers
+    /// allowed to change theirs after this cycle.
+    type Cycle = (
+        bool,
+        Vec<Option<(u32, u32, u64)>>,
+        Vec<Option<u32>>,
+        Vec<Option<(u32, u32)>>,
+        Vec<Vec<Option<(u32, u32, u32, u32, bool)>>>,
+        Vec<bool>,
+    );
+
+    fn cycle() -> impl Strategy<Value = Cycle> {
+        // tiny: 2 controllers, one WET scope of 2, 4 banks, 8 candidates; warp ids are kept
+        // small so that warps collide and counters run both ways.
+        let enq = prop::option::weighted(0.4, (0u32..2, 0u32..3, 0u64..8));
+        let svc = prop::option::weighted(0.4, 0u32..6);
+        let act = prop::option::weighted(0.2, (0u32..4, 0u32..16));
+        let cand = prop::option::of((0u32..6, 0u32..4, 0u32..16, 0u32..8, any::<bool>()));
+        (
+            prop::bool::weighted(0.3),
+            prop::collection::vec(enq, 2),
+            prop::collection::vec(svc, 2),
+            prop::collection::vec(act, 2),
+            prop::collection::vec(prop::collection::vec(cand, 8), 2),
+            prop::collection::vec(any::<bool>(), 8),
+        )
+    }
+
+    proptest! {
+        /// A block that absorbs the cycles in which no bank is ready (and is evaluated in the
+        /// others) makes exactly the decisions of one evaluated every cycle. Windows change
+        /// only after a controller enqueued or after an evaluated cycle, as `absorb` requires.
+        #[test]
+        fn absorbing_unready_cycles_is_stepping_them(cycles in prop::collection::vec(cycle(), 1..80)) {
+            let mut every = block();
+            let mut lazy = block();
+            let mut inp = idle(&every);
+            for (ready, enqs, svcs, acts, windows, readiness) in cycles {
+                for (c, e) in enqs.iter().enumerate() {
+                    inp.enq[c] = e.map(|(sm, warp, pc)| Enq { sm, warp, pc });
+                }
+                inp.svc = svcs.clone();
+                for c in 0..2 {
+                    let x = &mut inp.ctrl[c];
+                    x.act = acts[c];
+                    for b in 0..4 {
+                        x.cas_ready[b] = ready && readiness[b];
+                        x.pre_ready[b] = ready && readiness[b + 4];
+                        x.act_ready[b] = ready && readiness[(b + 1) % 8];
+                    }
+                }
+                let full = every.step_trusted(&inp).clone();
+                if ready {
+                    let out = lazy.step_trusted(&inp).clone();
+                    prop_assert_eq!(&full, &out);
+                } else {
+                    prop_assert!(full.ctrl.iter().all(|c| c.sel.is_none()));
+                    let mut sum: Vec<(u32, i64)> = Vec::new();
+                    let ev = inp.enq.iter().flatten().map(|e| (lazy.gwid(e.sm, e.warp, e.pc), 1));
+                    for (g, d) in ev.chain(inp.svc.iter().flatten().map(|&g| (g, -1))) {
+                        match sum.iter_mut().find(|(h, _)| *h == g) {
+                            Some(x) => x.1 += d,
+                            None => sum.push((g, d)),
+                        }
+                    }
+                    let svc: Vec<u32> = inp.svc.iter().flatten().copied().collect();
+                    let own: Vec<OwnEvents> = (0..2)
+                        .map(|c| OwnEvents {
+                            enq: inp.enq[c].is_some(),
+                            svc: inp.svc[c],
+                            act: inp.ctrl[c].act,
+                        })
+                        .collect();
+                    let cands: Vec<_> = inp.ctrl.iter().map(|x| x.cands.clone()).collect();
+                    lazy.absorb(&sum, &svc, &own, &cands);
+                }
+                for c in 0..2 {
+                    prop_assert_eq!(every.pending(c as u32), lazy.pending(c as u32));
+                }
+                // Windows may change after an evaluated cycle or an enqueue of their controller.
+                for (c, w) in windows.iter().enumerate() {
+                    if ready || inp.enq[c].is_some() {
+                        let x = &mut inp.ctrl[c];
+                        let mut k = 0;
+                        x.cands.fill(None);
+                        x.bank_open.fill(false);
+                        for (gwid, bank, row, slot, hit) in w.iter().flatten().copied() {
+                            x.cands[k] = Some(Cand { gwid, bank, row, slot, hit });
+                            x.bank_open[bank as usize] |= hit;
+                            k += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
