@@ -367,6 +367,12 @@ impl MemSystem {
         matches!(self.scheduler, Scheduler::Warped | Scheduler::Divfirst)
     }
 
+    /// Whether the controllers keep per-bank request and hit counts (every scheduler but
+    /// FCFS, which looks at its oldest request only).
+    fn counted(&self) -> bool {
+        self.scheduler != Scheduler::Fcfs
+    }
+
     /// Run to completion (or `max_cycles`). With a hook `(g, f)`, WET group `g` steps its block
     /// every cycle and `f` sees each of its cycles (co-simulation); other groups skip cycles in
     /// which their block would not change.
@@ -529,8 +535,7 @@ impl MemSystem {
                 }
             }
             // Enqueued requests join their queues; write-drain mode follows the queue.
-            let track = self.uses_block();
-            let counted = self.scheduler != Scheduler::Fcfs;
+            let (track, counted) = (self.uses_block(), self.counted());
             let ctrl = &mut self.ctrls[c];
             if let Some(e) = self.incoming[c] {
                 ctrl.queue.push(e);
@@ -584,7 +589,7 @@ impl MemSystem {
                 );
             }
             let mut x = self.ctrls[c].clone();
-            if self.scheduler != Scheduler::Fcfs {
+            if self.counted() {
                 x.recount(u64::MAX);
             }
             assert_eq!(
@@ -871,6 +876,7 @@ impl MemSystem {
         entry: Option<usize>,
         now: u64,
     ) -> Result<(), McError> {
+        let (track, counted) = (self.uses_block(), self.counted());
         let ctrl = &mut self.ctrls[c];
         let row_before = ctrl.ch.open_row(cmd.bank);
         let done = ctrl.ch.issue(&cmd, now).map_err(|v| McError::Request {
@@ -887,8 +893,6 @@ impl MemSystem {
         if matches!(cmd.kind, CmdKind::Act | CmdKind::Pre) {
             ctrl.prio = (cmd.bank + 1) % self.banks as u32;
         }
-        let track = matches!(self.scheduler, Scheduler::Warped | Scheduler::Divfirst);
-        let counted = self.scheduler != Scheduler::Fcfs;
         let w = &mut self.cands[c];
         if let (Some(i), Some(done)) = (entry, done) {
             if track && ctrl.queue[i].write == ctrl.write_mode {
