@@ -75,7 +75,7 @@ impl Controller {
         for e in &self.queue {
             if e.write == self.write_mode && banks >> e.bank & 1 != 0 {
                 self.nreq[e.bank as usize] += 1;
-                self.nhit[e.bank as usize] += u16::from(self.ch.open_row(e.bank) == Some(e.row));
+                self.nhit[e.bank as usize] += u16::from(hits(&self.ch, e.bank, e.row));
             }
         }
     }
@@ -109,6 +109,19 @@ impl Controller {
     }
 }
 
+/// Move a group's candidate windows into its block input, or back.
+fn swap_windows(windows: &mut [Vec<Option<Cand>>], inp: &mut WmcIn) {
+    for (w, ci) in windows.iter_mut().zip(inp.ctrl.iter_mut()) {
+        std::mem::swap(w, &mut ci.cands);
+    }
+}
+
+/// Whether `row` is the open row of `bank`.
+#[inline]
+fn hits(ch: &Channel, bank: u32, row: u32) -> bool {
+    ch.open_row(bank) == Some(row)
+}
+
 /// Candidate-window entry of a pending request, given its channel's open rows.
 #[inline]
 fn cand(ch: &Channel, e: &Entry) -> Cand {
@@ -117,7 +130,7 @@ fn cand(ch: &Channel, e: &Entry) -> Cand {
         bank: e.bank,
         row: e.row,
         slot: e.slot,
-        hit: ch.open_row(e.bank) == Some(e.row),
+        hit: hits(ch, e.bank, e.row),
     }
 }
 
@@ -488,9 +501,7 @@ impl MemSystem {
                 let out = match out {
                     Ok(o) => o,
                     Err(e) => {
-                        for (k, c) in cs.clone().enumerate() {
-                            std::mem::swap(&mut self.cands[c], &mut inp.ctrl[k].cands);
-                        }
+                        swap_windows(&mut self.cands[cs], inp);
                         return Err(e.into());
                     }
                 };
@@ -505,9 +516,7 @@ impl MemSystem {
                     }),
                     None => Ok(()),
                 };
-                for (k, c) in cs.enumerate() {
-                    std::mem::swap(&mut self.cands[c], &mut inp.ctrl[k].cands);
-                }
+                swap_windows(&mut self.cands[cs], inp);
                 seen.map_err(McError::Hook)?;
             }
             self.inputs = inputs;
@@ -543,8 +552,7 @@ impl MemSystem {
                 changed = true;
                 if counted && e.write == ctrl.write_mode {
                     ctrl.nreq[e.bank as usize] += 1;
-                    ctrl.nhit[e.bank as usize] +=
-                        u16::from(ctrl.ch.open_row(e.bank) == Some(e.row));
+                    ctrl.nhit[e.bank as usize] += u16::from(hits(&ctrl.ch, e.bank, e.row));
                 }
                 if track && e.write == ctrl.write_mode {
                     let w = &mut self.cands[c];
@@ -619,7 +627,7 @@ impl MemSystem {
         let (mut any, hit, miss) = if self.scheduler == Scheduler::Fcfs {
             match x.queue.iter().find(|e| e.write == x.write_mode) {
                 None => (0, 0, 0),
-                Some(e) if x.ch.open_row(e.bank) == Some(e.row) => (1u64 << e.bank, 1 << e.bank, 0),
+                Some(e) if hits(&x.ch, e.bank, e.row) => (1u64 << e.bank, 1 << e.bank, 0),
                 Some(e) => (1u64 << e.bank, 0, 1 << e.bank),
             }
         } else {
@@ -708,8 +716,8 @@ impl MemSystem {
             inp.enq[i] = self.enq_of(c);
             inp.svc[i] = self.ctrls[c].svc;
         }
+        swap_windows(&mut self.cands[first..first + self.per_group], inp);
         for (c, ci) in (first..first + self.per_group).zip(inp.ctrl.iter_mut()) {
-            std::mem::swap(&mut ci.cands, &mut self.cands[c]);
             let x = &mut self.ctrls[c];
             ci.act = x.act;
             for v in [
@@ -812,7 +820,7 @@ impl MemSystem {
             }
             let p = match urgent {
                 Some(u) => u(e),
-                None => x.ch.open_row(e.bank) == Some(e.row),
+                None => hits(&x.ch, e.bank, e.row),
             };
             if has & bit == 0 || p {
                 pick[e.bank as usize] = i as u16;
@@ -920,7 +928,7 @@ impl MemSystem {
             let all = matches!(cmd.kind, CmdKind::PreA | CmdKind::Ref);
             for x in w.iter_mut().flatten() {
                 if all || x.bank == cmd.bank {
-                    x.hit = ctrl.ch.open_row(x.bank) == Some(x.row);
+                    x.hit = hits(&ctrl.ch, x.bank, x.row);
                 }
             }
         }
