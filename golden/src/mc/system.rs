@@ -19,7 +19,7 @@ use super::dram::{Channel, CmdKind, Command, TraceCmd};
 use super::mapping::AddressMap;
 use super::stimulus::Request;
 use super::timing::Timing;
-use super::warped::{BankCmd, Cand, CtrlIn, Enq, OwnEvents, WarpedMc, WmcIn, WmcOut};
+use super::warped::{BankCmd, Cand, CtrlIn, Enq, OwnEvents, WarpedMc, Wet, WmcIn, WmcOut};
 use crate::block::{CycleModel, IllegalInput};
 use crate::spec::{Scheduler, Spec};
 use serde::Serialize;
@@ -227,13 +227,17 @@ pub struct MemSystem {
     /// Controllers in one WET scope.
     wet_ctrls: usize,
     /// Per controller (Warped-MC and Div-First): its candidate window, the pending requests of
-    /// the current mode oldest first, padded with `None` to the queue size; kept current as
+    /// the current mode oldest first (occupied slots only; padded to the queue size only for a
+    /// watched group's checked step); kept current as
     /// requests enter and leave and banks open and close, rebuilt when the mode changes.
     cands: Vec<Vec<Option<Cand>>>,
     /// Per WET scope: this cycle's WET change per warp id (enqueues minus services), and the
     /// global warp ids of its services.
     scope_sum: Vec<Vec<(u32, i64)>>,
     scope_svc: Vec<Vec<u32>>,
+    /// Per WET scope: its warp entry table, shared by the scope's blocks (their copies would
+    /// hold the same values, see [`Wet`]); a watched block keeps and checks its own.
+    wets: Vec<Wet>,
     /// Working storage: the own events of a block that absorbs a cycle.
     own: Vec<OwnEvents>,
 }
@@ -334,9 +338,10 @@ impl MemSystem {
             run: vec![true; d.channels as usize],
             skip: true,
             wet_ctrls: spec.wmc.wet_ctrls as usize,
-            cands: vec![vec![None; spec.mc.queue_entries as usize]; d.channels as usize],
+            cands: vec![Vec::with_capacity(spec.mc.queue_entries as usize); d.channels as usize],
             scope_sum: vec![Vec::new(); (d.channels / spec.wmc.wet_ctrls) as usize],
             scope_svc: vec![Vec::new(); (d.channels / spec.wmc.wet_ctrls) as usize],
+            wets: vec![Wet::new(&spec.wmc); (d.channels / spec.wmc.wet_ctrls) as usize],
             own: Vec::new(),
         })
     }
@@ -462,6 +467,7 @@ impl MemSystem {
                     }
                     svc.extend(self.ctrls[c].svc);
                 }
+                self.wets[sc].stage(sum);
             }
             let mut inputs = std::mem::take(&mut self.inputs);
             inputs.resize_with(self.groups.len(), WmcIn::default);
@@ -483,19 +489,23 @@ impl MemSystem {
                             act: self.ctrls[c].act,
                         }));
                     }
-                    self.groups[g].absorb(
-                        &self.scope_sum[sc],
+                    self.groups[g].absorb_shared(
                         &self.scope_svc[sc],
                         &self.own,
                         &self.cands[cs],
+                        &self.wets[sc],
                     );
                     continue;
                 }
-                self.fill_group_input(g, now, inp);
+                self.fill_group_input(g, now, inp, watched);
                 let out = if watched {
+                    // The RTL's window has every slot: the checked step and the hook see them.
+                    for ci in &mut inp.ctrl {
+                        ci.cands.resize(self.cap, None);
+                    }
                     self.groups[g].step(inp)
                 } else {
-                    Ok(self.groups[g].step_trusted(inp))
+                    Ok(self.groups[g].step_shared(inp, &self.wets[g * per / wc]))
                 };
                 // The candidate windows go back to their cache (the hook has seen them below).
                 let out = match out {
@@ -516,10 +526,29 @@ impl MemSystem {
                     }),
                     None => Ok(()),
                 };
+                if watched {
+                    for ci in &mut inp.ctrl {
+                        let n = ci.cands.iter().position(Option::is_none);
+                        ci.cands.truncate(n.unwrap_or(ci.cands.len()));
+                    }
+                }
                 swap_windows(&mut self.cands[cs], inp);
                 seen.map_err(McError::Hook)?;
             }
             self.inputs = inputs;
+            for w in &mut self.wets {
+                w.commit();
+            }
+            // Unit tests check that a watched block's own WET copy is the shared one.
+            #[cfg(test)]
+            if let Some((g, _)) = &hook {
+                let sc = g * self.per_group / self.wet_ctrls;
+                assert_eq!(
+                    self.groups[*g].wet().values(),
+                    self.wets[sc].values(),
+                    "group {g}'s WET copy at {now}"
+                );
+            }
         }
         for (c, &runs) in run.iter().enumerate() {
             let mut changed = false;
@@ -555,11 +584,7 @@ impl MemSystem {
                     ctrl.nhit[e.bank as usize] += u16::from(hits(&ctrl.ch, e.bank, e.row));
                 }
                 if track && e.write == ctrl.write_mode {
-                    let w = &mut self.cands[c];
-                    let n = w.iter().position(Option::is_none).unwrap_or(w.len());
-                    if let Some(slot) = w.get_mut(n) {
-                        *slot = Some(cand(&ctrl.ch, &e));
-                    }
+                    self.cands[c].push(Some(cand(&ctrl.ch, &e)));
                 }
             }
             if changed {
@@ -674,10 +699,21 @@ impl MemSystem {
     /// Rebuild controller `c`'s candidate window (its pending queue of the current mode, oldest
     /// first, with hit flags) after its mode changed.
     fn rebuild_cands(&mut self, c: usize) {
-        self.cands[c] = self.window(c);
+        let mut w = std::mem::take(&mut self.cands[c]);
+        w.clear();
+        let x = &self.ctrls[c];
+        w.extend(
+            x.queue
+                .iter()
+                .filter(|e| e.write == x.write_mode)
+                .map(|e| Some(cand(&x.ch, e))),
+        );
+        self.cands[c] = w;
     }
 
-    /// Controller `c`'s candidate window, from its queue and banks.
+    #[cfg(test)]
+    /// Controller `c`'s candidate window, from its queue and banks: its occupied slots only
+    /// (the block reads missing slots as empty, see [`WarpedMc::step_trusted`]).
     fn window(&self, c: usize) -> Vec<Option<Cand>> {
         let x = &self.ctrls[c];
         let mut w = Vec::with_capacity(self.cap);
@@ -687,7 +723,6 @@ impl MemSystem {
                 .filter(|e| e.write == x.write_mode)
                 .map(|e| Some(cand(&x.ch, e))),
         );
-        w.resize(self.cap, None);
         w
     }
 
@@ -706,14 +741,15 @@ impl MemSystem {
     /// The Warped-MC block inputs of one group this cycle, written into `inp` (the group's
     /// candidate windows are current). The windows move into `inp`; the caller moves them back
     /// after the step.
-    fn fill_group_input(&mut self, g: usize, now: u64, inp: &mut WmcIn) {
+    /// `inp.enq` is filled only for a watched group (the others take the shared WET).
+    fn fill_group_input(&mut self, g: usize, now: u64, inp: &mut WmcIn, watched: bool) {
         let b = self.banks;
         let first = g * self.per_group;
         inp.ctrl.resize_with(self.per_group, CtrlIn::default);
         inp.enq.resize(self.wet_ctrls, None);
         inp.svc.resize(self.wet_ctrls, None);
         for (i, c) in self.scope_of(g).enumerate() {
-            inp.enq[i] = self.enq_of(c);
+            inp.enq[i] = if watched { self.enq_of(c) } else { None };
             inp.svc[i] = self.ctrls[c].svc;
         }
         swap_windows(&mut self.cands[first..first + self.per_group], inp);
@@ -854,8 +890,8 @@ impl MemSystem {
     /// Div-First: per bank, a warp's last pending request first (ignoring row hits), then the
     /// bank's oldest request; banks round-robin.
     fn divfirst(&self, c: usize, g: usize, now: u64) -> Option<(Command, Option<usize>)> {
-        let block = &self.groups[g];
-        let urgent = |e: &Entry| block.pending(e.gwid) <= 1;
+        let wet = &self.wets[g * self.per_group / self.wet_ctrls];
+        let urgent = |e: &Entry| wet.get(e.gwid) <= 1;
         self.per_bank(c, now, Some(&urgent))
     }
 
@@ -907,7 +943,6 @@ impl MemSystem {
                 let mode = ctrl.write_mode;
                 let k = ctrl.queue[..i].iter().filter(|e| e.write == mode).count();
                 w.remove(k);
-                w.push(None);
             }
             let e = ctrl.queue.remove(i);
             ctrl.writes -= usize::from(e.write);

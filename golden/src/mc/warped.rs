@@ -85,8 +85,8 @@ pub struct WmcOut {
 pub struct WarpedMc {
     spec: WarpedMcSpec,
     ports: Vec<PortSpec>,
-    /// Pending requests per global warp id (saturating at both ends).
-    wet: Vec<u32>,
+    /// The block's warp entry table.
+    wet: Wet,
     /// Row scores, flat: [controller][bank][tracked row].
     rs: Vec<u32>,
     /// Priority table, flat: [controller][bank], a bitmap over column slots of the open row.
@@ -112,8 +112,91 @@ enum PtHeld {
     /// The H hits of the next step's candidates under the current WET.
     Current,
     /// The H hits of the next step's candidates under the WET before its last update (the
-    /// old values are in `Scratch::prev`).
+    /// old values are in [`Wet`]'s `prev`).
     BeforeLastUpdate,
+}
+
+/// A warp entry table: pending requests per global warp id, saturating at both ends. A cycle's
+/// changes are first staged ([`Wet::stage`]: decisions of that cycle still read the old
+/// values, the table updates read the staged ones) and then committed ([`Wet::commit`]).
+///
+/// Every block of a WET scope holds a copy, as the RTL does; the copies take the same events
+/// and so hold the same values. The memory system therefore keeps one per scope and passes it
+/// to the blocks ([`WarpedMc::step_shared`], [`WarpedMc::absorb_shared`]); a co-simulated
+/// block keeps its own.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Wet {
+    v: Vec<u32>,
+    max: i64,
+    /// The staged changes: (warp id, value after this cycle).
+    next: Vec<(u32, i64)>,
+    /// The changes of the last commit: (warp id, value before it).
+    prev: Vec<(u32, u32)>,
+}
+
+impl Wet {
+    pub fn new(spec: &WarpedMcSpec) -> Wet {
+        Wet {
+            v: vec![0; spec.wet_entries as usize],
+            max: i64::from(spec.pending_max),
+            next: Vec::new(),
+            prev: Vec::new(),
+        }
+    }
+
+    /// Pending requests of a global warp id (the committed value).
+    #[inline]
+    pub fn get(&self, gwid: u32) -> u32 {
+        self.v[gwid as usize]
+    }
+
+    /// Stage one cycle's changes: `sum` is the change per warp id (enqueues minus services of
+    /// the scope, summed per warp id, each id once); the values saturate at both ends.
+    pub fn stage(&mut self, sum: &[(u32, i64)]) {
+        self.next.clear();
+        let (v, max) = (&self.v, self.max);
+        self.next.extend(
+            sum.iter()
+                .map(|&(g, d)| (g, (i64::from(v[g as usize]) + d).clamp(0, max))),
+        );
+    }
+
+    /// The committed values, by global warp id.
+    pub fn values(&self) -> &[u32] {
+        &self.v
+    }
+
+    /// Whether the staged cycle changes nothing.
+    pub fn quiet(&self) -> bool {
+        self.next.is_empty()
+    }
+
+    /// The staged value of a warp id, if this cycle changes it.
+    #[inline]
+    fn staged(&self, gwid: u32) -> Option<i64> {
+        self.next.iter().find(|(h, _)| *h == gwid).map(|d| d.1)
+    }
+
+    /// A warp id's value before the last commit.
+    #[inline]
+    fn before(&self, gwid: u32) -> u32 {
+        self.prev
+            .iter()
+            .find(|(g, _)| *g == gwid)
+            .map_or(self.v[gwid as usize], |p| p.1)
+    }
+
+    /// Apply the staged changes.
+    pub fn commit(&mut self) {
+        self.prev.clear();
+        let v = &mut self.v;
+        self.prev
+            .extend(self.next.iter().map(|&(g, _)| (g, v[g as usize])));
+        for &(g, n) in &self.next {
+            v[g as usize] = n as u32;
+        }
+        self.next.clear();
+    }
 }
 
 /// What one of a block's own controllers did in a cycle in which the block was not evaluated
@@ -131,20 +214,16 @@ pub struct OwnEvents {
 /// Per-step working storage, kept to avoid allocating every cycle.
 #[derive(Debug, Clone, Default)]
 struct Scratch {
-    /// Per bank: the best hit (class, candidate).
-    hit: Vec<Option<(Class, u32)>>,
-    /// Per bank: the best-scoring miss (score, candidate, row).
-    miss: Vec<Option<(u32, u32, u32)>>,
-    /// Per bank: the command it would issue (command, candidate, row), if ready.
-    cmd: Vec<Option<(BankCmd, u32, u32)>>,
-    /// WET changes this cycle: (warp id, summed delta), then (warp id, next value).
-    delta: Vec<(u32, i64)>,
+    /// Per bank: the best hit (class, candidate), valid where `decide` marks it.
+    hit: Vec<(Class, u32)>,
+    /// Per bank: the best-scoring miss (score, candidate, row), valid where marked.
+    miss: Vec<(u32, u32, u32)>,
+    /// WET changes this cycle: (warp id, summed delta).
+    sum: Vec<(u32, i64)>,
     /// This step's priority table, flat like `WarpedMc::pt`: H hits per bank by column slot.
     pt_next: Vec<u64>,
     /// The priority table under the WET before its last update (`PtHeld::BeforeLastUpdate`).
     pt_before: Vec<u64>,
-    /// The WET entries the last absorbed update changed: (warp id, value before it).
-    prev: Vec<(u32, u32)>,
 }
 
 impl WarpedMc {
@@ -152,7 +231,7 @@ impl WarpedMc {
         let mut m = WarpedMc {
             spec: spec.clone(),
             ports: spec.ports(),
-            wet: Vec::new(),
+            wet: Wet::default(),
             rs: Vec::new(),
             pt: Vec::new(),
             rr: Vec::new(),
@@ -187,9 +266,14 @@ impl WarpedMc {
         base ^ fold as u32
     }
 
+    /// The block's own warp entry table.
+    pub fn wet(&self) -> &Wet {
+        &self.wet
+    }
+
     /// Pending requests of a global warp id.
     pub fn pending(&self, gwid: u32) -> u32 {
-        self.wet[gwid as usize]
+        self.wet.get(gwid)
     }
 
     /// Row score of a controller's bank's row.
@@ -204,35 +288,50 @@ impl WarpedMc {
     }
 
     /// The combinational decisions of one controller, written into `co`.
-    fn decide(&mut self, ci: usize, inp: &CtrlIn, co: &mut CtrlOut) {
+    fn decide(&mut self, ci: usize, inp: &CtrlIn, co: &mut CtrlOut, wet: &Wet) {
         let banks = self.spec.banks as usize;
         let slots = self.spec.pt_slots;
+        let tracked = self.spec.rows_tracked;
+        // Column slot and tracked row of a candidate (a mask where the sizes allow).
+        let slot_bit = |slot: u32| {
+            1u64 << if slots.is_power_of_two() {
+                slot & (slots - 1)
+            } else {
+                slot % slots
+            }
+        };
+        let row_idx = |row: u32| {
+            (if tracked.is_power_of_two() {
+                row & (tracked - 1)
+            } else {
+                row % tracked
+            }) as usize
+        };
         let Scratch {
             hit,
             miss,
-            cmd,
             pt_next,
             pt_before,
-            prev,
             ..
         } = &mut self.scratch;
         pt_next.resize(self.pt.len(), 0);
         let pt_next = &mut pt_next[ci * banks..(ci + 1) * banks];
         pt_next.fill(0);
         let before = self.pt_held == PtHeld::BeforeLastUpdate;
-        pt_before.resize(banks, 0);
-        hit.resize(banks, None);
-        miss.resize(banks, None);
-        cmd.resize(banks, None);
-        pt_before.fill(0);
-        hit.fill(None);
-        miss.fill(None);
+        if before {
+            pt_before.resize(banks, 0);
+            pt_before.fill(0);
+        }
+        // Per bank (banks <= 64, validated): the best hit (class, candidate) where `hits` has
+        // the bank's bit, the best miss (score, candidate, row) where `misses` has it.
+        hit.resize(banks, (Class::None, 0));
+        miss.resize(banks, (0, 0, 0));
+        let (mut hits, mut misses) = (0u64, 0u64);
         co.class.clear();
         co.class.resize(inp.cands.len(), Class::None);
         co.open.clear();
         co.open.resize(banks, None);
         let last = self.last[ci];
-        let tracked = self.spec.rows_tracked;
         let rs = &self.rs[ci * banks * tracked as usize..(ci + 1) * banks * tracked as usize];
         // Per bank: the first H hit, else the first M hit; the best-scoring miss (oldest on
         // ties).
@@ -241,8 +340,9 @@ impl WarpedMc {
                 continue;
             };
             let b = c.bank as usize;
+            let bit = 1u64 << b;
             if c.hit {
-                let cl = if self.wet[c.gwid as usize] <= 1 {
+                let cl = if wet.get(c.gwid) <= 1 {
                     Class::H
                 } else if last == Some(c.gwid) {
                     Class::M
@@ -251,72 +351,79 @@ impl WarpedMc {
                 };
                 *class = cl;
                 if cl == Class::H {
-                    pt_next[b] |= 1u64 << (c.slot % slots);
+                    pt_next[b] |= slot_bit(c.slot);
                 }
-                if before {
-                    let w = prev
-                        .iter()
-                        .find(|(g, _)| *g == c.gwid)
-                        .map_or(self.wet[c.gwid as usize], |p| p.1);
-                    if w <= 1 {
-                        pt_before[b] |= 1u64 << (c.slot % slots);
-                    }
+                if before && wet.before(c.gwid) <= 1 {
+                    pt_before[b] |= slot_bit(c.slot);
                 }
-                if hit[b].is_none_or(|(best, _)| cl > best) {
-                    hit[b] = Some((cl, k as u32));
+                if hits & bit == 0 || cl > hit[b].0 {
+                    hit[b] = (cl, k as u32);
+                    hits |= bit;
                 }
             } else {
                 *class = Class::L;
-                let score = rs[b * tracked as usize + (c.row % tracked) as usize];
-                if miss[b].is_none_or(|(best, _, _)| score > best) {
-                    miss[b] = Some((score, k as u32, c.row));
+                let score = rs[b * tracked as usize + row_idx(c.row)];
+                if misses & bit == 0 || score > miss[b].0 {
+                    miss[b] = (score, k as u32, c.row);
+                    misses |= bit;
                 }
             }
         }
-        // The command each bank would issue, and whether it can issue now.
-        for b in 0..banks {
-            if let Some((_, k, row)) = miss[b] {
-                co.open[b] = Some((row, k));
-            }
-            cmd[b] = if let Some((_, k)) = hit[b] {
-                inp.cas_ready[b].then_some((BankCmd::Cas, k, 0))
-            } else if let Some((_, k, row)) = miss[b] {
-                if inp.bank_open[b] {
-                    inp.pre_ready[b].then_some((BankCmd::Pre, 0, 0))
-                } else {
-                    inp.act_ready[b].then_some((BankCmd::Act, k, row))
-                }
+        // The banks whose command (a CAS if a hit waits, else a PRE or an ACT) can issue now.
+        let mut ready = 0u64;
+        let mut m = misses;
+        while m != 0 {
+            let b = m.trailing_zeros() as usize;
+            m &= m - 1;
+            co.open[b] = Some((miss[b].2, miss[b].1));
+            let r = if inp.bank_open[b] {
+                inp.pre_ready[b]
             } else {
-                None
+                inp.act_ready[b]
             };
+            ready |= u64::from(r && hits >> b & 1 == 0) << b;
         }
-        // Two-level round robin: banks whose priority-table entry is non-zero first.
-        let start = self.rr[ci] as usize;
-        // After `absorb`, the table may be what these very candidates imply.
+        let mut m = hits;
+        while m != 0 {
+            let b = m.trailing_zeros() as usize;
+            m &= m - 1;
+            ready |= u64::from(inp.cas_ready[b]) << b;
+        }
+        // Two-level round robin from the pointer: ready banks whose priority-table entry is
+        // non-zero first. After `absorb`, the table may be what these very candidates imply.
         let pt: &[u64] = match self.pt_held {
             PtHeld::Stored => &self.pt[ci * banks..(ci + 1) * banks],
             PtHeld::Current => pt_next,
             PtHeld::BeforeLastUpdate => pt_before,
         };
-        let pick = |high_only: bool| {
-            (start..banks)
-                .chain(0..start)
-                .find(|&b| cmd[b].is_some() && (!high_only || pt[b] != 0))
+        let mut high = 0u64;
+        let mut m = ready;
+        while m != 0 {
+            let b = m.trailing_zeros() as usize;
+            m &= m - 1;
+            high |= u64::from(pt[b] != 0) << b;
+        }
+        let start = self.rr[ci];
+        let first = |m: u64| {
+            let from = m & (u64::MAX << start);
+            (m != 0).then(|| if from != 0 { from } else { m }.trailing_zeros() as usize)
         };
-        co.sel = pick(true)
-            .or_else(|| pick(false))
-            .and_then(|b| cmd[b].map(|(c, k, row)| (b as u32, c, k, row)));
+        co.sel = first(high).or_else(|| first(ready)).map(|b| {
+            if hits >> b & 1 != 0 {
+                (b as u32, BankCmd::Cas, hit[b].1, 0)
+            } else if inp.bank_open[b] {
+                (b as u32, BankCmd::Pre, 0, 0)
+            } else {
+                (b as u32, BankCmd::Act, miss[b].1, miss[b].2)
+            }
+        });
     }
 
-    /// Table updates at the edge.
-    fn update(&mut self, inp: &WmcIn, out: &WmcOut) {
-        let max = i64::from(self.spec.pending_max);
-        // WET: all increments and decrements of the group, summed per warp id, then saturated.
-        let mut delta = std::mem::take(&mut self.scratch.delta);
-        self.wet_next(&inp.enq, &inp.svc, max, &mut delta);
+    /// Table updates at the edge, but the WET's (staged in `wet`, committed by the caller).
+    fn update(&mut self, inp: &WmcIn, out: &WmcOut, wet: &Wet) {
         // RS: when a service leaves a warp with one pending request, that request is the warp's
         // slowest; if it waits as a row miss, its row gets +1. Activating a row clears its score.
-        self.bump_rows(inp.svc.iter().flatten().copied(), &delta, |c| {
+        self.bump_rows(inp.svc.iter().flatten().copied(), wet, |c| {
             &inp.ctrl[c].cands[..]
         });
         for (c, ci) in inp.ctrl.iter().enumerate() {
@@ -333,10 +440,6 @@ impl WarpedMc {
                 self.rr[c] = (b + 1) % self.spec.banks;
             }
         }
-        for &(g, n) in &delta {
-            self.wet[g as usize] = n as u32;
-        }
-        self.scratch.delta = delta;
         // The block's own controllers come first among the scope's services.
         for (last, svc) in self.last.iter_mut().zip(&inp.svc) {
             if svc.is_some() {
@@ -345,31 +448,19 @@ impl WarpedMc {
         }
     }
 
-    /// The WET changes of one cycle: every enqueue and service of the scope, summed per warp
-    /// id, then saturated; `delta` becomes (warp id, next value).
-    fn wet_next(
-        &self,
-        enq: &[Option<Enq>],
-        svc: &[Option<u32>],
-        max: i64,
-        delta: &mut Vec<(u32, i64)>,
-    ) {
-        delta.clear();
-        for e in enq.iter().flatten() {
-            let g = self.gwid(e.sm, e.warp, e.pc);
-            match delta.iter_mut().find(|(h, _)| *h == g) {
-                Some(d) => d.1 += 1,
-                None => delta.push((g, 1)),
+    /// The WET change of one cycle: every enqueue and service of the scope, summed per warp
+    /// id (before saturation), into `sum`.
+    fn wet_sum(&self, enq: &[Option<Enq>], svc: &[Option<u32>], sum: &mut Vec<(u32, i64)>) {
+        sum.clear();
+        let ev = enq
+            .iter()
+            .flatten()
+            .map(|e| (self.gwid(e.sm, e.warp, e.pc), 1));
+        for (g, d) in ev.chain(svc.iter().flatten().map(|&g| (g, -1))) {
+            match sum.iter_mut().find(|(h, _)| *h == g) {
+                Some(x) => x.1 += d,
+                None => sum.push((g, d)),
             }
-        }
-        for &g in svc.iter().flatten() {
-            match delta.iter_mut().find(|(h, _)| *h == g) {
-                Some(d) => d.1 -= 1,
-                None => delta.push((g, -1)),
-            }
-        }
-        for d in delta.iter_mut() {
-            d.1 = (i64::from(self.wet[d.0 as usize]) + d.1).clamp(0, max);
         }
     }
 
@@ -380,13 +471,13 @@ impl WarpedMc {
     fn bump_rows<'c>(
         &mut self,
         svc: impl Iterator<Item = u32>,
-        delta: &[(u32, i64)],
+        wet: &Wet,
         cands: impl Fn(usize) -> &'c [Option<Cand>],
     ) {
         let n = self.spec.controllers_per_wet as usize;
         let smax = self.spec.score_max;
         for g in svc {
-            if delta.iter().find(|(h, _)| *h == g).map(|d| d.1) != Some(1) {
+            if wet.staged(g) != Some(1) {
                 continue;
             }
             let remaining = (0..n).find_map(|c| {
@@ -407,13 +498,13 @@ impl WarpedMc {
 
     /// Account for a step the caller did not evaluate because it would select nothing (no
     /// bank whose command the block could pick is ready). `sum` is the cycle's WET change per
-    /// warp id (enqueues minus services of the WET scope, summed per warp id, before
-    /// saturation), `svc` the global warp ids of the scope's services (any order), `own` what
-    /// each of the block's controllers did (empty: nothing), `cands` their candidate windows. The tables become what
-    /// [`WarpedMc::step_trusted`] would leave: the WET takes the events, the RS the increments
-    /// they cause and the clears of the activations, the last-serviced warps the own services,
-    /// and the PT the H hits of the candidates. A memory-system property test and a block
-    /// proptest check it.
+    /// warp id (enqueues minus services of the WET scope, summed per warp id, each id once,
+    /// before saturation), `svc` the global warp ids of the scope's services (any order), `own`
+    /// what each of the block's controllers did (empty: nothing), `cands` their candidate
+    /// windows. The tables become what [`WarpedMc::step_trusted`] would leave: the WET takes
+    /// the events, the RS the increments they cause and the clears of the activations, the
+    /// last-serviced warps the own services, and the PT the H hits of the candidates. A
+    /// memory-system property test and a block proptest check it.
     ///
     /// The PT is computed only when a controller enqueued (its window changes after this
     /// cycle); otherwise the caller promises that the next evaluated step gets these same
@@ -426,32 +517,42 @@ impl WarpedMc {
         own: &[OwnEvents],
         cands: &[Vec<Option<Cand>>],
     ) {
-        let max = i64::from(self.spec.pending_max);
+        let mut wet = std::mem::take(&mut self.wet);
+        wet.stage(sum);
+        self.absorb_shared(svc, own, cands, &wet);
+        wet.commit();
+        self.wet = wet;
+    }
+
+    /// [`WarpedMc::absorb`] with the scope's shared WET (see [`Wet`]), whose cycle the caller
+    /// has staged and commits after every block of the scope took it. The block's own WET is
+    /// not used.
+    pub fn absorb_shared(
+        &mut self,
+        svc: &[u32],
+        own: &[OwnEvents],
+        cands: &[Vec<Option<Cand>>],
+        wet: &Wet,
+    ) {
         if own.iter().any(|o| o.enq) {
             let banks = self.spec.banks as usize;
             let slots = self.spec.pt_slots;
             self.pt.fill(0);
             for (c, cs) in cands.iter().enumerate() {
                 for x in cs.iter().flatten() {
-                    if x.hit && self.wet[x.gwid as usize] <= 1 {
+                    if x.hit && wet.get(x.gwid) <= 1 {
                         self.pt[c * banks + x.bank as usize] |= 1u64 << (x.slot % slots);
                     }
                 }
             }
             self.pt_held = PtHeld::Stored;
-        } else if sum.is_empty() {
+        } else if wet.quiet() {
             // The WET does not change: the PT is what the candidates imply under it.
             self.pt_held = PtHeld::Current;
         } else {
             self.pt_held = PtHeld::BeforeLastUpdate;
         }
-        let mut delta = std::mem::take(&mut self.scratch.delta);
-        delta.clear();
-        delta.extend(
-            sum.iter()
-                .map(|&(g, d)| (g, (i64::from(self.wet[g as usize]) + d).clamp(0, max))),
-        );
-        self.bump_rows(svc.iter().copied(), &delta, |c| &cands[c][..]);
+        self.bump_rows(svc.iter().copied(), wet, |c| &cands[c][..]);
         for (c, o) in own.iter().enumerate() {
             if let Some((b, r)) = o.act {
                 let i = self.rs_index(c, b, r);
@@ -461,29 +562,42 @@ impl WarpedMc {
                 self.last[c] = o.svc;
             }
         }
-        if !sum.is_empty() {
-            let prev = &mut self.scratch.prev;
-            prev.clear();
-            prev.extend(delta.iter().map(|&(g, _)| (g, self.wet[g as usize])));
-        }
-        for &(g, n) in &delta {
-            self.wet[g as usize] = n as u32;
-        }
-        self.scratch.delta = delta;
     }
 
     /// One cycle without [`WarpedMc::check`]: for callers that build the inputs themselves
-    /// (the memory system). Same decisions and updates as [`CycleModel::step`].
+    /// (the memory system). Same decisions and updates as [`CycleModel::step`]. A candidate
+    /// window may be shorter than `candidates`: the missing slots are empty (and get no class
+    /// output), so a caller can pass only the occupied slots, which all come first.
     pub fn step_trusted(&mut self, inp: &WmcIn) -> &WmcOut {
+        let mut wet = std::mem::take(&mut self.wet);
+        let mut sum = std::mem::take(&mut self.scratch.sum);
+        self.wet_sum(&inp.enq, &inp.svc, &mut sum);
+        wet.stage(&sum);
+        self.scratch.sum = sum;
+        self.step_with(inp, &wet);
+        wet.commit();
+        self.wet = wet;
+        &self.out
+    }
+
+    /// [`WarpedMc::step_trusted`] with the scope's shared WET (see [`Wet`]), whose cycle the
+    /// caller has staged (from the scope's enqueues and services) and commits after every
+    /// block of the scope took it. `inp.enq` is not read (the staged WET holds its effect);
+    /// `inp.svc` is. The block's own WET is not used.
+    pub fn step_shared(&mut self, inp: &WmcIn, wet: &Wet) -> &WmcOut {
+        self.step_with(inp, wet);
+        &self.out
+    }
+
+    fn step_with(&mut self, inp: &WmcIn, wet: &Wet) {
         let mut out = std::mem::take(&mut self.out);
         out.ctrl.resize_with(inp.ctrl.len(), CtrlOut::default);
         for (c, (ci, co)) in inp.ctrl.iter().zip(out.ctrl.iter_mut()).enumerate() {
-            self.decide(c, ci, co);
+            self.decide(c, ci, co, wet);
         }
-        self.update(inp, &out);
+        self.update(inp, &out, wet);
         self.pt_held = PtHeld::Stored;
         self.out = out;
-        &self.out
     }
 
     /// Check inputs against what the RTL asserts.
@@ -566,7 +680,7 @@ impl CycleModel for WarpedMc {
         let s = &self.spec;
         let c = s.controllers_per_wet as usize;
         let b = s.banks as usize;
-        self.wet = vec![0; s.wet_entries as usize];
+        self.wet = Wet::new(s);
         self.rs = vec![0; c * b * s.rows_tracked as usize];
         self.pt = vec![0; c * b];
         self.rr = vec![0; c];
