@@ -171,6 +171,13 @@ impl Wet {
         self.next.is_empty()
     }
 
+    /// Whether the staged cycle leaves some warp id with exactly one pending request (only
+    /// then can a service raise a row score).
+    #[inline]
+    fn leaves_one(&self) -> bool {
+        self.next.iter().any(|d| d.1 == 1)
+    }
+
     /// The staged value of a warp id, if this cycle changes it.
     #[inline]
     fn staged(&self, gwid: u32) -> Option<i64> {
@@ -474,6 +481,9 @@ impl WarpedMc {
         wet: &Wet,
         cands: impl Fn(usize) -> &'c [Option<Cand>],
     ) {
+        if !wet.leaves_one() {
+            return;
+        }
         let n = self.spec.controllers_per_wet as usize;
         let smax = self.spec.score_max;
         for g in svc {

@@ -329,12 +329,16 @@ mod absorb_equivalence {
 
     proptest! {
         /// A block that absorbs the cycles in which no bank is ready (and is evaluated in the
-        /// others) makes exactly the decisions of one evaluated every cycle. Windows change
-        /// only after a controller enqueued or after an evaluated cycle, as `absorb` requires.
+        /// others) makes exactly the decisions of one evaluated every cycle, with its own WET
+        /// and with a WET kept outside it (`step_shared` / `absorb_shared`, as the memory
+        /// system keeps one per scope). Windows change only after a controller enqueued or
+        /// after an evaluated cycle, as `absorb` requires.
         #[test]
         fn absorbing_unready_cycles_is_stepping_them(cycles in prop::collection::vec(cycle(), 1..80)) {
             let mut every = block();
             let mut lazy = block();
+            let mut shared = block();
+            let mut wet = Wet::new(every.spec());
             let mut inp = idle(&every);
             for (ready, enqs, svcs, acts, windows, readiness) in cycles {
                 for (c, e) in enqs.iter().enumerate() {
@@ -351,19 +355,22 @@ mod absorb_equivalence {
                     }
                 }
                 let full = every.step_trusted(&inp).clone();
+                let mut sum: Vec<(u32, i64)> = Vec::new();
+                let ev = inp.enq.iter().flatten().map(|e| (lazy.gwid(e.sm, e.warp, e.pc), 1));
+                for (g, d) in ev.chain(inp.svc.iter().flatten().map(|&g| (g, -1))) {
+                    match sum.iter_mut().find(|(h, _)| *h == g) {
+                        Some(x) => x.1 += d,
+                        None => sum.push((g, d)),
+                    }
+                }
+                wet.stage(&sum);
                 if ready {
                     let out = lazy.step_trusted(&inp).clone();
                     prop_assert_eq!(&full, &out);
+                    let out = shared.step_shared(&inp, &wet).clone();
+                    prop_assert_eq!(&full, &out, "with the WET outside the block");
                 } else {
                     prop_assert!(full.ctrl.iter().all(|c| c.sel.is_none()));
-                    let mut sum: Vec<(u32, i64)> = Vec::new();
-                    let ev = inp.enq.iter().flatten().map(|e| (lazy.gwid(e.sm, e.warp, e.pc), 1));
-                    for (g, d) in ev.chain(inp.svc.iter().flatten().map(|&g| (g, -1))) {
-                        match sum.iter_mut().find(|(h, _)| *h == g) {
-                            Some(x) => x.1 += d,
-                            None => sum.push((g, d)),
-                        }
-                    }
                     let svc: Vec<u32> = inp.svc.iter().flatten().copied().collect();
                     let own: Vec<OwnEvents> = (0..2)
                         .map(|c| OwnEvents {
@@ -374,7 +381,10 @@ mod absorb_equivalence {
                         .collect();
                     let cands: Vec<_> = inp.ctrl.iter().map(|x| x.cands.clone()).collect();
                     lazy.absorb(&sum, &svc, &own, &cands);
+                    shared.absorb_shared(&svc, &own, &cands, &wet);
                 }
+                wet.commit();
+                prop_assert_eq!(every.wet().values(), wet.values());
                 for c in 0..2 {
                     prop_assert_eq!(every.pending(c as u32), lazy.pending(c as u32));
                 }
