@@ -80,6 +80,18 @@ impl Controller {
         }
     }
 
+    /// Its candidate window, from its queue and banks, written into `w`: its occupied slots
+    /// only (the block reads missing slots as empty, see [`WarpedMc::step_trusted`]).
+    fn window(&self, w: &mut Vec<Option<Cand>>) {
+        w.clear();
+        w.extend(
+            self.queue
+                .iter()
+                .filter(|e| e.write == self.write_mode)
+                .map(|e| Some(cand(&self.ch, e))),
+        );
+    }
+
     /// Banks (bit mask) with pending requests of the current mode, and those with a hit.
     #[inline]
     fn bank_masks(&self) -> (u64, u64) {
@@ -615,11 +627,9 @@ impl MemSystem {
         #[cfg(test)]
         for c in 0..self.ctrls.len() {
             if self.uses_block() {
-                assert_eq!(
-                    self.cands[c],
-                    self.window(c),
-                    "controller {c}'s window at {now}"
-                );
+                let mut w = Vec::new();
+                self.ctrls[c].window(&mut w);
+                assert_eq!(self.cands[c], w, "controller {c}'s window at {now}");
             }
             let mut x = self.ctrls[c].clone();
             if self.counted() {
@@ -699,31 +709,7 @@ impl MemSystem {
     /// Rebuild controller `c`'s candidate window (its pending queue of the current mode, oldest
     /// first, with hit flags) after its mode changed.
     fn rebuild_cands(&mut self, c: usize) {
-        let mut w = std::mem::take(&mut self.cands[c]);
-        w.clear();
-        let x = &self.ctrls[c];
-        w.extend(
-            x.queue
-                .iter()
-                .filter(|e| e.write == x.write_mode)
-                .map(|e| Some(cand(&x.ch, e))),
-        );
-        self.cands[c] = w;
-    }
-
-    #[cfg(test)]
-    /// Controller `c`'s candidate window, from its queue and banks: its occupied slots only
-    /// (the block reads missing slots as empty, see [`WarpedMc::step_trusted`]).
-    fn window(&self, c: usize) -> Vec<Option<Cand>> {
-        let x = &self.ctrls[c];
-        let mut w = Vec::with_capacity(self.cap);
-        w.extend(
-            x.queue
-                .iter()
-                .filter(|e| e.write == x.write_mode)
-                .map(|e| Some(cand(&x.ch, e))),
-        );
-        w
+        self.ctrls[c].window(&mut self.cands[c]);
     }
 
     /// This cycle's enqueue of controller `c`, as the warp alias table sees it.
