@@ -472,10 +472,7 @@ impl MemSystem {
                         self.ctrls[c].svc.map(|g| (g, -1)),
                     ];
                     for (g, d) in ev.into_iter().flatten() {
-                        match sum.iter_mut().find(|(h, _)| *h == g) {
-                            Some(x) => x.1 += d,
-                            None => sum.push((g, d)),
-                        }
+                        Wet::add(sum, g, d);
                     }
                     svc.extend(self.ctrls[c].svc);
                 }
@@ -488,7 +485,7 @@ impl MemSystem {
                 let cs = g * per..(g + 1) * per;
                 let watched = hook.as_ref().is_some_and(|(hg, _)| *hg == g);
                 if !watched && !cs.clone().any(|c| run[c]) {
-                    let sc = g * per / wc;
+                    let sc = self.scope(g);
                     self.own.clear();
                     let ev = |c: usize| {
                         let x = &self.ctrls[c];
@@ -517,7 +514,8 @@ impl MemSystem {
                     }
                     self.groups[g].step(inp)
                 } else {
-                    Ok(self.groups[g].step_shared(inp, &self.wets[g * per / wc]))
+                    let sc = self.scope(g);
+                    Ok(self.groups[g].step_shared(inp, &self.wets[sc]))
                 };
                 // The candidate windows go back to their cache (the hook has seen them below).
                 let out = match out {
@@ -554,7 +552,7 @@ impl MemSystem {
             // Unit tests check that a watched block's own WET copy is the shared one.
             #[cfg(test)]
             if let Some((g, _)) = &hook {
-                let sc = g * self.per_group / self.wet_ctrls;
+                let sc = self.scope(*g);
                 assert_eq!(
                     self.groups[*g].wet().values(),
                     self.wets[sc].values(),
@@ -695,6 +693,11 @@ impl MemSystem {
             }
         }
         wake
+    }
+
+    /// The WET scope of group `g`.
+    fn scope(&self, g: usize) -> usize {
+        g * self.per_group / self.wet_ctrls
     }
 
     /// The controllers of group `g`'s WET scope, in port order: the group's own controllers
@@ -876,7 +879,7 @@ impl MemSystem {
     /// Div-First: per bank, a warp's last pending request first (ignoring row hits), then the
     /// bank's oldest request; banks round-robin.
     fn divfirst(&self, c: usize, g: usize, now: u64) -> Option<(Command, Option<usize>)> {
-        let wet = &self.wets[g * self.per_group / self.wet_ctrls];
+        let wet = &self.wets[self.scope(g)];
         let urgent = |e: &Entry| wet.get(e.gwid) <= 1;
         self.per_bank(c, now, Some(&urgent))
     }

@@ -166,6 +166,15 @@ impl Wet {
         &self.v
     }
 
+    /// Add one event's change `d` of warp id `gwid` to a cycle's change per warp id (each id
+    /// once), as [`Wet::stage`] takes it.
+    pub fn add(sum: &mut Vec<(u32, i64)>, gwid: u32, d: i64) {
+        match sum.iter_mut().find(|(h, _)| *h == gwid) {
+            Some(x) => x.1 += d,
+            None => sum.push((gwid, d)),
+        }
+    }
+
     /// Whether the staged cycle changes nothing.
     pub fn quiet(&self) -> bool {
         self.next.is_empty()
@@ -464,10 +473,7 @@ impl WarpedMc {
             .flatten()
             .map(|e| (self.gwid(e.sm, e.warp, e.pc), 1));
         for (g, d) in ev.chain(svc.iter().flatten().map(|&g| (g, -1))) {
-            match sum.iter_mut().find(|(h, _)| *h == g) {
-                Some(x) => x.1 += d,
-                None => sum.push((g, d)),
-            }
+            Wet::add(sum, g, d);
         }
     }
 

@@ -358,10 +358,7 @@ mod absorb_equivalence {
                 let mut sum: Vec<(u32, i64)> = Vec::new();
                 let ev = inp.enq.iter().flatten().map(|e| (lazy.gwid(e.sm, e.warp, e.pc), 1));
                 for (g, d) in ev.chain(inp.svc.iter().flatten().map(|&g| (g, -1))) {
-                    match sum.iter_mut().find(|(h, _)| *h == g) {
-                        Some(x) => x.1 += d,
-                        None => sum.push((g, d)),
-                    }
+                    Wet::add(&mut sum, g, d);
                 }
                 wet.stage(&sum);
                 if ready {
