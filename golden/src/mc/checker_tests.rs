@@ -331,6 +331,31 @@ proptest! {
         prop_assert!(v.is_empty(), "{}: {:?}", name, &v[..v.len().min(3)]);
     }
 
+    /// During random traffic, a bank's earliest CAS / PRE / ACT as the schedulers read them
+    /// ([`Channel::bank_earliest`]) are those [`Channel::earliest`] gives the commands.
+    #[test]
+    fn bank_earliest_is_earliest(seed in any::<u64>(), which in 0usize..5) {
+        let (name, t) = variants()[which];
+        let mut failures = Vec::new();
+        greedy(t, 2000, seed, |ch, _, now, _| {
+            for b in 0..t.banks {
+                for write in [false, true] {
+                    let at = |cmd: Command| ch.earliest(&cmd, 0).unwrap_or(u64::MAX);
+                    let want = match ch.open_row(b) {
+                        Some(r) if write => [at(Command::wr(b, r, 0)), at(Command::pre(b))],
+                        Some(r) => [at(Command::rd(b, r, 0)), at(Command::pre(b))],
+                        None => [at(Command::act(b, 0)), u64::MAX],
+                    };
+                    let got = ch.bank_earliest(b, write);
+                    if got != want {
+                        failures.push(format!("{now}: bank {b} write {write}: {got:?} != {want:?}"));
+                    }
+                }
+            }
+        });
+        prop_assert!(failures.is_empty(), "{}: {:?}", name, &failures[..failures.len().min(3)]);
+    }
+
     #[test]
     fn trace_lines_round_trip(cycle in any::<u64>(), channel in any::<u32>(), bank in any::<u32>(),
                               k in 0usize..8, row in any::<u32>(), col in any::<u32>()) {

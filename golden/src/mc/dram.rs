@@ -305,6 +305,8 @@ impl Bound {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct BankState {
     open_row: Option<u32>,
+    /// Its bank group ([`Timing::bank_group`]).
+    group: u32,
     /// Cycle of the last ACT (for the tRAS lockout of an auto-precharge).
     act_at: u64,
     /// Whether a column command used the open row since its ACT.
@@ -399,6 +401,7 @@ impl Channel {
         t.validate()?;
         let bank = BankState {
             open_row: None,
+            group: 0,
             act_at: 0,
             used: false,
             act: Bound::ZERO,
@@ -413,7 +416,12 @@ impl Channel {
         };
         Ok(Channel {
             d: Delays::new(&t),
-            banks: vec![bank; t.banks as usize],
+            banks: (0..t.banks)
+                .map(|b| BankState {
+                    group: t.bank_group(b),
+                    ..bank.clone()
+                })
+                .collect(),
             groups: vec![group; t.bank_groups as usize],
             t,
             open_mask: 0,
@@ -440,6 +448,12 @@ impl Channel {
     /// The open row of `bank` (`None`: closed, or no such bank).
     pub fn open_row(&self, bank: u32) -> Option<u32> {
         self.banks.get(bank as usize).and_then(|b| b.open_row)
+    }
+
+    /// The banks with a row open (bit `b` for bank `b`).
+    #[inline]
+    pub fn open_mask(&self) -> u64 {
+        self.open_mask
     }
 
     /// Whether any bank has a row open.
@@ -502,6 +516,39 @@ impl Channel {
             .then(|| self.last_ref.unwrap_or(0) + u64::from(self.t.t_refi))
     }
 
+    /// For a scheduler's readiness and wake-up: the earliest cycles of the command bank `b`'s
+    /// requests need first, `[CAS to its open row (WR if `write`, else RD), PRE]` with a row
+    /// open, `[ACT, u64::MAX]` with the bank closed. The values [`Channel::earliest`] gives
+    /// these commands at cycle 0 (a proptest checks it), read from the bound registers directly
+    /// without building the commands. `b` must be a bank of the channel.
+    #[inline]
+    pub fn bank_earliest(&self, b: u32, write: bool) -> [u64; 2] {
+        let bank = &self.banks[b as usize];
+        let group = &self.groups[bank.group as usize];
+        let any = self.rank_any.at;
+        if bank.open_row.is_some() {
+            let (lat, reg) = if write {
+                (
+                    self.t.t_cwl,
+                    bank.wr.at.max(group.wr.at).max(self.rank_wr.at),
+                )
+            } else {
+                (
+                    self.t.t_cl,
+                    bank.rd.at.max(group.rd.at).max(self.rank_rd.at),
+                )
+            };
+            let bus = self.bus_free.saturating_sub(u64::from(lat));
+            [reg.max(any).max(bus), bank.pre.at.max(any)]
+        } else {
+            let mut act = bank.act.at.max(group.act.at).max(self.rank_act.at).max(any);
+            if self.faw_len == 4 {
+                act = act.max(self.faw[self.faw_head] + u64::from(self.t.t_faw));
+            }
+            [act, u64::MAX]
+        }
+    }
+
     /// The binding bound of `cmd` (not clamped to any `now`), or the state rule forbidding it.
     #[inline]
     fn bound(&self, cmd: &Command) -> Result<Bound, &'static str> {
@@ -517,7 +564,7 @@ impl Channel {
             _ => {}
         }
         let bank = self.banks.get(cmd.bank as usize).ok_or(B3_BANK)?;
-        let group = &self.groups[self.t.bank_group(cmd.bank) as usize];
+        let group = &self.groups[bank.group as usize];
         match cmd.kind {
             CmdKind::Act => {
                 if bank.open_row.is_some() {
@@ -585,7 +632,7 @@ impl Channel {
             _ => {}
         }
         let b = cmd.bank as usize;
-        let g = self.t.bank_group(cmd.bank) as usize;
+        let g = self.banks[b].group as usize;
         match cmd.kind {
             CmdKind::Act => {
                 let bank = &mut self.banks[b];

@@ -51,16 +51,19 @@ struct Controller {
     /// Events reported to the Warped-MC block in the next cycle.
     svc: Option<u32>,
     act: Option<(u32, u32)>,
-    /// Per bank: the earliest cycle of the command its requests of the current mode need
-    /// first, `[CAS to the open row, PRE]` for an open bank, `[ACT, -]` for a closed one
-    /// (`u64::MAX` where the bank's state forbids it); valid where `timed` has the bank's bit
-    /// (cleared when the channel or the mode changes: the bounds are absolute cycles).
-    times: Vec<[u64; 2]>,
-    timed: u64,
     /// Per bank: pending requests of the current mode, and those of them hitting the open row
     /// (kept for every scheduler but FCFS, which looks at its oldest request only).
     nreq: Vec<u16>,
     nhit: Vec<u16>,
+    /// Per bank: [`Channel::bank_earliest`] for the current mode, valid where `timed` has the
+    /// bank's bit (cleared when the channel or the mode changes).
+    times: Vec<[u64; 2]>,
+    timed: u64,
+    /// Bit masks over banks (dram.banks <= 64, validated), following `nreq` and `nhit`: banks
+    /// with a request, with a hit, with a miss (more requests than hits).
+    req_mask: u64,
+    hit_mask: u64,
+    miss_mask: u64,
 }
 
 impl Controller {
@@ -78,6 +81,47 @@ impl Controller {
                 self.nhit[e.bank as usize] += u16::from(hits(&self.ch, e.bank, e.row));
             }
         }
+        for b in 0..self.nreq.len() as u32 {
+            if banks >> b & 1 != 0 {
+                self.mark(b);
+            }
+        }
+    }
+
+    /// Bank `b`'s entry of `times`, computed if not valid.
+    #[inline]
+    fn bank_times(&mut self, b: u32) -> [u64; 2] {
+        let bit = 1u64 << b;
+        if self.timed & bit == 0 {
+            self.times[b as usize] = self.ch.bank_earliest(b, self.write_mode);
+            self.timed |= bit;
+        }
+        self.times[b as usize]
+    }
+
+    /// Count a request of the current mode to bank `b` in (`add`) or out; `hit`: it hits the
+    /// open row.
+    #[inline]
+    fn tally(&mut self, b: u32, add: bool, hit: bool) {
+        let (n, h) = (&mut self.nreq[b as usize], &mut self.nhit[b as usize]);
+        if add {
+            *n += 1;
+            *h += u16::from(hit);
+        } else {
+            *n -= 1;
+            *h -= u16::from(hit);
+        }
+        self.mark(b);
+    }
+
+    /// Bank `b`'s bits of the masks, from its counts.
+    #[inline]
+    fn mark(&mut self, b: u32) {
+        let (n, h) = (self.nreq[b as usize], self.nhit[b as usize]);
+        let keep = !(1u64 << b);
+        self.req_mask = self.req_mask & keep | u64::from(n != 0) << b;
+        self.hit_mask = self.hit_mask & keep | u64::from(h != 0) << b;
+        self.miss_mask = self.miss_mask & keep | u64::from(n > h) << b;
     }
 
     /// Its candidate window, from its queue and banks, written into `w`: its occupied slots
@@ -90,34 +134,6 @@ impl Controller {
                 .filter(|e| e.write == self.write_mode)
                 .map(|e| Some(cand(&self.ch, e))),
         );
-    }
-
-    /// Banks (bit mask) with pending requests of the current mode, and those with a hit.
-    #[inline]
-    fn bank_masks(&self) -> (u64, u64) {
-        let (mut any, mut hit) = (0u64, 0u64);
-        for (b, (&n, &h)) in self.nreq.iter().zip(&self.nhit).enumerate() {
-            any |= u64::from(n != 0) << b;
-            hit |= u64::from(h != 0) << b;
-        }
-        (any, hit)
-    }
-
-    /// Bank `b`'s entry of `times`, computed if not valid.
-    #[inline]
-    fn bank_times(&mut self, b: u32) -> [u64; 2] {
-        let bit = 1u64 << b;
-        if self.timed & bit == 0 {
-            let ch = &self.ch;
-            let at = |cmd: Command| ch.earliest(&cmd, 0).unwrap_or(u64::MAX);
-            self.times[b as usize] = match ch.open_row(b) {
-                Some(r) if self.write_mode => [at(Command::wr(b, r, 0)), at(Command::pre(b))],
-                Some(r) => [at(Command::rd(b, r, 0)), at(Command::pre(b))],
-                None => [at(Command::act(b, 0)), u64::MAX],
-            };
-            self.timed |= bit;
-        }
-        self.times[b as usize]
     }
 }
 
@@ -286,10 +302,13 @@ impl MemSystem {
                 prio: 0,
                 svc: None,
                 act: None,
-                times: vec![[u64::MAX; 2]; d.banks as usize],
-                timed: 0,
                 nreq: vec![0; d.banks as usize],
                 nhit: vec![0; d.banks as usize],
+                times: vec![[u64::MAX; 2]; d.banks as usize],
+                timed: 0,
+                req_mask: 0,
+                hit_mask: 0,
+                miss_mask: 0,
             })
             .collect();
         let per_group = spec.wmc.controllers_per_wet as usize;
@@ -515,7 +534,7 @@ impl MemSystem {
                     self.groups[g].step(inp)
                 } else {
                     let sc = self.scope(g);
-                    Ok(self.groups[g].step_shared(inp, &self.wets[sc]))
+                    Ok(self.groups[g].step_shared(inp, &self.scope_svc[sc], &self.wets[sc]))
                 };
                 // The candidate windows go back to their cache (the hook has seen them below).
                 let out = match out {
@@ -590,8 +609,8 @@ impl MemSystem {
                 ctrl.writes += usize::from(e.write);
                 changed = true;
                 if counted && e.write == ctrl.write_mode {
-                    ctrl.nreq[e.bank as usize] += 1;
-                    ctrl.nhit[e.bank as usize] += u16::from(hits(&ctrl.ch, e.bank, e.row));
+                    let hit = hits(&ctrl.ch, e.bank, e.row);
+                    ctrl.tally(e.bank, true, hit);
                 }
                 if track && e.write == ctrl.write_mode {
                     self.cands[c].push(Some(cand(&ctrl.ch, &e)));
@@ -634,8 +653,14 @@ impl MemSystem {
                 x.recount(u64::MAX);
             }
             assert_eq!(
-                (&x.nreq, &x.nhit),
-                (&self.ctrls[c].nreq, &self.ctrls[c].nhit),
+                (&x.nreq, &x.nhit, x.req_mask, x.hit_mask, x.miss_mask),
+                (
+                    &self.ctrls[c].nreq,
+                    &self.ctrls[c].nhit,
+                    self.ctrls[c].req_mask,
+                    self.ctrls[c].hit_mask,
+                    self.ctrls[c].miss_mask
+                ),
                 "controller {c}'s bank counts at {now}"
             );
         }
@@ -664,12 +689,7 @@ impl MemSystem {
                 Some(e) => (1u64 << e.bank, 0, 1 << e.bank),
             }
         } else {
-            let (any, hit) = x.bank_masks();
-            let mut miss = 0u64;
-            for (b, (&n, &h)) in x.nreq.iter().zip(&x.nhit).enumerate() {
-                miss |= u64::from(n > h) << b;
-            }
-            (any, hit, miss)
+            (x.req_mask, x.hit_mask, x.miss_mask)
         };
         let divfirst = self.scheduler == Scheduler::Divfirst;
         let x = &mut self.ctrls[c];
@@ -730,48 +750,51 @@ impl MemSystem {
     /// The Warped-MC block inputs of one group this cycle, written into `inp` (the group's
     /// candidate windows are current). The windows move into `inp`; the caller moves them back
     /// after the step.
-    /// `inp.enq` is filled only for a watched group (the others take the shared WET).
+    /// `inp.enq` and the other controllers' `inp.svc` are filled only for a watched group (the
+    /// others take the shared WET and the scope's service list).
     fn fill_group_input(&mut self, g: usize, now: u64, inp: &mut WmcIn, watched: bool) {
-        let b = self.banks;
         let first = g * self.per_group;
         inp.ctrl.resize_with(self.per_group, CtrlIn::default);
-        inp.enq.resize(self.wet_ctrls, None);
-        inp.svc.resize(self.wet_ctrls, None);
-        for (i, c) in self.scope_of(g).enumerate() {
-            inp.enq[i] = if watched { self.enq_of(c) } else { None };
-            inp.svc[i] = self.ctrls[c].svc;
+        if watched {
+            inp.enq.resize(self.wet_ctrls, None);
+            inp.svc.resize(self.wet_ctrls, None);
+            for (i, c) in self.scope_of(g).enumerate() {
+                inp.enq[i] = self.enq_of(c);
+                inp.svc[i] = self.ctrls[c].svc;
+            }
+        } else {
+            // The block reads its own controllers' services only (they come first).
+            inp.enq.clear();
+            inp.svc.clear();
+            inp.svc.extend(
+                self.ctrls[first..first + self.per_group]
+                    .iter()
+                    .map(|x| x.svc),
+            );
         }
         swap_windows(&mut self.cands[first..first + self.per_group], inp);
         for (c, ci) in (first..first + self.per_group).zip(inp.ctrl.iter_mut()) {
             let x = &mut self.ctrls[c];
             ci.act = x.act;
-            for v in [
-                &mut ci.bank_open,
-                &mut ci.cas_ready,
-                &mut ci.pre_ready,
-                &mut ci.act_ready,
-            ] {
-                v.clear();
-                v.resize(b, false);
-            }
-            for (bank, open) in ci.bank_open.iter_mut().enumerate() {
-                *open = x.ch.open_row(bank as u32).is_some();
-            }
+            ci.bank_open = x.ch.open_mask();
+            ci.cas_ready = 0;
+            ci.pre_ready = 0;
+            ci.act_ready = 0;
             if x.ch.refresh_due(now) {
                 continue;
             }
             // Readiness of the banks holding candidates (dram.banks <= 64, validated).
-            let (mut banks, _) = x.bank_masks();
+            let mut banks = x.req_mask;
             while banks != 0 {
                 let bank = banks.trailing_zeros();
                 banks &= banks - 1;
-                let bi = bank as usize;
+                let bit = 1u64 << bank;
                 let [first, pre] = x.bank_times(bank);
-                if ci.bank_open[bi] {
-                    ci.cas_ready[bi] = first <= now;
-                    ci.pre_ready[bi] = pre <= now;
+                if ci.bank_open & bit != 0 {
+                    ci.cas_ready |= u64::from(first <= now) << bank;
+                    ci.pre_ready |= u64::from(pre <= now) << bank;
                 } else {
-                    ci.act_ready[bi] = first <= now;
+                    ci.act_ready |= u64::from(first <= now) << bank;
                 }
             }
         }
@@ -936,8 +959,7 @@ impl MemSystem {
             let e = ctrl.queue.remove(i);
             ctrl.writes -= usize::from(e.write);
             if counted && e.write == ctrl.write_mode {
-                ctrl.nreq[e.bank as usize] -= 1;
-                ctrl.nhit[e.bank as usize] -= u16::from(row_before == Some(e.row));
+                ctrl.tally(e.bank, false, row_before == Some(e.row));
             }
             self.done[e.req as usize] = done;
             ctrl.svc = Some(e.gwid);

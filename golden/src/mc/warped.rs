@@ -45,10 +45,12 @@ pub struct CtrlIn {
     pub act: Option<(u32, u32)>,
     /// The candidate window, `candidates` slots, oldest first.
     pub cands: Vec<Option<Cand>>,
-    pub bank_open: Vec<bool>,
-    pub cas_ready: Vec<bool>,
-    pub pre_ready: Vec<bool>,
-    pub act_ready: Vec<bool>,
+    /// Per bank, bit `b` for bank `b` (banks <= 64, validated): the bank has an open row; a
+    /// CAS to its open row / a PRE / an ACT could issue now.
+    pub bank_open: u64,
+    pub cas_ready: u64,
+    pub pre_ready: u64,
+    pub act_ready: u64,
 }
 
 /// One controller's outputs.
@@ -236,6 +238,8 @@ struct Scratch {
     miss: Vec<(u32, u32, u32)>,
     /// WET changes this cycle: (warp id, summed delta).
     sum: Vec<(u32, i64)>,
+    /// This cycle's services: global warp ids.
+    svc: Vec<u32>,
     /// This step's priority table, flat like `WarpedMc::pt`: H hits per bank by column slot.
     pt_next: Vec<u64>,
     /// The priority table under the WET before its last update (`PtHeld::BeforeLastUpdate`).
@@ -385,26 +389,16 @@ impl WarpedMc {
                 }
             }
         }
-        // The banks whose command (a CAS if a hit waits, else a PRE or an ACT) can issue now.
-        let mut ready = 0u64;
+        // The row to open per bank with misses.
         let mut m = misses;
         while m != 0 {
             let b = m.trailing_zeros() as usize;
             m &= m - 1;
             co.open[b] = Some((miss[b].2, miss[b].1));
-            let r = if inp.bank_open[b] {
-                inp.pre_ready[b]
-            } else {
-                inp.act_ready[b]
-            };
-            ready |= u64::from(r && hits >> b & 1 == 0) << b;
         }
-        let mut m = hits;
-        while m != 0 {
-            let b = m.trailing_zeros() as usize;
-            m &= m - 1;
-            ready |= u64::from(inp.cas_ready[b]) << b;
-        }
+        // A bank with a hit waits for its CAS; one with misses only for its PRE (open) or ACT.
+        let row_ready = (inp.bank_open & inp.pre_ready) | (!inp.bank_open & inp.act_ready);
+        let ready = (hits & inp.cas_ready) | (misses & !hits & row_ready);
         // Two-level round robin from the pointer: ready banks whose priority-table entry is
         // non-zero first. After `absorb`, the table may be what these very candidates imply.
         let pt: &[u64] = match self.pt_held {
@@ -427,7 +421,7 @@ impl WarpedMc {
         co.sel = first(high).or_else(|| first(ready)).map(|b| {
             if hits >> b & 1 != 0 {
                 (b as u32, BankCmd::Cas, hit[b].1, 0)
-            } else if inp.bank_open[b] {
+            } else if inp.bank_open >> b & 1 != 0 {
                 (b as u32, BankCmd::Pre, 0, 0)
             } else {
                 (b as u32, BankCmd::Act, miss[b].1, miss[b].2)
@@ -436,12 +430,12 @@ impl WarpedMc {
     }
 
     /// Table updates at the edge, but the WET's (staged in `wet`, committed by the caller).
-    fn update(&mut self, inp: &WmcIn, out: &WmcOut, wet: &Wet) {
+    /// `svc`: the global warp ids of the scope's services (any order); `inp.svc` is read for
+    /// the block's own controllers only.
+    fn update(&mut self, inp: &WmcIn, svc: &[u32], out: &WmcOut, wet: &Wet) {
         // RS: when a service leaves a warp with one pending request, that request is the warp's
         // slowest; if it waits as a row miss, its row gets +1. Activating a row clears its score.
-        self.bump_rows(inp.svc.iter().flatten().copied(), wet, |c| {
-            &inp.ctrl[c].cands[..]
-        });
+        self.bump_rows(svc.iter().copied(), wet, |c| &inp.ctrl[c].cands[..]);
         for (c, ci) in inp.ctrl.iter().enumerate() {
             if let Some((b, r)) = ci.act {
                 let i = self.rs_index(c, b, r);
@@ -590,7 +584,11 @@ impl WarpedMc {
         self.wet_sum(&inp.enq, &inp.svc, &mut sum);
         wet.stage(&sum);
         self.scratch.sum = sum;
-        self.step_with(inp, &wet);
+        let mut svc = std::mem::take(&mut self.scratch.svc);
+        svc.clear();
+        svc.extend(inp.svc.iter().flatten());
+        self.step_with(inp, &svc, &wet);
+        self.scratch.svc = svc;
         wet.commit();
         self.wet = wet;
         &self.out
@@ -599,19 +597,21 @@ impl WarpedMc {
     /// [`WarpedMc::step_trusted`] with the scope's shared WET (see [`Wet`]), whose cycle the
     /// caller has staged (from the scope's enqueues and services) and commits after every
     /// block of the scope took it. `inp.enq` is not read (the staged WET holds its effect);
-    /// `inp.svc` is. The block's own WET is not used.
-    pub fn step_shared(&mut self, inp: &WmcIn, wet: &Wet) -> &WmcOut {
-        self.step_with(inp, wet);
+    /// `svc` lists the global warp ids of the scope's services (any order), and of `inp.svc`
+    /// only the block's own controllers' slots (the first `controllers_per_wet`) are read. The
+    /// block's own WET is not used.
+    pub fn step_shared(&mut self, inp: &WmcIn, svc: &[u32], wet: &Wet) -> &WmcOut {
+        self.step_with(inp, svc, wet);
         &self.out
     }
 
-    fn step_with(&mut self, inp: &WmcIn, wet: &Wet) {
+    fn step_with(&mut self, inp: &WmcIn, svc: &[u32], wet: &Wet) {
         let mut out = std::mem::take(&mut self.out);
         out.ctrl.resize_with(inp.ctrl.len(), CtrlOut::default);
         for (c, (ci, co)) in inp.ctrl.iter().zip(out.ctrl.iter_mut()).enumerate() {
             self.decide(c, ci, co, wet);
         }
-        self.update(inp, &out, wet);
+        self.update(inp, svc, &out, wet);
         self.pt_held = PtHeld::Stored;
         self.out = out;
     }
@@ -653,12 +653,14 @@ impl WarpedMc {
         }
         for (c, ci) in inp.ctrl.iter().enumerate() {
             let bad = |what: &str| Err(IllegalInput(format!("controller {c}: {what}")));
-            if ci.cands.len() != s.candidates as usize
-                || [&ci.bank_open, &ci.cas_ready, &ci.pre_ready, &ci.act_ready]
-                    .iter()
-                    .any(|v| v.len() != s.banks as usize)
+            if ci.cands.len() != s.candidates as usize {
+                return bad("wrong number of candidates");
+            }
+            if [ci.bank_open, ci.cas_ready, ci.pre_ready, ci.act_ready]
+                .iter()
+                .any(|&m| m & !mask(s.banks) != 0)
             {
-                return bad("wrong number of candidates or banks");
+                return bad("a bank bit beyond the banks");
             }
             if ci
                 .act
@@ -674,7 +676,7 @@ impl WarpedMc {
                 {
                     return bad("candidate field out of range");
                 }
-                if x.hit && !ci.bank_open[x.bank as usize] {
+                if x.hit && ci.bank_open >> x.bank & 1 == 0 {
                     return bad("a candidate hits a closed bank");
                 }
             }
@@ -750,11 +752,10 @@ impl CycleModel for WarpedMc {
             }
             for i in 0..b {
                 let e = c * b + i;
-                let i = i as usize;
-                f.set_elem(15, e, ci.bank_open[i].into());
-                f.set_elem(16, e, ci.cas_ready[i].into());
-                f.set_elem(17, e, ci.pre_ready[i].into());
-                f.set_elem(18, e, ci.act_ready[i].into());
+                f.set_elem(15, e, ci.bank_open >> i & 1);
+                f.set_elem(16, e, ci.cas_ready >> i & 1);
+                f.set_elem(17, e, ci.pre_ready >> i & 1);
+                f.set_elem(18, e, ci.act_ready >> i & 1);
             }
         }
     }

@@ -14,7 +14,6 @@ fn block() -> WarpedMc {
 /// A cycle with no events, no candidates and every bank closed and unready.
 fn idle(m: &WarpedMc) -> WmcIn {
     let s = m.spec();
-    let b = s.banks as usize;
     WmcIn {
         enq: vec![None; s.wet_ctrls as usize],
         svc: vec![None; s.wet_ctrls as usize],
@@ -22,10 +21,10 @@ fn idle(m: &WarpedMc) -> WmcIn {
             .map(|_| CtrlIn {
                 act: None,
                 cands: vec![None; s.candidates as usize],
-                bank_open: vec![false; b],
-                cas_ready: vec![false; b],
-                pre_ready: vec![false; b],
-                act_ready: vec![false; b],
+                bank_open: 0,
+                cas_ready: 0,
+                pre_ready: 0,
+                act_ready: 0,
             })
             .collect(),
     }
@@ -64,15 +63,14 @@ fn fill(m: &mut WarpedMc, c: usize, warp: u32, n: u32) {
     }
 }
 
-/// Bank `b` of controller `c` is open and every command is ready on every bank.
+/// Banks `open` of controller `c` are open and every command is ready on every bank.
 fn ready(i: &mut WmcIn, c: usize, open: &[usize]) {
     let x = &mut i.ctrl[c];
-    for b in 0..x.bank_open.len() {
-        x.bank_open[b] = open.contains(&b);
-        x.cas_ready[b] = true;
-        x.pre_ready[b] = true;
-        x.act_ready[b] = true;
-    }
+    x.bank_open = open.iter().map(|&b| 1u64 << b).fold(0, |a, b| a | b);
+    // Every bank of the (tiny) test block.
+    x.cas_ready = crate::block::mask(block().spec().banks);
+    x.pre_ready = x.cas_ready;
+    x.act_ready = x.cas_ready;
 }
 
 #[test]
@@ -160,7 +158,7 @@ fn a_row_miss_opens_the_highest_scoring_row_and_activation_clears_it() {
     assert_eq!(out.ctrl[0].sel, Some((1, BankCmd::Act, 1, 6)));
     // With the bank open on another row it precharges first.
     let mut i2 = i.clone();
-    i2.ctrl[0].bank_open[1] = true;
+    i2.ctrl[0].bank_open |= 1 << 1;
     assert_eq!(
         m.clone().step(&i2).unwrap().ctrl[0].sel,
         Some((1, BankCmd::Pre, 0, 0))
@@ -273,7 +271,7 @@ fn a_bank_not_ready_is_passed_over() {
     fill(&mut m, 0, 1, 1);
     let mut i = idle(&m);
     ready(&mut i, 0, &[0]);
-    i.ctrl[0].cas_ready[0] = false;
+    i.ctrl[0].cas_ready &= !1;
     i.ctrl[0].cands[0] = hit(1, 0, 1, 0);
     i.ctrl[0].cands[1] = miss(1, 2, 3);
     let out = m.step(&i).unwrap();
@@ -348,11 +346,12 @@ mod absorb_equivalence {
                 for c in 0..2 {
                     let x = &mut inp.ctrl[c];
                     x.act = acts[c];
-                    for b in 0..4 {
-                        x.cas_ready[b] = ready && readiness[b];
-                        x.pre_ready[b] = ready && readiness[b + 4];
-                        x.act_ready[b] = ready && readiness[(b + 1) % 8];
-                    }
+                    let bits = |f: &dyn Fn(usize) -> bool| {
+                        (0..4).fold(0u64, |m, b| m | u64::from(ready && f(b)) << b)
+                    };
+                    x.cas_ready = bits(&|b| readiness[b]);
+                    x.pre_ready = bits(&|b| readiness[b + 4]);
+                    x.act_ready = bits(&|b| readiness[(b + 1) % 8]);
                 }
                 let full = every.step_trusted(&inp).clone();
                 let mut sum: Vec<(u32, i64)> = Vec::new();
@@ -364,7 +363,9 @@ mod absorb_equivalence {
                 if ready {
                     let out = lazy.step_trusted(&inp).clone();
                     prop_assert_eq!(&full, &out);
-                    let out = shared.step_shared(&inp, &wet).clone();
+                    // The scope's services in any order.
+                    let svc: Vec<u32> = inp.svc.iter().rev().flatten().copied().collect();
+                    let out = shared.step_shared(&inp, &svc, &wet).clone();
                     prop_assert_eq!(&full, &out, "with the WET outside the block");
                 } else {
                     prop_assert!(full.ctrl.iter().all(|c| c.sel.is_none()));
@@ -391,10 +392,10 @@ mod absorb_equivalence {
                         let x = &mut inp.ctrl[c];
                         let mut k = 0;
                         x.cands.fill(None);
-                        x.bank_open.fill(false);
+                        x.bank_open = 0;
                         for (gwid, bank, row, slot, hit) in w.iter().flatten().copied() {
                             x.cands[k] = Some(Cand { gwid, bank, row, slot, hit });
-                            x.bank_open[bank as usize] |= hit;
+                            x.bank_open |= u64::from(hit) << bank;
                             k += 1;
                         }
                     }
