@@ -137,6 +137,28 @@ impl Controller {
     }
 }
 
+/// The members of a controller set, in ascending order.
+#[inline]
+fn bits(mut set: u128) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (set != 0).then(|| {
+            let c = set.trailing_zeros() as usize;
+            set &= set - 1;
+            c
+        })
+    })
+}
+
+/// The set of controllers `0..n` (n <= 128).
+#[inline]
+fn set_of(n: usize) -> u128 {
+    if n >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << n) - 1
+    }
+}
+
 /// Move a group's candidate windows into its block input, or back.
 fn swap_windows(windows: &mut [Vec<Option<Cand>>], inp: &mut WmcIn) {
     for (w, ci) in windows.iter_mut().zip(inp.ctrl.iter_mut()) {
@@ -248,8 +270,17 @@ pub struct MemSystem {
     /// Per controller: a lower bound on the next cycle it can issue a command (see
     /// [`MemSystem::cycle`]).
     wake: Vec<u64>,
-    /// Per controller: runs its scheduler this cycle (working storage).
-    run: Vec<bool>,
+    /// Controller sets (bit `c` for controller `c`; dram.channels <= 128, validated): waiting
+    /// requests, an enqueue this cycle (`incoming`), a service / an activation last cycle
+    /// (`svc` / `act` of the controller).
+    waiting: u128,
+    enq_set: u128,
+    svc_set: u128,
+    act_set: u128,
+    /// Per group: 1 + the last cycle its block was stepped or absorbed a cycle (0: never).
+    touched: Vec<u64>,
+    /// Requests not completed yet.
+    left: usize,
     /// Skip quiet cycles (off while a co-simulation hook watches every cycle).
     skip: bool,
     /// Controllers in one WET scope.
@@ -366,7 +397,12 @@ impl MemSystem {
             inputs: Vec::new(),
             sel: vec![None; d.channels as usize],
             wake: vec![0; d.channels as usize],
-            run: vec![true; d.channels as usize],
+            waiting: 0,
+            enq_set: 0,
+            svc_set: 0,
+            act_set: 0,
+            touched: vec![0; d.channels as usize],
+            left: n,
             skip: true,
             wet_ctrls: spec.wmc.wet_ctrls as usize,
             cands: vec![Vec::with_capacity(spec.mc.queue_entries as usize); d.channels as usize],
@@ -405,11 +441,7 @@ impl MemSystem {
 
     /// All requests completed.
     pub fn finished(&self) -> bool {
-        self.next_req >= self.reqs.len()
-            && self
-                .ctrls
-                .iter()
-                .all(|c| c.queue.is_empty() && c.wait.is_empty())
+        self.left == 0
     }
 
     fn uses_block(&self) -> bool {
@@ -448,17 +480,25 @@ impl MemSystem {
         // 1. Arrivals.
         while self.next_req < self.reqs.len() && self.reqs[self.next_req].cycle <= now {
             let i = self.next_req;
-            self.ctrls[self.chan_of[i] as usize]
-                .wait
-                .push_back(i as u32);
+            let c = self.chan_of[i] as usize;
+            self.ctrls[c].wait.push_back(i as u32);
+            self.waiting |= 1 << c;
             self.next_req += 1;
         }
         // 2. Enqueue (one per controller), visible from the next cycle.
-        for (c, ctrl) in self.ctrls.iter_mut().enumerate() {
+        for c in bits(self.enq_set) {
             self.incoming[c] = None;
+        }
+        self.enq_set = 0;
+        for c in bits(self.waiting) {
+            let ctrl = &mut self.ctrls[c];
             if ctrl.queue.len() < self.cap {
                 if let Some(i) = ctrl.wait.pop_front() {
                     self.incoming[c] = Some(self.route[i as usize]);
+                    self.enq_set |= 1 << c;
+                }
+                if ctrl.wait.is_empty() {
+                    self.waiting &= !(1 << c);
                 }
             }
         }
@@ -470,11 +510,14 @@ impl MemSystem {
         // A Warped-MC / Div-First group evaluates its block when one of its controllers may
         // issue; otherwise the step would select nothing and [`WarpedMc::absorb`] takes the
         // cycle's events instead.
-        self.sel.fill(None);
-        let mut run = std::mem::take(&mut self.run);
-        for (c, r) in run.iter_mut().enumerate() {
-            *r = !self.skip || now >= self.wake[c];
+        // `run`: the controllers that run their scheduler; `soon`: those that may from the next
+        // cycle on (their wake bound is recomputed at the end of this one).
+        let (mut run, mut soon) = (0u128, 0u128);
+        for (c, &w) in self.wake.iter().enumerate() {
+            run |= u128::from(!self.skip || now >= w) << c;
+            soon |= u128::from(now + 1 >= w) << c;
         }
+        let events = self.enq_set | self.svc_set | self.act_set;
         if self.uses_block() {
             let wc = self.wet_ctrls;
             for (sc, (sum, svc)) in self
@@ -485,7 +528,8 @@ impl MemSystem {
             {
                 sum.clear();
                 svc.clear();
-                for c in sc * wc..(sc + 1) * wc {
+                let scope = ((self.enq_set | self.svc_set) >> (sc * wc)) & set_of(wc);
+                for c in bits(scope).map(|k| sc * wc + k) {
                     let ev = [
                         self.incoming[c].map(|e| (e.gwid, 1)),
                         self.ctrls[c].svc.map(|g| (g, -1)),
@@ -503,14 +547,18 @@ impl MemSystem {
             for (g, inp) in inputs.iter_mut().enumerate() {
                 let cs = g * per..(g + 1) * per;
                 let watched = hook.as_ref().is_some_and(|(hg, _)| *hg == g);
-                if !watched && !cs.clone().any(|c| run[c]) {
-                    let sc = self.scope(g);
+                let sc = self.scope(g);
+                let own = set_of(per) << cs.start;
+                if !watched && run & own == 0 {
+                    // A group without events of its own skips the cycle unless a service may
+                    // raise a row score; its block catches up at its next step
+                    // ([`WarpedMc::skipped_idle`]).
+                    if events & own == 0 && !self.wets[sc].leaves_one() {
+                        continue;
+                    }
+                    self.touched[g] = now + 1;
                     self.own.clear();
-                    let ev = |c: usize| {
-                        let x = &self.ctrls[c];
-                        self.incoming[c].is_some() || x.svc.is_some() || x.act.is_some()
-                    };
-                    if cs.clone().any(ev) {
+                    if events & own != 0 {
                         self.own.extend(cs.clone().map(|c| OwnEvents {
                             enq: self.incoming[c].is_some(),
                             svc: self.ctrls[c].svc,
@@ -525,6 +573,10 @@ impl MemSystem {
                     );
                     continue;
                 }
+                if self.touched[g] != now {
+                    self.groups[g].skipped_idle();
+                }
+                self.touched[g] = now + 1;
                 self.fill_group_input(g, now, inp, watched);
                 let out = if watched {
                     // The RTL's window has every slot: the checked step and the hook see them.
@@ -533,7 +585,6 @@ impl MemSystem {
                     }
                     self.groups[g].step(inp)
                 } else {
-                    let sc = self.scope(g);
                     Ok(self.groups[g].step_shared(inp, &self.scope_svc[sc], &self.wets[sc]))
                 };
                 // The candidate windows go back to their cache (the hook has seen them below).
@@ -579,12 +630,15 @@ impl MemSystem {
                 );
             }
         }
-        for (c, &runs) in run.iter().enumerate() {
-            let mut changed = false;
-            // Last cycle's events have reached the blocks.
+        // Last cycle's events have reached the blocks.
+        for c in bits(self.svc_set | self.act_set) {
             self.ctrls[c].svc = None;
             self.ctrls[c].act = None;
-            if runs {
+        }
+        (self.svc_set, self.act_set) = (0, 0);
+        for c in bits(run | soon | self.enq_set) {
+            let mut changed = false;
+            if run >> c & 1 != 0 {
                 let g = c / self.per_group;
                 let pick = if self.ctrls[c].ch.refresh_due(now) {
                     self.refresh_command(c, now)
@@ -639,7 +693,6 @@ impl MemSystem {
                 self.wake[c] = self.wake_bound(c, now + 1);
             }
         }
-        self.run = run;
         // Unit tests check the incrementally kept candidate windows every cycle.
         #[cfg(test)]
         for c in 0..self.ctrls.len() {
@@ -945,6 +998,7 @@ impl MemSystem {
         }
         if cmd.kind == CmdKind::Act {
             ctrl.act = Some((cmd.bank, cmd.row));
+            self.act_set |= 1 << c;
         }
         if matches!(cmd.kind, CmdKind::Act | CmdKind::Pre) {
             ctrl.prio = (cmd.bank + 1) % self.banks as u32;
@@ -963,6 +1017,8 @@ impl MemSystem {
             }
             self.done[e.req as usize] = done;
             ctrl.svc = Some(e.gwid);
+            self.svc_set |= 1 << c;
+            self.left -= 1;
         }
         // The hit counts and flags follow the banks' open rows.
         if counted && matches!(cmd.kind, CmdKind::PreA | CmdKind::Ref) {

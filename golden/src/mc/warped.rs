@@ -185,7 +185,7 @@ impl Wet {
     /// Whether the staged cycle leaves some warp id with exactly one pending request (only
     /// then can a service raise a row score).
     #[inline]
-    fn leaves_one(&self) -> bool {
+    pub fn leaves_one(&self) -> bool {
         self.next.iter().any(|d| d.1 == 1)
     }
 
@@ -532,6 +532,16 @@ impl WarpedMc {
         self.absorb_shared(svc, own, cands, &wet);
         wet.commit();
         self.wet = wet;
+    }
+
+    /// Account for cycles since its last step or absorbed cycle in which the block had no
+    /// events of its own, was not evaluated, and no service could raise a row score
+    /// ([`Wet::leaves_one`] was false). [`WarpedMc::absorb_shared`] would have changed only
+    /// where the PT is held: it is what the next step's candidates (unchanged since) imply
+    /// under the WET the last of those cycles read, the values before the last commit. Call it
+    /// before the next step (not needed before an absorb, which sets it anew).
+    pub fn skipped_idle(&mut self) {
+        self.pt_held = PtHeld::BeforeLastUpdate;
     }
 
     /// [`WarpedMc::absorb`] with the scope's shared WET (see [`Wet`]), whose cycle the caller
