@@ -356,6 +356,49 @@ proptest! {
         prop_assert!(failures.is_empty(), "{}: {:?}", name, &failures[..failures.len().min(3)]);
     }
 
+    /// During random traffic, after each command the banks outside
+    /// [`Channel::stale_banks`] keep their [`Channel::bank_earliest`] for every query from the
+    /// next cycle on.
+    #[test]
+    fn banks_outside_stale_banks_keep_their_bounds(seed in any::<u64>(), which in 0usize..5) {
+        let (name, t) = variants()[which];
+        let snapshot = |ch: &Channel| -> Vec<[u64; 4]> {
+            (0..t.banks)
+                .map(|b| {
+                    let [r0, r1] = ch.bank_earliest(b, false);
+                    let [w0, w1] = ch.bank_earliest(b, true);
+                    [r0, r1, w0, w1]
+                })
+                .collect()
+        };
+        let mut failures = Vec::new();
+        let mut last: Option<(Vec<[u64; 4]>, usize)> = None;
+        let mut checked = 0u32;
+        greedy(t, 2000, seed, |ch, trace, _, _| {
+            if let Some((before, n)) = &last {
+                if trace.len() == n + 1 {
+                    let cmd = &trace[*n];
+                    let floor = cmd.cycle + 1;
+                    let stale = ch.stale_banks(cmd.kind, cmd.bank);
+                    let after = snapshot(ch);
+                    for b in 0..t.banks as usize {
+                        if stale >> b & 1 != 0 {
+                            continue;
+                        }
+                        checked += 1;
+                        let clamp = |v: [u64; 4]| v.map(|x| x.max(floor));
+                        if clamp(before[b]) != clamp(after[b]) {
+                            failures.push(format!("{cmd:?}: bank {b} {:?} -> {:?}", before[b], after[b]));
+                        }
+                    }
+                }
+            }
+            last = Some((snapshot(ch), trace.len()));
+        });
+        prop_assert!(failures.is_empty(), "{}: {:?}", name, &failures[..failures.len().min(3)]);
+        prop_assert!(checked > 0, "{}: no bank kept its bounds", name);
+    }
+
     #[test]
     fn trace_lines_round_trip(cycle in any::<u64>(), channel in any::<u32>(), bank in any::<u32>(),
                               k in 0usize..8, row in any::<u32>(), col in any::<u32>()) {

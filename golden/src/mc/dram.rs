@@ -549,6 +549,24 @@ impl Channel {
         }
     }
 
+    /// The banks whose [`Channel::bank_earliest`] may have changed when a `kind` command to
+    /// `bank` was the last command issued (at some cycle `t`). The other banks' values are
+    /// unchanged but for the one-command-per-cycle rule (B1), which raises bounds to `t + 1`
+    /// only, so no query at `t + 1` or later tells them apart (a proptest checks it). Column
+    /// commands move the column bounds of every open bank (bank group, rank, data bus) and
+    /// their bank's PRE; an ACT moves the ACT bounds of every closed bank (tRRD, tFAW) and
+    /// opens its bank; a PRE moves its bank only; PREA and REF move every bank.
+    pub fn stale_banks(&self, kind: CmdKind, bank: u32) -> u64 {
+        let all = crate::block::mask(self.t.banks);
+        let bit = 1u64 << bank;
+        match kind {
+            CmdKind::Pre => bit,
+            CmdKind::Rd | CmdKind::Wr => self.open_mask | bit,
+            CmdKind::Act => !self.open_mask & all | bit,
+            CmdKind::Rda | CmdKind::Wra | CmdKind::PreA | CmdKind::Ref => all,
+        }
+    }
+
     /// The binding bound of `cmd` (not clamped to any `now`), or the state rule forbidding it.
     #[inline]
     fn bound(&self, cmd: &Command) -> Result<Bound, &'static str> {

@@ -992,7 +992,7 @@ impl MemSystem {
             index: 0,
             message: format!("controller {c} issued an illegal command: {v}"),
         })?;
-        ctrl.timed = 0;
+        ctrl.timed &= !ctrl.ch.stale_banks(cmd.kind, cmd.bank);
         if let Some(t) = &mut self.trace {
             t.push(TraceCmd::new(now, c as u32, &cmd));
         }
