@@ -510,12 +510,10 @@ impl MemSystem {
         // A Warped-MC / Div-First group evaluates its block when one of its controllers may
         // issue; otherwise the step would select nothing and [`WarpedMc::absorb`] takes the
         // cycle's events instead.
-        // `run`: the controllers that run their scheduler; `soon`: those that may from the next
-        // cycle on (their wake bound is recomputed at the end of this one).
-        let (mut run, mut soon) = (0u128, 0u128);
+        // `run`: the controllers that run their scheduler.
+        let mut run = 0u128;
         for (c, &w) in self.wake.iter().enumerate() {
             run |= u128::from(!self.skip || now >= w) << c;
-            soon |= u128::from(now + 1 >= w) << c;
         }
         let events = self.enq_set | self.svc_set | self.act_set;
         if self.uses_block() {
@@ -636,7 +634,7 @@ impl MemSystem {
             self.ctrls[c].act = None;
         }
         (self.svc_set, self.act_set) = (0, 0);
-        for c in bits(run | soon | self.enq_set) {
+        for c in bits(run | self.enq_set) {
             let mut changed = false;
             if run >> c & 1 != 0 {
                 let g = c / self.per_group;
@@ -689,7 +687,10 @@ impl MemSystem {
                     }
                 }
             }
-            if self.skip && (changed || now + 1 >= self.wake[c]) {
+            // The bound is recomputed after a change only: without one, the bound a
+            // recomputation would give is the old one or, once that has passed, the next
+            // cycle, and a passed bound already lets the controller run then.
+            if self.skip && changed {
                 self.wake[c] = self.wake_bound(c, now + 1);
             }
         }
