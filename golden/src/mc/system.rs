@@ -1021,19 +1021,32 @@ impl MemSystem {
             self.svc_set |= 1 << c;
             self.left -= 1;
         }
-        // The hit counts and flags follow the banks' open rows.
-        if counted && matches!(cmd.kind, CmdKind::PreA | CmdKind::Ref) {
-            ctrl.recount(u64::MAX);
-        } else if counted && ctrl.ch.open_row(cmd.bank) != row_before {
-            ctrl.recount(1u64 << cmd.bank);
-        }
-        if track && !cmd.kind.is_column() {
-            let all = matches!(cmd.kind, CmdKind::PreA | CmdKind::Ref);
+        // The hit counts and flags follow the banks' open rows. A row command to one bank
+        // recounts its hits from the window (the requests of the current mode) when it has one.
+        let all = matches!(cmd.kind, CmdKind::PreA | CmdKind::Ref);
+        let moved = ctrl.ch.open_row(cmd.bank) != row_before;
+        let from_window = track && !all && !cmd.kind.is_column();
+        if from_window {
+            let mut n = 0u16;
             for x in w.iter_mut().flatten() {
-                if all || x.bank == cmd.bank {
+                if x.bank == cmd.bank {
                     x.hit = hits(&ctrl.ch, x.bank, x.row);
+                    n += u16::from(x.hit);
                 }
             }
+            if moved {
+                ctrl.nhit[cmd.bank as usize] = n;
+                ctrl.mark(cmd.bank);
+            }
+        } else if track && all {
+            for x in w.iter_mut().flatten() {
+                x.hit = hits(&ctrl.ch, x.bank, x.row);
+            }
+        }
+        if counted && all {
+            ctrl.recount(u64::MAX);
+        } else if counted && moved && !from_window {
+            ctrl.recount(1u64 << cmd.bank);
         }
         Ok(())
     }
