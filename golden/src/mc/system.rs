@@ -285,6 +285,8 @@ pub struct MemSystem {
     skip: bool,
     /// Controllers in one WET scope.
     wet_ctrls: usize,
+    /// Per group: its WET scope.
+    group_scope: Vec<usize>,
     /// Per controller (Warped-MC and Div-First): its candidate window, the pending requests of
     /// the current mode oldest first (occupied slots only; padded to the queue size only for a
     /// watched group's checked step); kept current as
@@ -375,6 +377,7 @@ impl MemSystem {
             chan_of.push(dec.channel);
         }
         let n = reqs.len();
+        let groups_n = groups.len();
         Ok(MemSystem {
             scheduler: spec.mc.scheduler,
             map,
@@ -405,6 +408,9 @@ impl MemSystem {
             left: n,
             skip: true,
             wet_ctrls: spec.wmc.wet_ctrls as usize,
+            group_scope: (0..groups_n)
+                .map(|g| g * per_group / spec.wmc.wet_ctrls as usize)
+                .collect(),
             cands: vec![Vec::with_capacity(spec.mc.queue_entries as usize); d.channels as usize],
             scope_sum: vec![Vec::new(); (d.channels / spec.wmc.wet_ctrls) as usize],
             scope_svc: vec![Vec::new(); (d.channels / spec.wmc.wet_ctrls) as usize],
@@ -539,21 +545,35 @@ impl MemSystem {
                 }
                 self.wets[sc].stage(sum);
             }
+            // The groups visited: those with a controller that runs or has events, those whose
+            // WET scope may raise a row score, and the watched one. A group left out has no
+            // events of its own and no service could raise its row scores; its block catches
+            // up at its next step ([`WarpedMc::skipped_idle`]).
+            let per = self.per_group;
+            let mut active = run | events;
+            for (sc, w) in self.wets.iter().enumerate() {
+                if w.leaves_one() {
+                    active |= set_of(wc) << (sc * wc);
+                }
+            }
+            let mut visit = if per == 1 { active } else { 0 };
+            if per > 1 {
+                for g in 0..self.groups.len() {
+                    visit |= u128::from(active >> (g * per) & set_of(per) != 0) << g;
+                }
+            }
+            if let Some((hg, _)) = &hook {
+                visit |= 1 << hg;
+            }
             let mut inputs = std::mem::take(&mut self.inputs);
             inputs.resize_with(self.groups.len(), WmcIn::default);
-            let per = self.per_group;
-            for (g, inp) in inputs.iter_mut().enumerate() {
+            for g in bits(visit) {
+                let inp = &mut inputs[g];
                 let cs = g * per..(g + 1) * per;
                 let watched = hook.as_ref().is_some_and(|(hg, _)| *hg == g);
-                let sc = self.scope(g);
+                let sc = self.group_scope[g];
                 let own = set_of(per) << cs.start;
                 if !watched && run & own == 0 {
-                    // A group without events of its own skips the cycle unless a service may
-                    // raise a row score; its block catches up at its next step
-                    // ([`WarpedMc::skipped_idle`]).
-                    if events & own == 0 && !self.wets[sc].leaves_one() {
-                        continue;
-                    }
                     self.touched[g] = now + 1;
                     self.own.clear();
                     if events & own != 0 {
@@ -637,19 +657,23 @@ impl MemSystem {
         for c in bits(run | self.enq_set) {
             let mut changed = false;
             if run >> c & 1 != 0 {
-                let g = c / self.per_group;
                 let pick = if self.ctrls[c].ch.refresh_due(now) {
                     self.refresh_command(c, now)
                 } else {
                     match self.scheduler {
                         Scheduler::Fcfs => self.fcfs(c, now),
                         Scheduler::Frfcfs => self.frfcfs(c, now),
-                        Scheduler::Divfirst => self.divfirst(c, g, now),
+                        Scheduler::Divfirst => self.divfirst(c, c / self.per_group, now),
                         Scheduler::Warped => self.warped(c, self.sel[c]),
                     }
                 };
+                // Warped-MC names the served request by its place in the window.
+                let win = match (self.scheduler, self.sel[c]) {
+                    (Scheduler::Warped, Some((_, BankCmd::Cas, k, _))) => Some(k as usize),
+                    _ => None,
+                };
                 if let Some((cmd, entry)) = pick {
-                    self.issue(c, cmd, entry, now)?;
+                    self.issue(c, cmd, entry.map(|i| (i, win)), now)?;
                     changed = true;
                 }
             }
@@ -771,7 +795,7 @@ impl MemSystem {
 
     /// The WET scope of group `g`.
     fn scope(&self, g: usize) -> usize {
-        g * self.per_group / self.wet_ctrls
+        self.group_scope[g]
     }
 
     /// The controllers of group `g`'s WET scope, in port order: the group's own controllers
@@ -979,11 +1003,13 @@ impl MemSystem {
         }
     }
 
+    /// Issue `cmd` on controller `c`; `entry`: the queue index of the request a column command
+    /// serves, with its index in the candidate window if known.
     fn issue(
         &mut self,
         c: usize,
         cmd: Command,
-        entry: Option<usize>,
+        entry: Option<(usize, Option<usize>)>,
         now: u64,
     ) -> Result<(), McError> {
         let (track, counted) = (self.uses_block(), self.counted());
@@ -1005,10 +1031,14 @@ impl MemSystem {
             ctrl.prio = (cmd.bank + 1) % self.banks as u32;
         }
         let w = &mut self.cands[c];
-        if let (Some(i), Some(done)) = (entry, done) {
+        if let (Some((i, win)), Some(done)) = (entry, done) {
             if track && ctrl.queue[i].write == ctrl.write_mode {
                 let mode = ctrl.write_mode;
-                let k = ctrl.queue[..i].iter().filter(|e| e.write == mode).count();
+                let before = || ctrl.queue[..i].iter().filter(|e| e.write == mode).count();
+                let k = win.unwrap_or_else(before);
+                // Unit tests check the window index given.
+                #[cfg(test)]
+                assert_eq!(k, before(), "controller {c}'s window index at {now}");
                 w.remove(k);
             }
             let e = ctrl.queue.remove(i);
