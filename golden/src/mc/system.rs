@@ -11,9 +11,12 @@
 //!    (reads, or writes while draining) and issues it; a column command completes its request;
 //! 5. the write-drain mode is updated.
 //!
-//! Warped-MC and Div-First use the Warped-MC block ([`WarpedMc`]) of their WET group: every
-//! cycle it gets the group's enqueues, last cycle's column commands (`svc`) and activations
-//! (`act`), the candidates and the per-bank readiness, and Warped-MC issues the command it selects.
+//! Warped-MC uses the Warped-MC block ([`WarpedMc`]) of its WET group: every cycle it gets the
+//! group's enqueues, last cycle's column commands (`svc`) and activations (`act`), the
+//! candidates and the per-bank readiness, and Warped-MC issues the command it selects. Both
+//! Warped-MC and Div-First read the warp entry table the memory system keeps per WET scope
+//! ([`Wet`]); Div-First needs nothing else of the block, so its blocks step only when
+//! co-simulated (the watched group).
 
 use super::dram::{Channel, CmdKind, Command, TraceCmd};
 use super::mapping::AddressMap;
@@ -85,6 +88,21 @@ impl Controller {
             if banks >> b & 1 != 0 {
                 self.mark(b);
             }
+        }
+    }
+
+    /// The command a request needs next, given its bank's state.
+    fn needed(&self, e: &Entry) -> Command {
+        match self.ch.open_row(e.bank) {
+            Some(r) if r == e.row => {
+                if e.write {
+                    Command::wr(e.bank, e.row, e.col)
+                } else {
+                    Command::rd(e.bank, e.row, e.col)
+                }
+            }
+            Some(_) => Command::pre(e.bank),
+            None => Command::act(e.bank, e.row),
         }
     }
 
@@ -475,7 +493,8 @@ impl MemSystem {
     }
 
     /// Turn skipping of quiet cycles off or on (on by default). Results are identical either
-    /// way (a test checks this); with it off every group's block steps every cycle.
+    /// way (a test checks this); with it off every controller runs its scheduler and (Warped-MC)
+    /// every group's block steps every cycle.
     pub fn set_skip_quiet(&mut self, on: bool) {
         self.skip = on;
     }
@@ -556,8 +575,10 @@ impl MemSystem {
                     active |= set_of(wc) << (sc * wc);
                 }
             }
-            let mut visit = if per == 1 { active } else { 0 };
-            if per > 1 {
+            // Div-First schedules on the shared WET alone: only a watched block steps.
+            let divfirst = self.scheduler == Scheduler::Divfirst;
+            let mut visit = if per == 1 && !divfirst { active } else { 0 };
+            if per > 1 && !divfirst {
                 for g in 0..self.groups.len() {
                     visit |= u128::from(active >> (g * per) & set_of(per) != 0) << g;
                 }
@@ -880,18 +901,7 @@ impl MemSystem {
 
     /// The command a request needs next, given its bank's state.
     fn needed(&self, c: usize, e: &Entry) -> Command {
-        let x = &self.ctrls[c];
-        match x.ch.open_row(e.bank) {
-            Some(r) if r == e.row => {
-                if e.write {
-                    Command::wr(e.bank, e.row, e.col)
-                } else {
-                    Command::rd(e.bank, e.row, e.col)
-                }
-            }
-            Some(_) => Command::pre(e.bank),
-            None => Command::act(e.bank, e.row),
-        }
+        self.ctrls[c].needed(e)
     }
 
     fn mode_entries(&self, c: usize) -> impl Iterator<Item = (usize, &Entry)> {
@@ -923,29 +933,31 @@ impl MemSystem {
             .then_some((cmd, cmd.kind.is_column().then_some(i)))
     }
 
-    /// Per bank, the request a GPGPU-Sim-style scheduler serves next: `urgent` first if given,
-    /// else (FR-FCFS) the oldest hit on the open row, else the bank's oldest request. Banks are
-    /// scanned round-robin from `prio`; the first bank whose command can issue wins.
+    /// Per bank, the request a GPGPU-Sim-style scheduler serves next: with `urgent` (a WET
+    /// scope: Div-First) a warp's last pending request first, else (FR-FCFS) the oldest hit on
+    /// the open row, else the bank's oldest request. Banks are scanned round-robin from
+    /// `prio`; the first bank whose command can issue wins.
     fn per_bank(
-        &self,
+        &mut self,
         c: usize,
         now: u64,
-        urgent: Option<&dyn Fn(&Entry) -> bool>,
+        urgent: Option<usize>,
     ) -> Option<(Command, Option<usize>)> {
-        let x = &self.ctrls[c];
-        let banks = self.banks;
+        let wet = urgent.map(|sc| &self.wets[sc]);
+        let x = &mut self.ctrls[c];
         // Per bank (dram.banks <= 64, validated): the entry index picked (valid where `has`
         // has the bank's bit), and whether it is preferred (bit of `pref`). Queues hold at most
         // 256 entries (validated).
         let mut pick = [0u16; 64];
         let (mut has, mut pref) = (0u64, 0u64);
-        for (i, e) in self.mode_entries(c) {
+        let mode = x.write_mode;
+        for (i, e) in x.queue.iter().enumerate().filter(|(_, e)| e.write == mode) {
             let bit = 1u64 << e.bank;
             if pref & bit != 0 {
                 continue;
             }
-            let p = match urgent {
-                Some(u) => u(e),
+            let p = match wet {
+                Some(w) => w.get(e.gwid) <= 1,
                 None => hits(&x.ch, e.bank, e.row),
             };
             if has & bit == 0 || p {
@@ -956,33 +968,41 @@ impl MemSystem {
                 }
             }
         }
-        for k in 0..banks {
-            let b = (x.prio as usize + k) % banks;
-            if has & (1u64 << b) == 0 {
-                continue;
-            }
-            let i = usize::from(pick[b]);
-            let e = &x.queue[i];
-            let cmd = self.needed(c, e);
-            if x.ch.can_issue(&cmd, now) {
-                return Some((cmd, cmd.kind.is_column().then_some(i)));
-            }
+        // The banks whose picked request's command can issue now (the bounds of the bank's
+        // state, see `bank_times`), then the first from the pointer.
+        let mut ready = 0u64;
+        let mut m = has;
+        while m != 0 {
+            let b = m.trailing_zeros();
+            m &= m - 1;
+            let row = x.queue[usize::from(pick[b as usize])].row;
+            let [first, pre] = x.bank_times(b);
+            let t = match x.ch.open_row(b) {
+                Some(r) if r != row => pre,
+                _ => first,
+            };
+            ready |= u64::from(t <= now) << b;
         }
-        None
+        if ready == 0 {
+            return None;
+        }
+        let from = ready & (u64::MAX << x.prio);
+        let b = if from != 0 { from } else { ready }.trailing_zeros();
+        let i = usize::from(pick[b as usize]);
+        let cmd = x.needed(&x.queue[i]);
+        Some((cmd, cmd.kind.is_column().then_some(i)))
     }
 
     /// FR-FCFS as GPGPU-Sim schedules it: per bank, hits on the open row first, then the bank's
     /// oldest request; banks round-robin.
-    fn frfcfs(&self, c: usize, now: u64) -> Option<(Command, Option<usize>)> {
+    fn frfcfs(&mut self, c: usize, now: u64) -> Option<(Command, Option<usize>)> {
         self.per_bank(c, now, None)
     }
 
     /// Div-First: per bank, a warp's last pending request first (ignoring row hits), then the
     /// bank's oldest request; banks round-robin.
-    fn divfirst(&self, c: usize, g: usize, now: u64) -> Option<(Command, Option<usize>)> {
-        let wet = &self.wets[self.scope(g)];
-        let urgent = |e: &Entry| wet.get(e.gwid) <= 1;
-        self.per_bank(c, now, Some(&urgent))
+    fn divfirst(&mut self, c: usize, g: usize, now: u64) -> Option<(Command, Option<usize>)> {
+        self.per_bank(c, now, Some(self.scope(g)))
     }
 
     /// The command the Warped-MC block selected.
