@@ -44,9 +44,10 @@ struct Entry {
 #[derive(Debug, Clone)]
 struct Controller {
     ch: Channel,
-    queue: Vec<Entry>,
-    /// Writes in `queue`.
-    writes: usize,
+    /// The pending queue, split by direction (`[reads, writes]`, each oldest first): the
+    /// scheduler serves the requests of the current mode, `queue[write_mode]`, and indexes
+    /// its requests there (the candidate window has the same order).
+    queue: [Vec<Entry>; 2],
     wait: VecDeque<u32>,
     write_mode: bool,
     /// Round-robin bank pointer of FR-FCFS and Div-First (GPGPU-Sim's `prio`).
@@ -78,8 +79,8 @@ impl Controller {
                 self.nhit[b] = 0;
             }
         }
-        for e in &self.queue {
-            if e.write == self.write_mode && banks >> e.bank & 1 != 0 {
+        for e in &self.queue[usize::from(self.write_mode)] {
+            if banks >> e.bank & 1 != 0 {
                 self.nreq[e.bank as usize] += 1;
                 self.nhit[e.bank as usize] += u16::from(hits(&self.ch, e.bank, e.row));
             }
@@ -146,12 +147,19 @@ impl Controller {
     /// only (the block reads missing slots as empty, see [`WarpedMc::step_trusted`]).
     fn window(&self, w: &mut Vec<Option<Cand>>) {
         w.clear();
-        w.extend(
-            self.queue
-                .iter()
-                .filter(|e| e.write == self.write_mode)
-                .map(|e| Some(cand(&self.ch, e))),
-        );
+        w.extend(self.mode_queue().iter().map(|e| Some(cand(&self.ch, e))));
+    }
+
+    /// The pending requests of the current mode, oldest first.
+    #[inline]
+    fn mode_queue(&self) -> &[Entry] {
+        &self.queue[usize::from(self.write_mode)]
+    }
+
+    /// Pending requests, both directions.
+    #[inline]
+    fn pending(&self) -> usize {
+        self.queue[0].len() + self.queue[1].len()
     }
 }
 
@@ -346,8 +354,7 @@ impl MemSystem {
         let ctrls = (0..d.channels)
             .map(|_| Controller {
                 ch: Channel::new(timing),
-                queue: Vec::with_capacity(spec.mc.queue_entries as usize),
-                writes: 0,
+                queue: [0, 1].map(|_| Vec::with_capacity(spec.mc.queue_entries as usize)),
                 wait: VecDeque::new(),
                 write_mode: false,
                 prio: 0,
@@ -517,7 +524,7 @@ impl MemSystem {
         self.enq_set = 0;
         for c in bits(self.waiting) {
             let ctrl = &mut self.ctrls[c];
-            if ctrl.queue.len() < self.cap {
+            if ctrl.pending() < self.cap {
                 if let Some(i) = ctrl.wait.pop_front() {
                     self.incoming[c] = Some(self.route[i as usize]);
                     self.enq_set |= 1 << c;
@@ -688,13 +695,8 @@ impl MemSystem {
                         Scheduler::Warped => self.warped(c, self.sel[c]),
                     }
                 };
-                // Warped-MC names the served request by its place in the window.
-                let win = match (self.scheduler, self.sel[c]) {
-                    (Scheduler::Warped, Some((_, BankCmd::Cas, k, _))) => Some(k as usize),
-                    _ => None,
-                };
                 if let Some((cmd, entry)) = pick {
-                    self.issue(c, cmd, entry.map(|i| (i, win)), now)?;
+                    self.issue(c, cmd, entry, now)?;
                     changed = true;
                 }
             }
@@ -702,8 +704,7 @@ impl MemSystem {
             let (track, counted) = (self.uses_block(), self.counted());
             let ctrl = &mut self.ctrls[c];
             if let Some(e) = self.incoming[c] {
-                ctrl.queue.push(e);
-                ctrl.writes += usize::from(e.write);
+                ctrl.queue[usize::from(e.write)].push(e);
                 changed = true;
                 if counted && e.write == ctrl.write_mode {
                     let hit = hits(&ctrl.ch, e.bank, e.row);
@@ -714,8 +715,7 @@ impl MemSystem {
                 }
             }
             if changed {
-                let writes = ctrl.writes;
-                let reads = ctrl.queue.len() - writes;
+                let (reads, writes) = (ctrl.queue[0].len(), ctrl.queue[1].len());
                 let flip = if !ctrl.write_mode {
                     writes >= self.write_high || (reads == 0 && writes > 0)
                 } else {
@@ -782,7 +782,7 @@ impl MemSystem {
         }
         // Per bank (dram.banks <= 64, validated): has a request, has a hit, has a miss.
         let (mut any, hit, miss) = if self.scheduler == Scheduler::Fcfs {
-            match x.queue.iter().find(|e| e.write == x.write_mode) {
+            match x.mode_queue().first() {
                 None => (0, 0, 0),
                 Some(e) if hits(&x.ch, e.bank, e.row) => (1u64 << e.bank, 1 << e.bank, 0),
                 Some(e) => (1u64 << e.bank, 0, 1 << e.bank),
@@ -904,15 +904,6 @@ impl MemSystem {
         self.ctrls[c].needed(e)
     }
 
-    fn mode_entries(&self, c: usize) -> impl Iterator<Item = (usize, &Entry)> {
-        let m = self.ctrls[c].write_mode;
-        self.ctrls[c]
-            .queue
-            .iter()
-            .enumerate()
-            .filter(move |(_, e)| e.write == m)
-    }
-
     fn refresh_command(&self, c: usize, now: u64) -> Option<(Command, Option<usize>)> {
         let ch = &self.ctrls[c].ch;
         let cmd = if ch.any_open() {
@@ -925,12 +916,12 @@ impl MemSystem {
 
     /// Oldest request first, strictly: nothing overtakes it.
     fn fcfs(&self, c: usize, now: u64) -> Option<(Command, Option<usize>)> {
-        let (i, e) = self.mode_entries(c).next()?;
+        let e = self.ctrls[c].mode_queue().first()?;
         let cmd = self.needed(c, e);
         self.ctrls[c]
             .ch
             .can_issue(&cmd, now)
-            .then_some((cmd, cmd.kind.is_column().then_some(i)))
+            .then_some((cmd, cmd.kind.is_column().then_some(0)))
     }
 
     /// Per bank, the request a GPGPU-Sim-style scheduler serves next: with `urgent` (a WET
@@ -950,8 +941,7 @@ impl MemSystem {
         // 256 entries (validated).
         let mut pick = [0u16; 64];
         let (mut has, mut pref) = (0u64, 0u64);
-        let mode = x.write_mode;
-        for (i, e) in x.queue.iter().enumerate().filter(|(_, e)| e.write == mode) {
+        for (i, e) in x.mode_queue().iter().enumerate() {
             let bit = 1u64 << e.bank;
             if pref & bit != 0 {
                 continue;
@@ -975,7 +965,7 @@ impl MemSystem {
         while m != 0 {
             let b = m.trailing_zeros();
             m &= m - 1;
-            let row = x.queue[usize::from(pick[b as usize])].row;
+            let row = x.mode_queue()[usize::from(pick[b as usize])].row;
             let [first, pre] = x.bank_times(b);
             let t = match x.ch.open_row(b) {
                 Some(r) if r != row => pre,
@@ -989,7 +979,7 @@ impl MemSystem {
         let from = ready & (u64::MAX << x.prio);
         let b = if from != 0 { from } else { ready }.trailing_zeros();
         let i = usize::from(pick[b as usize]);
-        let cmd = x.needed(&x.queue[i]);
+        let cmd = x.needed(&x.mode_queue()[i]);
         Some((cmd, cmd.kind.is_column().then_some(i)))
     }
 
@@ -1017,19 +1007,20 @@ impl MemSystem {
             BankCmd::Pre => Some((Command::pre(bank), None)),
             BankCmd::Act => Some((Command::act(bank, row), None)),
             BankCmd::Cas => {
-                let (i, e) = self.mode_entries(c).nth(cand as usize)?;
+                let i = cand as usize;
+                let e = self.ctrls[c].mode_queue().get(i)?;
                 Some((self.needed(c, e), Some(i)))
             }
         }
     }
 
-    /// Issue `cmd` on controller `c`; `entry`: the queue index of the request a column command
-    /// serves, with its index in the candidate window if known.
+    /// Issue `cmd` on controller `c`; `entry`: the index among the requests of the current
+    /// mode (and in the candidate window) of the request a column command serves.
     fn issue(
         &mut self,
         c: usize,
         cmd: Command,
-        entry: Option<(usize, Option<usize>)>,
+        entry: Option<usize>,
         now: u64,
     ) -> Result<(), McError> {
         let (track, counted) = (self.uses_block(), self.counted());
@@ -1051,19 +1042,12 @@ impl MemSystem {
             ctrl.prio = (cmd.bank + 1) % self.banks as u32;
         }
         let w = &mut self.cands[c];
-        if let (Some((i, win)), Some(done)) = (entry, done) {
-            if track && ctrl.queue[i].write == ctrl.write_mode {
-                let mode = ctrl.write_mode;
-                let before = || ctrl.queue[..i].iter().filter(|e| e.write == mode).count();
-                let k = win.unwrap_or_else(before);
-                // Unit tests check the window index given.
-                #[cfg(test)]
-                assert_eq!(k, before(), "controller {c}'s window index at {now}");
-                w.remove(k);
+        if let (Some(i), Some(done)) = (entry, done) {
+            if track {
+                w.remove(i);
             }
-            let e = ctrl.queue.remove(i);
-            ctrl.writes -= usize::from(e.write);
-            if counted && e.write == ctrl.write_mode {
+            let e = ctrl.queue[usize::from(ctrl.write_mode)].remove(i);
+            if counted {
                 ctrl.tally(e.bank, false, row_before == Some(e.row));
             }
             self.done[e.req as usize] = done;
