@@ -307,8 +307,11 @@ impl WarpedMc {
             + (row % self.spec.rows_tracked) as usize
     }
 
-    /// The combinational decisions of one controller, written into `co`.
-    fn decide(&mut self, ci: usize, inp: &CtrlIn, co: &mut CtrlOut, wet: &Wet) {
+    /// The combinational decisions of one controller, written into `co`. With `full` off only
+    /// the selection (`co.sel`) is computed, and the per-candidate classes and per-bank rows
+    /// to open are left empty: the row scores are then looked up only for the bank selected
+    /// for an ACT (the same rule picks its row; a proptest compares both ways).
+    fn decide(&mut self, ci: usize, inp: &CtrlIn, co: &mut CtrlOut, wet: &Wet, full: bool) {
         let banks = self.spec.banks as usize;
         let slots = self.spec.pt_slots;
         let tracked = self.spec.rows_tracked;
@@ -348,14 +351,28 @@ impl WarpedMc {
         miss.resize(banks, (0, 0, 0));
         let (mut hits, mut misses) = (0u64, 0u64);
         co.class.clear();
-        co.class.resize(inp.cands.len(), Class::None);
         co.open.clear();
-        co.open.resize(banks, None);
+        if full {
+            co.class.resize(inp.cands.len(), Class::None);
+            co.open.resize(banks, None);
+        }
         let last = self.last[ci];
         let rs = &self.rs[ci * banks * tracked as usize..(ci + 1) * banks * tracked as usize];
+        // A bank's best miss so far `miss[b]` (valid where `misses` has the bank's bit) against
+        // candidate `k`: the higher score wins, the older (first seen) on ties.
+        let consider_miss = |miss: &mut [(u32, u32, u32)], misses: &mut u64, k: usize, c: &Cand| {
+            let b = c.bank as usize;
+            let bit = 1u64 << b;
+            let score = rs[b * tracked as usize + row_idx(c.row)];
+            if *misses & bit == 0 || score > miss[b].0 {
+                miss[b] = (score, k as u32, c.row);
+                *misses |= bit;
+            }
+        };
         // Per bank: the first H hit, else the first M hit; the best-scoring miss (oldest on
-        // ties).
-        for (k, (c, class)) in inp.cands.iter().zip(co.class.iter_mut()).enumerate() {
+        // ties; in full mode only).
+        let mut missing = 0u64;
+        for (k, c) in inp.cands.iter().enumerate() {
             let Some(c) = c else {
                 continue;
             };
@@ -369,7 +386,9 @@ impl WarpedMc {
                 } else {
                     Class::L
                 };
-                *class = cl;
+                if full {
+                    co.class[k] = cl;
+                }
                 if cl == Class::H {
                     pt_next[b] |= slot_bit(c.slot);
                 }
@@ -380,21 +399,23 @@ impl WarpedMc {
                     hit[b] = (cl, k as u32);
                     hits |= bit;
                 }
+            } else if full {
+                co.class[k] = Class::L;
+                consider_miss(miss, &mut misses, k, c);
             } else {
-                *class = Class::L;
-                let score = rs[b * tracked as usize + row_idx(c.row)];
-                if misses & bit == 0 || score > miss[b].0 {
-                    miss[b] = (score, k as u32, c.row);
-                    misses |= bit;
-                }
+                missing |= bit;
             }
         }
-        // The row to open per bank with misses.
-        let mut m = misses;
-        while m != 0 {
-            let b = m.trailing_zeros() as usize;
-            m &= m - 1;
-            co.open[b] = Some((miss[b].2, miss[b].1));
+        if full {
+            // The row to open per bank with misses.
+            let mut m = misses;
+            while m != 0 {
+                let b = m.trailing_zeros() as usize;
+                m &= m - 1;
+                co.open[b] = Some((miss[b].2, miss[b].1));
+            }
+        } else {
+            misses = missing;
         }
         // A bank with a hit waits for its CAS; one with misses only for its PRE (open) or ACT.
         let row_ready = (inp.bank_open & inp.pre_ready) | (!inp.bank_open & inp.act_ready);
@@ -424,6 +445,15 @@ impl WarpedMc {
             } else if inp.bank_open >> b & 1 != 0 {
                 (b as u32, BankCmd::Pre, 0, 0)
             } else {
+                if !full {
+                    // The selected bank's best miss, by the same rule.
+                    let mut found = 0u64;
+                    for (k, c) in inp.cands.iter().enumerate() {
+                        if let Some(c) = c.filter(|c| !c.hit && c.bank as usize == b) {
+                            consider_miss(miss, &mut found, k, &c);
+                        }
+                    }
+                }
                 (b as u32, BankCmd::Act, miss[b].1, miss[b].2)
             }
         });
@@ -597,7 +627,7 @@ impl WarpedMc {
         let mut svc = std::mem::take(&mut self.scratch.svc);
         svc.clear();
         svc.extend(inp.svc.iter().flatten());
-        self.step_with(inp, &svc, &wet);
+        self.step_with(inp, &svc, &wet, true);
         self.scratch.svc = svc;
         wet.commit();
         self.wet = wet;
@@ -609,17 +639,19 @@ impl WarpedMc {
     /// block of the scope took it. `inp.enq` is not read (the staged WET holds its effect);
     /// `svc` lists the global warp ids of the scope's services (any order), and of `inp.svc`
     /// only the block's own controllers' slots (the first `controllers_per_wet`) are read. The
-    /// block's own WET is not used.
+    /// block's own WET is not used. Only the selections (`sel`) are output: the classes and
+    /// rows to open, which only an observer of the ports reads, are left empty; the table
+    /// updates are those of a full step.
     pub fn step_shared(&mut self, inp: &WmcIn, svc: &[u32], wet: &Wet) -> &WmcOut {
-        self.step_with(inp, svc, wet);
+        self.step_with(inp, svc, wet, false);
         &self.out
     }
 
-    fn step_with(&mut self, inp: &WmcIn, svc: &[u32], wet: &Wet) {
+    fn step_with(&mut self, inp: &WmcIn, svc: &[u32], wet: &Wet, full: bool) {
         let mut out = std::mem::take(&mut self.out);
         out.ctrl.resize_with(inp.ctrl.len(), CtrlOut::default);
         for (c, (ci, co)) in inp.ctrl.iter().zip(out.ctrl.iter_mut()).enumerate() {
-            self.decide(c, ci, co, wet);
+            self.decide(c, ci, co, wet, full);
         }
         self.update(inp, svc, &out, wet);
         self.pt_held = PtHeld::Stored;

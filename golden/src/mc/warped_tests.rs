@@ -366,7 +366,8 @@ mod absorb_equivalence {
                     // The scope's services in any order.
                     let svc: Vec<u32> = inp.svc.iter().rev().flatten().copied().collect();
                     let out = shared.step_shared(&inp, &svc, &wet).clone();
-                    prop_assert_eq!(&full, &out, "with the WET outside the block");
+                    let sel = |o: &WmcOut| o.ctrl.iter().map(|c| c.sel).collect::<Vec<_>>();
+                    prop_assert_eq!(sel(&full), sel(&out), "with the WET outside the block");
                 } else {
                     prop_assert!(full.ctrl.iter().all(|c| c.sel.is_none()));
                     let svc: Vec<u32> = inp.svc.iter().flatten().copied().collect();
