@@ -318,6 +318,11 @@ pub struct MemSystem {
     /// watched group's checked step); kept current as
     /// requests enter and leave and banks open and close, rebuilt when the mode changes.
     cands: Vec<Vec<Option<Cand>>>,
+    /// Per controller and global warp id (flat, `wet_entries` per controller): the requests of
+    /// the warp in the controller's candidate window; kept with the windows (Warped-MC and
+    /// Div-First). A service can raise a row score only in a window holding its warp.
+    present: Vec<u16>,
+    wet_entries: usize,
     /// Per WET scope: this cycle's WET change per warp id (enqueues minus services), and the
     /// global warp ids of its services.
     scope_sum: Vec<Vec<(u32, i64)>>,
@@ -441,6 +446,12 @@ impl MemSystem {
             scope_svc: vec![Vec::new(); (d.channels / spec.wmc.wet_ctrls) as usize],
             wets: vec![Wet::new(&spec.wmc); (d.channels / spec.wmc.wet_ctrls) as usize],
             own: Vec::new(),
+            present: if matches!(spec.mc.scheduler, Scheduler::Warped | Scheduler::Divfirst) {
+                vec![0; d.channels as usize * spec.wmc.wet_entries as usize]
+            } else {
+                Vec::new()
+            },
+            wet_entries: spec.wmc.wet_entries as usize,
         })
     }
 
@@ -571,15 +582,24 @@ impl MemSystem {
                 }
                 self.wets[sc].stage(sum);
             }
-            // The groups visited: those with a controller that runs or has events, those whose
-            // WET scope may raise a row score, and the watched one. A group left out has no
-            // events of its own and no service could raise its row scores; its block catches
-            // up at its next step ([`WarpedMc::skipped_idle`]).
+            // The groups visited: those with a controller that runs or has events, those with
+            // a window holding a warp whose service may raise a row score (it leaves the warp
+            // one pending request), and the watched one. A group left out has no events of its
+            // own and no service could raise its row scores; its block catches up at its next
+            // step ([`WarpedMc::skipped_idle`]).
             let per = self.per_group;
             let mut active = run | events;
             for (sc, w) in self.wets.iter().enumerate() {
-                if w.leaves_one() {
-                    active |= set_of(wc) << (sc * wc);
+                if !w.leaves_one() {
+                    continue;
+                }
+                for &g in &self.scope_svc[sc] {
+                    if w.staged(g) == Some(1) {
+                        for c in sc * wc..(sc + 1) * wc {
+                            let holds = self.present[c * self.wet_entries + g as usize] != 0;
+                            active |= u128::from(holds) << c;
+                        }
+                    }
                 }
             }
             // Div-First schedules on the shared WET alone: only a watched block steps.
@@ -712,6 +732,7 @@ impl MemSystem {
                 }
                 if track && e.write == ctrl.write_mode {
                     self.cands[c].push(Some(cand(&ctrl.ch, &e)));
+                    self.present[c * self.wet_entries + e.gwid as usize] += 1;
                 }
             }
             if changed {
@@ -746,6 +767,12 @@ impl MemSystem {
                 let mut w = Vec::new();
                 self.ctrls[c].window(&mut w);
                 assert_eq!(self.cands[c], w, "controller {c}'s window at {now}");
+                let mut present = vec![0u16; self.wet_entries];
+                for x in w.iter().flatten() {
+                    present[x.gwid as usize] += 1;
+                }
+                let kept = &self.present[c * self.wet_entries..(c + 1) * self.wet_entries];
+                assert_eq!(kept, &present[..], "controller {c}'s warps at {now}");
             }
             let mut x = self.ctrls[c].clone();
             if self.counted() {
@@ -781,7 +808,7 @@ impl MemSystem {
             return from;
         }
         // Per bank (dram.banks <= 64, validated): has a request, has a hit, has a miss.
-        let (mut any, hit, miss) = if self.scheduler == Scheduler::Fcfs {
+        let (any, hit, miss) = if self.scheduler == Scheduler::Fcfs {
             match x.mode_queue().first() {
                 None => (0, 0, 0),
                 Some(e) if hits(&x.ch, e.bank, e.row) => (1u64 << e.bank, 1 << e.bank, 0),
@@ -794,21 +821,26 @@ impl MemSystem {
         let x = &mut self.ctrls[c];
         // A bound the bank's state forbids is no bound (`from`), conservatively.
         let at = |t: u64| if t == u64::MAX { from } else { t.max(from) };
-        while any != 0 {
-            let b = any.trailing_zeros();
-            any &= any - 1;
-            let bit = 1u64 << b;
-            let [first, pre] = x.bank_times(b);
-            let t = if x.ch.open_row(b).is_none() {
-                at(first)
-            } else {
-                let cas = (hit & bit != 0).then(|| at(first));
-                let pre = (miss & bit != 0 && (hit & bit == 0 || divfirst)).then(|| at(pre));
-                cas.into_iter().chain(pre).min().unwrap_or(from)
-            };
-            wake = wake.min(t);
-            if wake <= from {
-                return from;
+        // Banks with cached bounds first: one ready at `from` ends the scan early.
+        let valid = any & x.timed;
+        let mut order = [valid, any & !valid];
+        for any in &mut order {
+            while *any != 0 {
+                let b = any.trailing_zeros();
+                *any &= *any - 1;
+                let bit = 1u64 << b;
+                let [first, pre] = x.bank_times(b);
+                let t = if x.ch.open_row(b).is_none() {
+                    at(first)
+                } else {
+                    let cas = (hit & bit != 0).then(|| at(first));
+                    let pre = (miss & bit != 0 && (hit & bit == 0 || divfirst)).then(|| at(pre));
+                    cas.into_iter().chain(pre).min().unwrap_or(from)
+                };
+                wake = wake.min(t);
+                if wake <= from {
+                    return from;
+                }
             }
         }
         wake
@@ -831,7 +863,14 @@ impl MemSystem {
     /// Rebuild controller `c`'s candidate window (its pending queue of the current mode, oldest
     /// first, with hit flags) after its mode changed.
     fn rebuild_cands(&mut self, c: usize) {
+        let present = &mut self.present[c * self.wet_entries..(c + 1) * self.wet_entries];
+        for x in self.cands[c].iter().flatten() {
+            present[x.gwid as usize] -= 1;
+        }
         self.ctrls[c].window(&mut self.cands[c]);
+        for x in self.cands[c].iter().flatten() {
+            present[x.gwid as usize] += 1;
+        }
     }
 
     /// This cycle's enqueue of controller `c`, as the warp alias table sees it.
@@ -1044,7 +1083,9 @@ impl MemSystem {
         let w = &mut self.cands[c];
         if let (Some(i), Some(done)) = (entry, done) {
             if track {
-                w.remove(i);
+                if let Some(x) = w.remove(i) {
+                    self.present[c * self.wet_entries + x.gwid as usize] -= 1;
+                }
             }
             let e = ctrl.queue[usize::from(ctrl.write_mode)].remove(i);
             if counted {

@@ -191,7 +191,7 @@ impl Wet {
 
     /// The staged value of a warp id, if this cycle changes it.
     #[inline]
-    fn staged(&self, gwid: u32) -> Option<i64> {
+    pub fn staged(&self, gwid: u32) -> Option<i64> {
         self.next.iter().find(|(h, _)| *h == gwid).map(|d| d.1)
     }
 
@@ -307,11 +307,12 @@ impl WarpedMc {
             + (row % self.spec.rows_tracked) as usize
     }
 
-    /// The combinational decisions of one controller, written into `co`. With `full` off only
+    /// The combinational decisions of one controller, written into `co`. With `FULL` off only
     /// the selection (`co.sel`) is computed, and the per-candidate classes and per-bank rows
     /// to open are left empty: the row scores are then looked up only for the bank selected
     /// for an ACT (the same rule picks its row; a proptest compares both ways).
-    fn decide(&mut self, ci: usize, inp: &CtrlIn, co: &mut CtrlOut, wet: &Wet, full: bool) {
+    fn decide<const FULL: bool>(&mut self, ci: usize, inp: &CtrlIn, co: &mut CtrlOut, wet: &Wet) {
+        let full = FULL;
         let banks = self.spec.banks as usize;
         let slots = self.spec.pt_slots;
         let tracked = self.spec.rows_tracked;
@@ -627,7 +628,7 @@ impl WarpedMc {
         let mut svc = std::mem::take(&mut self.scratch.svc);
         svc.clear();
         svc.extend(inp.svc.iter().flatten());
-        self.step_with(inp, &svc, &wet, true);
+        self.step_with::<true>(inp, &svc, &wet);
         self.scratch.svc = svc;
         wet.commit();
         self.wet = wet;
@@ -643,15 +644,15 @@ impl WarpedMc {
     /// rows to open, which only an observer of the ports reads, are left empty; the table
     /// updates are those of a full step.
     pub fn step_shared(&mut self, inp: &WmcIn, svc: &[u32], wet: &Wet) -> &WmcOut {
-        self.step_with(inp, svc, wet, false);
+        self.step_with::<false>(inp, svc, wet);
         &self.out
     }
 
-    fn step_with(&mut self, inp: &WmcIn, svc: &[u32], wet: &Wet, full: bool) {
+    fn step_with<const FULL: bool>(&mut self, inp: &WmcIn, svc: &[u32], wet: &Wet) {
         let mut out = std::mem::take(&mut self.out);
         out.ctrl.resize_with(inp.ctrl.len(), CtrlOut::default);
         for (c, (ci, co)) in inp.ctrl.iter().zip(out.ctrl.iter_mut()).enumerate() {
-            self.decide(c, ci, co, wet, full);
+            self.decide::<FULL>(c, ci, co, wet);
         }
         self.update(inp, svc, &out, wet);
         self.pt_held = PtHeld::Stored;
