@@ -321,6 +321,51 @@ fn bench_reports_every_measurement_as_a_ratio() {
 }
 
 #[test]
+fn warped_mc_bench_reports_memory_system_throughput_per_scheduler() {
+    let o = warpsmith(&[
+        "bench",
+        "--block",
+        "warped-mc",
+        "--preset",
+        "tiny",
+        "--cycles",
+        "20000",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = r["memory_system"].as_array().unwrap();
+    let names: Vec<&str> = t.iter().map(|x| x["scheduler"].as_str().unwrap()).collect();
+    assert_eq!(names, ["fcfs", "frfcfs", "warped", "divfirst"]);
+    for x in t {
+        let runs: Vec<f64> = x["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(runs.len(), 3, "{x}");
+        let fastest = runs.iter().copied().fold(f64::INFINITY, f64::min);
+        assert_eq!(
+            x["seconds"].as_f64().unwrap(),
+            fastest,
+            "the fastest run counts: {x}"
+        );
+        let rps = x["requests"].as_f64().unwrap() / fastest;
+        assert!(
+            (x["requests_per_second"].as_f64().unwrap() - rps).abs() < 1e-6 * rps,
+            "{x}"
+        );
+        assert!(
+            (x["ratio"].as_f64().unwrap() - rps / 1e6).abs() < 1e-9 * rps,
+            "{x}"
+        );
+        assert!(x["requests"].as_u64().unwrap() > 0 && x["cycles"].as_u64().unwrap() > 0);
+    }
+}
+
+#[test]
 fn two_instances_of_one_model_on_one_thread_stay_independent() {
     let spec = spec("tiny", &[]);
     let ports = spec.ot.ports();

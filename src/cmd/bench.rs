@@ -74,17 +74,22 @@ fn print(r: &BenchReport) {
         met(r.cosim_ratio >= r.target)
     );
     if !r.memory_system.is_empty() {
-        println!("  golden memory system, HOA warp loads, one core:");
+        println!(
+            "  golden memory system, HOA warp loads, one core (fastest of {} runs):",
+            sim::bench::THROUGHPUT_RUNS
+        );
         for t in &r.memory_system {
+            let runs: Vec<String> = t.runs.iter().map(|s| format!("{s:.2}")).collect();
             println!(
-                "    {:9} {:>10} requests {:>11} cycles in {:>6.2} s = {:>10} requests/s   {:>5.2} x target ({})",
+                "    {:9} {:>10} requests {:>11} cycles in {:>6.2} s = {:>10} requests/s   {:>5.2} x target ({})   runs {} s",
                 t.scheduler,
                 thousands(t.requests),
                 thousands(t.cycles),
                 t.seconds,
                 thousands(t.requests_per_second as u64),
                 t.ratio,
-                met(t.ratio >= 1.0)
+                met(t.ratio >= 1.0),
+                runs.join(" / ")
             );
         }
         println!(
