@@ -550,10 +550,9 @@ impl MemSystem {
         // Quiet cycles are skipped (unless `skip` is off). `wake[c]` is a lower bound on the
         // first cycle at which controller `c` could issue a command, valid while its queue,
         // mode and banks do not change. Before it, no scheduler would find anything to issue.
-        // A Warped-MC / Div-First group evaluates its block when one of its controllers may
-        // issue; otherwise the step would select nothing and [`WarpedMc::absorb`] takes the
-        // cycle's events instead.
-        // `run`: the controllers that run their scheduler.
+        // A Warped-MC group evaluates its block when one of its controllers may issue;
+        // otherwise the step would select nothing and [`WarpedMc::absorb`] takes the cycle's
+        // events instead. `run`: the controllers that run their scheduler.
         let mut run = 0u128;
         for (c, &w) in self.wake.iter().enumerate() {
             run |= u128::from(!self.skip || now >= w) << c;
