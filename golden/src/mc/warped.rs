@@ -312,7 +312,6 @@ impl WarpedMc {
     /// to open are left empty: the row scores are then looked up only for the bank selected
     /// for an ACT (the same rule picks its row; a proptest compares both ways).
     fn decide<const FULL: bool>(&mut self, ci: usize, inp: &CtrlIn, co: &mut CtrlOut, wet: &Wet) {
-        let full = FULL;
         let banks = self.spec.banks as usize;
         let slots = self.spec.pt_slots;
         let tracked = self.spec.rows_tracked;
@@ -353,7 +352,7 @@ impl WarpedMc {
         let (mut hits, mut misses) = (0u64, 0u64);
         co.class.clear();
         co.open.clear();
-        if full {
+        if FULL {
             co.class.resize(inp.cands.len(), Class::None);
             co.open.resize(banks, None);
         }
@@ -371,7 +370,7 @@ impl WarpedMc {
             }
         };
         // Per bank: the first H hit, else the first M hit; the best-scoring miss (oldest on
-        // ties; in full mode only).
+        // ties; with `FULL` only).
         let mut missing = 0u64;
         for (k, c) in inp.cands.iter().enumerate() {
             let Some(c) = c else {
@@ -387,7 +386,7 @@ impl WarpedMc {
                 } else {
                     Class::L
                 };
-                if full {
+                if FULL {
                     co.class[k] = cl;
                 }
                 if cl == Class::H {
@@ -400,14 +399,14 @@ impl WarpedMc {
                     hit[b] = (cl, k as u32);
                     hits |= bit;
                 }
-            } else if full {
+            } else if FULL {
                 co.class[k] = Class::L;
                 consider_miss(miss, &mut misses, k, c);
             } else {
                 missing |= bit;
             }
         }
-        if full {
+        if FULL {
             // The row to open per bank with misses.
             let mut m = misses;
             while m != 0 {
@@ -446,7 +445,7 @@ impl WarpedMc {
             } else if inp.bank_open >> b & 1 != 0 {
                 (b as u32, BankCmd::Pre, 0, 0)
             } else {
-                if !full {
+                if !FULL {
                     // The selected bank's best miss, by the same rule.
                     let mut found = 0u64;
                     for (k, c) in inp.cands.iter().enumerate() {
