@@ -163,6 +163,12 @@ impl Controller {
     }
 }
 
+/// Whether a scheduler uses the Warped-MC blocks' state (the shared WET, the candidate
+/// windows): Warped-MC and Div-First.
+fn uses_block(s: Scheduler) -> bool {
+    matches!(s, Scheduler::Warped | Scheduler::Divfirst)
+}
+
 /// The members of a controller set, in ascending order.
 #[inline]
 fn bits(mut set: u128) -> impl Iterator<Item = usize> {
@@ -434,7 +440,7 @@ impl MemSystem {
             enq_set: 0,
             svc_set: 0,
             act_set: 0,
-            touched: vec![0; d.channels as usize],
+            touched: vec![0; groups_n],
             left: n,
             skip: true,
             wet_ctrls: spec.wmc.wet_ctrls as usize,
@@ -446,7 +452,7 @@ impl MemSystem {
             scope_svc: vec![Vec::new(); (d.channels / spec.wmc.wet_ctrls) as usize],
             wets: vec![Wet::new(&spec.wmc); (d.channels / spec.wmc.wet_ctrls) as usize],
             own: Vec::new(),
-            present: if matches!(spec.mc.scheduler, Scheduler::Warped | Scheduler::Divfirst) {
+            present: if uses_block(spec.mc.scheduler) {
                 vec![0; d.channels as usize * spec.wmc.wet_entries as usize]
             } else {
                 Vec::new()
@@ -487,7 +493,7 @@ impl MemSystem {
     }
 
     fn uses_block(&self) -> bool {
-        matches!(self.scheduler, Scheduler::Warped | Scheduler::Divfirst)
+        uses_block(self.scheduler)
     }
 
     /// Whether the controllers keep per-bank request and hit counts (every scheduler but
@@ -587,9 +593,11 @@ impl MemSystem {
             // own and no service could raise its row scores; its block catches up at its next
             // step ([`WarpedMc::skipped_idle`]).
             let per = self.per_group;
+            // Div-First schedules on the shared WET alone: only a watched block steps.
+            let divfirst = self.scheduler == Scheduler::Divfirst;
             let mut active = run | events;
             for (sc, w) in self.wets.iter().enumerate() {
-                if !w.leaves_one() {
+                if divfirst || !w.leaves_one() {
                     continue;
                 }
                 for &g in &self.scope_svc[sc] {
@@ -601,8 +609,6 @@ impl MemSystem {
                     }
                 }
             }
-            // Div-First schedules on the shared WET alone: only a watched block steps.
-            let divfirst = self.scheduler == Scheduler::Divfirst;
             let mut visit = if per == 1 && !divfirst { active } else { 0 };
             if per > 1 && !divfirst {
                 for g in 0..self.groups.len() {
@@ -618,7 +624,7 @@ impl MemSystem {
                 let inp = &mut inputs[g];
                 let cs = g * per..(g + 1) * per;
                 let watched = hook.as_ref().is_some_and(|(hg, _)| *hg == g);
-                let sc = self.group_scope[g];
+                let sc = self.scope(g);
                 let own = set_of(per) << cs.start;
                 if !watched && run & own == 0 {
                     self.touched[g] = now + 1;
@@ -937,11 +943,6 @@ impl MemSystem {
         }
     }
 
-    /// The command a request needs next, given its bank's state.
-    fn needed(&self, c: usize, e: &Entry) -> Command {
-        self.ctrls[c].needed(e)
-    }
-
     fn refresh_command(&self, c: usize, now: u64) -> Option<(Command, Option<usize>)> {
         let ch = &self.ctrls[c].ch;
         let cmd = if ch.any_open() {
@@ -954,11 +955,9 @@ impl MemSystem {
 
     /// Oldest request first, strictly: nothing overtakes it.
     fn fcfs(&self, c: usize, now: u64) -> Option<(Command, Option<usize>)> {
-        let e = self.ctrls[c].mode_queue().first()?;
-        let cmd = self.needed(c, e);
-        self.ctrls[c]
-            .ch
-            .can_issue(&cmd, now)
+        let x = &self.ctrls[c];
+        let cmd = x.needed(x.mode_queue().first()?);
+        x.ch.can_issue(&cmd, now)
             .then_some((cmd, cmd.kind.is_column().then_some(0)))
     }
 
@@ -1046,8 +1045,8 @@ impl MemSystem {
             BankCmd::Act => Some((Command::act(bank, row), None)),
             BankCmd::Cas => {
                 let i = cand as usize;
-                let e = self.ctrls[c].mode_queue().get(i)?;
-                Some((self.needed(c, e), Some(i)))
+                let x = &self.ctrls[c];
+                Some((x.needed(x.mode_queue().get(i)?), Some(i)))
             }
         }
     }
