@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Behaviour fingerprint: one SHA-256 per run of the golden models, the cost model and the RTL
+# generator, over every preset. Two builds behave the same where their fingerprints are equal.
+#
+#   scripts/fingerprint.sh                     # build this tree, print "name hash" lines
+#   scripts/fingerprint.sh --check FILE        # ... and compare with a recorded list (exit 1 on a difference)
+#   WARPSMITH_BIN=/path/to/warpsmith scripts/fingerprint.sh   # fingerprint another build
+#
+# What is hashed (wall-clock fields removed; nothing else is normalised):
+#   ot/P/S        `golden --block ot` responses and final table (--dump-state), 20,000 cycles
+#   mc/P/S/SCHED  `golden --block mc`: every request's completion (text), the JSON summary and the
+#                 DRAM command trace (--command-trace), 30,000 cycles of HOA, MOA and stress traffic
+#   dispatch/P/K/POLICY  `golden --block dispatch --format json`: the dispatch order, shared lines
+#   cost/P        `cost --format json` of every block
+#   rtl/P/B       the code lines of the generated SystemVerilog (comments and blank lines removed)
+# Inputs are this tree's files (tests/data), so a build of another commit is fingerprinted on
+# the same inputs when WARPSMITH_BIN points at it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+check=""
+if [ "${1:-}" = "--check" ]; then
+  check=${2:?--check needs a file}
+fi
+if [ -z "${WARPSMITH_BIN:-}" ]; then
+  cargo build --release --quiet
+  WARPSMITH_BIN=$PWD/target/release/warpsmith
+fi
+BIN=$WARPSMITH_BIN
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# JSON on stdin with wall-clock fields removed, canonical key order.
+strip_json() {
+  python3 -c '
+import json, sys
+CLOCK = {"seconds", "requests_per_second", "cycles_per_second", "timing", "build_seconds"}
+def strip(v):
+    if isinstance(v, dict):
+        return {k: strip(x) for k, x in v.items() if k not in CLOCK}
+    if isinstance(v, list):
+        return [strip(x) for x in v]
+    return v
+print(json.dumps(strip(json.load(sys.stdin)), sort_keys=True))
+'
+}
+
+# SystemVerilog code lines of the files named on the command line (in order).
+code_lines() {
+  python3 -c '
+import re, sys
+for path in sys.argv[1:]:
+    for line in open(path):
+        line = re.sub(r"//.*$", "", line).rstrip()
+        if line.strip():
+            print(line)
+' "$@"
+}
+
+h() { sha256sum | cut -c1-16; }
+out=$tmp/fingerprint.txt
+: > "$out"
+emit() { printf '%s %s\n' "$1" "$2" | tee -a "$out"; }
+
+PRESETS="fermi-gtx480 turing-rtx2060s tiny"
+for p in $PRESETS; do
+  for s in random kernel:all tests/data/fig6.jsonl; do
+    hash=$("$BIN" golden --block ot --preset "$p" --stimulus "$s" --cycles 20000 --seed 3 --dump-state | h)
+    emit "ot/$p/$(basename "$s")" "$hash"
+  done
+done
+
+for p in $PRESETS; do
+  for s in hoa moa random; do
+    for sched in fcfs frfcfs warped divfirst; do
+      args=(golden --block mc --preset "$p" --stimulus "$s" --cycles 30000 --seed 3 --set "mc.scheduler=$sched")
+      text=$("$BIN" "${args[@]}" --command-trace "$tmp/cmds.csv" | h)
+      trace=$(h < "$tmp/cmds.csv")
+      json=$("$BIN" "${args[@]}" --format json | strip_json | h)
+      emit "mc/$p/$s/$sched" "$text-$json-$trace"
+    done
+  done
+done
+
+for p in $PRESETS; do
+  for k in colmajor rowmajor; do
+    for pol in rr bcs locality map-x map-y map-auto; do
+      hash=$("$BIN" golden --block dispatch --preset "$p" --kernel "$k" --seed 3 \
+        --set "dispatch.policy=$pol" --format json | strip_json | h)
+      emit "dispatch/$p/$k/$pol" "$hash"
+    done
+  done
+done
+
+for p in $PRESETS; do
+  emit "cost/$p" "$("$BIN" cost --preset "$p" --format json | strip_json | h)"
+done
+
+for p in $PRESETS; do
+  "$BIN" generate --preset "$p" --out "$tmp/rtl-$p" > /dev/null
+  for b in ot warped-mc dispatch; do
+    emit "rtl/$p/$b" "$(code_lines "$tmp/rtl-$p/$b"/*.sv | h)"
+  done
+done
+
+echo "runs: $(wc -l < "$out")"
+if [ -n "$check" ]; then
+  if diff <(grep -v '^#' "$check") "$out" > "$tmp/diff"; then
+    echo "fingerprint: identical to $check"
+  else
+    echo "fingerprint: DIFFERS from $check:"
+    cat "$tmp/diff"
+    exit 1
+  fi
+fi
