@@ -2,7 +2,8 @@
 
 use crate::{bad, CliResult};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use golden::spec::{Block, ConfigRequest, Spec, DEFAULT_PRESET};
+use sim::registry::BlockEntry;
+use spec::{ConfigRequest, Spec, DEFAULT_PRESET};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -54,7 +55,11 @@ pub struct ConfigArgs {
     /// Built-in preset to start from (see `warpsmith presets`)
     #[arg(long, value_name = "NAME", default_value = DEFAULT_PRESET)]
     pub preset: String,
-    /// TOML file whose keys override the preset's
+    /// GPGPU-Sim option file whose DRAM, address-map, controller and SM options override the
+    /// preset's keys (repeatable: `gpgpusim.config` then `trace.config`, layered in order)
+    #[arg(long = "gpgpusim-config", value_name = "FILE")]
+    pub gpgpusim: Vec<PathBuf>,
+    /// TOML file whose keys override the preset's (and the GPGPU-Sim files')
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Override one key, e.g. `--set ot.entries=256` (repeatable; applied last)
@@ -70,6 +75,7 @@ impl ConfigArgs {
     pub fn resolve(&self) -> CliResult<Spec> {
         let spec = ConfigRequest {
             preset: Some(self.preset.clone()),
+            gpgpusim: self.gpgpusim.clone(),
             file: self.config.clone(),
             overrides: self.sets.clone(),
         }
@@ -86,6 +92,9 @@ impl ConfigArgs {
     /// These options as command-line text (for reproducer commands).
     pub fn as_args(&self) -> String {
         let mut s = format!("--preset {}", self.preset);
+        for g in &self.gpgpusim {
+            s.push_str(&format!(" --gpgpusim-config {}", g.display()));
+        }
         if let Some(c) = &self.config {
             s.push_str(&format!(" --config {}", c.display()));
         }
@@ -108,11 +117,11 @@ pub enum BlockArg {
 }
 
 impl BlockArg {
-    pub fn block(self) -> Block {
+    pub fn block(self) -> &'static BlockEntry {
         match self {
-            BlockArg::Ot => Block::Ot,
-            BlockArg::WarpedMc => Block::WarpedMc,
-            BlockArg::Dispatch => Block::Dispatch,
+            BlockArg::Ot => &sim::ot::ENTRY,
+            BlockArg::WarpedMc => &sim::wmc::ENTRY,
+            BlockArg::Dispatch => &sim::dispatch::ENTRY,
         }
     }
 }
@@ -131,12 +140,12 @@ pub enum BlocksArg {
 }
 
 impl BlocksArg {
-    pub fn blocks(self) -> Vec<Block> {
+    pub fn blocks(self) -> Vec<&'static BlockEntry> {
         match self {
-            BlocksArg::All => Block::ALL.to_vec(),
-            BlocksArg::Ot => vec![Block::Ot],
-            BlocksArg::WarpedMc => vec![Block::WarpedMc],
-            BlocksArg::Dispatch => vec![Block::Dispatch],
+            BlocksArg::All => sim::registry::BLOCKS.iter().collect(),
+            BlocksArg::Ot => vec![&sim::ot::ENTRY],
+            BlocksArg::WarpedMc => vec![&sim::wmc::ENTRY],
+            BlocksArg::Dispatch => vec![&sim::dispatch::ENTRY],
         }
     }
 }

@@ -16,7 +16,7 @@ fn presets_and_describe_list_everything() {
     let o = warpsmith(&["describe", "--format", "json"]);
     assert!(o.status.success());
     let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(rows.len(), golden::spec::keys::KEYS.len());
+    assert_eq!(rows.len(), spec::UserConfig::keys().len());
     let entries = rows.iter().find(|r| r["key"] == "ot.entries").unwrap();
     assert_eq!(entries["default"], "1024");
     assert_eq!(entries["type"], "integer");

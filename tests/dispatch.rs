@@ -134,7 +134,7 @@ fn json_ok(args: &[&str]) -> Value {
 
 #[test]
 fn the_decision_unit_cosimulates_on_every_preset() {
-    for p in golden::spec::PRESETS {
+    for p in spec::PRESETS {
         for stim in ["random", "kernel:colmajor", "kernel:stencil2d"] {
             let r = json_ok(&[
                 "cosim",
@@ -183,7 +183,7 @@ fn every_dispatch_mutant_is_caught() {
 
 #[test]
 fn the_decision_unit_is_lint_clean_on_every_preset() {
-    for p in golden::spec::PRESETS {
+    for p in spec::PRESETS {
         let o = warpsmith(&["check", "--block", "dispatch", "--preset", p.name]);
         assert!(
             o.status.success(),
@@ -260,14 +260,14 @@ fn edge_configurations_lint_synthesize_and_cosimulate() {
         );
         assert_eq!(r["result"], "pass", "{name}: {r:#}");
         let s = spec("tiny", sets);
-        let g = rtlgen::generate(&s, golden::spec::Block::Dispatch).unwrap();
+        let g = sim::dispatch::ENTRY.generate(&s, "").unwrap();
         let files: Vec<(String, String)> = g
             .files
             .iter()
             .map(|f| (f.name.clone(), f.contents.clone()))
             .collect();
         let syn = sim::tools::synth(&y, &files, &g.top).unwrap();
-        let estimate = golden::cost::block_cost(&s, golden::spec::Block::Dispatch).flip_flop_bits;
+        let estimate = golden::cost::dispatch_cost(&s).flip_flop_bits;
         assert_eq!(syn.flip_flops, estimate, "{name}: log {}", syn.log);
         assert!(
             syn.latches == 0 && syn.warnings.is_empty(),

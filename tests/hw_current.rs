@@ -1,7 +1,7 @@
 //! The RTL committed under hw/ is what the generator produces now.
 
 mod common;
-use golden::spec::{Block, PRESETS};
+use spec::PRESETS;
 
 #[test]
 fn committed_hw_is_current() {
@@ -9,10 +9,10 @@ fn committed_hw_is_current() {
     let mut stale = Vec::new();
     for p in PRESETS {
         let spec = common::spec(p.name, &[]);
-        for block in Block::ALL {
-            let g = rtlgen::generate(&spec, *block).unwrap();
+        for block in sim::registry::BLOCKS {
+            let g = block.generate(&spec, "").unwrap();
             for (name, text) in g.all_files() {
-                let path = root.join(p.name).join(block.name()).join(&name);
+                let path = root.join(p.name).join(block.name).join(&name);
                 match std::fs::read_to_string(&path) {
                     Ok(committed) if committed == text => {}
                     Ok(_) => stale.push(format!("{} differs", path.display())),

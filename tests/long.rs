@@ -11,7 +11,7 @@ fn a_million_cycles_per_preset_and_stimulus() {
         eprintln!("skipped: set WARPSMITH_LONG=1");
         return;
     }
-    for p in golden::spec::PRESETS {
+    for p in spec::PRESETS {
         for stim in ["random", "kernel:all"] {
             let o = warpsmith(&[
                 "cosim",
@@ -50,7 +50,7 @@ fn a_million_warped_mc_cycles_per_preset() {
         eprintln!("skipped: set WARPSMITH_LONG=1");
         return;
     }
-    for p in golden::spec::PRESETS {
+    for p in spec::PRESETS {
         for stim in ["random", "hoa"] {
             let o = warpsmith(&[
                 "cosim",

@@ -5,19 +5,19 @@ mod common;
 use common::*;
 use golden::block::{CycleModel, Frame};
 use golden::ot::{launch_of, Observe, OtIn, OtModel};
-use golden::spec::{Block, Dir};
 use serde_json::Value;
 use sim::build::{build, BuildRequest};
 use sim::ot::{CosimOptions, Stimulus};
 use sim::toolchain::Verilator;
 use sim::SimError;
+use spec::Dir;
 
 fn verilator() -> Verilator {
     Verilator::find().expect("Verilator >= 5.006 (run scripts/setup.sh)")
 }
 
-fn files_of(spec: &golden::spec::Spec) -> (String, Vec<(String, String)>) {
-    let g = rtlgen::generate(spec, Block::Ot).unwrap();
+fn files_of(spec: &spec::Spec) -> (String, Vec<(String, String)>) {
+    let g = sim::ot::ENTRY.generate(spec, "").unwrap();
     (
         g.top.clone(),
         g.files
@@ -133,12 +133,7 @@ fn binding_checks_ports_against_the_spec() {
     }
 }
 
-fn quick(
-    spec: &golden::spec::Spec,
-    stimulus: Stimulus,
-    cycles: u64,
-    seed: u64,
-) -> sim::ot::CosimReport {
+fn quick(spec: &spec::Spec, stimulus: Stimulus, cycles: u64, seed: u64) -> sim::ot::CosimReport {
     sim::ot::cosim(
         spec,
         &CosimOptions {
@@ -158,7 +153,7 @@ fn quick(
 
 #[test]
 fn every_preset_cosimulates_random_and_kernel_stimulus() {
-    for p in golden::spec::PRESETS {
+    for p in spec::PRESETS {
         let s = spec(p.name, &[]);
         for stim in [
             Stimulus::Random,
@@ -190,7 +185,7 @@ fn every_edge_configuration_cosimulates() {
 
 #[test]
 fn every_mutant_is_caught_on_every_preset() {
-    for p in golden::spec::PRESETS {
+    for p in spec::PRESETS {
         let o = warpsmith(&[
             "mutants", "--block", "ot", "--preset", p.name, "--format", "json",
         ]);

@@ -5,8 +5,7 @@
 
 mod common;
 use common::*;
-use golden::cost::block_cost;
-use golden::spec::Block;
+use sim::registry::BlockEntry;
 use sim::tools::{synth, Yosys};
 
 const LONG_ONLY: &[&str] = &["fermi-gtx480", "tiny+largest-table"];
@@ -20,7 +19,7 @@ fn synthesis_matches_the_cost_model_bit_for_bit() {
             eprintln!("skipping {name} (set WARPSMITH_LONG=1)");
             continue;
         }
-        let g = rtlgen::generate(&spec, Block::Ot).unwrap();
+        let g = sim::ot::ENTRY.generate(&spec, "").unwrap();
         let files: Vec<(String, String)> = g
             .files
             .iter()
@@ -33,7 +32,7 @@ fn synthesis_matches_the_cost_model_bit_for_bit() {
                 continue;
             }
         };
-        let estimate = block_cost(&spec, Block::Ot).flip_flop_bits;
+        let estimate = golden::cost::ot_cost(&spec).flip_flop_bits;
         eprintln!(
             "{name}: {} flip-flops (estimate {estimate}), {} cells, {:.0} s",
             r.flip_flops, r.cells, r.seconds
@@ -59,32 +58,32 @@ const WMC_LONG_ONLY: &[&str] = &["fermi-gtx480", "turing-rtx2060s"];
 
 #[test]
 fn warped_mc_synthesis_matches_the_cost_model_bit_for_bit() {
-    synth_presets(Block::WarpedMc);
+    synth_presets(&sim::wmc::ENTRY);
 }
 
 #[test]
 fn dispatch_synthesis_matches_the_cost_model_bit_for_bit() {
-    synth_presets(Block::Dispatch);
+    synth_presets(&sim::dispatch::ENTRY);
 }
 
 /// Synthesize `block` for every preset (the large ones with WARPSMITH_LONG=1).
-fn synth_presets(block: Block) {
+fn synth_presets(block: &BlockEntry) {
     let y = Yosys::find().expect("Yosys with slang (run scripts/setup.sh)");
     let mut problems = Vec::new();
-    for p in golden::spec::PRESETS {
+    for p in spec::PRESETS {
         if WMC_LONG_ONLY.contains(&p.name) && !long() {
             eprintln!("skipping {} (set WARPSMITH_LONG=1)", p.name);
             continue;
         }
         let spec = spec(p.name, &[]);
-        let g = rtlgen::generate(&spec, block).unwrap();
+        let g = block.generate(&spec, "").unwrap();
         let files: Vec<(String, String)> = g
             .files
             .iter()
             .map(|f| (f.name.clone(), f.contents.clone()))
             .collect();
         let r = synth(&y, &files, &g.top).unwrap();
-        let estimate = block_cost(&spec, block).flip_flop_bits;
+        let estimate = (block.cost)(&spec).flip_flop_bits;
         eprintln!(
             "{block} {}: {} flip-flops (estimate {estimate}), {} cells, {:.0} s",
             p.name, r.flip_flops, r.cells, r.seconds

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use golden::mc::checker;
 use golden::mc::dram::{parse_trace, CmdKind};
-use golden::mc::timing::Timing;
+use golden::mc::timing::ChannelTiming;
 use serde_json::Value;
 
 fn json(args: &[&str]) -> Value {
@@ -17,7 +17,7 @@ fn json(args: &[&str]) -> Value {
 
 #[test]
 fn every_preset_cosimulates_stress_and_hoa_traffic() {
-    for p in golden::spec::PRESETS {
+    for p in spec::PRESETS {
         for stim in ["random", "hoa"] {
             let r = json(&[
                 "cosim",
@@ -70,7 +70,7 @@ fn a_second_wet_group_cosimulates() {
 
 #[test]
 fn every_applicable_mutant_is_caught_on_every_preset() {
-    for p in golden::spec::PRESETS {
+    for p in spec::PRESETS {
         let r = json(&[
             "mutants",
             "--block",
@@ -100,7 +100,7 @@ fn every_applicable_mutant_is_caught_on_every_preset() {
 
 #[test]
 fn every_preset_is_lint_clean() {
-    for p in golden::spec::PRESETS {
+    for p in spec::PRESETS {
         let o = warpsmith(&["check", "--block", "warped-mc", "--preset", p.name]);
         assert!(
             o.status.success(),
@@ -199,7 +199,7 @@ fn the_command_trace_passes_the_independent_checker() {
         let trace = parse_trace(&text).unwrap();
         assert!(trace.len() > 10_000, "{preset}: {} commands", trace.len());
         let s = spec(preset, &[]);
-        let v = checker::check(&trace, &Timing::from_spec(&s.dram));
+        let v = checker::check(&trace, &ChannelTiming::of(&s.dram));
         assert!(v.is_empty(), "{preset}: {:?}", &v[..v.len().min(3)]);
         // A column command moved to the cycle after its row's activation breaks tRCD.
         let mut bad = trace.clone();
@@ -214,7 +214,7 @@ fn the_command_trace_passes_the_independent_checker() {
             .unwrap();
         bad[j].cycle = bad[i].cycle + 1;
         bad.sort_by_key(|c| c.cycle);
-        assert!(!checker::check(&bad, &Timing::from_spec(&s.dram)).is_empty());
+        assert!(!checker::check(&bad, &ChannelTiming::of(&s.dram)).is_empty());
     }
 }
 

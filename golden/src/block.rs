@@ -6,7 +6,7 @@
 //! layout of the generated C ABI shim, so the co-simulation compares golden and RTL word for word
 //! without knowing the block.
 
-use crate::spec::{Dir, PortSpec};
+use spec::{Dir, PortSpec};
 use thiserror::Error;
 
 /// An input the block's RTL would reject with an assertion. The golden model refuses it too,
@@ -222,8 +222,8 @@ mod tests {
                 dir: Dir::In,
                 elems: 1,
                 elem_bits: 1,
-                sv_elems: None,
-                sv_bits: crate::spec::SvWidth::Bit,
+                elems_param: None,
+                elem: spec::Elem::Bit,
                 meaning: "",
             },
             PortSpec {
@@ -231,8 +231,8 @@ mod tests {
                 dir: Dir::In,
                 elems: 4,
                 elem_bits: 33,
-                sv_elems: None,
-                sv_bits: crate::spec::SvWidth::Bit,
+                elems_param: None,
+                elem: spec::Elem::Bit,
                 meaning: "",
             },
             PortSpec {
@@ -240,8 +240,8 @@ mod tests {
                 dir: Dir::Out,
                 elems: 1,
                 elem_bits: 40,
-                sv_elems: None,
-                sv_bits: crate::spec::SvWidth::Bit,
+                elems_param: None,
+                elem: spec::Elem::Bit,
                 meaning: "",
             },
         ]
@@ -270,7 +270,7 @@ mod tests {
         ) {
             let ports = vec![PortSpec {
                 name: "p_i", dir: Dir::In, elems, elem_bits: bits,
-                sv_elems: None, sv_bits: crate::spec::SvWidth::Bit, meaning: "",
+                elems_param: None, elem: spec::Elem::Bit, meaning: "",
             }];
             let mut f = Frame::new(&ports, Dir::In);
             for e in 0..elems {

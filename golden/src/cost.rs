@@ -5,8 +5,8 @@
 //! separately so that the flip-flop count Yosys reports can be checked against the estimate
 //! exactly.
 
-use crate::spec::{Block, Replacement, Spec};
 use serde::Serialize;
+use spec::{Replacement, Spec};
 
 /// One field of a table entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -106,16 +106,8 @@ fn field(name: &str, width: u32, count: u32, meaning: &str) -> FieldCost {
     }
 }
 
-/// Storage cost of a block for a spec.
-pub fn block_cost(spec: &Spec, block: Block) -> BlockCost {
-    match block {
-        Block::Ot => ot_cost(spec),
-        Block::WarpedMc => wmc_cost(spec),
-        Block::Dispatch => dispatch_cost(spec),
-    }
-}
-
-fn ot_cost(spec: &Spec) -> BlockCost {
+/// Storage cost of the OT predictor (seed 000 Table III).
+pub fn ot_cost(spec: &Spec) -> BlockCost {
     let o = &spec.ot;
     let entry_fields = o
         .entry_fields()
@@ -159,10 +151,11 @@ fn ot_cost(spec: &Spec) -> BlockCost {
             meaning: "upd_valid_o, upd_event_o, upd_slot_o (log2(entries) bits), upd_evict_o, upd_ready_o".into(),
         },
     ];
-    finish(spec, Block::Ot, tables, registers, Some(table_iii(spec)))
+    finish(spec, "ot", tables, registers, Some(table_iii(spec)))
 }
 
-fn dispatch_cost(spec: &Spec) -> BlockCost {
+/// Storage cost of the dispatcher's decision unit (thesis Table 5.2).
+pub fn dispatch_cost(spec: &Spec) -> BlockCost {
     let d = &spec.dispatch;
     let (a, w) = (d.arrays, d.coord_bits);
     let rect_fields = |has_meaning: &str| {
@@ -188,7 +181,7 @@ fn dispatch_cost(spec: &Spec) -> BlockCost {
     ];
     // Index registers: a field that can only hold 0 (one SM, slot, chunk or entry) is constant
     // and synthesis removes it, so it counts log2 of the range, not the RTL's minimum width 1.
-    let c = |n: u32| crate::spec::clog2(n.into());
+    let c = |n: u32| spec::clog2(n.into());
     let registers = vec![
         RegisterCost {
             name: "queue count".into(),
@@ -252,7 +245,7 @@ fn dispatch_cost(spec: &Spec) -> BlockCost {
             },
         ],
     };
-    let mut cost = finish(spec, Block::Dispatch, tables, registers, Some(comparison));
+    let mut cost = finish(spec, "dispatch", tables, registers, Some(comparison));
     let warps = u64::from(spec.gpu.warps_per_sm);
     cost.related = vec![
         table(
@@ -287,7 +280,8 @@ fn dispatch_cost(spec: &Spec) -> BlockCost {
     cost
 }
 
-fn wmc_cost(spec: &Spec) -> BlockCost {
+/// Storage cost of the Warped-MC tables (seed 004 Table 3).
+pub fn wmc_cost(spec: &Spec) -> BlockCost {
     let w = &spec.wmc;
     let c = w.controllers_per_wet;
     let scope = if w.wet_ctrls == c {
@@ -385,16 +379,16 @@ fn wmc_cost(spec: &Spec) -> BlockCost {
             },
         ],
     };
-    finish(spec, Block::WarpedMc, tables, registers, Some(comparison))
+    finish(spec, "warped-mc", tables, registers, Some(comparison))
 }
 
 fn golden_event_bits() -> u32 {
-    crate::spec::OtEvent::BITS
+    spec::OtEvent::BITS
 }
 
 fn finish(
     spec: &Spec,
-    block: Block,
+    block: &str,
     tables: Vec<TableCost>,
     registers: Vec<RegisterCost>,
     comparison: Option<Comparison>,
@@ -402,7 +396,7 @@ fn finish(
     let storage_bits: u64 = tables.iter().map(|t| t.total_bits).sum();
     let reg_bits: u64 = registers.iter().map(|r| r.bits).sum();
     BlockCost {
-        block: block.name().to_string(),
+        block: block.to_string(),
         config: spec.name.clone(),
         config_hash: spec.hash.to_string(),
         storage_bits,
@@ -537,12 +531,12 @@ fn table_iii(spec: &Spec) -> Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::ConfigRequest;
+    use spec::ConfigRequest;
 
     #[test]
     fn reconstruction_of_table_iii_sums_to_46_bytes() {
         let s = ConfigRequest::preset("fermi-gtx480").resolve().unwrap();
-        let c = block_cost(&s, Block::Ot).comparison.unwrap();
+        let c = ot_cost(&s).comparison.unwrap();
         let paper: u32 = c.rows.iter().map(|r| r.paper_bits).sum();
         assert_eq!(paper, 46 * 8);
         assert_eq!(c.paper_total_bytes, 47104.0, "46 KB = 46 x 1024 B");
@@ -551,7 +545,7 @@ mod tests {
     #[test]
     fn fermi_breakdown_adds_up_field_by_field() {
         let s = ConfigRequest::preset("fermi-gtx480").resolve().unwrap();
-        let c = block_cost(&s, Block::Ot);
+        let c = ot_cost(&s);
         let ot = &c.tables[0];
         assert_eq!(ot.entries, 1024);
         // valid 1, pc 32, lec 8, tb 3x16, warp 5, naddrs 3, addr 4x32, stride 3x32, known 3,
@@ -576,7 +570,7 @@ mod tests {
     #[test]
     fn turing_warped_mc_reproduces_table_3() {
         let s = ConfigRequest::preset("turing-rtx2060s").resolve().unwrap();
-        let c = block_cost(&s, Block::WarpedMc);
+        let c = wmc_cost(&s);
         let bits: Vec<(u64, u64)> = c
             .tables
             .iter()
@@ -592,7 +586,7 @@ mod tests {
     #[test]
     fn registers_and_plru_state_follow_the_spec() {
         let s = ConfigRequest::preset("tiny").resolve().unwrap();
-        let c = block_cost(&s, Block::Ot);
+        let c = ot_cost(&s);
         assert_eq!(c.tables[1].total_bits, 4 * 3, "4 sets x 3 PLRU node bits");
         let regs: u64 = c.registers.iter().map(|r| r.bits).sum();
         // launch shape 3x8+4, prediction 2+2+2x24, update 3+3+4.
@@ -603,7 +597,7 @@ mod tests {
             .resolve()
             .unwrap();
         assert_eq!(
-            block_cost(&direct, Block::Ot).tables.len(),
+            ot_cost(&direct).tables.len(),
             1,
             "direct-mapped: no replacement state"
         );

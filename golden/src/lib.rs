@@ -15,5 +15,4 @@ pub mod dispatch;
 pub mod mc;
 pub mod ot;
 pub mod rng;
-pub mod spec;
 pub mod workload;

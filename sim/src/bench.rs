@@ -17,9 +17,9 @@ use golden::mc::stimulus::LoadClass;
 use golden::mc::system::MemSystem;
 use golden::mc::warped::{WarpedMc, WmcIn};
 use golden::ot::{OtIn, OtModel, Packer};
-use golden::spec::Scheduler;
-use golden::spec::{Dir, Spec};
 use serde::Serialize;
+use spec::Scheduler;
+use spec::{Dir, Spec};
 use std::time::Instant;
 
 /// One measurement.
@@ -78,7 +78,7 @@ fn cpp_loop(
     v: &Verilator,
     built: &crate::build::BuiltModel,
     top: &str,
-    ports: &[golden::spec::PortSpec],
+    ports: &[spec::PortSpec],
     frames: &[Frame],
     seed: u64,
 ) -> Result<Measure, CosimError> {
@@ -126,7 +126,7 @@ fn cpp_loop(
 /// golden model alone (`golden_row` names it).
 fn block_rows<M: CycleModel>(
     spec: &Spec,
-    block: golden::spec::Block,
+    block: &crate::registry::BlockEntry,
     inputs: &[M::In],
     golden: impl Fn() -> M,
     golden_row: &'static str,
@@ -136,7 +136,7 @@ where
     M::Out: Clone,
 {
     let n = inputs.len() as u64;
-    let ports = spec.ports(block);
+    let ports = (block.ports)(spec);
     let enc = golden();
     let mut frames: Vec<Frame> = Vec::with_capacity(inputs.len());
     let mut f = Frame::new(&ports, Dir::In);
@@ -145,8 +145,8 @@ where
         frames.push(f.clone());
     }
     let v = Verilator::find()?;
-    let (built, mut rtl) = crate::build::block_model(spec, block, None, false)?;
-    let top = crate::build::block_rtl(spec, block, None)?.0;
+    let (built, mut rtl) = crate::rtl::block_model(spec, block, None, false)?;
+    let top = crate::rtl::block_rtl(spec, block, None)?.0;
     let mut measures = vec![cpp_loop(&v, &built, &top, &ports, &frames, seed)?];
     let cpp_cps = measures[0].cycles_per_second;
     let mut push = |what, secs: f64| {
@@ -208,7 +208,7 @@ pub fn bench_ot(
     let n = inputs.len() as u64;
     let measures = block_rows(
         spec,
-        golden::spec::Block::Ot,
+        &crate::ot::ENTRY,
         &inputs,
         || OtModel::new(&spec.ot),
         "golden model alone",
@@ -236,7 +236,7 @@ pub fn bench_wmc(
     cycles: u64,
     seed: u64,
 ) -> Result<BenchReport, CosimError> {
-    let wspec = wmc::warped(spec);
+    let wspec = wmc::warped(spec)?;
     let reqs = wmc::requests(&wspec, stimulus, cycles, seed)?;
     let bad = |e: golden::mc::system::McError| CosimError::BadInput(e.to_string());
     let mut sys = MemSystem::new(&wspec, reqs).map_err(bad)?;
@@ -249,7 +249,7 @@ pub fn bench_wmc(
     let n = inputs.len() as u64;
     let measures = block_rows(
         &wspec,
-        golden::spec::Block::WarpedMc,
+        &crate::wmc::ENTRY,
         &inputs,
         || WarpedMc::new(&spec.wmc),
         "golden block alone",
@@ -265,8 +265,9 @@ pub fn bench_wmc(
         Scheduler::Warped,
         Scheduler::Divfirst,
     ] {
-        let mut s = spec.clone();
-        s.mc.scheduler = sched;
+        let s = spec
+            .variant(&[&format!("mc.scheduler={}", sched.name())])
+            .map_err(|e| CosimError::BadInput(e.to_string()))?;
         let reqs = wmc::requests(&s, &McStimulus::class(LoadClass::Hoa), cycles, seed)?;
         let count = reqs.len() as u64;
         let mut runs = Vec::with_capacity(THROUGHPUT_RUNS);
@@ -318,7 +319,7 @@ pub fn bench_dispatch(
     let n = inputs.len() as u64;
     let measures = block_rows(
         spec,
-        golden::spec::Block::Dispatch,
+        &crate::dispatch::ENTRY,
         &inputs,
         || DispatchUnit::new(&spec.dispatch),
         "golden block alone",

@@ -10,8 +10,8 @@
 
 use crate::toolchain::{cxx_version, project_root, Verilator};
 use crate::SimError;
-use golden::spec::{Dir, PortSpec};
 use sha2::{Digest, Sha256};
+use spec::{Dir, PortSpec};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -698,48 +698,4 @@ pub fn bench_executable(
         .arg(&exe);
     run(&mut cmd, "building the C++ bench loop")?;
     Ok(exe)
-}
-
-/// The RTL files of a block for a spec (top module, (name, contents)), with a mutant applied
-/// if asked.
-pub fn block_rtl(
-    spec: &golden::spec::Spec,
-    block: golden::spec::Block,
-    mutant: Option<&crate::mutants::Mutant>,
-) -> Result<(String, Vec<(String, String)>), crate::CosimError> {
-    let g = rtlgen::generate(spec, block)
-        .map_err(|e| crate::CosimError::Sim(SimError::Build(e.to_string())))?;
-    let files: Vec<(String, String)> = g
-        .files
-        .iter()
-        .map(|f| (f.name.clone(), f.contents.clone()))
-        .collect();
-    let files = match mutant {
-        Some(m) => crate::mutants::apply(m, &files)?,
-        None => files,
-    };
-    Ok((g.top, files))
-}
-
-/// Build (or fetch from the cache) a block's Verilated model and load it.
-pub fn block_model(
-    spec: &golden::spec::Spec,
-    block: golden::spec::Block,
-    mutant: Option<&crate::mutants::Mutant>,
-    trace: bool,
-) -> Result<(BuiltModel, crate::model::Model), crate::CosimError> {
-    let v = Verilator::find()?;
-    let (top, files) = block_rtl(spec, block, mutant)?;
-    let ports = spec.ports(block);
-    let built = build(
-        &v,
-        &BuildRequest {
-            files: &files,
-            top: &top,
-            ports: &ports,
-            trace,
-        },
-    )?;
-    let model = crate::model::Model::load(&built, &ports)?;
-    Ok((built, model))
 }

@@ -19,14 +19,14 @@
 use crate::build::BuiltModel;
 use crate::lockstep::{Lockstep, StepFail};
 use crate::model::Model;
-use crate::mutants::{self, Mutant};
-use crate::ot::Failure;
+use crate::mutants::{self, always_reachable, Mutant};
+use crate::report::Failure;
 use crate::{CosimError, SimError};
 use golden::block::mask;
 use golden::dispatch::{access_ranges, BlockTimes, DispatchUnit, Entry, Rect, UnitIn, UnitOut};
 use golden::rng::Rng;
-use golden::spec::{Block, Spec};
 use serde::Serialize;
+use spec::Spec;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -70,7 +70,7 @@ pub fn rtl_files(
     spec: &Spec,
     mutant: Option<&Mutant>,
 ) -> Result<(String, Vec<(String, String)>), CosimError> {
-    crate::build::block_rtl(spec, Block::Dispatch, mutant)
+    crate::rtl::block_rtl(spec, &ENTRY, mutant)
 }
 
 /// Build (or fetch) the block's model.
@@ -79,7 +79,7 @@ pub fn build_model(
     mutant: Option<&Mutant>,
     trace: bool,
 ) -> Result<(BuiltModel, Model), CosimError> {
-    crate::build::block_model(spec, Block::Dispatch, mutant, trace)
+    crate::rtl::block_model(spec, &ENTRY, mutant, trace)
 }
 
 /// Produces the unit's input for each cycle from its previous outputs.
@@ -543,3 +543,91 @@ fn shrink_failure(
     }
     Ok(())
 }
+
+/// Deliberately wrong variants of the decision unit's RTL.
+pub const MUTANTS: &[Mutant] = &[
+    Mutant {
+        name: "here-lowest-wins",
+        description: "the entry sharing the fewest lines with the target SM wins",
+        file: "ws_dispatch.sv",
+        find: "if (!here_valid_n || here > here_best_n) begin",
+        replace: "if (!here_valid_n || here < here_best_n) begin",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "ties-go-to-youngest",
+        description: "among entries sharing as many lines, the youngest wins",
+        file: "ws_dispatch.sv",
+        find: "if (!here_valid_n || here > here_best_n) begin",
+        replace: "if (!here_valid_n || here >= here_best_n) begin",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "fallback-most-shared-elsewhere",
+        description:
+            "without overlap on the target SM, the entry sharing the most with other SMs wins",
+        file: "ws_dispatch.sv",
+        find: "if (!else_valid_n || elsewhere < else_best_n) begin",
+        replace: "if (!else_valid_n || elsewhere > else_best_n) begin",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "no-zero-overlap-fallback",
+        description: "with no overlap anywhere on the target SM, the fallback rule is skipped",
+        file: "ws_dispatch.sv",
+        find: "(here_valid_n && here_best_n != '0) ? here_idx_n : else_idx_n;",
+        replace: "here_idx_n;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "sm-round-robin-stuck",
+        description: "the SM round-robin pointer never moves",
+        file: "ws_dispatch.sv",
+        find: "rr_sm_d      = SmW'((32'(free_sm) + 1) % NumSms);",
+        replace: "rr_sm_d      = rr_sm_q;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "queue-not-compacted",
+        description: "a dispatched entry's younger neighbours do not move up",
+        file: "ws_dispatch.sv",
+        find: "if (q >= 32'(offer_idx_q)) begin",
+        replace: "if (q >= 32'(offer_idx_q) + NumQueue) begin",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "done-ignored",
+        description: "a finished block never frees its slot",
+        file: "ws_dispatch.sv",
+        find: "run_valid_d[32'(done_sm_i) * NumSlots + 32'(done_slot_i)] = 1'b0;",
+        replace: "run_valid_d[32'(done_sm_i) * NumSlots + 32'(done_slot_i)] = 1'b1;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "overlap-not-clipped",
+        description: "disjoint rectangles count a wrapped-around overlap",
+        file: "ws_dispatch.sv",
+        find: "ix = (hi_x > lo_x) ? CoordW'(hi_x - lo_x) : '0;",
+        replace: "ix = CoordW'(hi_x - lo_x);",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "last-free-slot",
+        description: "the decision takes the SM's last free slot instead of its first",
+        file: "ws_dispatch.sv",
+        find: "if (!slot_found && !run_valid_q[32'(scan_sm_q) * NumSlots + k]) begin",
+        replace: "if (!run_valid_q[32'(scan_sm_q) * NumSlots + k]) begin",
+        unreachable: always_reachable,
+    },
+];
+
+/// The dispatcher's decision unit in the block registry.
+pub const ENTRY: crate::registry::BlockEntry = crate::registry::BlockEntry {
+    name: "dispatch",
+    title: "locality-aware thread-block dispatcher (seed 002)",
+    seed: "002",
+    ports: |s| s.dispatch.ports(),
+    render: rtlgen::dispatch,
+    cost: golden::cost::dispatch_cost,
+    mutants: MUTANTS,
+};

@@ -16,6 +16,9 @@ pub mod lockstep;
 pub mod model;
 pub mod mutants;
 pub mod ot;
+pub mod registry;
+pub mod report;
+pub mod rtl;
 pub mod shrink;
 pub mod toolchain;
 pub mod tools;
@@ -36,6 +39,8 @@ pub enum SimError {
     Load(String),
     #[error("RTL assertion failed: {0}")]
     Assertion(String),
+    #[error("mutant {name} does not apply: {why}")]
+    Mutant { name: &'static str, why: String },
     #[error("{0}")]
     Io(String),
 }

@@ -4,7 +4,7 @@
 use crate::model::Model;
 use crate::SimError;
 use golden::block::{CycleModel, Frame, IllegalInput};
-use golden::spec::Dir;
+use spec::Dir;
 
 /// The first cycle on which RTL and golden model disagreed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +43,7 @@ pub struct Mirror {
 
 impl Mirror {
     /// An RTL model for a block with these ports; resets it.
-    pub fn new(rtl: Model, ports: &[golden::spec::PortSpec]) -> Result<Mirror, SimError> {
+    pub fn new(rtl: Model, ports: &[spec::PortSpec]) -> Result<Mirror, SimError> {
         let mut m = Mirror {
             rtl,
             inp: Frame::new(ports, Dir::In),

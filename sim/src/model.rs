@@ -3,8 +3,8 @@
 use crate::build::BuiltModel;
 use crate::SimError;
 use golden::block::Frame;
-use golden::spec::{Dir, PortSpec};
 use libloading::Library;
+use spec::{Dir, PortSpec};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::Path;
 

@@ -5,12 +5,13 @@
 use crate::build::BuiltModel;
 use crate::lockstep::{Lockstep, StepFail};
 use crate::model::Model;
-use crate::mutants::{Mutant, MutantResult};
+use crate::mutants::{always_reachable, Mutant, MutantResult};
+use crate::report::Failure;
 use crate::{CosimError, SimError};
 use golden::ot::random::RandomOt;
 use golden::ot::{CycleOps, OtIn, OtModel, OtOut, OtTxn, Packer};
-use golden::spec::{Block, OtEvent, Spec};
 use serde::Serialize;
+use spec::{OtEvent, Spec};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -233,97 +234,6 @@ impl Tracker {
     }
 }
 
-/// One output port on the failing cycle.
-#[derive(Debug, Clone, Serialize)]
-pub struct PortValue {
-    pub name: &'static str,
-    pub expected: String,
-    pub actual: String,
-}
-
-/// Why and where a co-simulation failed, and how to reproduce it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Failure {
-    /// `mismatch` or `assertion`.
-    pub kind: &'static str,
-    pub cycle: u64,
-    pub port: Option<&'static str>,
-    pub expected: Option<String>,
-    pub actual: Option<String>,
-    pub ports: Vec<PortValue>,
-    /// Assertion text for `assertion` failures.
-    pub message: Option<String>,
-    /// The last transactions before and on the failing cycle (JSON lines).
-    pub last_transactions: Vec<String>,
-    pub seed: u64,
-    /// Re-runs the failing co-simulation exactly.
-    pub reproduce: String,
-    /// Minimal stimulus found by shrinking, and the command that runs it.
-    pub reproducer: Option<String>,
-    pub reproducer_transactions: Option<usize>,
-    pub reproducer_command: Option<String>,
-    /// Waves of the reproducer run.
-    pub vcd: Option<String>,
-}
-
-impl Failure {
-    /// A failure on `cycle`, before its kind and port values are recorded.
-    pub fn new(
-        cycle: u64,
-        seed: u64,
-        last_transactions: Vec<String>,
-        reproduce: String,
-    ) -> Failure {
-        Failure {
-            kind: "mismatch",
-            cycle,
-            port: None,
-            expected: None,
-            actual: None,
-            ports: Vec::new(),
-            message: None,
-            last_transactions,
-            seed,
-            reproduce,
-            reproducer: None,
-            reproducer_transactions: None,
-            reproducer_command: None,
-            vcd: None,
-        }
-    }
-
-    /// Record why a lockstep cycle failed: the differing port and every port's values, or the
-    /// assertion or refusal message. Returns the mismatch's cycle (cycles completed), if any.
-    pub fn record(&mut self, e: StepFail) -> Option<u64> {
-        match e {
-            StepFail::Mismatch(m) => {
-                self.port = Some(m.port);
-                self.expected = Some(m.expected);
-                self.actual = Some(m.actual);
-                self.ports = m
-                    .ports
-                    .into_iter()
-                    .map(|(name, expected, actual)| PortValue {
-                        name,
-                        expected,
-                        actual,
-                    })
-                    .collect();
-                Some(m.cycle)
-            }
-            StepFail::Rtl(e) => {
-                self.kind = "assertion";
-                self.message = Some(e.to_string());
-                None
-            }
-            StepFail::Illegal(i) => {
-                self.message = Some(i.to_string());
-                None
-            }
-        }
-    }
-}
-
 /// Result of a co-simulation.
 #[derive(Debug, Clone, Serialize)]
 pub struct CosimReport {
@@ -368,7 +278,7 @@ pub fn rtl_files(
     spec: &Spec,
     mutant: Option<&Mutant>,
 ) -> Result<(String, Vec<(String, String)>), CosimError> {
-    crate::build::block_rtl(spec, Block::Ot, mutant)
+    crate::rtl::block_rtl(spec, &ENTRY, mutant)
 }
 
 /// Build (or fetch) the block's model.
@@ -377,7 +287,7 @@ pub fn build_model(
     mutant: Option<&Mutant>,
     trace: bool,
 ) -> Result<(BuiltModel, Model), CosimError> {
-    crate::build::block_model(spec, Block::Ot, mutant, trace)
+    crate::rtl::block_model(spec, &ENTRY, mutant, trace)
 }
 
 enum RunEnd {
@@ -613,3 +523,82 @@ pub fn run_mutant(
     )?;
     Ok(MutantResult::of(m, report.failure.as_ref()))
 }
+
+/// Deliberately wrong variants of the OT predictor's RTL.
+pub const MUTANTS: &[Mutant] = &[
+    Mutant {
+        name: "lru-not-updated-on-hit",
+        description: "replacement state is updated on allocation only, not when an entry is hit",
+        file: "ws_ot_predictor.sv",
+        find: "assign touch_valid = obs_do;",
+        replace: "assign touch_valid = obs_do & ~obs_hit;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "stride-sign-flipped",
+        description: "a learned grid-dimension stride is stored negated",
+        file: "ws_ot_predictor.sv",
+        find: "obs_new.stride[d]       = StrideW'(obs_quot);",
+        replace: "obs_new.stride[d]       = StrideW'(-obs_quot);",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "inter-warp-stride-not-subtracted",
+        description: "step 4: the inter-warp offset is not subtracted before dividing by the block distance",
+        file: "ws_ot_predictor.sv",
+        find: "obs_known_sum = obs_known_sum + calc_t'(obs_dw) * signed_of(obs_e.iws);",
+        replace: "obs_known_sum = obs_known_sum;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "mispredict-counter-stuck",
+        description: "the mispredict counter never increments",
+        file: "ws_ot_predictor.sv",
+        find: "obs_new.mispredicts = obs_e.mispredicts + CntW'(1);",
+        replace: "obs_new.mispredicts = obs_e.mispredicts;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "wrong-victim-way",
+        description: "a full set replaces the way the policy did not choose",
+        file: "ws_ot_predictor.sv",
+        find: "(obs_free ? obs_free_way : victim_way);",
+        replace: "(obs_free ? obs_free_way : ~victim_way);",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "predicted-address-one-bit-short",
+        description: "predicted addresses are computed one bit narrower than AddrW (off-by-one width)",
+        file: "ws_ot_predictor.sv",
+        find: "pred_addr_d[i] = AddrW'(unsigned_of(pred_e.addr[i]) + pred_off);",
+        replace: "pred_addr_d[i] = AddrW'((AddrW-1)'(unsigned_of(pred_e.addr[i]) + pred_off));",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "threshold-off-by-one",
+        description: "an entry stops predicting when its counter reaches the threshold instead of exceeding it",
+        file: "ws_ot_predictor.sv",
+        find: "(32'(pred_e.mispredicts) <= Threshold);",
+        replace: "(32'(pred_e.mispredicts) < Threshold);",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "launch-does-not-flush",
+        description: "a kernel launch keeps the previous kernel's entries",
+        file: "ws_ot_predictor.sv",
+        find: "      valid_d     = '{default: '0};\n",
+        replace: "      valid_d     = valid_q;\n",
+        unreachable: always_reachable,
+    },
+];
+
+/// The OT predictor in the block registry.
+pub const ENTRY: crate::registry::BlockEntry = crate::registry::BlockEntry {
+    name: "ot",
+    title: "observation-table address predictor (seed 000)",
+    seed: "000",
+    ports: |s| s.ot.ports(),
+    render: rtlgen::ot,
+    cost: golden::cost::ot_cost,
+    mutants: MUTANTS,
+};

@@ -6,14 +6,14 @@
 use crate::build::BuiltModel;
 use crate::lockstep::{Mirror, StepFail};
 use crate::model::Model;
-use crate::mutants::{Mutant, MutantResult};
-use crate::ot::Failure;
+use crate::mutants::{always_reachable, counter_never_saturates, Mutant, MutantResult};
+use crate::report::Failure;
 use crate::{CosimError, SimError};
 use golden::mc::stimulus::{self, LoadClass, Request};
 use golden::mc::system::{GroupCycle, McSummary, MemSystem};
 use golden::mc::warped::WarpedMc;
-use golden::spec::{Block, Scheduler, Spec};
 use serde::Serialize;
+use spec::{Scheduler, Spec};
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -119,11 +119,21 @@ pub fn requests(
     })
 }
 
-/// The spec with the Warped-MC scheduler (co-simulating the tables needs it in charge).
-pub fn warped(spec: &Spec) -> Spec {
-    let mut s = spec.clone();
-    s.mc.scheduler = Scheduler::Warped;
-    s
+/// The spec with the Warped-MC scheduler (co-simulating the tables needs it in charge): the
+/// spec itself when it has it, else a variant with `mc.scheduler=warped` as one more layer. A
+/// scheduler the user chose explicitly is not replaced: that is an error.
+pub fn warped(spec: &Spec) -> Result<Spec, CosimError> {
+    if spec.mc.scheduler == Scheduler::Warped {
+        return Ok(spec.clone());
+    }
+    if spec.set_by_user("mc.scheduler") {
+        return Err(CosimError::BadInput(format!(
+            "co-simulating the Warped-MC tables needs mc.scheduler = warped, but the configuration sets mc.scheduler = {}: drop that setting or use --set mc.scheduler=warped",
+            spec.mc.scheduler.name()
+        )));
+    }
+    spec.variant(&["mc.scheduler=warped"])
+        .map_err(|e| CosimError::BadInput(e.to_string()))
 }
 
 /// The RTL files of the block, with a mutant applied if asked.
@@ -131,7 +141,7 @@ pub fn rtl_files(
     spec: &Spec,
     mutant: Option<&Mutant>,
 ) -> Result<(String, Vec<(String, String)>), CosimError> {
-    crate::build::block_rtl(spec, Block::WarpedMc, mutant)
+    crate::rtl::block_rtl(spec, &ENTRY, mutant)
 }
 
 /// Build (or fetch) the block's model.
@@ -140,7 +150,7 @@ pub fn build_model(
     mutant: Option<&Mutant>,
     trace: bool,
 ) -> Result<(BuiltModel, Model), CosimError> {
-    crate::build::block_model(spec, Block::WarpedMc, mutant, trace)
+    crate::rtl::block_model(spec, &ENTRY, mutant, trace)
 }
 
 /// How to run.
@@ -227,7 +237,7 @@ fn run_mirrored(
 
 /// Co-simulate the Warped-MC tables.
 pub fn cosim(spec: &Spec, opts: &WmcOptions) -> Result<WmcReport, CosimError> {
-    let spec = warped(spec);
+    let spec = warped(spec)?;
     let groups = (spec.dram.channels / spec.wmc.controllers_per_wet) as usize;
     if opts.group >= groups {
         return Err(CosimError::BadInput(format!(
@@ -399,3 +409,98 @@ pub fn run_mutant(
     )?;
     Ok(MutantResult::of(m, r.failure.as_ref()))
 }
+
+/// Deliberately wrong variants of the Warped-MC RTL.
+pub const MUTANTS: &[Mutant] = &[
+    Mutant {
+        name: "wet-service-ignored",
+        description: "serviced requests never decrement the warp entry table",
+        file: "ws_warped_mc.sv",
+        find: "port_valid[2 * c + 1] = svc_valid_i[c];",
+        replace: "port_valid[2 * c + 1] = 1'b0;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "class-h-at-two-pending",
+        description: "a row hit counts as a warp's last request while two are still pending",
+        file: "ws_warped_mc.sv",
+        find: "<= PendW'(1)) ? WmcH :",
+        replace: "<= PendW'(2)) ? WmcH :",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "score-kept-on-activate",
+        description: "activating a row does not clear its row score",
+        file: "ws_warped_mc.sv",
+        find: "rs_d[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))] = '0;",
+        replace: "rs_d[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))] = rs_q[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))];",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "round-robin-stuck",
+        description: "the bank round-robin pointer never moves",
+        file: "ws_warped_mc.sv",
+        find: "BankW'((32'(sel_bank_o[c]) + 1) % NumBanks) : rr_q[c];",
+        replace: "rr_q[c] : rr_q[c];",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "priority-pool-ignored",
+        description: "banks in the priority table's high pool get no precedence",
+        file: "ws_warped_mc.sv",
+        find: "pt_q[c * NumBanks + 32'(b)] != '0) begin",
+        replace: "1'b0) begin",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "lowest-score-row-opened",
+        description: "a row miss opens the lowest-scoring pending row",
+        file: "ws_warped_mc.sv",
+        find: "cand_score[c * NumCand + k] > miss_score) begin",
+        replace: "cand_score[c * NumCand + k] < miss_score) begin",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "pending-counter-wraps",
+        description: "the pending-request counter wraps instead of saturating",
+        file: "ws_warped_mc.sv",
+        find: "(count > int'(PendMax)) ? PendMax : PendW'(count);",
+        replace: "PendW'(count);",
+        unreachable: counter_never_saturates,
+    },
+    Mutant {
+        name: "m-before-h",
+        description: "among a bank's row hits, other requests go before a warp's last one",
+        file: "ws_warped_mc.sv",
+        find: "cand_class[c * NumCand + k] > hit_cls) begin",
+        replace: "cand_class[c * NumCand + k] < hit_cls) begin",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "last-warp-not-recorded",
+        description: "a service does not record its warp, so that warp's further hits stay L",
+        file: "ws_warped_mc.sv",
+        find: "last_gwid_d[c]  = svc_valid_i[c] ? svc_gwid_i[c] : last_gwid_q[c];",
+        replace: "last_gwid_d[c]  = last_gwid_q[c];",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "remote-service-as-own",
+        description: "services of other controllers of the WET scope count as the controller's own",
+        file: "ws_warped_mc.sv",
+        find: "last_gwid_d[c]  = svc_valid_i[c] ? svc_gwid_i[c] : last_gwid_q[c];",
+        replace: "last_gwid_d[c]  = svc_valid_i[NumWetCtrl - 1 - c] ? svc_gwid_i[NumWetCtrl - 1 - c] : last_gwid_q[c];",
+        unreachable: always_reachable,
+    },
+];
+
+/// The Warped-MC tables in the block registry.
+pub const ENTRY: crate::registry::BlockEntry = crate::registry::BlockEntry {
+    name: "warped-mc",
+    title: "Warped-MC warp-aware memory-controller tables (seed 004)",
+    seed: "004",
+    ports: |s| s.wmc.ports(),
+    render: rtlgen::warped_mc,
+    cost: golden::cost::wmc_cost,
+    mutants: MUTANTS,
+};

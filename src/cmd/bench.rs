@@ -41,7 +41,7 @@ pub fn run(a: &BenchArgs) -> CliResult<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn header(block: &str, spec: &golden::spec::Spec, stimulus: &str, cycles: u64) {
+fn header(block: &str, spec: &spec::Spec, stimulus: &str, cycles: u64) {
     println!(
         "bench {block}  config {} (hash {})  stimulus {stimulus}  {} cycles (same precomputed inputs for every row)",
         spec.name,

@@ -2,7 +2,6 @@
 
 use crate::args::{CheckArgs, Format};
 use crate::CliResult;
-use golden::cost::block_cost;
 use serde_json::json;
 use sim::toolchain::Verilator;
 use sim::tools::{lint, synth, Yosys};
@@ -15,7 +14,7 @@ pub fn run(a: &CheckArgs) -> CliResult<ExitCode> {
     let mut ok = true;
     let mut rows = Vec::new();
     for block in a.block.blocks() {
-        let g = rtlgen::generate(&spec, block)?;
+        let g = block.generate(&spec, "")?;
         let files: Vec<(String, String)> = g
             .files
             .iter()
@@ -42,7 +41,7 @@ pub fn run(a: &CheckArgs) -> CliResult<ExitCode> {
                 );
             }
             let r = synth(y, &files, &g.top)?;
-            let estimate = block_cost(&spec, block).flip_flop_bits;
+            let estimate = (block.cost)(&spec).flip_flop_bits;
             let diff = r.flip_flops as i64 - estimate as i64;
             let clean = r.warnings.is_empty() && r.latches == 0 && r.memory_bits == 0;
             ok &= clean && diff == 0;
@@ -66,7 +65,7 @@ pub fn run(a: &CheckArgs) -> CliResult<ExitCode> {
             }
             synth_row = json!({"report": r, "estimated_flip_flops": estimate, "difference": diff});
         }
-        rows.push(json!({"block": block.name(), "lint": l, "synth": synth_row}));
+        rows.push(json!({"block": block.name, "lint": l, "synth": synth_row}));
     }
     if a.format == Format::Json {
         super::print_json(

@@ -4,6 +4,7 @@ use crate::args::{CosimArgs, Format, MutantsArgs};
 use crate::cmd::thousands;
 use crate::{bad, CliResult};
 use sim::ot::{CosimOptions, CosimReport, Stimulus};
+use sim::report::Failure;
 use sim::CosimError;
 use std::process::ExitCode;
 
@@ -30,17 +31,17 @@ fn progress(done: u64, limit: u64, rate: f64) {
 }
 
 pub fn run(a: &CosimArgs) -> CliResult<ExitCode> {
-    match a.block.block() {
-        golden::spec::Block::WarpedMc => return run_wmc(a),
-        golden::spec::Block::Dispatch => return run_dispatch(a),
-        golden::spec::Block::Ot => {}
+    match a.block {
+        crate::args::BlockArg::WarpedMc => return run_wmc(a),
+        crate::args::BlockArg::Dispatch => return run_dispatch(a),
+        crate::args::BlockArg::Ot => {}
     }
     let spec = a.config.resolve()?;
     let block = a.block.block();
     let mutant = a
         .mutant
         .as_deref()
-        .map(|m| sim::mutants::find(block, m))
+        .map(|m| block.mutant(m))
         .transpose()
         .map_err(bad)?;
     let stimulus: Stimulus = a.stimulus.parse().map_err(bad)?;
@@ -86,11 +87,11 @@ pub fn run(a: &CosimArgs) -> CliResult<ExitCode> {
 
 fn run_wmc(a: &CosimArgs) -> CliResult<ExitCode> {
     let spec = a.config.resolve()?;
-    let block = golden::spec::Block::WarpedMc;
+    let block = &sim::wmc::ENTRY;
     let mutant = a
         .mutant
         .as_deref()
-        .map(|m| sim::mutants::find(block, m))
+        .map(|m| block.mutant(m))
         .transpose()
         .map_err(bad)?;
     let stimulus: sim::wmc::McStimulus = a.stimulus.parse().map_err(bad)?;
@@ -135,11 +136,11 @@ fn run_wmc(a: &CosimArgs) -> CliResult<ExitCode> {
 
 fn run_dispatch(a: &CosimArgs) -> CliResult<ExitCode> {
     let spec = a.config.resolve()?;
-    let block = golden::spec::Block::Dispatch;
+    let block = &sim::dispatch::ENTRY;
     let mutant = a
         .mutant
         .as_deref()
-        .map(|m| sim::mutants::find(block, m))
+        .map(|m| block.mutant(m))
         .transpose()
         .map_err(bad)?;
     let stimulus: sim::dispatch::DispStimulus = a.stimulus.parse().map_err(cosim_err)?;
@@ -240,7 +241,7 @@ pub fn print_wmc_report(report: &sim::wmc::WmcReport, waves: Option<&std::path::
     }
 }
 
-fn print_failure(f: &sim::ot::Failure) {
+fn print_failure(f: &Failure) {
     match f.kind {
         "mismatch" => println!(
             "  FAIL  mismatch at cycle {} on port {}: expected {}, actual {}",
@@ -332,8 +333,8 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
     let spec = a.config.resolve()?;
     let block = a.block.block();
     let list: Vec<_> = match &a.only {
-        Some(n) => vec![sim::mutants::find(block, n).map_err(bad)?],
-        None => sim::mutants::for_block(block).collect(),
+        Some(n) => vec![block.mutant(n).map_err(bad)?],
+        None => block.mutants.iter().collect(),
     };
     let text = a.format == Format::Text;
     if text {
@@ -348,12 +349,12 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
     }
     let mut results = Vec::new();
     for m in list {
-        let r = match block {
-            golden::spec::Block::WarpedMc => {
+        let r = match a.block {
+            crate::args::BlockArg::WarpedMc => {
                 let stimulus: sim::wmc::McStimulus = a.stimulus.parse().map_err(bad)?;
                 sim::wmc::run_mutant(&spec, m, &stimulus, Some(a.cycles), a.seed)
             }
-            golden::spec::Block::Dispatch => {
+            crate::args::BlockArg::Dispatch => {
                 let stimulus: sim::dispatch::DispStimulus =
                     a.stimulus.parse().map_err(cosim_err)?;
                 sim::dispatch::run_mutant(&spec, m, &stimulus, Some(a.cycles), a.seed)
@@ -390,7 +391,7 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
             println!();
         }
         Format::Json => super::print_json(&serde_json::json!({
-            "block": block.name(),
+            "block": block.name,
             "config": spec.name,
             "caught": caught,
             "applicable": applicable,

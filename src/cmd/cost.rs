@@ -2,7 +2,7 @@
 
 use crate::args::{CostArgs, CostFormat};
 use crate::CliResult;
-use golden::cost::{block_cost, BlockCost};
+use golden::cost::BlockCost;
 use std::process::ExitCode;
 
 fn bytes(b: f64) -> String {
@@ -104,12 +104,7 @@ fn print_rest(c: &BlockCost) {
 
 pub fn run(a: &CostArgs) -> CliResult<ExitCode> {
     let spec = a.config.resolve()?;
-    let costs: Vec<BlockCost> = a
-        .block
-        .blocks()
-        .iter()
-        .map(|b| block_cost(&spec, *b))
-        .collect();
+    let costs: Vec<BlockCost> = a.block.blocks().iter().map(|b| (b.cost)(&spec)).collect();
     match a.format {
         CostFormat::Json => {
             if costs.len() == 1 {

@@ -2,8 +2,8 @@
 
 use crate::args::{DescribeArgs, Format};
 use crate::CliResult;
-use golden::spec::{keys, ConfigRequest, DEFAULT_PRESET, PRESETS};
 use serde_json::json;
+use spec::{ConfigRequest, UserConfig, DEFAULT_PRESET, PRESETS};
 use std::process::ExitCode;
 
 pub fn presets() -> CliResult<ExitCode> {
@@ -42,7 +42,7 @@ pub fn describe(a: &DescribeArgs) -> CliResult<ExitCode> {
     let d = defaults()?;
     match a.format {
         Format::Json => {
-            let rows: Vec<_> = keys::KEYS
+            let rows: Vec<_> = UserConfig::keys()
                 .iter()
                 .map(|k| {
                     json!({
@@ -58,8 +58,12 @@ pub fn describe(a: &DescribeArgs) -> CliResult<ExitCode> {
         }
         Format::Text => {
             println!("Configuration keys (defaults are preset `{DEFAULT_PRESET}`). Set them in a TOML file (--config) or with --set KEY=VALUE.\n");
-            let kw = keys::KEYS.iter().map(|k| k.key.len()).max().unwrap_or(0);
-            let lw = keys::KEYS
+            let kw = UserConfig::keys()
+                .iter()
+                .map(|k| k.key.len())
+                .max()
+                .unwrap_or(0);
+            let lw = UserConfig::keys()
                 .iter()
                 .map(|k| k.legal.to_string().len())
                 .max()
@@ -68,7 +72,7 @@ pub fn describe(a: &DescribeArgs) -> CliResult<ExitCode> {
                 "{:kw$}  {:7}  {:>8}  {:lw$}  meaning",
                 "key", "type", "default", "legal"
             );
-            for k in keys::KEYS {
+            for k in UserConfig::keys() {
                 println!(
                     "{:kw$}  {:7}  {:>8}  {:lw$}  {}",
                     k.key,

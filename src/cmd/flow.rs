@@ -4,9 +4,7 @@ use crate::args::FlowArgs;
 use crate::cmd::cosim::{cosim_err, print_report, print_wmc_report};
 use crate::cmd::thousands;
 use crate::CliResult;
-use golden::cost::block_cost;
 use golden::mc::stimulus::LoadClass;
-use golden::spec::Block;
 use sim::ot::{CosimOptions, Stimulus};
 use sim::wmc::{McStimulus, WmcOptions};
 use std::process::ExitCode;
@@ -21,11 +19,11 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
     );
     let mut all_pass = true;
     let mut summary = Vec::new();
-    for block in Block::ALL {
-        let dir = a.out.join(block.name());
-        let g = rtlgen::generate(&spec, *block)?;
+    for block in sim::registry::BLOCKS {
+        let dir = a.out.join(block.name);
+        let g = block.generate(&spec, "")?;
         g.write_to(&dir)?;
-        println!("\n[{block}] {}", block.title());
+        println!("\n[{block}] {}", block.title);
         println!(
             "  generated {} -> {}",
             g.files
@@ -35,8 +33,8 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                 .join(", "),
             dir.display()
         );
-        match block {
-            Block::Ot => {
+        match block.name {
+            "ot" => {
                 for stimulus in [Stimulus::Random, Stimulus::Kernel("all".into())] {
                     println!(
                         "  cosim: stimulus {stimulus}, {} cycles",
@@ -65,7 +63,7 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                     summary.push((block, report.stimulus.clone(), report.result));
                 }
             }
-            Block::WarpedMc => {
+            "warped-mc" => {
                 for stimulus in [McStimulus::Random, McStimulus::class(LoadClass::Hoa)] {
                     println!(
                         "  cosim: stimulus {stimulus}, {} cycles, group 0, scheduler warped",
@@ -95,7 +93,7 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                     summary.push((block, report.stimulus.clone(), report.result));
                 }
             }
-            Block::Dispatch => {
+            _ => {
                 for stimulus in [
                     sim::dispatch::DispStimulus::Random,
                     sim::dispatch::DispStimulus::Kernel("colmajor".into()),
@@ -128,13 +126,13 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                 }
             }
         }
-        let cost = block_cost(&spec, *block);
+        let cost = (block.cost)(&spec);
         println!();
         crate::cmd::cost::print_table(&cost);
     }
     println!("\nsummary:");
     for (b, s, r) in &summary {
-        println!("  {:10} {s:22} {}", b.name(), r.to_uppercase());
+        println!("  {:10} {s:22} {}", b.name, r.to_uppercase());
     }
     Ok(if all_pass {
         ExitCode::SUCCESS

@@ -8,9 +8,9 @@ pub fn run(a: &GenerateArgs) -> CliResult<ExitCode> {
     let spec = a.config.resolve()?;
     let blocks = a.block.blocks();
     for block in &blocks {
-        let g = rtlgen::generate(&spec, *block)?;
+        let g = block.generate(&spec, "")?;
         let dir = if a.block == BlocksArg::All {
-            a.out.join(block.name())
+            a.out.join(block.name)
         } else {
             a.out.clone()
         };
@@ -18,7 +18,7 @@ pub fn run(a: &GenerateArgs) -> CliResult<ExitCode> {
         println!(
             "{}: {} ({}) -> {}",
             block,
-            block.title(),
+            block.title,
             spec.name,
             dir.display()
         );

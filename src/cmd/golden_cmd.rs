@@ -49,7 +49,16 @@ fn dispatch(a: &GoldenArgs) -> CliResult<ExitCode> {
             )));
         }
     }
-    let unit = spec.dispatch.resized(sms, slots).map_err(bad)?;
+    let spec = if a.sms.is_some() || a.slots.is_some() {
+        spec.variant(&[
+            &format!("gpu.sms={sms}"),
+            &format!("gpu.ctas_per_sm={slots}"),
+        ])
+        .map_err(bad)?
+    } else {
+        spec
+    };
+    let unit = spec.dispatch.clone();
     let rects = golden::dispatch::access_ranges(&k, spec.gpu.line_bytes).map_err(bad)?;
     let times = golden::dispatch::BlockTimes::Model {
         base: spec.dispatch.block_cycles.into(),

@@ -1,7 +1,7 @@
 //! Shared helpers of the integration tests.
 #![allow(dead_code)]
 
-use golden::spec::{ConfigRequest, Spec, PRESETS};
+use spec::{ConfigRequest, Spec, PRESETS};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 

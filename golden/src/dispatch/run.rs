@@ -25,8 +25,8 @@ use super::ranges::{block_coords, block_count, overlap, Rect};
 use super::unit::{unit_rects, DispatchUnit, Entry, UnitIn};
 use super::DispatchError;
 use crate::block::CycleModel;
-use crate::spec::{DispatchPolicy, DispatchSpec};
 use crate::workload::KernelDesc;
+use spec::{DispatchPolicy, DispatchSpec};
 use std::collections::VecDeque;
 
 /// How long each block runs.

@@ -2,9 +2,9 @@
 //! hand-checked dispatch orders of every policy on row-major and column-major kernels.
 
 use super::*;
-use crate::spec::DispatchPolicy;
 use crate::workload::{load_kernel_file, KernelDesc};
 use proptest::prelude::*;
+use spec::DispatchPolicy;
 
 fn kernel(name: &str) -> KernelDesc {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -14,15 +14,16 @@ fn kernel(name: &str) -> KernelDesc {
 }
 
 /// The decision unit of `tiny` with a 16-entry queue scored in one cycle, on `sms` x `slots`.
-fn unit_spec(sms: u32, slots: u32) -> crate::spec::DispatchSpec {
-    crate::spec::ConfigRequest::preset("tiny")
+fn unit_spec(sms: u32, slots: u32) -> spec::DispatchSpec {
+    spec::ConfigRequest::preset("tiny")
         .with("dispatch.queue_entries=16")
         .with("dispatch.scored_per_cycle=16")
+        .with(&format!("gpu.sms={sms}"))
+        .with(&format!("gpu.ctas_per_sm={slots}"))
         .resolve()
         .unwrap()
         .dispatch
-        .resized(sms, slots)
-        .unwrap()
+        .clone()
 }
 
 /// Run a policy on 2 SMs x 2 slots with every block taking 100 cycles.
@@ -297,12 +298,13 @@ fn entry(id: u32, x: u64) -> Entry {
 #[test]
 fn a_decision_takes_two_cycles_plus_the_scan() {
     for (q, p) in [(4u32, 1u32), (4, 2), (4, 4), (16, 3)] {
-        let spec = crate::spec::ConfigRequest::preset("tiny")
+        let spec = spec::ConfigRequest::preset("tiny")
             .with(&format!("dispatch.queue_entries={q}"))
             .with(&format!("dispatch.scored_per_cycle={p}"))
             .resolve()
             .unwrap()
-            .dispatch;
+            .dispatch
+            .clone();
         let mut u = DispatchUnit::new(&spec);
         let mut t = 0u32;
         let mut inp = UnitIn {
@@ -332,10 +334,11 @@ fn a_decision_takes_two_cycles_plus_the_scan() {
 
 #[test]
 fn the_unit_refuses_what_the_rtl_asserts() {
-    let spec = crate::spec::ConfigRequest::preset("tiny")
+    let spec = spec::ConfigRequest::preset("tiny")
         .resolve()
         .unwrap()
-        .dispatch;
+        .dispatch
+        .clone();
     let mut u = DispatchUnit::new(&spec);
     use crate::block::CycleModel;
     let done = UnitIn {
@@ -384,11 +387,12 @@ proptest! {
         seed in any::<u64>(), p in 1u32..5, ready_pct in 30u64..100,
     ) {
         use crate::block::CycleModel;
-        let spec = crate::spec::ConfigRequest::preset("tiny")
+        let spec = spec::ConfigRequest::preset("tiny")
             .with(&format!("dispatch.scored_per_cycle={p}"))
             .resolve()
             .unwrap()
-            .dispatch;
+            .dispatch
+            .clone();
         let mut rng = crate::rng::Rng::new(seed);
         let mut u = DispatchUnit::new(&spec);
         let total = 40u32;

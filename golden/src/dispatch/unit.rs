@@ -22,7 +22,7 @@
 
 use super::ranges::Rect;
 use crate::block::{mask, CycleModel, Frame, IllegalInput};
-use crate::spec::{DispatchSpec, PortSpec};
+use spec::{DispatchSpec, PortSpec};
 
 /// A block with its rectangles, as the queue and the running table hold it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]

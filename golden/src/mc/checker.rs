@@ -1,6 +1,6 @@
 //! An independent, table-driven checker of DRAM command traces.
 //!
-//! It shares nothing with [`super::dram::Channel`] but the [`Timing`] and the trace format: each
+//! It shares nothing with [`super::dram::Channel`] but the [`ChannelTiming`] and the trace format: each
 //! timing rule of the notes' tables (`dram-timing-and-frfcfs.md` §4) is one row of [`RULES`]
 //! ("command B may issue at `t_B` only if `t_B - t_A >= X`, where A is the most recent (for
 //! `window` k: the k-th most recent) command of a `prev` kind in the stated scope"), evaluated by
@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 
 use super::dram::{CmdKind, TraceCmd};
-use super::timing::Timing;
+use super::timing::ChannelTiming;
 use CmdKind::{Act, Pre, PreA, Rd, Rda, Ref, Wr, Wra};
 
 /// Which pairs of commands a rule relates (A = earlier, B = later).
@@ -46,7 +46,7 @@ pub struct Rule {
     pub next: &'static [CmdKind],
     pub scope: Scope,
     /// The minimum distance `t_B - t_A`.
-    pub delay: fn(&Timing) -> u32,
+    pub delay: fn(&ChannelTiming) -> u32,
     /// 1: A is the most recent matching command; k: the k-th most recent (tFAW: 4).
     pub window: u32,
 }
@@ -80,7 +80,7 @@ pub fn rule_family(rule: &str) -> &str {
 }
 
 /// The F3 slack: how long after tREFI the REF may come.
-pub fn refresh_slack(t: &Timing) -> u64 {
+pub fn refresh_slack(t: &ChannelTiming) -> u64 {
     u64::from(t.t_rfc)
 }
 
@@ -90,7 +90,7 @@ const WRITES: &[CmdKind] = &[Wr, Wra];
 const PRES: &[CmdKind] = &[Pre, PreA];
 
 /// `_L` value when bank groups are enabled, else the `_S` value.
-fn long(t: &Timing, l: u32, s: u32) -> u32 {
+fn long(t: &ChannelTiming, l: u32, s: u32) -> u32 {
     if t.bank_groups > 1 {
         l
     } else {
@@ -310,7 +310,7 @@ pub static RULES: &[Rule] = &[
     },
 ];
 
-fn in_scope(scope: Scope, a: &TraceCmd, b: &TraceCmd, t: &Timing) -> bool {
+fn in_scope(scope: Scope, a: &TraceCmd, b: &TraceCmd, t: &ChannelTiming) -> bool {
     let all_bank = a.kind.is_all_bank() || b.kind.is_all_bank();
     let groups = t.bank_groups.max(1);
     match scope {
@@ -337,7 +337,7 @@ struct ChannelCheck {
 ///
 /// The refresh rate (F3) is checked at each command: a trace that simply stops cannot be blamed
 /// for the refreshes after its last command.
-pub fn check(trace: &[TraceCmd], t: &Timing) -> Vec<Violation> {
+pub fn check(trace: &[TraceCmd], t: &ChannelTiming) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut channels: BTreeMap<u32, ChannelCheck> = BTreeMap::new();
     let banks = t.banks as usize;
@@ -481,7 +481,12 @@ fn state_step(open: &mut [Option<u32>], b: &TraceCmd) -> Option<String> {
 }
 
 /// B2: the burst of column command `b` against the bursts of the recent column commands.
-fn bus_overlap(trace: &[TraceCmd], history: &[usize], b: &TraceCmd, t: &Timing) -> Option<String> {
+fn bus_overlap(
+    trace: &[TraceCmd],
+    history: &[usize],
+    b: &TraceCmd,
+    t: &ChannelTiming,
+) -> Option<String> {
     let burst = |c: &TraceCmd| {
         let lat = if c.kind.is_read() { t.t_cl } else { t.t_cwl };
         let start = c.cycle + u64::from(lat);

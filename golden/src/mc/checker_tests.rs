@@ -28,7 +28,7 @@ struct Req {
     auto: bool,
 }
 
-fn new_req(rng: &mut Rng, t: &Timing) -> Req {
+fn new_req(rng: &mut Rng, t: &ChannelTiming) -> Req {
     Req {
         bank: rng.below(u64::from(t.banks)) as u32,
         row: rng.below(4) as u32,
@@ -53,7 +53,7 @@ fn next_cmd(ch: &Channel, r: &Req) -> Command {
 }
 
 /// A state-legal random command for probing (what the model's state allows).
-fn random_probe(rng: &mut Rng, ch: &Channel, t: &Timing) -> Command {
+fn random_probe(rng: &mut Rng, ch: &Channel, t: &ChannelTiming) -> Command {
     if rng.chance(30) {
         return if ch.any_open() {
             Command::prea()
@@ -79,7 +79,7 @@ fn random_probe(rng: &mut Rng, ch: &Channel, t: &Timing) -> Command {
 /// legal issues it; rarely a PREA; when a refresh is due only PREA (if a bank is open) and REF.
 /// `probe` is called before each cycle's decision.
 fn greedy(
-    t: Timing,
+    t: ChannelTiming,
     cycles: u64,
     seed: u64,
     mut probe: impl FnMut(&Channel, &[TraceCmd], u64, &mut Rng),
@@ -134,45 +134,45 @@ fn greedy(
     }
 }
 
-fn presets() -> Vec<(&'static str, Timing)> {
+fn presets() -> Vec<(&'static str, ChannelTiming)> {
     vec![
-        ("GDDR5", Timing::gddr5_gtx480()),
-        ("GDDR6", Timing::gddr6_rtx2060s()),
+        ("GDDR5", ChannelTiming::gddr5_gtx480()),
+        ("GDDR6", ChannelTiming::gddr6_rtx2060s()),
     ]
 }
 
 /// The presets and variants that make every rule distinct: `_L > _S`, tRC > tRAS + tRP, a
 /// binding tFAW, no turnaround term, groups disabled, fewer banks.
-fn variants() -> Vec<(&'static str, Timing)> {
-    let g5 = Timing::gddr5_gtx480();
-    let g6 = Timing::gddr6_rtx2060s();
+fn variants() -> Vec<(&'static str, ChannelTiming)> {
+    let g5 = ChannelTiming::gddr5_gtx480();
+    let g6 = ChannelTiming::gddr6_rtx2060s();
     let mut v = presets();
     v.push((
         "GDDR5 L>S",
-        Timing {
-            t_rrdl: 8,
-            t_wtrl: 8,
-            t_rc: 45,
-            t_faw: 30,
-            t_rtw: 0,
-            ..g5
-        },
+        g5.with(|t| {
+            t.t_rrdl = 8;
+            t.t_wtrl = 8;
+            t.t_rc = 45;
+            t.t_faw = 30;
+            t.t_rtw = 0;
+        }),
     ));
     v.push((
         "GDDR6 no groups",
-        Timing {
+        ChannelTiming {
             bank_groups: 1,
             ..g6
         },
     ));
     v.push((
         "GDDR6 8 banks 2 groups",
-        Timing {
+        ChannelTiming {
             banks: 8,
             bank_groups: 2,
-            t_wtrs: 6,
-            t_refi: 3000,
-            ..g6
+            ..g6.with(|t| {
+                t.t_wtrs = 6;
+                t.t_refi = 3000;
+            })
         },
     ));
     v
@@ -273,7 +273,7 @@ fn tail(trace: &[TraceCmd], now: u64, reach: u64) -> Vec<TraceCmd> {
     trace[from..].to_vec()
 }
 
-fn max_reach(t: &Timing) -> u64 {
+fn max_reach(t: &ChannelTiming) -> u64 {
     let rules = RULES
         .iter()
         .map(|r| u64::from((r.delay)(t)))
@@ -282,9 +282,9 @@ fn max_reach(t: &Timing) -> u64 {
     rules.max(u64::from(t.t_cl + t.t_cwl + t.t_bl)) + 1
 }
 
-/// Timing verdict of the checker for the last command of `trace` (B3 and F3 left out: the tail
+/// ChannelTiming verdict of the checker for the last command of `trace` (B3 and F3 left out: the tail
 /// starts with closed banks, and the model does not enforce the refresh rate).
-fn checker_accepts_last(trace: &[TraceCmd], t: &Timing) -> bool {
+fn checker_accepts_last(trace: &[TraceCmd], t: &ChannelTiming) -> bool {
     let last = trace.len() - 1;
     check(trace, t)
         .iter()
@@ -417,7 +417,7 @@ fn families(v: &[Violation]) -> Vec<&'static str> {
 
 #[test]
 fn b3_state_violations_are_reported() {
-    let t = Timing::gddr6_rtx2060s();
+    let t = ChannelTiming::gddr6_rtx2060s();
     let cases: Vec<Vec<TraceCmd>> = vec![
         vec![tr(0, Command::rd(0, 1, 0))],
         vec![tr(0, Command::pre(0))],
@@ -440,7 +440,7 @@ fn b3_state_violations_are_reported() {
 
 #[test]
 fn b1_and_b2_violations_are_reported() {
-    let t = Timing::gddr5_gtx480();
+    let t = ChannelTiming::gddr5_gtx480();
     // Two reads to different groups one cycle apart: C1 and an overlapping burst (tBL = 2).
     let trace = [
         tr(0, Command::act(0, 1)),
@@ -463,7 +463,7 @@ fn b1_and_b2_violations_are_reported() {
 
 #[test]
 fn f3_refresh_rate_is_checked() {
-    let t = Timing::gddr6_rtx2060s();
+    let t = ChannelTiming::gddr6_rtx2060s();
     let i = u64::from(t.t_refi);
     let deadline = i + refresh_slack(&t);
     // REF at the deadline, then the next within tREFI + slack of it: clean.

@@ -23,7 +23,7 @@ use std::io::{self, Write};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::timing::{Timing, TimingError};
+use super::timing::ChannelTiming;
 
 /// A DRAM command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -305,7 +305,7 @@ impl Bound {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct BankState {
     open_row: Option<u32>,
-    /// Its bank group ([`Timing::bank_group`]).
+    /// Its bank group ([`ChannelTiming::bank_group`]).
     group: u32,
     /// Cycle of the last ACT (for the tRAS lockout of an auto-precharge).
     act_at: u64,
@@ -338,7 +338,7 @@ struct Delays {
 }
 
 impl Delays {
-    fn new(t: &Timing) -> Delays {
+    fn new(t: &ChannelTiming) -> Delays {
         let u = u64::from;
         let (ccdl, rrdl, wtrl) = if t.groups_enabled() {
             (t.t_ccdl, t.t_rrdl, t.t_wtrl)
@@ -361,7 +361,7 @@ impl Delays {
 /// One GDDR channel: banks, bank groups, one rank. See the module documentation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Channel {
-    t: Timing,
+    t: ChannelTiming,
     d: Delays,
     banks: Vec<BankState>,
     groups: Vec<GroupState>,
@@ -385,20 +385,9 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// A channel with every bank closed at cycle 0.
-    ///
-    /// # Panics
-    /// If `t` fails [`Timing::validate`]; use [`Channel::try_new`] for timing from outside.
-    pub fn new(t: Timing) -> Channel {
-        match Channel::try_new(t) {
-            Ok(c) => c,
-            Err(e) => panic!("invalid DRAM timing: {e}"),
-        }
-    }
-
-    /// A channel with every bank closed at cycle 0, or the timing's validation error.
-    pub fn try_new(t: Timing) -> Result<Channel, TimingError> {
-        t.validate()?;
+    /// A channel with every bank closed at cycle 0. The timing comes from a validated spec
+    /// ([`ChannelTiming::of`]), whose rules are what the model needs.
+    pub fn new(t: ChannelTiming) -> Channel {
         let bank = BankState {
             open_row: None,
             group: 0,
@@ -414,7 +403,7 @@ impl Channel {
             rd: Bound::ZERO,
             wr: Bound::ZERO,
         };
-        Ok(Channel {
+        Channel {
             d: Delays::new(&t),
             banks: (0..t.banks)
                 .map(|b| BankState {
@@ -437,11 +426,11 @@ impl Channel {
             bus_free: 0,
             last_ref: None,
             stats: ChannelStats::default(),
-        })
+        }
     }
 
     /// The channel's timing.
-    pub fn timing(&self) -> &Timing {
+    pub fn timing(&self) -> &ChannelTiming {
         &self.t
     }
 
@@ -507,6 +496,27 @@ impl Channel {
     /// (or after reset). Stays true until a REF issues. The channel never issues commands itself.
     pub fn refresh_due(&self, now: u64) -> bool {
         self.refresh_due_at().is_some_and(|due| now >= due)
+    }
+
+    /// The refreshes an idle channel issues before `until`, issued at once: with every bank
+    /// closed and the next refresh able to issue the cycle it falls due, the refreshes fall at
+    /// that cycle and every tREFI after it (tREFI > tRFC is validated), and nothing else
+    /// happens. The registers end as the last of them leaves them (earlier raises are below
+    /// it). Returns how many were issued (0 when the channel is not in that state). For
+    /// skipping idle time without stepping it; a caller recording commands steps instead.
+    pub fn idle_refreshes(&mut self, until: u64) -> u64 {
+        let Some(due) = self.refresh_due_at() else {
+            return 0;
+        };
+        if self.open_mask != 0 || due >= until || !self.can_issue(&Command::refresh(), due) {
+            return 0;
+        }
+        let refi = u64::from(self.t.t_refi);
+        let k = (until - 1 - due) / refi + 1;
+        let last = due + (k - 1) * refi;
+        self.apply(&Command::refresh(), last);
+        self.stats.commands[CmdKind::Ref.index()] += k - 1;
+        k
     }
 
     /// The cycle the next refresh becomes due (`None` with refresh off).

@@ -10,8 +10,8 @@
 //! arrives within `LOAD_WINDOW` cycles of that load's first request; otherwise it starts a new one.
 
 use crate::rng::Rng;
-use crate::spec::Spec;
 use serde::{Deserialize, Serialize};
+use spec::Spec;
 use std::collections::HashMap;
 use thiserror::Error;
 
@@ -315,13 +315,10 @@ pub fn stress(spec: &Spec, requests: usize, seed: u64) -> Vec<Request> {
     } else {
         held + 8
     };
-    let map = crate::mc::mapping::AddressMap::parse_gpgpusim(
-        &d.address_map,
-        d.channels,
-        d.sub_partitions,
-    )
-    .ok()
-    .map(|m| m.with_bank_xor(d.bank_xor));
+    let map =
+        spec::mapping::AddressMap::parse_gpgpusim(&d.address_map, d.channels, d.sub_partitions)
+            .ok()
+            .map(|m| m.with_bank_xor(d.bank_xor));
     let mut out: Vec<Request> = Vec::with_capacity(requests);
     let mut cycle = 0u64;
     let mut load = 0u32;
@@ -467,7 +464,7 @@ pub fn stress(spec: &Spec, requests: usize, seed: u64) -> Vec<Request> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::ConfigRequest;
+    use spec::ConfigRequest;
 
     fn spec() -> Spec {
         ConfigRequest::preset("tiny").resolve().unwrap()

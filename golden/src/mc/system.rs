@@ -19,13 +19,13 @@
 //! co-simulated (the watched group).
 
 use super::dram::{Channel, CmdKind, Command, TraceCmd};
-use super::mapping::AddressMap;
 use super::stimulus::Request;
-use super::timing::Timing;
+use super::timing::ChannelTiming;
 use super::warped::{BankCmd, Cand, CtrlIn, Enq, OwnEvents, WarpedMc, Wet, WmcIn, WmcOut};
 use crate::block::{CycleModel, IllegalInput};
-use crate::spec::{Scheduler, Spec};
 use serde::Serialize;
+use spec::mapping::AddressMap;
+use spec::{Scheduler, Spec};
 use std::collections::VecDeque;
 
 /// A request in a pending queue.
@@ -317,6 +317,8 @@ pub struct MemSystem {
     skip: bool,
     /// Controllers in one WET scope.
     wet_ctrls: usize,
+    /// tREFI when refresh is on, else 0 (for the stall bound).
+    refresh_interval: u64,
     /// Per group: its WET scope.
     group_scope: Vec<usize>,
     /// Per controller (Warped-MC and Div-First): its candidate window, the pending requests of
@@ -349,19 +351,29 @@ pub enum McError {
     Request { index: usize, message: String },
     #[error("co-simulation hook: {0}")]
     Hook(String),
+    #[error("the memory system stopped making progress: {pending} requests are pending and none completed from cycle {since} to cycle {now}")]
+    Stalled {
+        pending: usize,
+        since: u64,
+        now: u64,
+    },
 }
+
+/// Cycles without a completion, while requests are pending, after which a run is stalled
+/// (beyond [`STALL_REFRESHES`] refresh intervals too): far longer than any legal configuration
+/// needs to complete a request (validation guarantees a request can complete between two
+/// refreshes).
+pub const STALL_CYCLES: u64 = 1_000_000;
+
+/// See [`STALL_CYCLES`].
+pub const STALL_REFRESHES: u64 = 8;
 
 impl MemSystem {
     /// Build the system for a validated spec and a request list (sorted by cycle).
     pub fn new(spec: &Spec, reqs: Vec<Request>) -> Result<MemSystem, McError> {
         let d = &spec.dram;
-        let map = AddressMap::parse_gpgpusim(&d.address_map, d.channels, d.sub_partitions)
-            .map_err(|e| McError::Request {
-                index: 0,
-                message: format!("dram.address_map: {e}"),
-            })?
-            .with_bank_xor(d.bank_xor);
-        let timing = Timing::from_spec(d);
+        let map = d.map.clone();
+        let timing = ChannelTiming::of(d);
         let ctrls = (0..d.channels)
             .map(|_| Controller {
                 ch: Channel::new(timing),
@@ -444,6 +456,11 @@ impl MemSystem {
             left: n,
             skip: true,
             wet_ctrls: spec.wmc.wet_ctrls as usize,
+            refresh_interval: if d.refresh {
+                u64::from(d.timing.t_refi)
+            } else {
+                0
+            },
             group_scope: (0..groups_n)
                 .map(|g| g * per_group / spec.wmc.wet_ctrls as usize)
                 .collect(),
@@ -510,10 +527,70 @@ impl MemSystem {
         max_cycles: u64,
         mut hook: Option<(usize, &mut Hook<'_>)>,
     ) -> Result<(), McError> {
+        let stall = STALL_CYCLES + STALL_REFRESHES * self.refresh_interval;
+        let (mut left, mut since) = (self.left, self.now);
         while !self.finished() && self.now < max_cycles {
+            if hook.is_none() && self.skip {
+                self.skip_idle(max_cycles);
+            }
+            // Nothing pending before this cycle: the stall clock starts with it.
+            let none_pending = self.arrived() == self.reqs.len() - self.left;
             self.cycle(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
+            if self.left != left || none_pending {
+                (left, since) = (self.left, self.now);
+            } else if self.now - since > stall {
+                return Err(McError::Stalled {
+                    pending: self.arrived() - (self.reqs.len() - self.left),
+                    since,
+                    now: self.now,
+                });
+            }
         }
         Ok(())
+    }
+
+    /// Requests that have arrived (completed or not).
+    fn arrived(&self) -> usize {
+        self.next_req
+    }
+
+    /// When nothing is pending anywhere (no queued or waiting request, no event for the
+    /// blocks), jump to the first cycle at which something can happen: the next arrival or a
+    /// controller's wake bound (a refresh falling due). The skipped cycles would change
+    /// nothing: every controller's wake bound is after them.
+    fn skip_idle(&mut self, max_cycles: u64) {
+        if self.waiting != 0
+            || self.enq_set != 0
+            || self.svc_set != 0
+            || self.act_set != 0
+            || self.ctrls.iter().any(|c| c.pending() > 0)
+        {
+            return;
+        }
+        let arrival = self.reqs.get(self.next_req).map_or(u64::MAX, |r| r.cycle);
+        let target = arrival.min(max_cycles);
+        // Refreshes before the next arrival are issued at once, unless every command is
+        // recorded.
+        if self.trace.is_none() && target != u64::MAX {
+            for c in 0..self.ctrls.len() {
+                if self.ctrls[c].ch.idle_refreshes(target) > 0 {
+                    self.ctrls[c].timed = 0;
+                    self.wake[c] = self.wake_bound(c, target);
+                }
+            }
+        }
+        // A bound that has passed may be stale (bounds are recomputed after a change only):
+        // an idle controller's is its next refresh.
+        for c in 0..self.ctrls.len() {
+            if self.wake[c] <= self.now {
+                self.wake[c] = self.wake_bound(c, self.now);
+            }
+        }
+        let wake = self.wake.iter().copied().min().unwrap_or(u64::MAX);
+        let to = target.min(wake);
+        if to > self.now {
+            self.now = to;
+        }
     }
 
     /// Turn skipping of quiet cycles off or on (on by default). Results are identical either
@@ -1195,58 +1272,6 @@ impl MemSystem {
             activations: acts,
             refreshes,
         }
-    }
-}
-
-impl Timing {
-    /// The timing of a validated spec's DRAM. A tRC below tRAS + tRP (seed 004 Table 2: 62 <
-    /// 50 + 20) never binds, because a precharge waits tRAS after the activate and the next
-    /// activate tRP after the precharge; the model uses the effective max(tRC, tRAS + tRP).
-    pub fn from_spec(d: &crate::spec::DramSpec) -> Timing {
-        let t = &d.timing;
-        Timing {
-            banks: d.banks,
-            bank_groups: d.bank_groups,
-            t_bl: t.t_bl,
-            t_rcd: t.t_rcd,
-            t_rcdwr: t.t_rcdwr,
-            t_rp: t.t_rp,
-            t_ras: t.t_ras,
-            t_rc: t.t_rc.max(t.t_ras + t.t_rp),
-            t_cl: t.t_cl,
-            t_cwl: t.t_cwl,
-            t_ccds: t.t_ccds,
-            t_ccdl: t.t_ccdl,
-            t_rrds: t.t_rrds,
-            t_rrdl: t.t_rrdl,
-            t_faw: t.t_faw,
-            t_wtrs: t.t_wtrs,
-            t_wtrl: t.t_wtrl,
-            t_rtp: t.t_rtp,
-            t_wr: t.t_wr,
-            t_rtw: t.t_rtw,
-            t_refi: t.t_refi,
-            t_rfc: t.t_rfc,
-            refresh: d.refresh,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::spec::ConfigRequest;
-
-    #[test]
-    fn preset_timings_are_the_documented_sets() {
-        let fermi = ConfigRequest::preset("fermi-gtx480").resolve().unwrap();
-        assert_eq!(Timing::from_spec(&fermi.dram), Timing::gddr5_gtx480());
-        let turing = ConfigRequest::preset("turing-rtx2060s").resolve().unwrap();
-        assert_eq!(
-            turing.dram.timing.t_rc, 62,
-            "the preset keeps seed 004 Table 2's tRC"
-        );
-        assert_eq!(Timing::from_spec(&turing.dram), Timing::gddr6_rtx2060s());
     }
 }
 

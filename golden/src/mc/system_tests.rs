@@ -4,8 +4,8 @@
 use super::*;
 use crate::mc::checker;
 use crate::mc::stimulus::{self, LoadClass};
-use crate::spec::ConfigRequest;
 use proptest::prelude::*;
+use spec::ConfigRequest;
 
 fn spec(preset: &str, scheduler: &str, extra: &[&str]) -> Spec {
     let mut req = ConfigRequest::preset(preset).with(&format!("mc.scheduler={scheduler}"));
@@ -98,7 +98,7 @@ fn every_scheduler_passes_the_independent_checker() {
             let s = spec(preset, sched, &[]);
             let reqs = stimulus::stress(&s, 3000, 7);
             let (_, trace, _) = run(&s, reqs, true, None);
-            let timing = Timing::from_spec(&s.dram);
+            let timing = ChannelTiming::of(&s.dram);
             let refs = trace.iter().filter(|c| c.kind == CmdKind::Ref).count();
             assert!(
                 refs > 0,
@@ -107,5 +107,39 @@ fn every_scheduler_passes_the_independent_checker() {
             let v = checker::check(&trace, &timing);
             assert!(v.is_empty(), "{preset} {sched}: {:?}", v.first());
         }
+    }
+}
+
+#[test]
+fn idle_time_is_skipped_and_changes_nothing() {
+    // A request arriving at a huge cycle: the run jumps over the idle time (refreshes keep
+    // their cycles) instead of stepping it, and the request is served as if the channel had
+    // been idle all along: the same latency as the same request after a shorter idle time
+    // that is a whole number of refresh intervals shorter.
+    for refresh in [false, true] {
+        let s = ConfigRequest::preset("tiny")
+            .with(&format!("dram.refresh={refresh}"))
+            .resolve()
+            .unwrap();
+        let at = |cycle| stimulus::Request {
+            cycle,
+            sm: 0,
+            warp: 0,
+            pc: 0,
+            addr: 0x1000,
+            write: false,
+            load: 0,
+        };
+        let far = 1_000_000_000_000_000u64;
+        let mut a = MemSystem::new(&s, vec![at(100), at(far)]).unwrap();
+        let t = std::time::Instant::now();
+        a.run(u64::MAX, None).unwrap();
+        assert!(
+            t.elapsed().as_secs() < 10,
+            "refresh {refresh}: idle time was stepped"
+        );
+        assert!(a.finished());
+        let lat = a.completions()[1] - far;
+        assert!(lat > 0 && lat < 1000, "refresh {refresh}: latency {lat}");
     }
 }

@@ -16,9 +16,9 @@
 //! open are in docs/decisions.md ("Warped-MC").
 
 use crate::block::{mask, CycleModel, Frame, IllegalInput};
-use crate::spec::{PortSpec, WarpedMcSpec};
+use spec::{PortSpec, WarpedMcSpec};
 
-pub use crate::spec::{BankCmd, Class};
+pub use spec::{BankCmd, Class};
 
 /// A request entering a controller's queue (its warp, as the warp alias table sees it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -91,8 +91,11 @@ pub struct WarpedMc {
     wet: Wet,
     /// Row scores, flat: [controller][bank][tracked row].
     rs: Vec<u32>,
-    /// Priority table, flat: [controller][bank], a bitmap over column slots of the open row.
+    /// Priority table, flat: [controller][bank][word], a bitmap over the `pt_slots` column
+    /// slots of the open row in words of 64 (a bit matrix whose rows the hot path reads a word
+    /// at a time; `pt_words` words per bank).
     pt: Vec<u64>,
+    pt_words: usize,
     /// Round-robin bank pointer per controller.
     rr: Vec<u32>,
     /// Per controller: the warp of the request it serviced last (Algorithm 1 line 10: that
@@ -254,6 +257,7 @@ impl WarpedMc {
             wet: Wet::default(),
             rs: Vec::new(),
             pt: Vec::new(),
+            pt_words: (spec.pt_slots as usize).div_ceil(64),
             rr: Vec::new(),
             last: Vec::new(),
             out: WmcOut::default(),
@@ -314,14 +318,17 @@ impl WarpedMc {
     fn decide<const FULL: bool>(&mut self, ci: usize, inp: &CtrlIn, co: &mut CtrlOut, wet: &Wet) {
         let banks = self.spec.banks as usize;
         let slots = self.spec.pt_slots;
+        let words = self.pt_words;
         let tracked = self.spec.rows_tracked;
-        // Column slot and tracked row of a candidate (a mask where the sizes allow).
+        // Column slot (its word in a bank's row of the table, and its bit) and tracked row of a
+        // candidate (a mask where the sizes allow).
         let slot_bit = |slot: u32| {
-            1u64 << if slots.is_power_of_two() {
+            let s = if slots.is_power_of_two() {
                 slot & (slots - 1)
             } else {
                 slot % slots
-            }
+            } as usize;
+            (s / 64, 1u64 << (s % 64))
         };
         let row_idx = |row: u32| {
             (if tracked.is_power_of_two() {
@@ -338,11 +345,11 @@ impl WarpedMc {
             ..
         } = &mut self.scratch;
         pt_next.resize(self.pt.len(), 0);
-        let pt_next = &mut pt_next[ci * banks..(ci + 1) * banks];
+        let pt_next = &mut pt_next[ci * banks * words..(ci + 1) * banks * words];
         pt_next.fill(0);
         let before = self.pt_held == PtHeld::BeforeLastUpdate;
         if before {
-            pt_before.resize(banks, 0);
+            pt_before.resize(banks * words, 0);
             pt_before.fill(0);
         }
         // Per bank (banks <= 64, validated): the best hit (class, candidate) where `hits` has
@@ -389,11 +396,12 @@ impl WarpedMc {
                 if FULL {
                     co.class[k] = cl;
                 }
+                let (w, sb) = slot_bit(c.slot);
                 if cl == Class::H {
-                    pt_next[b] |= slot_bit(c.slot);
+                    pt_next[b * words + w] |= sb;
                 }
                 if before && wet.before(c.gwid) <= 1 {
-                    pt_before[b] |= slot_bit(c.slot);
+                    pt_before[b * words + w] |= sb;
                 }
                 if hits & bit == 0 || cl > hit[b].0 {
                     hit[b] = (cl, k as u32);
@@ -423,7 +431,7 @@ impl WarpedMc {
         // Two-level round robin from the pointer: ready banks whose priority-table entry is
         // non-zero first. After `absorb`, the table may be what these very candidates imply.
         let pt: &[u64] = match self.pt_held {
-            PtHeld::Stored => &self.pt[ci * banks..(ci + 1) * banks],
+            PtHeld::Stored => &self.pt[ci * banks * words..(ci + 1) * banks * words],
             PtHeld::Current => pt_next,
             PtHeld::BeforeLastUpdate => pt_before,
         };
@@ -432,7 +440,8 @@ impl WarpedMc {
         while m != 0 {
             let b = m.trailing_zeros() as usize;
             m &= m - 1;
-            high |= u64::from(pt[b] != 0) << b;
+            let row = &pt[b * words..(b + 1) * words];
+            high |= u64::from(row.iter().any(|&w| w != 0)) << b;
         }
         let start = self.rr[ci];
         let first = |m: u64| {
@@ -586,12 +595,13 @@ impl WarpedMc {
     ) {
         if own.iter().any(|o| o.enq) {
             let banks = self.spec.banks as usize;
-            let slots = self.spec.pt_slots;
+            let (slots, words) = (self.spec.pt_slots, self.pt_words);
             self.pt.fill(0);
             for (c, cs) in cands.iter().enumerate() {
                 for x in cs.iter().flatten() {
                     if x.hit && wet.get(x.gwid) <= 1 {
-                        self.pt[c * banks + x.bank as usize] |= 1u64 << (x.slot % slots);
+                        let s = (x.slot % slots) as usize;
+                        self.pt[(c * banks + x.bank as usize) * words + s / 64] |= 1u64 << (s % 64);
                     }
                 }
             }
@@ -742,7 +752,7 @@ impl CycleModel for WarpedMc {
         let b = s.banks as usize;
         self.wet = Wet::new(s);
         self.rs = vec![0; c * b * s.rows_tracked as usize];
-        self.pt = vec![0; c * b];
+        self.pt = vec![0; c * b * self.pt_words];
         self.rr = vec![0; c];
         self.last = vec![None; c];
         self.out = WmcOut::default();

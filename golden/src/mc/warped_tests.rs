@@ -4,7 +4,7 @@
 //! pending counters, 3-bit scores, 8 tracked rows.
 
 use super::*;
-use crate::spec::ConfigRequest;
+use spec::ConfigRequest;
 
 fn block() -> WarpedMc {
     let spec = ConfigRequest::preset("tiny").resolve().unwrap();
@@ -263,6 +263,26 @@ fn banks_holding_h_requests_are_served_first_then_round_robin() {
         m.step(&i).unwrap().ctrl[0].sel,
         Some((2, BankCmd::Act, 2, 7))
     );
+}
+
+#[test]
+fn a_priority_table_of_the_largest_legal_width_works() {
+    // warped_mc.pt_slots is legal up to 1024: an H hit in a slot above 64 puts its bank in the
+    // high-priority pool like any other (the table is a bit matrix of pt_slots-bit rows).
+    let spec = ConfigRequest::preset("tiny")
+        .with("warped_mc.pt_slots=1024")
+        .resolve()
+        .unwrap();
+    let mut m = WarpedMc::new(&spec.wmc);
+    fill(&mut m, 0, 1, 2); // warp 1: M hits
+    fill(&mut m, 0, 2, 1); // warp 2: H hit
+    let mut i = idle(&m);
+    ready(&mut i, 0, &[0, 1, 2, 3]);
+    i.ctrl[0].cands[0] = hit(1, 0, 1, 0);
+    i.ctrl[0].cands[1] = hit(2, 3, 1, 1000);
+    m.step(&i).unwrap();
+    let out = m.step(&i).unwrap();
+    assert_eq!(out.ctrl[0].sel, Some((3, BankCmd::Cas, 1, 0)));
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! observation. The semantics are written out in `docs/decisions.md` (section "OT").
 
 use crate::block::{mask, CycleModel, Frame, IllegalInput};
-use crate::spec::{Dir, OtEvent, OtSpec, PortSpec, Replacement};
+use spec::{Dir, OtEvent, OtSpec, PortSpec, Replacement};
 use std::collections::HashMap;
 
 /// Most addresses an entry can hold (`ot.addrs_per_entry` is at most this).

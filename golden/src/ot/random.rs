@@ -16,7 +16,7 @@
 use super::txn::OtTxn;
 use crate::block::mask;
 use crate::rng::Rng;
-use crate::spec::Spec;
+use spec::Spec;
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone)]

@@ -1,8 +1,8 @@
 use super::*;
 use crate::block::CycleModel;
-use crate::spec::{ConfigRequest, OtEvent, Spec};
 use proptest::prelude::*;
 use serde_json::json;
+use spec::{ConfigRequest, OtEvent, Spec};
 
 fn spec(preset: &str, sets: &[&str]) -> Spec {
     let mut r = ConfigRequest::preset(preset);

@@ -26,7 +26,7 @@
 use super::kernel::{load_label, validate, KernelDesc, LoadInstance};
 use super::WorkloadError;
 use crate::rng::Rng;
-use crate::spec::GpuSpec;
+use spec::GpuSpec;
 use std::collections::VecDeque;
 
 /// Fewest cycles a warp waits after issuing a load before it can issue the next.

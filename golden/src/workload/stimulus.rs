@@ -5,7 +5,7 @@ use super::schedule::{schedule, WarpLoad};
 use super::WorkloadError;
 use crate::block::mask;
 use crate::ot::OtTxn;
-use crate::spec::{OtSpec, Spec};
+use spec::{OtSpec, Spec};
 
 /// Check that a (valid) kernel fits the observation table's fields: every grid dimension in
 /// `2^ot.tb_bits` blocks, no blocks along a dimension `>= ot.grid_dims`, at most

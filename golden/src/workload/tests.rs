@@ -1,7 +1,7 @@
 use super::*;
 use crate::ot::{run, OtModel, OtTxn};
-use crate::spec::{ConfigRequest, GpuSpec, Spec};
 use proptest::prelude::*;
+use spec::{ConfigRequest, GpuSpec, Spec};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -25,7 +25,7 @@ fn gpu(sms: u32, warps_per_sm: u32, ctas_per_sm: u32, warp_size: u32, line_bytes
 }
 
 fn fermi() -> GpuSpec {
-    spec("fermi-gtx480", &[]).gpu
+    spec("fermi-gtx480", &[]).gpu.clone()
 }
 
 /// A one-array, one-load kernel.

@@ -8,7 +8,7 @@
 
 package ws_wmc_pkg;
 
-  // Priority class of a candidate request (cand_class_o).
+  // priority class of a candidate request (cand_class_o)
   typedef enum logic [1:0] {
     WmcNone = 2'd0,
     WmcL = 2'd1,
@@ -16,7 +16,7 @@ package ws_wmc_pkg;
     WmcH = 2'd3
   } wmc_class_e;
 
-  // Command chosen for the selected bank (sel_cmd_o).
+  // command chosen for the selected bank (sel_cmd_o)
   typedef enum logic [1:0] {
     WmcNoCmd = 2'd0,
     WmcCas = 2'd1,

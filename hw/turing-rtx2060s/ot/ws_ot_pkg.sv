@@ -8,13 +8,13 @@
 
 package ws_ot_pkg;
 
-  // Replacement policy within a set.
+  // replacement policy within a set
   typedef enum logic {
     OtReplLru = 1'd0,
     OtReplPlru = 1'd1
   } ot_repl_e;
 
-  // What an observation did to the table (upd_event_o).
+  // what an observation did to the table (upd_event_o)
   typedef enum logic [2:0] {
     OtEvNone = 3'd0,
     OtEvAlloc = 3'd1,

@@ -1,12 +1,12 @@
 //! Tests of the GPGPU-Sim option-file reader, the DRAM timing string and the import, on the real
-//! configuration files (copies in `golden/tests-data/gpgpusim-configs/`, checked against the shared
+//! configuration files (copies in `spec/tests-data/gpgpusim-configs/`, checked against the shared
 //! reference by `mapping_tests::test_data_matches_shared_reference`).
 
 use super::*;
-use crate::mc::mapping::tests::{
+use crate::mapping::tests::{
     GTX480_322, GTX480_4X, QV100, QV100_TRACE, RTX2060, RTX2060_TRACE, RTX3070, RTX3070_TRACE,
 };
-use crate::mc::mapping::ChannelSelect;
+use crate::mapping::ChannelSelect;
 
 fn opts(text: &str, name: &str) -> GpgpusimOptions {
     GpgpusimOptions::parse(text, name).unwrap_or_else(|e| panic!("{name}: {e}"))

@@ -1,5 +1,5 @@
 //! Tests of the GPGPU-Sim address mapping. The mapping strings come straight out of the real
-//! configuration files (byte-identical copies in `golden/tests-data/gpgpusim-configs/`); the
+//! configuration files (byte-identical copies in `spec/tests-data/gpgpusim-configs/`); the
 //! expected masks and decodes are the worked examples of the reference notes (§1.6).
 
 use std::collections::HashSet;
@@ -7,24 +7,23 @@ use std::collections::HashSet;
 use proptest::prelude::*;
 
 use super::*;
-use crate::mc::gpgpusim::GpgpusimOptions;
+use crate::gpgpusim::GpgpusimOptions;
 
 pub(crate) const GTX480_322: &str =
-    include_str!("../../tests-data/gpgpusim-configs/GTX480/gpgpusim-3.2.2/gpgpusim.config");
+    include_str!("../tests-data/gpgpusim-configs/GTX480/gpgpusim-3.2.2/gpgpusim.config");
 pub(crate) const GTX480_4X: &str =
-    include_str!("../../tests-data/gpgpusim-configs/GTX480/gpgpusim-4.x/gpgpusim.config");
+    include_str!("../tests-data/gpgpusim-configs/GTX480/gpgpusim-4.x/gpgpusim.config");
 pub(crate) const RTX2060: &str =
-    include_str!("../../tests-data/gpgpusim-configs/RTX2060/gpgpusim.config");
+    include_str!("../tests-data/gpgpusim-configs/RTX2060/gpgpusim.config");
 pub(crate) const RTX2060_TRACE: &str =
-    include_str!("../../tests-data/gpgpusim-configs/RTX2060/trace.config");
-pub(crate) const QV100: &str =
-    include_str!("../../tests-data/gpgpusim-configs/QV100/gpgpusim.config");
+    include_str!("../tests-data/gpgpusim-configs/RTX2060/trace.config");
+pub(crate) const QV100: &str = include_str!("../tests-data/gpgpusim-configs/QV100/gpgpusim.config");
 pub(crate) const QV100_TRACE: &str =
-    include_str!("../../tests-data/gpgpusim-configs/QV100/trace.config");
+    include_str!("../tests-data/gpgpusim-configs/QV100/trace.config");
 pub(crate) const RTX3070: &str =
-    include_str!("../../tests-data/gpgpusim-configs/RTX3070/gpgpusim.config");
+    include_str!("../tests-data/gpgpusim-configs/RTX3070/gpgpusim.config");
 pub(crate) const RTX3070_TRACE: &str =
-    include_str!("../../tests-data/gpgpusim-configs/RTX3070/trace.config");
+    include_str!("../tests-data/gpgpusim-configs/RTX3070/trace.config");
 
 const GTX480_MAPPING: &str =
     "dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS";

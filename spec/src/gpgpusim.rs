@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use thiserror::Error;
 
-use super::mapping::{AddressMap, MappingError};
+use crate::mapping::{AddressMap, MappingError};
 
 /// A malformed option file.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -704,6 +704,321 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
         partition_indexing,
         dual_bus_interface,
         unmodelled,
+    })
+}
+
+/// One key a GPGPU-Sim layer sets, and the option it comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportedKey {
+    pub key: &'static str,
+    pub value: toml::Value,
+    /// `-gpgpu_n_mem (gpgpusim.config line 14)`.
+    pub from: String,
+}
+
+/// An option of the files that no key takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IgnoredOption {
+    pub option: String,
+    pub value: String,
+    pub location: String,
+}
+
+/// What a GPGPU-Sim layer did: the keys it set, the keys it left to the layers below (with
+/// why), what it read but does not model, and every option it ignored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportReport {
+    pub imported: Vec<ImportedKey>,
+    pub kept: Vec<String>,
+    pub unmodelled: Vec<String>,
+    pub ignored: Vec<IgnoredOption>,
+}
+
+/// Options [`layer`] reads (some only to report them as not modelled).
+const READ: &[&str] = &[
+    "gpgpu_n_mem",
+    "gpgpu_n_sub_partition_per_mchannel",
+    "gpgpu_n_mem_per_ctrlr",
+    "gpgpu_dram_buswidth",
+    "gpgpu_dram_burst_length",
+    "dram_data_command_freq_ratio",
+    "gpgpu_frfcfs_dram_sched_queue_size",
+    "gpgpu_dram_scheduler",
+    "gpgpu_clock_domains",
+    "gpgpu_dram_timing_opt",
+    "dram_elimnate_rw_turnaround",
+    "gpgpu_mem_addr_mapping",
+    "dram_bnk_indexing_policy",
+    "gpgpu_memory_partition_indexing",
+    "dram_dual_bus_interface",
+    "dram_seperate_write_queue_enable",
+    "dram_write_queue_size",
+    "gpgpu_n_clusters",
+    "gpgpu_n_cores_per_cluster",
+    "gpgpu_shader_core_pipeline",
+    "gpgpu_shader_cta",
+    "gpgpu_cache:dl1",
+    "gpgpu_cache:dl2",
+];
+
+/// The configuration keys a GPGPU-Sim option set gives: the DRAM ([`import`]), the address
+/// map, the controller's scheduler and queue, and the SM keys (`gpu.*`). Keys the options
+/// have no equivalent for are left to the layers below and listed in
+/// [`ImportReport::kept`]; every option that no key takes is listed in
+/// [`ImportReport::ignored`]. Values are not range-checked here: the spec checks them with
+/// every other key.
+pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
+    let d = import(opts)?;
+    let mut imported = Vec::new();
+    let mut kept = Vec::new();
+    let mut put = |key: &'static str, value: toml::Value, option: &str| {
+        imported.push(ImportedKey {
+            key,
+            value,
+            from: format!("-{option} ({})", location(opts, option)),
+        });
+    };
+    let int = |v: u64| toml::Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
+
+    // SMs.
+    let clusters = positive(opts, "gpgpu_n_clusters", 10)?;
+    let per_cluster = positive(opts, "gpgpu_n_cores_per_cluster", 3)?;
+    put(
+        "gpu.sms",
+        int(u64::from(clusters) * u64::from(per_cluster)),
+        "gpgpu_n_clusters",
+    );
+    if let Some(pipe) = opts.get("gpgpu_shader_core_pipeline") {
+        let mut it = pipe.trim().split(':').map(|f| f.trim().parse::<u64>());
+        match (it.next(), it.next()) {
+            (Some(Ok(threads)), Some(Ok(warp))) if warp > 0 => {
+                put(
+                    "gpu.warps_per_sm",
+                    int(threads / warp),
+                    "gpgpu_shader_core_pipeline",
+                );
+                put("gpu.warp_size", int(warp), "gpgpu_shader_core_pipeline");
+            }
+            _ => {
+                return Err(ImportError::BadValue {
+                    option: "gpgpu_shader_core_pipeline",
+                    value: pipe.to_string(),
+                    location: location(opts, "gpgpu_shader_core_pipeline"),
+                    expected: "<threads per SM>:<warp size>",
+                })
+            }
+        }
+    } else {
+        kept.push("gpu.warps_per_sm, gpu.warp_size: -gpgpu_shader_core_pipeline is not set".into());
+    }
+    if opts.get("gpgpu_shader_cta").is_some() {
+        put(
+            "gpu.ctas_per_sm",
+            int(positive(opts, "gpgpu_shader_cta", 8)?.into()),
+            "gpgpu_shader_cta",
+        );
+    } else {
+        kept.push("gpu.ctas_per_sm: -gpgpu_shader_cta is not set".into());
+    }
+    // The line size: the L1's cache string `[S|N:]sets:line:assoc,...` (the L2's without one).
+    let cache = ["gpgpu_cache:dl1", "gpgpu_cache:dl2"]
+        .into_iter()
+        .find_map(|o| opts.get(o).map(|v| (o, v)));
+    match cache {
+        Some((option, text)) => {
+            let geometry = text.split(',').next().unwrap_or("");
+            let fields: Vec<&str> = geometry.split(':').collect();
+            let line = match fields.as_slice() {
+                [kind, _, line, _] if kind.len() == 1 => line.trim().parse::<u64>().ok(),
+                [_, line, _] => line.trim().parse::<u64>().ok(),
+                _ => None,
+            };
+            let Some(line) = line else {
+                return Err(ImportError::BadValue {
+                    option: if option.ends_with("dl1") {
+                        "gpgpu_cache:dl1"
+                    } else {
+                        "gpgpu_cache:dl2"
+                    },
+                    value: text.to_string(),
+                    location: location(opts, option),
+                    expected: "a cache string `[S|N:]<sets>:<line bytes>:<ways>,...`",
+                });
+            };
+            put("gpu.line_bytes", int(line), option);
+        }
+        None => {
+            kept.push("gpu.line_bytes: neither -gpgpu_cache:dl1 nor -gpgpu_cache:dl2 is set".into())
+        }
+    }
+
+    // DRAM.
+    let t = &d.timing;
+    let x = &d.derived;
+    put("dram.channels", int(d.channels.into()), "gpgpu_n_mem");
+    put(
+        "dram.sub_partitions",
+        int(d.sub_partitions_per_channel.into()),
+        "gpgpu_n_sub_partition_per_mchannel",
+    );
+    put(
+        "dram.address_map",
+        toml::Value::String(
+            opts.get("gpgpu_mem_addr_mapping")
+                .unwrap_or("")
+                .trim()
+                .to_string(),
+        ),
+        "gpgpu_mem_addr_mapping",
+    );
+    put(
+        "dram.bank_xor",
+        toml::Value::Boolean(d.address_map.bank_xor()),
+        "dram_bnk_indexing_policy",
+    );
+    put(
+        "dram.banks",
+        int(d.address_map.banks().into()),
+        "gpgpu_mem_addr_mapping",
+    );
+    put(
+        "dram.bank_groups",
+        int(t.nbkgrp.into()),
+        "gpgpu_dram_timing_opt",
+    );
+    put(
+        "dram.atom_bytes",
+        int(d.atom_size.into()),
+        "gpgpu_dram_burst_length",
+    );
+    put(
+        "dram.clock_mhz",
+        int(d.dram_clock_mhz.round() as u64),
+        "gpgpu_clock_domains",
+    );
+    let timing_opt = "gpgpu_dram_timing_opt";
+    put(
+        "dram.t_bl",
+        int(x.burst_cycles.into()),
+        "gpgpu_dram_burst_length",
+    );
+    put("dram.t_rcd", int(t.t_rcd.into()), timing_opt);
+    put("dram.t_rcdwr", int(x.t_rcdwr.max(1).into()), timing_opt);
+    put("dram.t_rp", int(t.t_rp.into()), timing_opt);
+    put("dram.t_ras", int(t.t_ras.into()), timing_opt);
+    put("dram.t_rc", int(t.t_rc.into()), timing_opt);
+    put("dram.t_cl", int(t.cl.into()), timing_opt);
+    put("dram.t_cwl", int(t.wl.into()), timing_opt);
+    put("dram.t_ccds", int(t.t_ccd.into()), timing_opt);
+    let ccdl = if t.nbkgrp > 1 && t.t_ccdl > 0 {
+        t.t_ccdl
+    } else {
+        t.t_ccd
+    };
+    put("dram.t_ccdl", int(ccdl.into()), timing_opt);
+    put("dram.t_rrds", int(t.t_rrd.into()), timing_opt);
+    put("dram.t_rrdl", int(t.t_rrd.into()), timing_opt);
+    let eliminate = flag(opts, "dram_elimnate_rw_turnaround")?;
+    let wtr = if eliminate { 0 } else { t.t_cdlr };
+    put("dram.t_wtrs", int(wtr.into()), timing_opt);
+    put("dram.t_wtrl", int(wtr.into()), timing_opt);
+    put(
+        "dram.t_rtp",
+        int(x.t_rtp.max(t.t_rtpl).max(1).into()),
+        timing_opt,
+    );
+    put("dram.t_wr", int(t.t_wr.into()), timing_opt);
+    put(
+        "dram.t_rtw",
+        int(if eliminate { 0 } else { 2 }),
+        "dram_elimnate_rw_turnaround",
+    );
+    kept.push("dram.standard: GPGPU-Sim's options do not name the DRAM standard".into());
+    kept.push("dram.t_faw: GPGPU-Sim has no four-activate window".into());
+    kept.push("dram.refresh, dram.t_refi, dram.t_rfc: GPGPU-Sim does not model refresh".into());
+
+    // The controller.
+    put(
+        "mc.scheduler",
+        toml::Value::String(
+            match d.scheduler {
+                DramScheduler::Fifo => "fcfs",
+                DramScheduler::FrFcfs => "frfcfs",
+            }
+            .into(),
+        ),
+        "gpgpu_dram_scheduler",
+    );
+    if d.scheduler_queue_size > 0 {
+        let q = u64::from(d.scheduler_queue_size);
+        put(
+            "mc.queue_entries",
+            int(q),
+            "gpgpu_frfcfs_dram_sched_queue_size",
+        );
+        // GPGPU-Sim's FR-FCFS queue serves reads and writes together; the drain thresholds
+        // are placed at 3/4 and 1/4 of the queue (docs/decisions.md, "GPGPU-Sim import").
+        put(
+            "mc.write_high",
+            int((q * 3 / 4).max(1)),
+            "gpgpu_frfcfs_dram_sched_queue_size",
+        );
+        put(
+            "mc.write_low",
+            int(q / 4),
+            "gpgpu_frfcfs_dram_sched_queue_size",
+        );
+    } else {
+        kept.push(
+            "mc.queue_entries, mc.write_high, mc.write_low: -gpgpu_frfcfs_dram_sched_queue_size 0 is unlimited"
+                .into(),
+        );
+    }
+
+    let mut unmodelled = d.unmodelled.clone();
+    if d.dual_bus_interface {
+        unmodelled.push(format!(
+            "-dram_dual_bus_interface ({}) = 1: one command per cycle is modelled",
+            location(opts, "dram_dual_bus_interface")
+        ));
+    }
+    if t.nbk != d.address_map.banks() {
+        unmodelled.push(format!(
+            "-gpgpu_dram_timing_opt nbk = {} while the address map addresses {} banks: dram.banks = {}",
+            t.nbk,
+            d.address_map.banks(),
+            d.address_map.banks()
+        ));
+    }
+    if t.t_rtpl > x.t_rtp {
+        unmodelled.push(format!(
+            "-gpgpu_dram_timing_opt RTPL = {} (read to precharge within a bank group) is applied per bank: dram.t_rtp = {}",
+            t.t_rtpl, t.t_rtpl
+        ));
+    }
+    if x.t_rcdwr == 0 {
+        unmodelled.push(
+            "tRCDWR = RCD - (WL + 1) is 0: dram.t_rcdwr = 1 (the smallest legal value)".into(),
+        );
+    }
+    unmodelled.push(format!(
+        "-gpgpu_clock_domains ({}): only the DRAM clock is a key; the core, interconnect and L2 clocks are not modelled yet",
+        location(opts, "gpgpu_clock_domains")
+    ));
+    let ignored = opts
+        .iter()
+        .filter(|(name, _)| !READ.contains(name))
+        .map(|(name, v)| IgnoredOption {
+            option: format!("-{name}"),
+            value: v.value.clone(),
+            location: format!("{} line {}", v.source, v.line),
+        })
+        .collect();
+    Ok(ImportReport {
+        imported,
+        kept,
+        unmodelled,
+        ignored,
     })
 }
 

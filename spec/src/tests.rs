@@ -1,0 +1,460 @@
+use super::*;
+use std::path::{Path, PathBuf};
+
+#[test]
+fn presets_resolve_and_share_one_key_set() {
+    let mut key_sets = Vec::new();
+    for p in PRESETS {
+        let spec = ConfigRequest::preset(p.name).resolve().expect(p.name);
+        assert_eq!(spec.name, p.name);
+        let table: toml::Table = toml::from_str(p.toml).unwrap();
+        key_sets.push(flatten(&table));
+    }
+    for ks in &key_sets[1..] {
+        assert_eq!(ks, &key_sets[0], "presets must set identical keys");
+    }
+    let schema: Vec<String> = UserConfig::keys()
+        .iter()
+        .map(|k| k.key.to_string())
+        .collect();
+    let mut sorted = schema.clone();
+    sorted.sort();
+    let mut first = key_sets[0].clone();
+    first.sort();
+    assert_eq!(
+        first, sorted,
+        "the key table must describe exactly the config keys"
+    );
+}
+
+fn flatten(t: &toml::Table) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, v) in t {
+        match v {
+            toml::Value::Table(inner) => {
+                out.extend(flatten(inner).into_iter().map(|s| format!("{k}.{s}")))
+            }
+            _ => out.push(k.clone()),
+        }
+    }
+    out
+}
+
+#[test]
+fn fermi_matches_seed_000_tables_ii_and_iii() {
+    let s = ConfigRequest::preset("fermi-gtx480").resolve().unwrap();
+    assert_eq!(
+        (s.gpu.sms, s.gpu.warps_per_sm, s.gpu.ctas_per_sm),
+        (15, 48, 8)
+    );
+    assert_eq!(s.ot.entries, 1024);
+    assert_eq!(s.ot.threshold, 64);
+    assert_eq!(s.ot.addrs_per_entry, 4);
+    assert_eq!(s.ot.sets, 1, "the paper's table is fully associative");
+    assert_eq!(s.ot.replacement, Replacement::Lru);
+}
+
+#[test]
+fn overrides_apply_and_change_the_hash() {
+    let base = ConfigRequest::preset("tiny").resolve().unwrap();
+    let s = ConfigRequest::preset("tiny")
+        .with("ot.entries=64")
+        .with("ot.replacement=lru")
+        .resolve()
+        .unwrap();
+    assert_eq!(s.ot.entries, 64);
+    assert_eq!(s.ot.sets, 16);
+    assert_eq!(s.ot.replacement, Replacement::Lru);
+    assert_ne!(s.hash, base.hash);
+    // Hash is stable for the same config.
+    assert_eq!(
+        ConfigRequest::preset("tiny").resolve().unwrap().hash,
+        base.hash
+    );
+}
+
+fn err(req: ConfigRequest) -> String {
+    req.resolve().unwrap_err().to_string()
+}
+
+#[test]
+fn bad_values_name_key_value_and_legal_range() {
+    let m = err(ConfigRequest::preset("tiny").with("ot.entries=1000"));
+    assert!(
+        m.contains("ot.entries") && m.contains("1000") && m.contains("power of two"),
+        "{m}"
+    );
+    let m = err(ConfigRequest::preset("tiny").with("ot.ways=0"));
+    assert!(m.contains("ot.ways") && m.contains("= 0"), "{m}");
+    let m = err(ConfigRequest::preset("tiny").with("ot.addr_bits=65"));
+    assert!(
+        m.contains("ot.addr_bits") && m.contains("65") && m.contains("8..=64"),
+        "{m}"
+    );
+    let m = err(ConfigRequest::preset("tiny").with("ot.ways=32"));
+    assert!(m.contains("ot.ways") && m.contains("ot.entries"), "{m}");
+    let m = err(ConfigRequest::preset("tiny").with("ot.mispredict_threshold=7"));
+    assert!(
+        m.contains("ot.mispredict_threshold") && m.contains("ot.counter_bits"),
+        "{m}"
+    );
+    let m = err(ConfigRequest::preset("tiny").with("ot.replacement=fifo"));
+    assert!(
+        m.contains("ot.replacement") && m.contains("lru, plru"),
+        "{m}"
+    );
+    let m = err(ConfigRequest::preset("tiny").with("ot.entries=big"));
+    assert!(m.contains("ot.entries") && m.contains("integer"), "{m}");
+    let m = err(ConfigRequest::preset("tiny").with("ot.entires=4"));
+    assert!(
+        m.contains("ot.entires") && m.contains("did you mean `ot.entries`"),
+        "{m}"
+    );
+    let m = err(ConfigRequest::preset("tiny").with("ot.entries"));
+    assert!(m.contains("KEY=VALUE"), "{m}");
+    let m = err(ConfigRequest::preset("tiny")
+        .with("ot.pc_bits=1")
+        .with("ot.lec_bits=1"));
+    assert!(m.contains("ot.pc_bits") && m.contains("only 2 sets"), "{m}");
+    let m = err(ConfigRequest::preset("nope"));
+    assert!(m.contains("nope") && m.contains("fermi-gtx480"), "{m}");
+}
+
+#[test]
+fn file_layer_overrides_preset_and_rejects_unknown_keys() {
+    let dir = std::env::temp_dir().join(format!("ws-spec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.toml");
+    std::fs::write(&good, "[ot]\nentries = 32\nways = 8\n").unwrap();
+    let s = ConfigRequest {
+        preset: Some("tiny".into()),
+        file: Some(good.clone()),
+        overrides: vec!["ot.ways=2".into()],
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap();
+    assert_eq!(
+        (s.ot.entries, s.ot.ways),
+        (32, 2),
+        "--set wins over the file"
+    );
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "[ot]\nentrys = 32\n").unwrap();
+    let m = err(ConfigRequest {
+        preset: None,
+        file: Some(bad),
+        overrides: vec![],
+        ..Default::default()
+    });
+    assert!(m.contains("ot.entrys"), "{m}");
+    let broken = dir.join("broken.toml");
+    std::fs::write(&broken, "[ot\n").unwrap();
+    let m = err(ConfigRequest {
+        preset: None,
+        file: Some(broken),
+        overrides: vec![],
+        ..Default::default()
+    });
+    assert!(m.contains("not valid TOML"), "{m}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn emitted_config_round_trips() {
+    let s = ConfigRequest::preset("tiny")
+        .with("ot.stride_bits=33")
+        .resolve()
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("ws-emit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("r.toml");
+    std::fs::write(&f, s.to_toml()).unwrap();
+    let back = ConfigRequest {
+        preset: Some("fermi-gtx480".into()),
+        file: Some(f),
+        overrides: vec![],
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap();
+    assert_eq!(back.config, s.config);
+    assert_eq!(back.hash, s.hash);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn clog2_matches_systemverilog() {
+    assert_eq!(
+        [0, 1, 2, 3, 4, 5, 1024, 1025].map(clog2),
+        [0, 0, 1, 2, 2, 3, 10, 11]
+    );
+}
+
+#[test]
+fn preset_hashes_are_those_of_earlier_releases() {
+    // The canonical TOML (and so every config hash, RTL header and reproducer name) must not
+    // change when the schema's Rust shape does (the DRAM timing is a flattened section).
+    for (name, hash) in [
+        ("fermi-gtx480", "8d3c348ddc952f94"),
+        ("turing-rtx2060s", "5b831cf4d18acb2f"),
+        ("tiny", "c8a06d8822da4d42"),
+    ] {
+        let s = ConfigRequest::preset(name).resolve().unwrap();
+        assert_eq!(s.hash.0, hash, "{name}");
+    }
+}
+
+/// The value of an override for `key` at `v`.
+fn set(key: &str, v: impl std::fmt::Display) -> ConfigRequest {
+    ConfigRequest::preset("tiny").with(&format!("{key}={v}"))
+}
+
+/// The error of resolving, if any, as (is it about the range or type of `key`, message).
+fn range_error(req: ConfigRequest, key: &str) -> Option<String> {
+    match req.resolve() {
+        Err(
+            e @ (SpecError::OutOfRange { .. }
+            | SpecError::NotInSet { .. }
+            | SpecError::WrongType { .. }),
+        ) => {
+            let m = e.to_string();
+            assert!(m.contains(key), "the message names the key: {m}");
+            Some(m)
+        }
+        _ => None,
+    }
+}
+
+#[test]
+fn every_key_accepts_its_bounds_and_refuses_one_past_each() {
+    // What `describe` prints (the schema's Legal) is exactly what validation enforces: both
+    // bounds pass the range check (a rule between keys may still refuse them), one past each
+    // fails it, naming the key and the legal range.
+    let mut checked = 0;
+    for k in UserConfig::keys() {
+        match k.legal {
+            schema::Legal::Range { min, max } | schema::Legal::Pow2 { min, max } => {
+                for v in [min, max] {
+                    assert_eq!(range_error(set(k.key, v), k.key), None, "{} = {v}", k.key);
+                }
+                if min > 0 {
+                    let m = range_error(set(k.key, min - 1), k.key)
+                        .unwrap_or_else(|| panic!("{} = {} passed", k.key, min - 1));
+                    assert!(m.contains(&k.legal.to_string()), "{m}");
+                }
+                let m = range_error(set(k.key, max + 1), k.key)
+                    .unwrap_or_else(|| panic!("{} = {} passed", k.key, max + 1));
+                assert!(m.contains(&k.legal.to_string()), "{m}");
+                // Far past the bound, beyond 32 bits and beyond 64: still the range message.
+                for huge in ["4294967296", "18446744073709551616", "-1"] {
+                    assert!(
+                        range_error(set(k.key, huge), k.key).is_some(),
+                        "{} = {huge}",
+                        k.key
+                    );
+                }
+                if let schema::Legal::Pow2 { .. } = k.legal {
+                    if max >= 4 {
+                        assert!(range_error(set(k.key, 3), k.key).is_some(), "{} = 3", k.key);
+                    }
+                }
+                checked += 1;
+            }
+            schema::Legal::OneOf(words) => {
+                for w in words {
+                    assert_eq!(range_error(set(k.key, w), k.key), None, "{} = {w}", k.key);
+                }
+                let m = range_error(set(k.key, "nonsense"), k.key).unwrap();
+                assert!(m.contains(&k.legal.to_string()), "{m}");
+                assert!(!m.contains("not a word"), "{m}");
+                checked += 1;
+            }
+            schema::Legal::Bool => {
+                assert!(range_error(set(k.key, "maybe"), k.key).is_some());
+                checked += 1;
+            }
+            schema::Legal::Text => {
+                assert!(range_error(set(k.key, 5), k.key).is_some());
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, UserConfig::keys().len());
+}
+
+#[test]
+fn rules_the_dram_model_needs_are_validated() {
+    let rule = |req: ConfigRequest, words: &[&str]| {
+        let m = req.resolve().unwrap_err().to_string();
+        for w in words {
+            assert!(m.contains(w), "{w} in {m}");
+        }
+    };
+    // A same-bank-group ACT distance above the same-bank one.
+    rule(
+        ConfigRequest::preset("tiny")
+            .with("dram.t_ras=5")
+            .with("dram.t_rp=5")
+            .with("dram.t_rc=10")
+            .with("dram.t_rrds=20")
+            .with("dram.t_rrdl=20"),
+        &["dram.t_rrdl", "dram.t_rc"],
+    );
+    // No room between two refreshes for an activate and a column command.
+    rule(
+        ConfigRequest::preset("tiny")
+            .with("dram.t_rfc=100")
+            .with("dram.t_refi=103"),
+        &["dram.t_refi", "no room", "dram.refresh = false"],
+    );
+    // ... which refresh off makes legal.
+    ConfigRequest::preset("tiny")
+        .with("dram.t_rfc=100")
+        .with("dram.t_refi=110")
+        .with("dram.refresh=false")
+        .resolve()
+        .unwrap();
+    rule(
+        ConfigRequest::preset("tiny").with("dram.t_cwl=0"),
+        &["dram.t_cwl", "1..=1000"],
+    );
+}
+
+#[test]
+fn a_spec_is_changed_only_by_a_new_layer() {
+    let base = ConfigRequest::preset("turing-rtx2060s").resolve().unwrap();
+    let v = base.variant(&["mc.scheduler=warped"]).unwrap();
+    assert_eq!(v.mc.scheduler, Scheduler::Warped);
+    assert_eq!(
+        base.mc.scheduler,
+        Scheduler::Frfcfs,
+        "the original is untouched"
+    );
+    assert_ne!(
+        v.hash, base.hash,
+        "the variant's hash describes the variant"
+    );
+    assert_eq!(v.name, "turing-rtx2060s+set");
+    assert!(v.set_by_user("mc.scheduler") && !base.set_by_user("mc.scheduler"));
+    // The variant equals the same configuration resolved from its layers.
+    let direct = ConfigRequest::preset("turing-rtx2060s")
+        .with("mc.scheduler=warped")
+        .resolve()
+        .unwrap();
+    assert_eq!(
+        (direct.hash.clone(), direct.config.clone()),
+        (v.hash.clone(), v.config.clone())
+    );
+    // A variant is validated like any layer.
+    assert!(base.variant(&["gpu.sms=0"]).is_err());
+}
+
+#[test]
+fn toml_errors_name_line_and_column_and_spot_gpgpusim_files() {
+    let dir = std::env::temp_dir().join(format!("ws-toml-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "[ot]\nentries = 32\nways = = 4\n").unwrap();
+    let e = ConfigRequest {
+        file: Some(bad.clone()),
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap_err();
+    match &e {
+        SpecError::Toml { line, column, .. } => assert_eq!((*line, *column), (3, 8), "{e}"),
+        other => panic!("{other}"),
+    }
+    assert!(e.to_string().contains("bad.toml:3:8"), "{e}");
+    let g = dir.join("gpgpusim.config");
+    std::fs::write(&g, "# a GPGPU-Sim file\n-gpgpu_n_mem 6\n").unwrap();
+    let m = ConfigRequest {
+        file: Some(g),
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap_err()
+    .to_string();
+    assert!(m.contains("--gpgpusim-config"), "{m}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The reference configurations (copies of ../shared/reference/gpgpusim-configs).
+fn reference_configs() -> Vec<(&'static str, Vec<PathBuf>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data/gpgpusim-configs");
+    let one = |d: &str| vec![root.join(d).join("gpgpusim.config")];
+    let two = |d: &str| {
+        vec![
+            root.join(d).join("gpgpusim.config"),
+            root.join(d).join("trace.config"),
+        ]
+    };
+    vec![
+        ("GTX480/gpgpusim-3.2.2", one("GTX480/gpgpusim-3.2.2")),
+        ("GTX480/gpgpusim-4.x", one("GTX480/gpgpusim-4.x")),
+        ("QV100", two("QV100")),
+        ("RTX2060", two("RTX2060")),
+        ("RTX3070", two("RTX3070")),
+    ]
+}
+
+#[test]
+fn every_reference_gpgpusim_config_imports_as_a_layer() {
+    for (name, files) in reference_configs() {
+        let s = ConfigRequest {
+            preset: Some("turing-rtx2060s".into()),
+            gpgpusim: files,
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let r = s.import_report().unwrap();
+        assert!(r.imported.len() >= 30, "{name}: {} keys", r.imported.len());
+        assert!(
+            !r.ignored.is_empty(),
+            "{name}: the files hold options no key takes"
+        );
+        for k in &r.imported {
+            assert!(s.set_by_user(k.key), "{name}: {}", k.key);
+            assert!(
+                k.from.contains(" line ") || k.from.contains("default"),
+                "{}",
+                k.from
+            );
+        }
+        assert!(s.name.contains("+gpgpusim:"), "{}", s.name);
+    }
+    // GTX480 (4.x): the values of notes §1.5.
+    let s = ConfigRequest {
+        preset: Some("tiny".into()),
+        gpgpusim: reference_configs()[1].1.clone(),
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap();
+    assert_eq!(
+        (s.gpu.sms, s.gpu.warps_per_sm, s.gpu.ctas_per_sm),
+        (15, 48, 8)
+    );
+    assert_eq!(
+        (s.dram.channels, s.dram.banks, s.dram.atom_bytes),
+        (6, 16, 64)
+    );
+    let t = &s.dram.timing;
+    assert_eq!(
+        (t.t_rcd, t.t_rcdwr, t.t_ras, t.t_rp, t.t_rc),
+        (12, 7, 28, 12, 40)
+    );
+    assert_eq!((t.t_cl, t.t_cwl, t.t_bl, t.t_wr), (12, 4, 2, 12));
+    // The layer below a TOML file and --set.
+    let s = ConfigRequest {
+        preset: Some("tiny".into()),
+        gpgpusim: reference_configs()[1].1.clone(),
+        overrides: vec!["dram.t_rcd=13".into()],
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap();
+    assert_eq!(s.dram.timing.t_rcd, 13);
+}

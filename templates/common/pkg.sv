@@ -1,0 +1,20 @@
+{{ header }}
+// {{ description }}
+
+package {{ pkg }};
+{%- for e in enums %}
+
+  // {{ e.meaning }}
+  typedef enum {{ e.base }} {
+{%- for m in e.members %}
+    {{ m.name }} = {{ m.literal }}{% if !loop.last %},{% endif %}
+{%- endfor %}
+  } {{ e.name }};
+{%- endfor %}
+
+  // Configuration this package was generated for (defaults of {{ top }}'s parameters).
+{%- for p in params %}
+  localparam {{ p.ty }} {{ p.pkg_name }} = {{ p.value }};  // {{ p.meaning }}
+{%- endfor %}
+
+endpackage : {{ pkg }}
