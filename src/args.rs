@@ -1,8 +1,11 @@
-//! Command-line arguments.
+//! Command-line arguments. Blocks, and the options only one block takes, come from the block
+//! registry: nothing here names a block.
 
 use crate::{bad, CliResult};
-use clap::{Args, Parser, Subcommand, ValueEnum};
-use sim::registry::BlockEntry;
+use clap::builder::PossibleValuesParser;
+use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use golden::run::BlockOpts;
+use sim::registry::{BlockEntry, Cmd, BLOCKS};
 use spec::{ConfigRequest, Spec, DEFAULT_PRESET};
 use std::path::PathBuf;
 
@@ -14,10 +17,12 @@ use std::path::PathBuf;
     long_about = "warpsmith generates synthesizable SystemVerilog for GPU memory-system blocks from a \
                   validated configuration, co-simulates it cycle by cycle against a Rust golden \
                   model under Verilator, and reports its storage cost.\n\n\
-                  Configuration layers: a built-in preset (--preset), then a TOML file (--config), \
-                  then --set KEY=VALUE overrides. `warpsmith describe` lists every key.\n\n\
-                  Exit codes: 0 success, 1 a check failed (mismatch, uncaught mutant, tool failure), \
-                  2 bad input (configuration, stimulus, usage).",
+                  Configuration layers: a built-in preset (--preset), then GPGPU-Sim option files \
+                  (--gpgpusim-config), then a TOML file (--config), then --set KEY=VALUE overrides. \
+                  `warpsmith describe` lists every key and the rules between keys.\n\n\
+                  Exit codes: 0 success, 1 a check failed (mismatch, uncaught mutant, tool failure, \
+                  target not met), 2 bad input (configuration, stimulus, usage, an output path that \
+                  cannot be written, a run that would check nothing).",
     after_help = "Start with: warpsmith flow   (generate, co-simulate and cost every block on the default preset)"
 )]
 pub struct Cli {
@@ -31,11 +36,11 @@ pub enum Command {
     Flow(FlowArgs),
     /// List the built-in presets
     Presets,
-    /// Print every configuration key with its type, default, legal range and meaning
+    /// Print every configuration key (type, default, legal range, meaning) and the rules between keys
     Describe(DescribeArgs),
     /// Write a block's SystemVerilog (package, module) and manifest.json
     Generate(GenerateArgs),
-    /// Run a stimulus through the golden model and print one JSON response per transaction
+    /// Run a stimulus through a golden model and print its results
     Golden(GoldenArgs),
     /// Co-simulate the generated RTL against the golden model, comparing every output every cycle
     Cosim(CosimArgs),
@@ -47,6 +52,45 @@ pub enum Command {
     Check(CheckArgs),
     /// Measure co-simulation speed against golden-only and a plain C++ Verilator loop
     Bench(BenchArgs),
+}
+
+/// The command line, with the help that comes from the block registry: each block's forms of
+/// `--stimulus`.
+pub fn command() -> clap::Command {
+    let per_block =
+        |f: &dyn Fn(&BlockEntry) -> String| BLOCKS.iter().map(f).collect::<Vec<_>>().join("; ");
+    let cosim = format!(
+        "The stimulus. {} (file formats: README, \"Stimulus\")",
+        per_block(&|b| format!("{}: {}", b.name, b.stimuli))
+    );
+    let golden = format!(
+        "The stimulus (required but for dispatch). {}",
+        per_block(&|b| format!("{}: {}", b.golden.name, b.golden.stimuli))
+    );
+    let blocks = format!(
+        "The block. {}",
+        per_block(&|b| format!("{}: {}", b.name, b.title))
+    );
+    let goldens = format!(
+        "The golden model. {}",
+        per_block(&|b| format!("{}: {}", b.golden.name, b.golden.about))
+    );
+    let mut cmd = Cli::command();
+    for sub in ["cosim", "mutants", "bench"] {
+        let (c, b) = (cosim.clone(), blocks.clone());
+        cmd = cmd.mut_subcommand(sub, move |s| {
+            s.mut_arg("stimulus", |a| a.help(c))
+                .mut_arg("block", |a| a.help(b))
+        });
+    }
+    for sub in ["generate", "cost", "check"] {
+        let b = format!("{blocks}; all: every block");
+        cmd = cmd.mut_subcommand(sub, move |s| s.mut_arg("block", |a| a.help(b)));
+    }
+    cmd.mut_subcommand("golden", |s| {
+        s.mut_arg("stimulus", |a| a.help(golden))
+            .mut_arg("block", |a| a.help(goldens))
+    })
 }
 
 /// Where the configuration comes from.
@@ -71,7 +115,8 @@ pub struct ConfigArgs {
 }
 
 impl ConfigArgs {
-    /// Resolve and validate; writes --emit-config if asked. Bad configurations exit 2.
+    /// Resolve and validate; writes --emit-config if asked and reports what a GPGPU-Sim layer
+    /// imported. Bad configurations and unwritable paths exit 2.
     pub fn resolve(&self) -> CliResult<Spec> {
         let spec = ConfigRequest {
             preset: Some(self.preset.clone()),
@@ -81,84 +126,73 @@ impl ConfigArgs {
         }
         .resolve()
         .map_err(bad)?;
+        if let Some(r) = spec.import_report() {
+            eprintln!(
+                "{}: imported {} keys, {} kept from the layers below, {} options ignored (see `warpsmith describe --gpgpusim-config ...`)",
+                self.gpgpusim
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" + "),
+                r.imported.len(),
+                r.kept.len(),
+                r.ignored.len()
+            );
+        }
         if let Some(path) = &self.emit_config {
-            std::fs::write(path, spec.to_toml()).map_err(|e| {
-                anyhow::anyhow!("cannot write resolved config {}: {e}", path.display())
+            golden::run::write_file(path, spec.to_toml().as_bytes()).map_err(|e| {
+                bad(anyhow::anyhow!(
+                    "cannot write the resolved configuration to {}: {e}",
+                    path.display()
+                ))
             })?;
         }
         Ok(spec)
     }
 
-    /// These options as command-line text (for reproducer commands).
-    pub fn as_args(&self) -> String {
-        let mut s = format!("--preset {}", self.preset);
+    /// These options as command-line words (for reproduce commands).
+    pub fn as_args(&self) -> Vec<String> {
+        let mut v = vec!["--preset".to_string(), self.preset.clone()];
         for g in &self.gpgpusim {
-            s.push_str(&format!(" --gpgpusim-config {}", g.display()));
+            v.push("--gpgpusim-config".into());
+            v.push(g.display().to_string());
         }
         if let Some(c) = &self.config {
-            s.push_str(&format!(" --config {}", c.display()));
+            v.push("--config".into());
+            v.push(c.display().to_string());
         }
         for kv in &self.sets {
-            s.push_str(&format!(" --set {kv}"));
+            v.push("--set".into());
+            v.push(kv.clone());
         }
-        s
+        v
     }
 }
 
-/// One generated block.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockArg {
-    /// Observation-table address predictor (seed 000)
-    Ot,
-    /// Warped-MC memory-controller tables (seed 004)
-    WarpedMc,
-    /// Locality-aware thread-block dispatcher, decision unit (seed 002)
-    Dispatch,
+fn block_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(BLOCKS.iter().map(|b| b.name))
 }
 
-impl BlockArg {
-    pub fn block(self) -> &'static BlockEntry {
-        match self {
-            BlockArg::Ot => &sim::ot::ENTRY,
-            BlockArg::WarpedMc => &sim::wmc::ENTRY,
-            BlockArg::Dispatch => &sim::dispatch::ENTRY,
-        }
+fn blocks_or_all() -> PossibleValuesParser {
+    PossibleValuesParser::new(std::iter::once("all").chain(BLOCKS.iter().map(|b| b.name)))
+}
+
+fn golden_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(BLOCKS.iter().map(|b| b.golden.name))
+}
+
+/// The block named on the command line (a registry name; clap has checked it).
+pub fn block(name: &str) -> CliResult<&'static BlockEntry> {
+    sim::registry::find(name).map_err(bad)
+}
+
+/// The blocks `--block` selects (`all`: every block).
+pub fn blocks(name: &str) -> CliResult<Vec<&'static BlockEntry>> {
+    if name == "all" {
+        Ok(BLOCKS.iter().collect())
+    } else {
+        Ok(vec![block(name)?])
     }
-}
-
-/// One generated block, or all of them.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlocksArg {
-    /// Every block
-    All,
-    /// Observation-table address predictor (seed 000)
-    Ot,
-    /// Warped-MC memory-controller tables (seed 004)
-    WarpedMc,
-    /// Locality-aware thread-block dispatcher, decision unit (seed 002)
-    Dispatch,
-}
-
-impl BlocksArg {
-    pub fn blocks(self) -> Vec<&'static BlockEntry> {
-        match self {
-            BlocksArg::All => sim::registry::BLOCKS.iter().collect(),
-            BlocksArg::Ot => vec![&sim::ot::ENTRY],
-            BlocksArg::WarpedMc => vec![&sim::wmc::ENTRY],
-            BlocksArg::Dispatch => vec![&sim::dispatch::ENTRY],
-        }
-    }
-}
-
-/// What the golden model simulates.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GoldenArg {
-    /// Observation-table address predictor (seed 000)
-    Ot,
-    /// The memory system: every channel's controller and DRAM, routed by the address map
-    Mc,
-    /// Thread-block dispatch (seed 002 locality-aware, seed 003 CTA mapping, RR, BCS)
-    Dispatch,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,15 +207,106 @@ pub enum CostFormat {
     Json,
 }
 
+/// Options only some block takes, for command `C` (0 golden, 1 cosim, 2 mutants, 3 bench):
+/// every block's options of that command are accepted by the parser, and the command then
+/// refuses those the chosen block does not take.
+#[derive(Clone, Debug, Default)]
+pub struct BlockArgs<const C: u8> {
+    given: Vec<(&'static str, String)>,
+}
+
+const fn cmd_of(c: u8) -> Cmd {
+    match c {
+        0 => Cmd::Golden,
+        1 => Cmd::Cosim,
+        2 => Cmd::Mutants,
+        _ => Cmd::Bench,
+    }
+}
+
+fn options_of(cmd: Cmd) -> Vec<&'static sim::registry::BlockOption> {
+    let mut v: Vec<&'static sim::registry::BlockOption> = Vec::new();
+    for b in BLOCKS {
+        for o in b.options {
+            if o.commands.contains(&cmd) && !v.iter().any(|x| x.name == o.name) {
+                v.push(o);
+            }
+        }
+    }
+    v
+}
+
+impl<const C: u8> clap::FromArgMatches for BlockArgs<C> {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut given = Vec::new();
+        for o in options_of(cmd_of(C)) {
+            match o.value {
+                None if m.get_flag(o.name) => given.push((o.name, "true".to_string())),
+                Some(_) => {
+                    if let Some(v) = m.get_one::<String>(o.name) {
+                        given.push((o.name, v.clone()));
+                    }
+                }
+                None => {}
+            }
+        }
+        Ok(BlockArgs { given })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl<const C: u8> clap::Args for BlockArgs<C> {
+    fn augment_args(mut cmd: clap::Command) -> clap::Command {
+        for o in options_of(cmd_of(C)) {
+            let arg = Arg::new(o.name).long(o.name).help(o.help);
+            cmd = cmd.arg(match o.value {
+                Some(v) => arg.value_name(v).action(ArgAction::Set),
+                None => arg.action(ArgAction::SetTrue),
+            });
+        }
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl<const C: u8> BlockArgs<C> {
+    /// The options given, checked to be ones `block` takes in this command.
+    pub fn for_block(&self, block: &BlockEntry) -> CliResult<BlockOpts> {
+        let mut opts = BlockOpts::default();
+        for (name, value) in &self.given {
+            if !block.takes(name, cmd_of(C)) {
+                let takers: Vec<&str> = BLOCKS
+                    .iter()
+                    .filter(|b| b.takes(name, cmd_of(C)))
+                    .map(|b| b.name)
+                    .collect();
+                return Err(bad(anyhow::anyhow!(
+                    "--{name} does not apply to --block {block}: it is an option of --block {}",
+                    takers.join(", ")
+                )));
+            }
+            opts.set(name, value);
+        }
+        Ok(opts)
+    }
+}
+
 #[derive(Args)]
 pub struct FlowArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// Output folder (RTL goes to DIR/<block>/)
+    /// Output folder (RTL goes to DIR/<block>/, reproducers of failures to DIR/repro/)
     #[arg(long, value_name = "DIR", default_value = "warpsmith-out")]
     pub out: PathBuf,
     /// Co-simulation cycles per block and stimulus
-    #[arg(long, value_name = "N", default_value_t = sim::ot::DEFAULT_CYCLES)]
+    #[arg(long, value_name = "N", default_value_t = sim::harness::DEFAULT_CYCLES)]
     pub cycles: u64,
     /// Random-stimulus seed
     #[arg(long, value_name = "S", default_value_t = 1)]
@@ -192,70 +317,59 @@ pub struct FlowArgs {
 pub struct DescribeArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Instead of the keys: what these GPGPU-Sim option files import (every key set, every
+    /// key kept from the preset, every option ignored), on top of --preset
+    #[arg(long = "gpgpusim-config", value_name = "FILE")]
+    pub gpgpusim: Vec<PathBuf>,
+    /// The preset the GPGPU-Sim files are layered on
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_PRESET)]
+    pub preset: String,
 }
 
 #[derive(Args)]
 pub struct GenerateArgs {
-    /// Block to generate
-    #[arg(long, value_enum, default_value = "all")]
-    pub block: BlocksArg,
+    /// Block to generate (`all`: every block, one subfolder each)
+    #[arg(long, default_value = "all", value_parser = blocks_or_all())]
+    pub block: String,
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// Output folder (with --block all, one subfolder per block)
+    /// Output folder (with --block all, one subfolder per block); replaced as a whole
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Prefix of module and package names, so two configurations of a block can be elaborated
+    /// together (`cfg_a_` gives `cfg_a_ws_ot_predictor`)
+    #[arg(long, value_name = "PREFIX", default_value = "")]
+    pub prefix: String,
 }
 
 #[derive(Args)]
 pub struct GoldenArgs {
-    #[arg(long, value_enum)]
-    pub block: GoldenArg,
+    /// The golden model to run
+    #[arg(long, value_parser = golden_names())]
+    pub block: String,
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// ot: a JSON-lines FILE, `kernel:NAME` or `random`; mc: a JSON-lines FILE, `loa`, `moa`,
-    /// `hoa` (generated warp loads; `hoa@2.5` offers 2.5x the random-row service rate, default
-    /// 1.3) or `random` (table stress). Required for ot and mc.
     #[arg(long, value_name = "SOURCE")]
     pub stimulus: Option<String>,
-    /// dispatch: the kernel (a built-in name, `rowmajor`, `colmajor`, `nolocality`, or a kernel
-    /// TOML FILE)
-    #[arg(long, value_name = "NAME|FILE")]
-    pub kernel: Option<String>,
-    /// dispatch: SMs (default: the preset's gpu.sms)
-    #[arg(long, value_name = "N")]
-    pub sms: Option<u32>,
-    /// dispatch: block slots per SM (default: the preset's gpu.ctas_per_sm)
-    #[arg(long, value_name = "N")]
-    pub slots: Option<u32>,
-    /// Cycles to run for the endless sources (random, kernel)
+    /// Cycles to run for the endless sources (random, kernel, generated loads)
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub cycles: u64,
     /// Seed for random stimulus and kernel scheduling
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
-    /// After the responses, print the final table as one JSON array of valid entries (ot)
-    #[arg(long)]
-    pub dump_state: bool,
-    /// mc: `text` prints each request's completion and a summary; `json` one summary object;
-    /// dispatch: `text` prints the dispatch order and per-SM shared lines, `json` the same
+    /// `text` or `json` (the OT predictor prints one JSON response per transaction either way)
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-    /// mc: write every issued DRAM command (cycle,channel,bank,CMD,row,col) to FILE
-    #[arg(long, value_name = "FILE")]
-    pub command_trace: Option<PathBuf>,
+    #[command(flatten)]
+    pub block_args: BlockArgs<0>,
 }
 
 #[derive(Args)]
 pub struct CosimArgs {
-    #[arg(long, value_enum)]
-    pub block: BlockArg,
+    #[arg(long, value_parser = block_names())]
+    pub block: String,
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// ot: `random`, `kernel:NAME` (built-in kernel, `all`, or a kernel TOML file) or a
-    /// JSON-lines FILE; warped-mc: `random` (table stress), `loa`, `moa`, `hoa` (`hoa@2.5`: offered
-    /// load 2.5x the random-row service rate) or a FILE; dispatch: `random`, `kernel:NAME` (a
-    /// built-in or dispatch kernel such as `colmajor`, or a kernel TOML file) or a JSON-lines FILE
-    /// of per-cycle inputs
     #[arg(long, value_name = "SOURCE", default_value = "random")]
     pub stimulus: String,
     /// Cycles to simulate (default 200000 for generated stimulus; a file runs to its end)
@@ -278,22 +392,21 @@ pub struct CosimArgs {
     /// On a mismatch, skip shrinking the stimulus to a minimal reproducer
     #[arg(long)]
     pub no_shrink: bool,
-    /// warped-mc: the warp-entry-table group whose block is co-simulated
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub group: usize,
+    #[command(flatten)]
+    pub block_args: BlockArgs<1>,
 }
 
 #[derive(Args)]
 pub struct MutantsArgs {
-    #[arg(long, value_enum)]
-    pub block: BlockArg,
+    #[arg(long, value_parser = block_names())]
+    pub block: String,
     #[command(flatten)]
     pub config: ConfigArgs,
     /// Stimulus for every mutant (as for `cosim`)
     #[arg(long, value_name = "SOURCE", default_value = "random")]
     pub stimulus: String,
     /// Cycle budget per mutant
-    #[arg(long, value_name = "N", default_value_t = sim::ot::DEFAULT_CYCLES)]
+    #[arg(long, value_name = "N", default_value_t = sim::harness::DEFAULT_CYCLES)]
     pub cycles: u64,
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
@@ -302,12 +415,14 @@ pub struct MutantsArgs {
     pub only: Option<String>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    #[command(flatten)]
+    pub block_args: BlockArgs<2>,
 }
 
 #[derive(Args)]
 pub struct CostArgs {
-    #[arg(long, value_enum, default_value = "all")]
-    pub block: BlocksArg,
+    #[arg(long, default_value = "all", value_parser = blocks_or_all())]
+    pub block: String,
     #[command(flatten)]
     pub config: ConfigArgs,
     #[arg(long, value_enum, default_value = "table")]
@@ -316,8 +431,8 @@ pub struct CostArgs {
 
 #[derive(Args)]
 pub struct CheckArgs {
-    #[arg(long, value_enum, default_value = "all")]
-    pub block: BlocksArg,
+    #[arg(long, default_value = "all", value_parser = blocks_or_all())]
+    pub block: String,
     #[command(flatten)]
     pub config: ConfigArgs,
     /// Also synthesize with Yosys (slang front-end) and compare flip-flops with the estimate
@@ -329,19 +444,19 @@ pub struct CheckArgs {
 
 #[derive(Args)]
 pub struct BenchArgs {
-    #[arg(long, value_enum)]
-    pub block: BlockArg,
+    #[arg(long, value_parser = block_names())]
+    pub block: String,
     #[command(flatten)]
     pub config: ConfigArgs,
     /// Cycles per measurement
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     pub cycles: u64,
-    /// ot: `random` or `kernel:NAME`; warped-mc: `random`, `loa`, `moa` or `hoa`; dispatch:
-    /// `random` or `kernel:NAME`
     #[arg(long, value_name = "SOURCE", default_value = "random")]
     pub stimulus: String,
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    #[command(flatten)]
+    pub block_args: BlockArgs<3>,
 }

@@ -1,13 +1,15 @@
 //! `warpsmith`: generate RTL for the GPU memory-system blocks, co-simulate it against the golden
 //! model under Verilator, and estimate its storage cost — from one command line.
 //!
-//! Exit codes: 0 success; 1 a check failed (mismatch, uncaught mutant, tool failure); 2 bad
-//! input (configuration, stimulus, kernel or command-line usage).
+//! Exit codes: 0 success; 1 a check failed (mismatch, uncaught mutant, tool failure, a target
+//! not met); 2 bad input (configuration, stimulus, kernel, command-line usage, an output path
+//! that cannot be written, a run that would check nothing).
 
 mod args;
 mod cmd;
+mod out;
 
-use clap::Parser;
+use clap::FromArgMatches;
 use std::process::ExitCode;
 
 /// An error with the exit code it maps to.
@@ -36,7 +38,10 @@ pub fn bad(e: impl Into<anyhow::Error>) -> CliError {
 pub type CliResult<T = ()> = Result<T, CliError>;
 
 fn main() -> ExitCode {
-    let cli = args::Cli::parse();
+    let cli = match args::Cli::from_arg_matches(&args::command().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     match cmd::run(cli) {
         Ok(code) => code,
         Err(e) => {

@@ -15,8 +15,14 @@ fn presets_and_describe_list_everything() {
     );
     let o = warpsmith(&["describe", "--format", "json"]);
     assert!(o.status.success());
-    let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let d: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = d["keys"].as_array().unwrap();
     assert_eq!(rows.len(), spec::UserConfig::keys().len());
+    let rules = d["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), spec::UserConfig::rules().count());
+    assert!(rules
+        .iter()
+        .any(|r| r.as_str().unwrap().contains("dram.t_refi")));
     let entries = rows.iter().find(|r| r["key"] == "ot.entries").unwrap();
     assert_eq!(entries["default"], "1024");
     assert_eq!(entries["type"], "integer");

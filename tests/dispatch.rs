@@ -11,10 +11,10 @@ fn run(kernel: &str, policy: &str) -> Value {
         "dispatch",
         "--kernel",
         kernel,
-        "--sms",
-        "2",
-        "--slots",
-        "2",
+        "--set",
+        "gpu.sms=2",
+        "--set",
+        "gpu.ctas_per_sm=2",
         "--set",
         &format!("dispatch.policy={policy}"),
         "--format",
@@ -63,10 +63,10 @@ fn text_output_lists_the_order_and_per_sm_sums() {
         "dispatch",
         "--kernel",
         "rowmajor",
-        "--sms",
-        "2",
-        "--slots",
-        "2",
+        "--set",
+        "gpu.sms=2",
+        "--set",
+        "gpu.ctas_per_sm=2",
         "--set",
         "dispatch.policy=bcs",
     ]);
@@ -102,10 +102,16 @@ fn bad_kernels_and_flags_exit_2_with_the_reason() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("grid[0]"), "{}", stderr(&o));
     let o = warpsmith(&[
-        "golden", "--block", "dispatch", "--kernel", "cp", "--sms", "0",
+        "golden",
+        "--block",
+        "dispatch",
+        "--kernel",
+        "cp",
+        "--set",
+        "gpu.sms=0",
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--sms = 0"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("`gpu.sms` = 0"), "{}", stderr(&o));
     let o = warpsmith(&["golden", "--block", "dispatch"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
@@ -126,12 +132,6 @@ fn bad_kernels_and_flags_exit_2_with_the_reason() {
     assert!(stderr(&o).contains("dispatch.policy"), "{}", stderr(&o));
 }
 
-fn json_ok(args: &[&str]) -> Value {
-    let o = warpsmith(args);
-    assert!(o.status.success(), "{args:?}: {}{}", stdout(&o), stderr(&o));
-    serde_json::from_slice(&o.stdout).unwrap()
-}
-
 #[test]
 fn the_decision_unit_cosimulates_on_every_preset() {
     for p in spec::PRESETS {
@@ -149,10 +149,10 @@ fn the_decision_unit_cosimulates_on_every_preset() {
                 "--format",
                 "json",
             ]);
-            assert_eq!(r["result"], "pass", "{} {stim}: {r:#}", p.name);
+            assert_eq!(r["verdict"], "pass", "{} {stim}: {r:#}", p.name);
             assert_eq!(r["cycles"], 20_000);
             assert!(
-                r["dispatched"].as_u64().unwrap() > 50,
+                r["stats"]["dispatched"].as_u64().unwrap() > 50,
                 "{} {stim}: {r:#}",
                 p.name
             );
@@ -182,20 +182,6 @@ fn every_dispatch_mutant_is_caught() {
 }
 
 #[test]
-fn the_decision_unit_is_lint_clean_on_every_preset() {
-    for p in spec::PRESETS {
-        let o = warpsmith(&["check", "--block", "dispatch", "--preset", p.name]);
-        assert!(
-            o.status.success(),
-            "{}: {}{}",
-            p.name,
-            stdout(&o),
-            stderr(&o)
-        );
-    }
-}
-
-#[test]
 fn cost_compares_with_table_5_2() {
     let o = warpsmith(&["cost", "--block", "dispatch", "--preset", "fermi-gtx480"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -206,75 +192,6 @@ fn cost_compares_with_table_5_2() {
         "{s}"
     );
     assert!(s.contains("(16 block-queue entries)"), "{s}");
-}
-
-/// Degenerate decision units (on top of `tiny`): where generated RTL breaks.
-const DISPATCH_EDGES: &[(&str, &[&str])] = &[
-    ("1-sm", &["gpu.sms=1"]),
-    ("1-slot", &["gpu.ctas_per_sm=1"]),
-    ("1-array", &["dispatch.arrays=1"]),
-    (
-        "1-entry",
-        &["dispatch.queue_entries=1", "dispatch.scored_per_cycle=1"],
-    ),
-    (
-        "5-entries-2-per-cycle",
-        &["dispatch.queue_entries=5", "dispatch.scored_per_cycle=2"],
-    ),
-    (
-        "3-sms-3-slots-7-entries-3-per-cycle",
-        &[
-            "gpu.sms=3",
-            "gpu.ctas_per_sm=3",
-            "dispatch.queue_entries=7",
-            "dispatch.scored_per_cycle=3",
-        ],
-    ),
-];
-
-#[test]
-fn edge_configurations_lint_synthesize_and_cosimulate() {
-    let y = sim::tools::Yosys::find().expect("Yosys with slang (run scripts/setup.sh)");
-    for (name, sets) in DISPATCH_EDGES {
-        let mut args = vec!["--preset", "tiny"];
-        for s in *sets {
-            args.extend(["--set", s]);
-        }
-        let lint = warpsmith(&[&["check", "--block", "dispatch"], &args[..]].concat());
-        assert!(lint.status.success(), "{name}: {}", stdout(&lint));
-        let r = json_ok(
-            &[
-                &[
-                    "cosim",
-                    "--block",
-                    "dispatch",
-                    "--stimulus",
-                    "random",
-                    "--cycles",
-                    "20000",
-                ],
-                &args[..],
-                &["--format", "json"],
-            ]
-            .concat(),
-        );
-        assert_eq!(r["result"], "pass", "{name}: {r:#}");
-        let s = spec("tiny", sets);
-        let g = sim::dispatch::ENTRY.generate(&s, "").unwrap();
-        let files: Vec<(String, String)> = g
-            .files
-            .iter()
-            .map(|f| (f.name.clone(), f.contents.clone()))
-            .collect();
-        let syn = sim::tools::synth(&y, &files, &g.top).unwrap();
-        let estimate = golden::cost::dispatch_cost(&s).flip_flop_bits;
-        assert_eq!(syn.flip_flops, estimate, "{name}: log {}", syn.log);
-        assert!(
-            syn.latches == 0 && syn.warnings.is_empty(),
-            "{name}: {:?}",
-            syn.warnings
-        );
-    }
 }
 
 #[test]
@@ -301,10 +218,10 @@ fn a_dispatch_mismatch_is_shrunk_to_a_reproducer_with_waves() {
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     let f = &r["failure"];
     assert_eq!(f["kind"], "mismatch", "{r:#}");
-    let repro = f["reproducer"].as_str().unwrap();
-    let n = f["reproducer_transactions"].as_u64().unwrap();
-    assert!(n <= f["cycle"].as_u64().unwrap() + 1, "{r:#}");
-    assert!(std::path::Path::new(f["vcd"].as_str().unwrap()).exists());
+    let repro = f["reproducer"]["path"].as_str().unwrap();
+    let n = f["reproducer"]["items"].as_u64().unwrap();
+    assert!(n <= f["cycle"].as_u64().unwrap(), "{r:#}");
+    assert!(std::path::Path::new(f["reproducer"]["vcd"].as_str().unwrap()).exists());
     // The reproducer fails with the mutant and passes without it.
     let with = warpsmith(&[
         "cosim",

@@ -1,10 +1,13 @@
-//! The contract every cycle-level block model meets.
+//! The contract every cycle-level block model meets, and the codec that puts its inputs and
+//! outputs on the RTL's ports.
 //!
 //! A block model has exactly its RTL's interface: one call to [`CycleModel::step`] is one
 //! rising clock edge with the given inputs; the returned outputs are the values the RTL's
-//! registered outputs hold after that edge. [`Frame`]s carry port values as 32-bit words in the
-//! layout of the generated C ABI shim, so the co-simulation compares golden and RTL word for word
-//! without knowing the block.
+//! outputs hold. The model knows nothing of port layouts: a [`Codec`] (one per block, built
+//! from the spec's port list) encodes its inputs and outputs into [`Frame`]s by port name, so
+//! a system can hold many model instances cheaply and reordering a port list cannot
+//! mis-encode. Frames carry port values as 32-bit words in the layout of the generated C ABI
+//! shim, so the co-simulation compares golden and RTL word for word without knowing the block.
 
 use spec::{Dir, PortSpec};
 use thiserror::Error;
@@ -22,21 +25,90 @@ pub trait CycleModel {
     /// Everything visible on the output ports after one edge.
     type Out;
 
-    /// Whether the outputs are combinational functions of this cycle's inputs and the state
-    /// before the edge (sampled before the rising edge), rather than registered (sampled after
-    /// it). `step` returns them either way.
-    const COMB_OUTPUTS: bool = false;
-
-    /// The port list (clock and reset excluded) this model drives and observes.
-    fn ports(&self) -> &[PortSpec];
     /// Return to the reset state.
     fn reset(&mut self);
     /// One clock edge. Illegal inputs leave the state untouched.
     fn step(&mut self, input: &Self::In) -> Result<&Self::Out, IllegalInput>;
+}
+
+/// Puts a block's inputs and outputs on its ports: built from the spec's port list, it
+/// resolves every port by name once ([`PortNames`]) and encodes frames by those indices.
+pub trait Codec {
+    /// The model's inputs.
+    type In;
+    /// The model's outputs.
+    type Out;
+
+    /// Whether the outputs are combinational functions of this cycle's inputs and the state
+    /// before the edge (sampled before the rising edge), rather than registered (sampled after
+    /// it).
+    const COMB_OUTPUTS: bool = false;
+
+    /// The port list (clock and reset excluded).
+    fn ports(&self) -> &[PortSpec];
     /// Write `input` into a frame of the input ports.
     fn encode_in(&self, input: &Self::In, frame: &mut Frame);
     /// Write `output` into a frame of the output ports.
     fn encode_out(&self, output: &Self::Out, frame: &mut Frame);
+}
+
+/// A codec and its port list disagree: a port it names is not there, or one is not encoded.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[error("the {block} codec and its port list disagree: {problem}")]
+pub struct CodecError {
+    pub block: &'static str,
+    pub problem: String,
+}
+
+/// Resolves port names to their index in their direction's frame, and checks at the end that
+/// every port was named exactly once: a codec cannot leave a port out or encode one twice.
+pub struct PortNames<'a> {
+    block: &'static str,
+    ports: &'a [PortSpec],
+    named: Vec<bool>,
+    problems: Vec<String>,
+}
+
+impl<'a> PortNames<'a> {
+    pub fn new(block: &'static str, ports: &'a [PortSpec]) -> PortNames<'a> {
+        PortNames {
+            block,
+            ports,
+            named: vec![false; ports.len()],
+            problems: Vec::new(),
+        }
+    }
+
+    /// The frame index of port `name` (0 when it is missing; `finish` reports it).
+    pub fn index(&mut self, name: &str) -> usize {
+        let Some(i) = self.ports.iter().position(|p| p.name == name) else {
+            self.problems.push(format!("no port {name}"));
+            return 0;
+        };
+        if std::mem::replace(&mut self.named[i], true) {
+            self.problems.push(format!("port {name} named twice"));
+        }
+        let dir = self.ports[i].dir;
+        self.ports[..i].iter().filter(|p| p.dir == dir).count()
+    }
+
+    /// Every port named once, or what is wrong.
+    pub fn finish(self) -> Result<(), CodecError> {
+        let mut problems = self.problems;
+        for (p, named) in self.ports.iter().zip(&self.named) {
+            if !named {
+                problems.push(format!("port {} is not encoded", p.name));
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(CodecError {
+                block: self.block,
+                problem: problems.join("; "),
+            })
+        }
+    }
 }
 
 /// Port values of one direction for one cycle, each port as little-endian 32-bit words.

@@ -15,4 +15,5 @@ pub mod dispatch;
 pub mod mc;
 pub mod ot;
 pub mod rng;
+pub mod run;
 pub mod workload;

@@ -3,6 +3,22 @@
 //! Stimulus seeds are part of every reproducer command, so the generator is defined here rather
 //! than borrowed from a crate whose stream could change between versions.
 
+/// SplitMix64's increment (the golden ratio in 64 bits).
+pub const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// SplitMix64's finalizer: a bijective mix of 64 bits.
+pub fn mix64(z: u64) -> u64 {
+    let z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// One step of SplitMix64: advance `state` and return its next output.
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(GOLDEN);
+    mix64(*state)
+}
+
 #[derive(Debug, Clone)]
 pub struct Rng {
     s: [u64; 4],
@@ -11,13 +27,7 @@ pub struct Rng {
 impl Rng {
     pub fn new(seed: u64) -> Rng {
         let mut x = seed;
-        let mut next = || {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
+        let mut next = || splitmix64(&mut x);
         Rng {
             s: [next(), next(), next(), next()],
         }

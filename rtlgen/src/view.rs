@@ -51,6 +51,8 @@ pub(crate) struct ParamView {
     pub pkg_name: SvIdent,
     pub value: String,
     pub meaning: &'static str,
+    /// `,` between list items, nothing after the last.
+    pub sep: &'static str,
 }
 
 /// One enum member.
@@ -87,7 +89,22 @@ fn param_view(p: &Param, naming: &Naming) -> Result<ParamView, GenError> {
         name: SvIdent::new(&name)?,
         value,
         meaning: p.meaning,
+        sep: ",",
     })
+}
+
+/// Views of some parameters, the last without a separator.
+fn param_list<'a>(
+    list: impl Iterator<Item = &'a Param>,
+    naming: &Naming,
+) -> Result<Vec<ParamView>, GenError> {
+    let mut v: Vec<ParamView> = list
+        .map(|p| param_view(p, naming))
+        .collect::<Result<_, _>>()?;
+    if let Some(last) = v.last_mut() {
+        last.sep = "";
+    }
+    Ok(v)
 }
 
 /// The parameters of one role, in declaration order.
@@ -96,11 +113,13 @@ pub(crate) fn params(
     role: Role,
     naming: &Naming,
 ) -> Result<Vec<ParamView>, GenError> {
-    i.params
-        .iter()
-        .filter(|p| p.role == role)
-        .map(|p| param_view(p, naming))
-        .collect()
+    param_list(i.params.iter().filter(|p| p.role == role), naming)
+}
+
+/// The parameters the package carries: the module's and every width derived from them
+/// (storage figures, [`Role::Info`], are in the manifest only).
+pub(crate) fn package_params(i: &Interface, naming: &Naming) -> Result<Vec<ParamView>, GenError> {
+    param_list(i.params.iter().filter(|p| p.role != Role::Info), naming)
 }
 
 fn enum_view(e: &EnumDecl, naming: &Naming) -> Result<EnumView, GenError> {

@@ -3,24 +3,32 @@
 //! Every measurement runs the same precomputed cycles: (1) a generated plain C++ loop driving
 //! the same compiled model (the ceiling), (2) the RTL driven from Rust through the C ABI shim,
 //! (3) full lockstep co-simulation (golden step, encode, RTL, compare every output port),
-//! (4) the golden model alone. Results are ratios to (1).
+//! (4) the golden model alone. Results are ratios to (1). A block may add the throughput of the
+//! system around it ([`crate::registry::BlockEntry::system_throughput`]).
 
 use crate::build::bench_executable;
+use crate::harness::{Driver, In, Out};
 use crate::lockstep::Lockstep;
 use crate::model::Model;
-use crate::ot::{Source, Stimulus};
+use crate::registry::BlockEntry;
 use crate::toolchain::Verilator;
-use crate::wmc::{self, McStimulus};
 use crate::{CosimError, SimError};
-use golden::block::{CycleModel, Frame};
-use golden::mc::stimulus::LoadClass;
-use golden::mc::system::MemSystem;
-use golden::mc::warped::{WarpedMc, WmcIn};
-use golden::ot::{OtIn, OtModel, Packer};
+use golden::block::{Codec, CycleModel, Frame};
+use golden::run::BlockOpts;
 use serde::Serialize;
-use spec::Scheduler;
 use spec::{Dir, Spec};
 use std::time::Instant;
+
+/// How to run a benchmark.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    pub stimulus: String,
+    /// Cycles per measurement.
+    pub cycles: u64,
+    pub seed: u64,
+    pub opts: BlockOpts,
+    pub progress: bool,
+}
 
 /// One measurement.
 #[derive(Debug, Clone, Serialize)]
@@ -44,15 +52,20 @@ pub struct BenchReport {
     pub cosim_ratio: f64,
     /// The target for `cosim_ratio`.
     pub target: f64,
-    /// Golden memory-system throughput (warped-mc only).
+    /// Whether every target was met (lockstep ratio and every throughput).
+    pub met: bool,
+    /// Throughput of the system around the block, per configuration (Warped-MC: the golden
+    /// memory system under every scheduler).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub memory_system: Vec<Throughput>,
+    pub system: Vec<Throughput>,
 }
 
-/// Golden memory-system throughput of one scheduler on HOA warp loads.
+/// Throughput of the system around a block in one configuration (Warped-MC: the golden memory
+/// system under one scheduler on HOA warp loads).
 #[derive(Debug, Clone, Serialize)]
 pub struct Throughput {
-    pub scheduler: &'static str,
+    /// The configuration measured (`frfcfs`).
+    pub what: &'static str,
     pub requests: u64,
     pub cycles: u64,
     /// The fastest of [`THROUGHPUT_RUNS`] runs (the one least disturbed by the machine).
@@ -122,26 +135,24 @@ fn cpp_loop(
 }
 
 /// The four rows every block reports, on the same precomputed `inputs`: the plain C++ loop
-/// (the ceiling), the RTL alone through the shim, full lockstep against `golden()`, and the
-/// golden model alone (`golden_row` names it).
-fn block_rows<M: CycleModel>(
+/// (the ceiling), the RTL alone through the shim, full lockstep against the golden model, and
+/// the golden model alone.
+fn block_rows<D: Driver>(
+    block: &BlockEntry,
     spec: &Spec,
-    block: &crate::registry::BlockEntry,
-    inputs: &[M::In],
-    golden: impl Fn() -> M,
-    golden_row: &'static str,
+    inputs: &[In<D>],
     seed: u64,
 ) -> Result<Vec<Measure>, CosimError>
 where
-    M::Out: Clone,
+    Out<D>: Clone,
 {
     let n = inputs.len() as u64;
-    let ports = (block.ports)(spec);
-    let enc = golden();
+    let codec = D::codec(spec)?;
+    let ports = codec.ports().to_vec();
     let mut frames: Vec<Frame> = Vec::with_capacity(inputs.len());
     let mut f = Frame::new(&ports, Dir::In);
     for i in inputs {
-        enc.encode_in(i, &mut f);
+        codec.encode_in(i, &mut f);
         frames.push(f.clone());
     }
     let v = Verilator::find()?;
@@ -170,7 +181,7 @@ where
         t.elapsed().as_secs_f64(),
     );
     drop(frames);
-    let mut ls = Lockstep::new(golden(), Model::load(&built, &ports)?)?;
+    let mut ls = Lockstep::new(D::model(spec), codec, Model::load(&built, &ports)?)?;
     let t = Instant::now();
     for i in inputs {
         if let Err(e) = ls.step(i) {
@@ -183,157 +194,50 @@ where
         "lockstep co-simulation, full compare",
         t.elapsed().as_secs_f64(),
     );
-    let mut g = golden();
+    let mut g = D::model(spec);
     let t = Instant::now();
     for i in inputs {
         g.step(i).map_err(|e| CosimError::BadInput(e.to_string()))?;
     }
-    push(golden_row, t.elapsed().as_secs_f64());
+    push("golden model alone", t.elapsed().as_secs_f64());
     Ok(measures)
 }
 
-pub fn bench_ot(
+/// A block's benchmark: the four rows on `o.cycles` cycles of its stimulus (the inputs its
+/// driver produces, recorded first), and the throughput of the system around it.
+pub fn bench<D: Driver>(
+    block: &'static BlockEntry,
     spec: &Spec,
-    stimulus: &Stimulus,
-    cycles: u64,
-    seed: u64,
-) -> Result<BenchReport, CosimError> {
-    let source = Source::new(spec, stimulus, seed)?;
-    let ws = spec.gpu.warp_size;
-    let inputs: Vec<OtIn> = Packer::new(source.iter())
-        .take(cycles as usize)
-        .map(|c| c.input(ws))
-        .collect::<Result<_, _>>()
-        .map_err(|e| CosimError::BadInput(e.to_string()))?;
-    let n = inputs.len() as u64;
-    let measures = block_rows(
-        spec,
-        &crate::ot::ENTRY,
-        &inputs,
-        || OtModel::new(&spec.ot),
-        "golden model alone",
-        seed,
-    )?;
-    let cosim_ratio = measures[2].ratio;
-    Ok(BenchReport {
-        block: "ot",
-        config: spec.name.clone(),
-        stimulus: stimulus.to_string(),
-        cycles: n,
-        measures,
-        cosim_ratio,
-        target: TARGET,
-        memory_system: Vec::new(),
-    })
-}
-
-/// Warped-MC tables: the same four rows as [`bench_ot`] on the inputs group 0's block sees in
-/// the golden memory system running `stimulus`, then golden memory-system throughput (every
-/// scheduler) on HOA warp loads of `cycles` cycles' worth.
-pub fn bench_wmc(
-    spec: &Spec,
-    stimulus: &McStimulus,
-    cycles: u64,
-    seed: u64,
-) -> Result<BenchReport, CosimError> {
-    let wspec = wmc::warped(spec)?;
-    let reqs = wmc::requests(&wspec, stimulus, cycles, seed)?;
-    let bad = |e: golden::mc::system::McError| CosimError::BadInput(e.to_string());
-    let mut sys = MemSystem::new(&wspec, reqs).map_err(bad)?;
-    let mut inputs: Vec<WmcIn> = Vec::with_capacity(cycles as usize);
-    let mut hook = |gc: golden::mc::system::GroupCycle| -> Result<(), String> {
-        inputs.push(gc.input.clone());
+    o: &BenchOptions,
+) -> Result<BenchReport, CosimError>
+where
+    In<D>: Clone,
+    Out<D>: Clone,
+{
+    let spec = D::prepare(spec)?;
+    let mut d = D::new(&spec, &o.stimulus, o.seed, &o.opts)?;
+    let mut inputs: Vec<In<D>> = Vec::with_capacity(o.cycles.min(1 << 24) as usize);
+    d.run(o.cycles, &mut |i, _| {
+        inputs.push(i.clone());
         Ok(())
-    };
-    sys.run(cycles, Some((0, &mut hook))).map_err(bad)?;
+    })?;
     let n = inputs.len() as u64;
-    let measures = block_rows(
-        &wspec,
-        &crate::wmc::ENTRY,
-        &inputs,
-        || WarpedMc::new(&spec.wmc),
-        "golden block alone",
-        seed,
-    )?;
+    let measures = block_rows::<D>(block, &spec, &inputs, o.seed)?;
     drop(inputs);
-
-    // Golden memory-system throughput on HOA warp loads.
-    let mut memory_system = Vec::new();
-    for sched in [
-        Scheduler::Fcfs,
-        Scheduler::Frfcfs,
-        Scheduler::Warped,
-        Scheduler::Divfirst,
-    ] {
-        let s = spec
-            .variant(&[&format!("mc.scheduler={}", sched.name())])
-            .map_err(|e| CosimError::BadInput(e.to_string()))?;
-        let reqs = wmc::requests(&s, &McStimulus::class(LoadClass::Hoa), cycles, seed)?;
-        let count = reqs.len() as u64;
-        let mut runs = Vec::with_capacity(THROUGHPUT_RUNS);
-        let mut sim_cycles = 0;
-        for _ in 0..THROUGHPUT_RUNS {
-            let reqs = reqs.clone();
-            let t = Instant::now();
-            let mut sys = MemSystem::new(&s, reqs).map_err(bad)?;
-            sys.run(u64::MAX, None).map_err(bad)?;
-            runs.push(t.elapsed().as_secs_f64());
-            sim_cycles = sys.now();
-        }
-        let seconds = runs.iter().copied().fold(f64::INFINITY, f64::min);
-        let rps = count as f64 / seconds;
-        memory_system.push(Throughput {
-            scheduler: sched.name(),
-            requests: count,
-            cycles: sim_cycles,
-            seconds,
-            runs,
-            requests_per_second: rps,
-            ratio: rps / THROUGHPUT_TARGET,
-        });
-    }
-
+    let system = match block.system_throughput {
+        Some(f) => f(&spec, o)?,
+        None => Vec::new(),
+    };
     let cosim_ratio = measures[2].ratio;
     Ok(BenchReport {
-        block: "warped-mc",
+        block: block.name,
         config: spec.name.clone(),
-        stimulus: stimulus.to_string(),
+        stimulus: d.stimulus(),
         cycles: n,
+        met: cosim_ratio >= TARGET && system.iter().all(|t| t.ratio >= 1.0),
         measures,
         cosim_ratio,
         target: TARGET,
-        memory_system,
-    })
-}
-
-/// The dispatcher's decision unit: the same four rows as [`bench_ot`] on `cycles` cycles of
-/// `stimulus` (inputs recorded closed-loop from the golden unit first).
-pub fn bench_dispatch(
-    spec: &Spec,
-    stimulus: &crate::dispatch::DispStimulus,
-    cycles: u64,
-    seed: u64,
-) -> Result<BenchReport, CosimError> {
-    use golden::dispatch::DispatchUnit;
-    let inputs = crate::dispatch::record_inputs(spec, stimulus, cycles, seed)?;
-    let n = inputs.len() as u64;
-    let measures = block_rows(
-        spec,
-        &crate::dispatch::ENTRY,
-        &inputs,
-        || DispatchUnit::new(&spec.dispatch),
-        "golden block alone",
-        seed,
-    )?;
-    let cosim_ratio = measures[2].ratio;
-    Ok(BenchReport {
-        block: "dispatch",
-        config: spec.name.clone(),
-        stimulus: stimulus.to_string(),
-        cycles: n,
-        measures,
-        cosim_ratio,
-        target: TARGET,
-        memory_system: Vec::new(),
+        system,
     })
 }

@@ -3,12 +3,12 @@
 //! `verilator --cc` turns the RTL into C++; we compile that, a small generated shim (one setter
 //! and getter per port, wide ports as 32-bit word arrays, clocking, VCD, assertion status) and
 //! the Verilator runtime into `libws_<key>.so`, which [`crate::model::Model`] loads with
-//! `libloading`. Builds are cached under `target/ws-verilator/` keyed by a SHA-256 of the RTL,
+//! `libloading`. Builds are cached under [`cache_root`] keyed by a SHA-256 of the RTL,
 //! the ports, the flags, the shim and the tool versions, and locked so that parallel tests
 //! neither collide nor build twice. The runtime objects (`verilated*.o`) are cached separately
 //! and shared by every model.
 
-use crate::toolchain::{cxx_version, project_root, Verilator};
+use crate::toolchain::{cxx_version, Verilator};
 use crate::SimError;
 use sha2::{Digest, Sha256};
 use spec::{Dir, PortSpec};
@@ -43,11 +43,19 @@ pub struct BuiltModel {
     pub seconds: f64,
 }
 
-/// Cache folder: `$WARPSMITH_CACHE_DIR`, else `<workspace>/target/ws-verilator`.
+/// Cache folder of built models, lint and synthesis results: `$WARPSMITH_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/warpsmith`, else `$HOME/.cache/warpsmith` (the per-user cache directory),
+/// else `warpsmith-cache` in the system's temporary folder. Never the source tree.
 pub fn cache_root() -> PathBuf {
-    std::env::var_os("WARPSMITH_CACHE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| project_root().join("target/ws-verilator"))
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    env("WARPSMITH_CACHE_DIR")
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("warpsmith")))
+        .or_else(|| env("HOME").map(|d| d.join(".cache/warpsmith")))
+        .unwrap_or_else(|| std::env::temp_dir().join("warpsmith-cache"))
 }
 
 fn cxx() -> String {

@@ -1,28 +1,30 @@
 //! warpsmith co-simulation.
 //!
-//! * [`toolchain`]: find Verilator (>= 5.006) and the C++ compiler.
-//! * [`build`]: `verilator --cc` + a generated C ABI shim into a cached shared library.
-//! * [`model`]: the loaded library, one function pointer per port.
-//! * [`lockstep`]: block-agnostic lockstep of a golden [`golden::block::CycleModel`] and its RTL,
-//!   comparing every output port every cycle.
-//! * [`ot`]: the OT co-simulation: stimulus sources, statistics, failure reports, shrinking.
-//! * [`mutants`]: deliberately wrong RTL variants that co-simulation must catch.
-//! * [`tools`]: lint and Yosys synthesis of generated RTL.
+//! * [`registry`]: one entry per block; every command looks blocks up there.
+//! * [`harness`]: the co-simulation written once: budget, progress, failure report, reproduce
+//!   command, shrinking, waves, mutant runs; [`blocks`] holds each block's driver.
+//! * [`lockstep`]: block-agnostic lockstep of a golden model and its RTL through the block's
+//!   codec, comparing every output port every cycle; [`report`]: what a run reports.
+//! * [`toolchain`], [`build`], [`model`]: find Verilator, build a Verilated model with a C ABI
+//!   shim into a cached shared library, load it.
+//! * [`rtl`]: a block's RTL for a spec, with a mutant applied ([`mutants`]).
+//! * [`tools`]: lint and Yosys synthesis of generated RTL; [`bench`]: speed against a plain
+//!   C++ Verilator loop.
 
 pub mod bench;
+pub mod blocks;
 pub mod build;
-pub mod dispatch;
+pub mod harness;
 pub mod lockstep;
 pub mod model;
 pub mod mutants;
-pub mod ot;
+pub mod progress;
 pub mod registry;
 pub mod report;
 pub mod rtl;
 pub mod shrink;
 pub mod toolchain;
 pub mod tools;
-pub mod wmc;
 
 use thiserror::Error;
 
@@ -45,11 +47,20 @@ pub enum SimError {
     Io(String),
 }
 
-/// A co-simulation that could not run: bad input (exit 2 at the CLI) or a tool failure.
+/// A co-simulation that could not run: bad input (exit 2 at the CLI), a golden model that
+/// stopped, or a tool failure.
 #[derive(Debug, Error)]
 pub enum CosimError {
     #[error("{0}")]
     BadInput(String),
+    #[error("the golden model stopped: {0}")]
+    Model(String),
     #[error(transparent)]
     Sim(#[from] SimError),
+}
+
+impl From<golden::run::BadInput> for CosimError {
+    fn from(e: golden::run::BadInput) -> CosimError {
+        CosimError::BadInput(e.0)
+    }
 }

@@ -1,14 +1,15 @@
-//! Block-agnostic lockstep: golden model and RTL take the same inputs every cycle and every
-//! output port is compared, word for word, after every edge.
+//! Block-agnostic lockstep: the RTL takes the inputs the golden model took, and every output
+//! port is compared, word for word, after every edge.
 
 use crate::model::Model;
 use crate::SimError;
-use golden::block::{CycleModel, Frame, IllegalInput};
-use spec::Dir;
+use golden::block::{Codec, CycleModel, Frame, IllegalInput};
+use spec::{Dir, PortSpec};
 
 /// The first cycle on which RTL and golden model disagreed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
+    /// 1-based: the cycle whose outputs differ.
     pub cycle: u64,
     /// The first differing port (in port-list order).
     pub port: &'static str,
@@ -26,8 +27,8 @@ pub enum StepFail {
     /// The input breaks the block's interface rules (the golden model refused it; the RTL was
     /// not driven).
     Illegal(IllegalInput),
-    /// The RTL raised an assertion or the simulator failed.
-    Rtl(SimError),
+    /// The RTL raised an assertion (on 1-based cycle `cycle`) or the simulator failed.
+    Rtl { cycle: u64, error: SimError },
 }
 
 /// The RTL half of a lockstep: an RTL model that follows a golden model owned elsewhere, checked
@@ -37,13 +38,13 @@ pub struct Mirror {
     inp: Frame,
     exp: Frame,
     act: Frame,
-    /// Cycles completed since reset.
+    /// Cycles driven since reset (the one being checked included).
     pub cycle: u64,
 }
 
 impl Mirror {
     /// An RTL model for a block with these ports; resets it.
-    pub fn new(rtl: Model, ports: &[spec::PortSpec]) -> Result<Mirror, SimError> {
+    pub fn new(rtl: Model, ports: &[PortSpec]) -> Result<Mirror, SimError> {
         let mut m = Mirror {
             rtl,
             inp: Frame::new(ports, Dir::In),
@@ -61,23 +62,26 @@ impl Mirror {
     }
 
     /// Drive the RTL with `input` for one cycle and compare its outputs with `output`, what the
-    /// golden model `enc` produced for the same input.
+    /// golden model produced for the same input.
     #[inline]
-    pub fn check<M: CycleModel>(
+    pub fn check<C: Codec>(
         &mut self,
-        enc: &M,
-        input: &M::In,
-        output: &M::Out,
+        codec: &C,
+        input: &C::In,
+        output: &C::Out,
     ) -> Result<(), StepFail> {
-        enc.encode_in(input, &mut self.inp);
-        enc.encode_out(output, &mut self.exp);
-        let stepped = if M::COMB_OUTPUTS {
+        codec.encode_in(input, &mut self.inp);
+        codec.encode_out(output, &mut self.exp);
+        self.cycle += 1;
+        let stepped = if C::COMB_OUTPUTS {
             self.rtl.step_comb(&self.inp, &mut self.act)
         } else {
             self.rtl.step(&self.inp, &mut self.act)
         };
-        stepped.map_err(StepFail::Rtl)?;
-        self.cycle += 1;
+        stepped.map_err(|error| StepFail::Rtl {
+            cycle: self.cycle,
+            error,
+        })?;
         if let Some(p) = self.exp.first_difference(&self.act) {
             return Err(StepFail::Mismatch(Mismatch {
                 cycle: self.cycle,
@@ -94,20 +98,21 @@ impl Mirror {
 }
 
 /// Golden model and RTL in lockstep.
-pub struct Lockstep<M: CycleModel> {
+pub struct Lockstep<M: CycleModel, C: Codec<In = M::In, Out = M::Out>> {
     pub golden: M,
+    pub codec: C,
     pub mirror: Mirror,
 }
 
-impl<M: CycleModel> Lockstep<M>
+impl<M: CycleModel, C: Codec<In = M::In, Out = M::Out>> Lockstep<M, C>
 where
     M::Out: Clone,
 {
     /// Pair a golden model with its RTL and reset both.
-    pub fn new(golden: M, rtl: Model) -> Result<Lockstep<M>, SimError> {
-        let ports = golden.ports().to_vec();
+    pub fn new(golden: M, codec: C, rtl: Model) -> Result<Lockstep<M, C>, SimError> {
         let mut l = Lockstep {
-            mirror: Mirror::new(rtl, &ports)?,
+            mirror: Mirror::new(rtl, codec.ports())?,
+            codec,
             golden,
         };
         l.reset()?;
@@ -129,7 +134,7 @@ where
     #[inline]
     pub fn step(&mut self, input: &M::In) -> Result<M::Out, StepFail> {
         let out = self.golden.step(input).map_err(StepFail::Illegal)?.clone();
-        self.mirror.check(&self.golden, input, &out)?;
+        self.mirror.check(&self.codec, input, &out)?;
         Ok(out)
     }
 }

@@ -3,7 +3,7 @@
 //! stale when the template changes. Co-simulation must catch every one within the default cycle
 //! budget.
 
-use crate::report::Failure;
+use crate::report::{CosimReport, FailureKind, Verdict};
 use crate::SimError;
 use serde::Serialize;
 use spec::Spec;
@@ -24,19 +24,6 @@ pub struct Mutant {
 /// Every configuration can expose the mutant.
 pub fn always_reachable(_: &Spec) -> Option<String> {
     None
-}
-
-/// A warp entry table counter can only saturate if its controllers can hold more pending
-/// requests than the counter's maximum.
-pub fn counter_never_saturates(s: &Spec) -> Option<String> {
-    let most = s.mc.queue_entries * s.wmc.wet_ctrls;
-    (most <= s.wmc.pending_max).then(|| {
-        format!(
-            "equivalent on this configuration: at most {most} requests are pending per warp entry table \
-             (mc.queue_entries {} x {} controllers in its scope), so a {}-bit counter never passes {}",
-            s.mc.queue_entries, s.wmc.wet_ctrls, s.wmc.pending_bits, s.wmc.pending_max
-        )
-    })
 }
 
 /// Apply a mutant to generated files (name, contents).
@@ -73,9 +60,12 @@ pub struct MutantResult {
     /// the mutant was not run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub equivalent: Option<String>,
+    /// Why the run checked nothing that matters (a run that cannot catch anything).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nothing_checked: Option<String>,
     pub cycle: Option<u64>,
     pub port: Option<&'static str>,
-    pub kind: Option<&'static str>,
+    pub kind: Option<FailureKind>,
 }
 
 impl MutantResult {
@@ -86,22 +76,25 @@ impl MutantResult {
             description: m.description,
             caught: false,
             equivalent: Some(why),
+            nothing_checked: None,
             cycle: None,
             port: None,
             kind: None,
         })
     }
 
-    /// The result of a run that ended with `failure` (caught) or without (missed).
-    pub fn of(m: &Mutant, failure: Option<&Failure>) -> MutantResult {
+    /// The result of a co-simulation of the mutant: caught if it failed.
+    pub fn of(m: &Mutant, r: &CosimReport) -> MutantResult {
+        let f = r.failure.as_ref();
         MutantResult {
             name: m.name,
             description: m.description,
-            caught: failure.is_some(),
+            caught: r.verdict == Verdict::Fail,
             equivalent: None,
-            cycle: failure.map(|f| f.cycle),
-            port: failure.and_then(|f| f.port),
-            kind: failure.map(|f| f.kind),
+            nothing_checked: r.nothing_checked.clone(),
+            cycle: f.map(|f| f.cycle),
+            port: f.and_then(|f| f.port),
+            kind: f.map(|f| f.kind),
         }
     }
 }

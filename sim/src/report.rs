@@ -1,8 +1,43 @@
-//! What a failed co-simulation reports: the failing cycle, the port, every output's values,
-//! the last stimulus, and how to reproduce it.
+//! What a co-simulation reports: its verdict, the block's statistics, and for a failure the
+//! failing cycle, the port, every output's values, the last stimulus, and how to reproduce it.
+//! Wall-clock figures live apart, in [`Timing`], so the rest is identical run to run.
 
 use crate::lockstep::StepFail;
+use crate::SimError;
 use serde::Serialize;
+
+/// What a co-simulation found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Every output port matched every cycle, and the run checked something that matters.
+    Pass,
+    /// An output differed, or the RTL raised an assertion.
+    Fail,
+    /// The run compared no cycle that exercises the block (no prediction compared, no request
+    /// completed, ...): it is not a pass.
+    NothingChecked,
+}
+
+impl Verdict {
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::NothingChecked => "NOTHING CHECKED",
+        }
+    }
+}
+
+/// How a failure showed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// An output port differed from the golden model's.
+    Mismatch,
+    /// The RTL raised an assertion (`$error`, `$fatal`, a failed `assert`).
+    Assertion,
+}
 
 /// One output port on the failing cycle.
 #[derive(Debug, Clone, Serialize)]
@@ -12,85 +47,118 @@ pub struct PortValue {
     pub actual: String,
 }
 
+/// A minimal stimulus that still fails, found by shrinking, and how to run it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reproducer {
+    pub path: String,
+    /// Stimulus items (lines) it holds.
+    pub items: usize,
+    /// Runs it (quoted for the shell).
+    pub command: String,
+    /// Waves of a run of it.
+    pub vcd: Option<String>,
+}
+
 /// Why and where a co-simulation failed, and how to reproduce it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Failure {
-    /// `mismatch` or `assertion`.
-    pub kind: &'static str,
+    pub kind: FailureKind,
+    /// 1-based: the cycle whose outputs (or assertion) failed.
     pub cycle: u64,
     pub port: Option<&'static str>,
     pub expected: Option<String>,
     pub actual: Option<String>,
+    /// Every output port on that cycle (mismatches).
     pub ports: Vec<PortValue>,
-    /// Assertion text for `assertion` failures.
+    /// The assertion's text (assertions).
     pub message: Option<String>,
-    /// The last transactions before and on the failing cycle (JSON lines).
-    pub last_transactions: Vec<String>,
+    /// The last stimulus items before and on the failing cycle, one JSON object each.
+    pub last_items: Vec<String>,
     pub seed: u64,
-    /// Re-runs the failing co-simulation exactly.
+    /// Re-runs the failing co-simulation exactly (quoted for the shell).
     pub reproduce: String,
-    /// Minimal stimulus found by shrinking, and the command that runs it.
-    pub reproducer: Option<String>,
-    pub reproducer_transactions: Option<usize>,
-    pub reproducer_command: Option<String>,
-    /// Waves of the reproducer run.
-    pub vcd: Option<String>,
+    pub reproducer: Option<Reproducer>,
+    /// Why no reproducer was written (the report stands without it).
+    pub reproducer_error: Option<String>,
 }
 
 impl Failure {
-    /// A failure on `cycle`, before its kind and port values are recorded.
-    pub fn new(
-        cycle: u64,
-        seed: u64,
-        last_transactions: Vec<String>,
-        reproduce: String,
-    ) -> Failure {
-        Failure {
-            kind: "mismatch",
-            cycle,
+    /// The failure a lockstep step ended with; `None` for a refused input (not an RTL failure)
+    /// or a simulator error.
+    pub fn of(fail: &StepFail, seed: u64) -> Option<Failure> {
+        let mut f = Failure {
+            kind: FailureKind::Mismatch,
+            cycle: 0,
             port: None,
             expected: None,
             actual: None,
             ports: Vec::new(),
             message: None,
-            last_transactions,
+            last_items: Vec::new(),
             seed,
-            reproduce,
+            reproduce: String::new(),
             reproducer: None,
-            reproducer_transactions: None,
-            reproducer_command: None,
-            vcd: None,
-        }
-    }
-
-    /// Record why a lockstep cycle failed: the differing port and every port's values, or the
-    /// assertion or refusal message. Returns the mismatch's cycle (cycles completed), if any.
-    pub fn record(&mut self, e: StepFail) -> Option<u64> {
-        match e {
+            reproducer_error: None,
+        };
+        match fail {
             StepFail::Mismatch(m) => {
-                self.port = Some(m.port);
-                self.expected = Some(m.expected);
-                self.actual = Some(m.actual);
-                self.ports = m
+                f.cycle = m.cycle;
+                f.port = Some(m.port);
+                f.expected = Some(m.expected.clone());
+                f.actual = Some(m.actual.clone());
+                f.ports = m
                     .ports
-                    .into_iter()
+                    .iter()
                     .map(|(name, expected, actual)| PortValue {
                         name,
-                        expected,
-                        actual,
+                        expected: expected.clone(),
+                        actual: actual.clone(),
                     })
                     .collect();
-                Some(m.cycle)
             }
-            StepFail::Rtl(e) => {
-                self.kind = "assertion";
-                self.message = Some(e.to_string());
-                None
+            StepFail::Rtl {
+                cycle,
+                error: SimError::Assertion(m),
+            } => {
+                f.kind = FailureKind::Assertion;
+                f.cycle = *cycle;
+                f.message = Some(m.clone());
             }
-            StepFail::Illegal(i) => {
-                self.message = Some(i.to_string());
-                None
-            }
+            StepFail::Rtl { .. } | StepFail::Illegal(_) => return None,
         }
+        Some(f)
     }
+}
+
+/// Wall-clock figures of a run (apart from the results, which repeat exactly).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Timing {
+    pub seconds: f64,
+    pub cycles_per_second: f64,
+    pub build_seconds: f64,
+    /// The Verilated model came from the cache (not built by this run).
+    pub model_cached: bool,
+}
+
+/// The result of a co-simulation, the same for every block.
+#[derive(Debug, Clone, Serialize)]
+pub struct CosimReport {
+    pub block: &'static str,
+    pub config: String,
+    pub config_hash: String,
+    pub stimulus: String,
+    pub seed: u64,
+    pub mutant: Option<&'static str>,
+    /// Cycles compared (the failing one included).
+    pub cycles: u64,
+    pub verdict: Verdict,
+    /// Why nothing that matters was checked, with [`Verdict::NothingChecked`].
+    pub nothing_checked: Option<String>,
+    /// The block's statistics.
+    pub stats: serde_json::Value,
+    /// The block's statistics as lines of the text report.
+    #[serde(skip)]
+    pub summary: Vec<String>,
+    pub failure: Option<Failure>,
+    pub timing: Timing,
 }

@@ -34,7 +34,7 @@ pub fn block_model(
 ) -> Result<(BuiltModel, Model), CosimError> {
     let v = Verilator::find()?;
     let (top, files) = block_rtl(spec, block, mutant)?;
-    let ports = (block.ports)(spec);
+    let ports = block.ports(spec);
     let built = build(
         &v,
         &BuildRequest {

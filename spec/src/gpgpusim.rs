@@ -435,15 +435,15 @@ pub enum ImportError {
         location: String,
         expected: &'static str,
     },
-    #[error("`-gpgpu_mem_addr_mapping` ({location}): {source}")]
+    #[error("`-gpgpu_mem_addr_mapping` ({location}): {error}")]
     Mapping {
         location: String,
-        source: MappingError,
+        error: MappingError,
     },
-    #[error("`-gpgpu_dram_timing_opt` ({location}): {source}")]
+    #[error("`-gpgpu_dram_timing_opt` ({location}): {error}")]
     Timing {
         location: String,
-        source: TimingError,
+        error: TimingError,
     },
     #[error("`-{option}` = {value} ({location}) is not supported: {reason}")]
     Unsupported {
@@ -599,9 +599,9 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
     let timing_text = opts
         .get(TIMING)
         .unwrap_or(GpgpusimDramTiming::DEFAULT_OPTION);
-    let timing_err = |source| ImportError::Timing {
+    let timing_err = |error| ImportError::Timing {
         location: location(opts, TIMING),
-        source,
+        error,
     };
     let timing = GpgpusimDramTiming::parse(timing_text).map_err(timing_err)?;
     let mut derived = timing
@@ -618,10 +618,10 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
             hint: " (the built-in mask sets of -gpgpu_mem_address_mask are not implemented)",
         });
     };
-    let address_map = AddressMap::parse_gpgpusim(mapping, channels, subs).map_err(|source| {
+    let address_map = AddressMap::parse_gpgpusim(mapping, channels, subs).map_err(|error| {
         ImportError::Mapping {
             location: location(opts, MAPPING),
-            source,
+            error,
         }
     })?;
     let bank_policy = uint(opts, "dram_bnk_indexing_policy", 0)?;

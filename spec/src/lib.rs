@@ -65,11 +65,11 @@ pub enum SpecError {
     Inconsistent { message: String },
     #[error("malformed override `{text}`: expected KEY=VALUE, e.g. `--set ot.entries=256`")]
     BadOverride { text: String },
-    #[error("cannot read {what} {path}: {source}")]
+    #[error("cannot read {what} {path}: {error}")]
     Io {
         what: &'static str,
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{path}:{line}:{column}: not valid TOML: {message}{hint}")]
     Toml {
@@ -79,15 +79,15 @@ pub enum SpecError {
         message: String,
         hint: &'static str,
     },
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     GpgpusimOptions {
         path: PathBuf,
-        source: gpgpusim::OptionsError,
+        error: gpgpusim::OptionsError,
     },
-    #[error("importing {path}: {source}")]
+    #[error("importing {path}: {error}")]
     GpgpusimImport {
         path: PathBuf,
-        source: gpgpusim::ImportError,
+        error: gpgpusim::ImportError,
     },
 }
 
@@ -215,16 +215,16 @@ impl ConfigRequest {
             for path in &self.gpgpusim {
                 let text = read(path, "GPGPU-Sim config")?;
                 let layer = gpgpusim::GpgpusimOptions::parse(&text, &path.display().to_string())
-                    .map_err(|source| SpecError::GpgpusimOptions {
+                    .map_err(|error| SpecError::GpgpusimOptions {
                         path: path.clone(),
-                        source,
+                        error,
                     })?;
                 opts.layer(layer);
             }
             let first = &self.gpgpusim[0];
-            let report = gpgpusim::layer(&opts).map_err(|source| SpecError::GpgpusimImport {
+            let report = gpgpusim::layer(&opts).map_err(|error| SpecError::GpgpusimImport {
                 path: first.clone(),
-                source,
+                error,
             })?;
             for k in &report.imported {
                 set_key(&mut table, k.key, k.value.clone())?;
@@ -251,10 +251,10 @@ impl ConfigRequest {
 }
 
 fn read(path: &Path, what: &'static str) -> Result<String, SpecError> {
-    std::fs::read_to_string(path).map_err(|source| SpecError::Io {
+    std::fs::read_to_string(path).map_err(|error| SpecError::Io {
         what,
         path: path.to_path_buf(),
-        source,
+        error,
     })
 }
 

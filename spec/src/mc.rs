@@ -43,8 +43,8 @@ section! {
             "width of the load PC hashed into the global warp id";
         pc_hash_bits: u32 = Legal::Range { min: 0, max: 32 },
             "PC bits XOR-folded into the low bits of the global warp id (0: id = SM, warp)";
-        pending_bits: u32 = Legal::Range { min: 1, max: 16 },
-            "width of a warp entry table counter of pending requests (seed 004: 6, up to 32 requests)";
+        pending_bits: u32 = Legal::Range { min: 2, max: 16 },
+            "width of a warp entry table counter of pending requests (seed 004: 6, up to 32 requests; at least 2: a 1-bit counter cannot tell a warp's last request from others)";
         rows_tracked: u32 = Legal::Pow2 { min: 1, max: 4096 },
             "row scores per bank in the row scoreboard (row id mod this; seed 004: 64)";
         score_bits: u32 = Legal::Range { min: 1, max: 16 },

@@ -13,13 +13,9 @@ pub fn run(a: &CheckArgs) -> CliResult<ExitCode> {
     let yosys = if a.synth { Some(Yosys::find()?) } else { None };
     let mut ok = true;
     let mut rows = Vec::new();
-    for block in a.block.blocks() {
+    for block in crate::args::blocks(&a.block)? {
         let g = block.generate(&spec, "")?;
-        let files: Vec<(String, String)> = g
-            .files
-            .iter()
-            .map(|f| (f.name.clone(), f.contents.clone()))
-            .collect();
+        let files = g.rtl();
         let l = lint(&v, &files, &g.top)?;
         ok &= l.clean;
         if a.format == Format::Text {
@@ -63,7 +59,17 @@ pub fn run(a: &CheckArgs) -> CliResult<ExitCode> {
                     r.flip_flops, estimate
                 );
             }
-            synth_row = json!({"report": r, "estimated_flip_flops": estimate, "difference": diff});
+            let mut report = serde_json::to_value(&r)?;
+            let seconds = report
+                .as_object_mut()
+                .and_then(|o| o.remove("seconds"))
+                .unwrap_or_default();
+            synth_row = json!({
+                "report": report,
+                "estimated_flip_flops": estimate,
+                "difference": diff,
+                "timing": {"seconds": seconds},
+            });
         }
         rows.push(json!({"block": block.name, "lint": l, "synth": synth_row}));
     }

@@ -1,256 +1,158 @@
-//! `cosim` and `mutants`.
+//! `cosim` and `mutants`: one path for every block (the registry's co-simulation), one report
+//! printer.
 
-use crate::args::{CosimArgs, Format, MutantsArgs};
+use crate::args::{block, ConfigArgs, CosimArgs, Format, MutantsArgs};
 use crate::cmd::thousands;
-use crate::{bad, CliResult};
-use sim::ot::{CosimOptions, CosimReport, Stimulus};
-use sim::report::Failure;
+use crate::{bad, CliError, CliResult};
+use sim::harness::CosimOptions;
+use sim::report::{CosimReport, Failure, FailureKind, Verdict};
 use sim::CosimError;
 use std::process::ExitCode;
 
-/// Bad stimulus or configuration exits 2; tool failures exit 1.
-pub fn cosim_err(e: CosimError) -> crate::CliError {
+/// Bad stimulus or configuration exits 2; a golden model or tool failure exits 1.
+pub fn cosim_err(e: CosimError) -> CliError {
     match e {
         CosimError::BadInput(_) => bad(e),
         other => other.into(),
     }
 }
 
-fn progress(done: u64, limit: u64, rate: f64) {
-    if limit == u64::MAX {
-        eprintln!("  ... {} cycles, {:.0} cycles/s", thousands(done), rate);
-    } else {
-        eprintln!(
-            "  ... {}/{} cycles ({:.0}%), {:.0} cycles/s",
-            thousands(done),
-            thousands(limit),
-            100.0 * done as f64 / limit as f64,
-            rate
-        );
+/// The exit code of a report: 0 pass, 1 fail, 2 a run that checked nothing.
+pub fn exit_of(r: &CosimReport) -> ExitCode {
+    match r.verdict {
+        Verdict::Pass => ExitCode::SUCCESS,
+        Verdict::Fail => ExitCode::from(1),
+        Verdict::NothingChecked => ExitCode::from(2),
+    }
+}
+
+/// The harness options of a command line.
+pub fn options(
+    config: &ConfigArgs,
+    stimulus: &str,
+    cycles: Option<u64>,
+    seed: u64,
+    opts: golden::run::BlockOpts,
+) -> CosimOptions {
+    CosimOptions {
+        stimulus: stimulus.to_string(),
+        cycles,
+        seed,
+        waves: None,
+        mutant: None,
+        out_dir: "warpsmith-out".into(),
+        shrink: true,
+        progress: super::show_progress(),
+        opts,
+        config_args: config.as_args(),
     }
 }
 
 pub fn run(a: &CosimArgs) -> CliResult<ExitCode> {
-    match a.block {
-        crate::args::BlockArg::WarpedMc => return run_wmc(a),
-        crate::args::BlockArg::Dispatch => return run_dispatch(a),
-        crate::args::BlockArg::Ot => {}
-    }
+    let block = block(&a.block)?;
+    let opts = a.block_args.for_block(block)?;
     let spec = a.config.resolve()?;
-    let block = a.block.block();
     let mutant = a
         .mutant
         .as_deref()
         .map(|m| block.mutant(m))
         .transpose()
         .map_err(bad)?;
-    let stimulus: Stimulus = a.stimulus.parse().map_err(bad)?;
-    let command = format!("warpsmith cosim --block {block} {}", a.config.as_args());
+    // Output paths are checked before anything is built.
+    if let Some(w) = &a.waves {
+        crate::out::writable_file(w, "--waves")?;
+    }
+    if !a.no_shrink {
+        crate::out::writable_dir(&a.out_dir, "--out-dir")?;
+    }
     let text = a.format == Format::Text;
-    if text {
-        println!(
-            "cosim {block}  config {} (hash {})  stimulus {}  seed {}{}",
-            spec.name,
-            spec.hash,
-            stimulus,
-            a.seed,
-            mutant
-                .map(|m| format!("  MUTANT {}", m.name))
-                .unwrap_or_default()
-        );
-    }
-    let report = sim::ot::cosim(
-        &spec,
-        &CosimOptions {
-            stimulus,
-            cycles: a.cycles,
-            seed: a.seed,
-            waves: a.waves.clone(),
-            mutant,
-            out_dir: a.out_dir.clone(),
-            command,
-            shrink: !a.no_shrink,
-            progress: if text { Some(&progress) } else { None },
-        },
-    )
-    .map_err(cosim_err)?;
-    match a.format {
-        Format::Json => super::print_json(&report)?,
-        Format::Text => print_report(&report, a.waves.as_deref()),
-    }
-    Ok(if report.failure.is_none() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
-}
-
-fn run_wmc(a: &CosimArgs) -> CliResult<ExitCode> {
-    let spec = a.config.resolve()?;
-    let block = &sim::wmc::ENTRY;
-    let mutant = a
-        .mutant
-        .as_deref()
-        .map(|m| block.mutant(m))
-        .transpose()
-        .map_err(bad)?;
-    let stimulus: sim::wmc::McStimulus = a.stimulus.parse().map_err(bad)?;
-    let text = a.format == Format::Text;
-    if text {
-        println!(
-            "cosim {block}  config {} (hash {})  stimulus {}  seed {}  group {} (scheduler: warped){}",
-            spec.name,
-            spec.hash,
-            stimulus,
-            a.seed,
-            a.group,
-            mutant.map(|m| format!("  MUTANT {}", m.name)).unwrap_or_default()
-        );
-    }
-    let report = sim::wmc::cosim(
-        &spec,
-        &sim::wmc::WmcOptions {
-            stimulus,
-            cycles: a.cycles,
-            seed: a.seed,
-            group: a.group,
-            waves: a.waves.clone(),
-            mutant,
-            out_dir: a.out_dir.clone(),
-            command: format!("warpsmith cosim --block {block} {}", a.config.as_args()),
-            shrink: !a.no_shrink,
-            progress: if text { Some(&progress) } else { None },
-        },
-    )
-    .map_err(cosim_err)?;
-    match a.format {
-        Format::Json => super::print_json(&report)?,
-        Format::Text => print_wmc_report(&report, a.waves.as_deref()),
-    }
-    Ok(if report.failure.is_none() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
-}
-
-fn run_dispatch(a: &CosimArgs) -> CliResult<ExitCode> {
-    let spec = a.config.resolve()?;
-    let block = &sim::dispatch::ENTRY;
-    let mutant = a
-        .mutant
-        .as_deref()
-        .map(|m| block.mutant(m))
-        .transpose()
-        .map_err(bad)?;
-    let stimulus: sim::dispatch::DispStimulus = a.stimulus.parse().map_err(cosim_err)?;
-    let text = a.format == Format::Text;
-    if text {
-        println!(
-            "cosim {block}  config {} (hash {})  stimulus {}  seed {}{}",
-            spec.name,
-            spec.hash,
-            stimulus,
-            a.seed,
-            mutant
-                .map(|m| format!("  MUTANT {}", m.name))
-                .unwrap_or_default()
-        );
-    }
-    let report = sim::dispatch::cosim(
-        &spec,
-        &sim::dispatch::DispOptions {
-            stimulus,
-            cycles: a.cycles,
-            seed: a.seed,
-            waves: a.waves.clone(),
-            mutant,
-            command: format!("warpsmith cosim --block {block} {}", a.config.as_args()),
-            shrink: !a.no_shrink,
-            out_dir: a.out_dir.clone(),
-            progress: if text { Some(&progress) } else { None },
-        },
-    )
-    .map_err(cosim_err)?;
+    let o = CosimOptions {
+        waves: a.waves.clone(),
+        mutant,
+        out_dir: a.out_dir.clone(),
+        shrink: !a.no_shrink,
+        progress: text && super::show_progress(),
+        ..options(&a.config, &a.stimulus, a.cycles, a.seed, opts)
+    };
+    let report = (block.cosim)(block, &spec, &o).map_err(cosim_err)?;
     match a.format {
         Format::Json => super::print_json(&report)?,
         Format::Text => {
-            print_dispatch_report(&report);
+            print_report(&report);
             if let Some(w) = &a.waves {
                 println!("  waves: {}", w.display());
             }
         }
     }
-    Ok(if report.failure.is_none() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    finish(&report)
 }
 
-pub fn print_dispatch_report(report: &sim::dispatch::DispReport) {
+/// After the report: an output that could not be written is an error (exit 1), a run that
+/// checked nothing exits 2.
+pub fn finish(r: &CosimReport) -> CliResult<ExitCode> {
+    if let Some(e) = r.failure.as_ref().and_then(|f| f.reproducer_error.as_ref()) {
+        return Err(anyhow::anyhow!("the failure above could not be saved: {e}").into());
+    }
+    if let Some(why) = &r.nothing_checked {
+        return Err(bad(anyhow::anyhow!(
+            "the run checked nothing: {why}; give more cycles or another stimulus"
+        )));
+    }
+    Ok(exit_of(r))
+}
+
+/// The text report of a co-simulation.
+pub fn print_report(r: &CosimReport) {
+    println!(
+        "cosim {}  config {} (hash {})  stimulus {}  seed {}{}",
+        r.block,
+        r.config,
+        r.config_hash,
+        r.stimulus,
+        r.seed,
+        r.mutant
+            .map(|m| format!("  MUTANT {m}"))
+            .unwrap_or_default()
+    );
     println!(
         "  model: {} in {:.1} s",
-        if report.model_cached {
+        if r.timing.model_cached {
             "cached"
         } else {
             "built"
         },
-        report.build_seconds
+        r.timing.build_seconds
     );
-    match &report.failure {
-        None => println!(
-            "  PASS  {} cycles ({} blocks enqueued, {} dispatched) in {:.1} s ({} cycles/s); every output port matched every cycle",
-            thousands(report.cycles),
-            thousands(report.enqueued),
-            thousands(report.dispatched),
-            report.seconds,
-            thousands(report.cycles_per_second as u64)
+    match (&r.failure, r.verdict) {
+        (Some(f), _) => print_failure(f),
+        (None, Verdict::NothingChecked) => println!(
+            "  NOTHING CHECKED  {} cycles in {:.1} s: {}",
+            thousands(r.cycles),
+            r.timing.seconds,
+            r.nothing_checked.as_deref().unwrap_or("")
         ),
-        Some(f) => print_failure(f),
-    }
-}
-
-pub fn print_wmc_report(report: &sim::wmc::WmcReport, waves: Option<&std::path::Path>) {
-    println!(
-        "  model: {} in {:.1} s",
-        if report.model_cached {
-            "cached"
-        } else {
-            "built"
-        },
-        report.build_seconds
-    );
-    match &report.failure {
-        None => println!(
-            "  PASS  {} cycles ({} requests completed) in {:.1} s ({} cycles/s); every output port matched every cycle",
-            thousands(report.cycles),
-            thousands(report.requests),
-            report.seconds,
-            thousands(report.cycles_per_second as u64)
+        (None, _) => println!(
+            "  PASS  {} cycles in {:.1} s ({} cycles/s); every output port matched every cycle",
+            thousands(r.cycles),
+            r.timing.seconds,
+            thousands(r.timing.cycles_per_second as u64)
         ),
-        Some(f) => print_failure(f),
     }
-    let m = &report.memory;
-    println!(
-        "  memory: bandwidth_util {:.3}  row_hit_rate {:.3}  latency mean {:.1}  divergence mean {:.1}  warp_time mean {:.1}",
-        m.bandwidth_util, m.row_hit_rate, m.latency.mean, m.divergence.mean, m.warp_time.mean
-    );
-    if let Some(w) = waves {
-        println!("  waves: {}", w.display());
+    for line in &r.summary {
+        println!("  {line}");
     }
 }
 
 fn print_failure(f: &Failure) {
     match f.kind {
-        "mismatch" => println!(
+        FailureKind::Mismatch => println!(
             "  FAIL  mismatch at cycle {} on port {}: expected {}, actual {}",
             f.cycle,
             f.port.unwrap_or("?"),
             f.expected.as_deref().unwrap_or("?"),
             f.actual.as_deref().unwrap_or("?")
         ),
-        _ => println!(
+        FailureKind::Assertion => println!(
             "  FAIL  RTL assertion at cycle {}: {}",
             f.cycle,
             f.message.as_deref().unwrap_or("?")
@@ -270,68 +172,28 @@ fn print_failure(f: &Failure) {
             );
         }
     }
-    println!("  last transactions (the failing cycle's last):");
-    for t in &f.last_transactions {
+    println!("  last stimulus (the failing cycle's last):");
+    for t in &f.last_items {
         println!("    {t}");
     }
     println!("  seed: {}", f.seed);
     println!("  reproduce: {}", f.reproduce);
-    if let (Some(path), Some(n)) = (&f.reproducer, f.reproducer_transactions) {
-        println!("  minimal reproducer ({n} transactions, found by shrinking): {path}");
-        if let Some(c) = &f.reproducer_command {
-            println!("    run it: {c}");
+    if let Some(r) = &f.reproducer {
+        println!(
+            "  minimal reproducer ({} lines, found by shrinking): {}",
+            r.items, r.path
+        );
+        println!("    run it: {}", r.command);
+        if let Some(v) = &r.vcd {
+            println!("  waves of the reproducer: {v}");
         }
-    }
-    if let Some(v) = &f.vcd {
-        println!("  waves of the reproducer: {v}");
-    }
-}
-
-pub fn print_report(r: &CosimReport, waves: Option<&std::path::Path>) {
-    println!(
-        "  model: {} in {:.1} s",
-        if r.model_cached { "cached" } else { "built" },
-        r.build_seconds
-    );
-    let s = &r.stats;
-    match &r.failure {
-        None => println!(
-            "  PASS  {} cycles, {} transactions in {:.1} s ({} cycles/s); every output port matched every cycle",
-            thousands(s.cycles),
-            thousands(s.transactions),
-            r.seconds,
-            thousands(r.cycles_per_second as u64)
-        ),
-        Some(f) => print_failure(f),
-    }
-    println!(
-        "  predictions {}  hits {}  PCOV {:.3}  PACC {:.3} ({} checked)",
-        thousands(s.predictions),
-        thousands(s.hits),
-        s.pcov,
-        s.pacc,
-        thousands(s.resolved)
-    );
-    let ev: Vec<String> = s
-        .events
-        .iter()
-        .map(|(k, v)| format!("{k} {}", thousands(*v)))
-        .collect();
-    println!(
-        "  observations {}: {}; evictions {}; launches {}",
-        thousands(s.observes),
-        ev.join(", "),
-        thousands(s.evictions),
-        thousands(s.launches)
-    );
-    if let Some(w) = waves {
-        println!("  waves: {}", w.display());
     }
 }
 
 pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
+    let block = block(&a.block)?;
+    let opts = a.block_args.for_block(block)?;
     let spec = a.config.resolve()?;
-    let block = a.block.block();
     let list: Vec<_> = match &a.only {
         Some(n) => vec![block.mutant(n).map_err(bad)?],
         None => block.mutants.iter().collect(),
@@ -347,33 +209,25 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
             thousands(a.cycles)
         );
     }
+    let o = CosimOptions {
+        shrink: false,
+        ..options(&a.config, &a.stimulus, Some(a.cycles), a.seed, opts)
+    };
     let mut results = Vec::new();
     for m in list {
-        let r = match a.block {
-            crate::args::BlockArg::WarpedMc => {
-                let stimulus: sim::wmc::McStimulus = a.stimulus.parse().map_err(bad)?;
-                sim::wmc::run_mutant(&spec, m, &stimulus, Some(a.cycles), a.seed)
-            }
-            crate::args::BlockArg::Dispatch => {
-                let stimulus: sim::dispatch::DispStimulus =
-                    a.stimulus.parse().map_err(cosim_err)?;
-                sim::dispatch::run_mutant(&spec, m, &stimulus, Some(a.cycles), a.seed)
-            }
-            _ => {
-                let stimulus: Stimulus = a.stimulus.parse().map_err(bad)?;
-                sim::ot::run_mutant(&spec, m, &stimulus, Some(a.cycles), a.seed)
-            }
-        }
-        .map_err(cosim_err)?;
+        let r = sim::harness::run_mutant(block, &spec, m, &o).map_err(cosim_err)?;
         if text {
-            let (status, at) = match (&r.equivalent, r.cycle, r.port, r.kind) {
+            let (status, at) = match (&r.equivalent, &r.nothing_checked, r.cycle, r.port, r.kind) {
                 (Some(_), ..) => ("equivalent", String::from("not run")),
-                (None, Some(c), Some(p), _) => ("caught", format!("cycle {c:>8}  {p}")),
-                (None, Some(c), None, Some(k)) => ("caught", format!("cycle {c:>8}  ({k})")),
+                (None, Some(_), ..) => ("NOT RUN", String::from("the run checked nothing")),
+                (None, None, Some(c), Some(p), _) => ("caught", format!("cycle {c:>8}  {p}")),
+                (None, None, Some(c), None, Some(_)) => {
+                    ("caught", format!("cycle {c:>8}  (assertion)"))
+                }
                 _ => ("MISSED", String::from("not caught")),
             };
             println!("  {status:10} {:34} {at:28} {}", r.name, r.description);
-            if let Some(why) = &r.equivalent {
+            if let Some(why) = r.equivalent.as_ref().or(r.nothing_checked.as_ref()) {
                 println!("  {:10} {why}", "");
             }
         }
@@ -399,6 +253,11 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
             "total": results.len(),
             "mutants": results,
         }))?,
+    }
+    if applicable == 0 {
+        return Err(bad(anyhow::anyhow!(
+            "no mutant could be run on this configuration: nothing was checked"
+        )));
     }
     Ok(if caught == applicable {
         ExitCode::SUCCESS

@@ -104,7 +104,10 @@ fn print_rest(c: &BlockCost) {
 
 pub fn run(a: &CostArgs) -> CliResult<ExitCode> {
     let spec = a.config.resolve()?;
-    let costs: Vec<BlockCost> = a.block.blocks().iter().map(|b| (b.cost)(&spec)).collect();
+    let costs: Vec<BlockCost> = crate::args::blocks(&a.block)?
+        .iter()
+        .map(|b| (b.cost)(&spec))
+        .collect();
     match a.format {
         CostFormat::Json => {
             if costs.len() == 1 {

@@ -1,7 +1,7 @@
 //! `presets` and `describe`.
 
 use crate::args::{DescribeArgs, Format};
-use crate::CliResult;
+use crate::{bad, CliResult};
 use serde_json::json;
 use spec::{ConfigRequest, UserConfig, DEFAULT_PRESET, PRESETS};
 use std::process::ExitCode;
@@ -39,10 +39,15 @@ fn lookup(t: &toml::Table, key: &str) -> String {
 }
 
 pub fn describe(a: &DescribeArgs) -> CliResult<ExitCode> {
+    if !a.gpgpusim.is_empty() {
+        return import(a);
+    }
     let d = defaults()?;
+    let keys = UserConfig::keys();
+    let rules: Vec<&str> = UserConfig::rules().map(|r| r.text).collect();
     match a.format {
         Format::Json => {
-            let rows: Vec<_> = UserConfig::keys()
+            let rows: Vec<_> = keys
                 .iter()
                 .map(|k| {
                     json!({
@@ -54,16 +59,12 @@ pub fn describe(a: &DescribeArgs) -> CliResult<ExitCode> {
                     })
                 })
                 .collect();
-            super::print_json(&rows)?;
+            super::print_json(&json!({"keys": rows, "rules": rules}))?;
         }
         Format::Text => {
             println!("Configuration keys (defaults are preset `{DEFAULT_PRESET}`). Set them in a TOML file (--config) or with --set KEY=VALUE.\n");
-            let kw = UserConfig::keys()
-                .iter()
-                .map(|k| k.key.len())
-                .max()
-                .unwrap_or(0);
-            let lw = UserConfig::keys()
+            let kw = keys.iter().map(|k| k.key.len()).max().unwrap_or(0);
+            let lw = keys
                 .iter()
                 .map(|k| k.legal.to_string().len())
                 .max()
@@ -72,7 +73,7 @@ pub fn describe(a: &DescribeArgs) -> CliResult<ExitCode> {
                 "{:kw$}  {:7}  {:>8}  {:lw$}  meaning",
                 "key", "type", "default", "legal"
             );
-            for k in UserConfig::keys() {
+            for k in &keys {
                 println!(
                     "{:kw$}  {:7}  {:>8}  {:lw$}  {}",
                     k.key,
@@ -81,6 +82,70 @@ pub fn describe(a: &DescribeArgs) -> CliResult<ExitCode> {
                     k.legal.to_string(),
                     k.meaning
                 );
+            }
+            println!("\nRules between keys (checked after every key is in its range):");
+            for r in rules {
+                println!("  {r}");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What GPGPU-Sim option files import on top of a preset.
+fn import(a: &DescribeArgs) -> CliResult<ExitCode> {
+    let spec = ConfigRequest {
+        preset: Some(a.preset.clone()),
+        gpgpusim: a.gpgpusim.clone(),
+        ..Default::default()
+    }
+    .resolve()
+    .map_err(bad)?;
+    let Some(r) = spec.import_report() else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    match a.format {
+        Format::Json => super::print_json(&json!({
+            "config": spec.name,
+            "config_hash": spec.hash.to_string(),
+            "imported": r.imported.iter().map(|k| json!({"key": k.key, "value": k.value.to_string(), "from": k.from})).collect::<Vec<_>>(),
+            "kept": r.kept,
+            "unmodelled": r.unmodelled,
+            "ignored": r.ignored.iter().map(|o| json!({"option": o.option, "value": o.value, "location": o.location})).collect::<Vec<_>>(),
+        }))?,
+        Format::Text => {
+            println!(
+                "{} on preset {}: configuration {} (hash {})",
+                a.gpgpusim
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" + "),
+                a.preset,
+                spec.name,
+                spec.hash
+            );
+            println!("\nimported ({} keys):", r.imported.len());
+            let w = r.imported.iter().map(|k| k.key.len()).max().unwrap_or(0);
+            for k in &r.imported {
+                println!(
+                    "  {:w$} = {:<28} from {}",
+                    k.key,
+                    k.value.to_string(),
+                    k.from
+                );
+            }
+            println!("\nkept from the preset ({}):", r.kept.len());
+            for k in &r.kept {
+                println!("  {k}");
+            }
+            println!("\nread but not modelled ({}):", r.unmodelled.len());
+            for u in &r.unmodelled {
+                println!("  {u}");
+            }
+            println!("\nignored: no key takes them ({}):", r.ignored.len());
+            for o in &r.ignored {
+                println!("  {} {}  ({})", o.option, o.value, o.location);
             }
         }
     }

@@ -46,3 +46,8 @@ pub fn thousands(n: u64) -> String {
     }
     out
 }
+
+/// Whether progress bars may be drawn (stderr is a terminal; indicatif checks it too).
+pub fn show_progress() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stderr())
+}

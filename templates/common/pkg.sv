@@ -1,4 +1,4 @@
-{{ header }}
+{% include "partials/header.sv" %}
 // {{ description }}
 
 package {{ pkg }};
@@ -12,7 +12,8 @@ package {{ pkg }};
   } {{ e.name }};
 {%- endfor %}
 
-  // Configuration this package was generated for (defaults of {{ top }}'s parameters).
+  // Configuration this package was generated for: the defaults of {{ top }}'s parameters
+  // and every width derived from them.
 {%- for p in params %}
   localparam {{ p.ty }} {{ p.pkg_name }} = {{ p.value }};  // {{ p.meaning }}
 {%- endfor %}

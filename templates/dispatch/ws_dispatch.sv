@@ -1,4 +1,4 @@
-{{ header }}
+{% include "partials/header.sv" %}
 // Locality-aware thread-block dispatcher, decision unit -- seed 002 (Chen, "Improving GPU
 // Memory Performance via Address Pre-computation"), section 3.3, Table 5.2.
 //
@@ -16,30 +16,52 @@
 // advances. A decision takes 2 + ceil(NumQueue / ScoredPerCycle) cycles. Semantics:
 // docs/decisions.md ("Thread-block dispatch").
 
-module {{ module }}
-  import {{ pkg }}::*;
-#(
-{%- for p in params %}
-  parameter {{ p.ty }} {{ p.name }} = {{ p.pkg_name }},
-{%- endfor %}
-  // Derived.
-  localparam int unsigned SmW       = (NumSms > 1) ? $clog2(NumSms) : 1,
-  localparam int unsigned SlotW     = (NumSlots > 1) ? $clog2(NumSlots) : 1,
-  localparam int unsigned QIdxW     = (NumQueue > 1) ? $clog2(NumQueue) : 1,
-  localparam int unsigned QCntW     = $clog2(NumQueue + 1),
-  localparam int unsigned NumChunks = (NumQueue + ScoredPerCycle - 1) / ScoredPerCycle,
-  localparam int unsigned ChunkW    = (NumChunks > 1) ? $clog2(NumChunks) : 1,
-  localparam int unsigned NumRun    = NumSms * NumSlots,
-  localparam int unsigned AreaW     = 2 * CoordW,
-  localparam int unsigned HereW     = AreaW + $clog2(NumSlots * NumArrays),
-  localparam int unsigned ElseW     = AreaW + $clog2(NumRun * NumArrays)
-) (
-  input  logic clk_i,
-  input  logic rst_ni,
-{%- for port in ports %}
-  {{ port.decl }}{{ port.sep }}  // {{ port.meaning }}
-{%- endfor %}
-);
+{% include "partials/module_head.sv" %}
+
+  // ---------------------------------------------------------------------------------------------
+  // Derived widths: the package's values must follow from this instance's parameters
+  // ---------------------------------------------------------------------------------------------
+
+  if (SmW != ((NumSms > 1) ? $clog2(NumSms) : 1)) begin : g_bad_sm_w
+    $error("{{ module }}: the package's SmW (%0d) does not follow from the parameters",
+           SmW);
+  end
+  if (SlotW != ((NumSlots > 1) ? $clog2(NumSlots) : 1)) begin : g_bad_slot_w
+    $error("{{ module }}: the package's SlotW (%0d) does not follow from the parameters",
+           SlotW);
+  end
+  if (QIdxW != ((NumQueue > 1) ? $clog2(NumQueue) : 1)) begin : g_bad_q_idx_w
+    $error("{{ module }}: the package's QIdxW (%0d) does not follow from the parameters",
+           QIdxW);
+  end
+  if (QCntW != $clog2(NumQueue + 1)) begin : g_bad_q_cnt_w
+    $error("{{ module }}: the package's QCntW (%0d) does not follow from the parameters",
+           QCntW);
+  end
+  if (NumChunks != (NumQueue + ScoredPerCycle - 1) / ScoredPerCycle) begin : g_bad_num_chunks
+    $error("{{ module }}: the package's NumChunks (%0d) does not follow from the parameters",
+           NumChunks);
+  end
+  if (ChunkW != ((NumChunks > 1) ? $clog2(NumChunks) : 1)) begin : g_bad_chunk_w
+    $error("{{ module }}: the package's ChunkW (%0d) does not follow from the parameters",
+           ChunkW);
+  end
+  if (NumRun != NumSms * NumSlots) begin : g_bad_num_run
+    $error("{{ module }}: the package's NumRun (%0d) does not follow from the parameters",
+           NumRun);
+  end
+  if (AreaW != 2 * CoordW) begin : g_bad_area_w
+    $error("{{ module }}: the package's AreaW (%0d) does not follow from the parameters",
+           AreaW);
+  end
+  if (HereW != AreaW + $clog2(NumSlots * NumArrays)) begin : g_bad_here_w
+    $error("{{ module }}: the package's HereW (%0d) does not follow from the parameters",
+           HereW);
+  end
+  if (ElseW != AreaW + $clog2(NumRun * NumArrays)) begin : g_bad_else_w
+    $error("{{ module }}: the package's ElseW (%0d) does not follow from the parameters",
+           ElseW);
+  end
 
   // Lines two rectangles share: the intersection of [x, x + w) x [y, y + h).
   function automatic logic [AreaW-1:0] overlap(
@@ -395,24 +417,16 @@ module {{ module }}
   // Assertions
   // ---------------------------------------------------------------------------------------------
 
+{% include "partials/asserts_begin.sv" %}
+
   initial begin : p_param_checks
     ParamScored_A: assert (ScoredPerCycle >= 1 && ScoredPerCycle <= NumQueue)
-      else $fatal(1, "ws_dispatch: ScoredPerCycle must be in 1..NumQueue");
-  end
-
-  // Enabled from the first edge after reset.
-  logic assert_active_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_assert_active
-    if (!rst_ni) begin
-      assert_active_q <= 1'b0;
-    end else begin
-      assert_active_q <= 1'b1;
-    end
+      else $fatal(1, "{{ module }}: ScoredPerCycle must be in 1..NumQueue");
   end
 
   EnqFull_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !(enq_valid_i && !enq_ready_o))
-    else $error("ws_dispatch: a block was enqueued while the block queue is full");
+    else $error("{{ module }}: a block was enqueued while the block queue is full");
 
   // Interface rule: a finished block was running in that slot.
   logic done_idle;
@@ -430,6 +444,8 @@ module {{ module }}
   end
 
   DoneIdle_A: assert property (@(posedge clk_i) disable iff (!assert_active_q) !done_idle)
-    else $error("ws_dispatch: a block finished in a slot that runs no block");
+    else $error("{{ module }}: a block finished in a slot that runs no block");
+
+{% include "partials/asserts_end.sv" %}
 
 endmodule : {{ module }}

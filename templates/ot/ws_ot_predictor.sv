@@ -1,4 +1,4 @@
-{{ header }}
+{% include "partials/header.sv" %}
 // Observation-table (OT) address predictor -- seed 000 section III (Tripathy, Sahoo, Satpathy,
 // "Multidimensional Grid Aware Address Prediction for GPGPU").
 //
@@ -12,31 +12,56 @@
 // (launch_valid_i) flushes the table, latches the grid shape and must have its cycle to itself.
 // Semantics, including every ambiguity the paper leaves open, are in docs/decisions.md ("OT").
 
-module {{ module }}
-  import {{ pkg }}::*;
-#(
-{%- for p in params %}
-  parameter {{ p.ty }} {{ p.name }} = {{ p.pkg_name }},
-{%- endfor %}
-  // Derived.
-  localparam int unsigned NumSets   = NumEntries / NumWays,
-  localparam int unsigned SetBits   = $clog2(NumSets),
-  localparam int unsigned SetW      = (SetBits > 0) ? SetBits : 1,
-  localparam int unsigned WayBits   = $clog2(NumWays),
-  localparam int unsigned WayW      = (WayBits > 0) ? WayBits : 1,
-  localparam int unsigned SlotW     = (NumEntries > 1) ? $clog2(NumEntries) : 1,
-  localparam int unsigned CountW    = $clog2(MaxAddrs + 1),
-  localparam int unsigned TbDiffW   = TbW + 1,
-  localparam int unsigned WarpDiffW = WarpW + 1,
-  localparam int unsigned ProdW     = ((TbDiffW > WarpDiffW) ? TbDiffW : WarpDiffW) + StrideW,
-  localparam int unsigned CalcW     = (((AddrW + 1) > ProdW) ? (AddrW + 1) : ProdW) + 3
-) (
-  input  logic clk_i,
-  input  logic rst_ni,
-{%- for port in ports %}
-  {{ port.decl }}{{ port.sep }}  // {{ port.meaning }}
-{%- endfor %}
-);
+{% include "partials/module_head.sv" %}
+
+  // ---------------------------------------------------------------------------------------------
+  // Derived widths: the package's values must follow from this instance's parameters
+  // ---------------------------------------------------------------------------------------------
+
+  if (NumSets != NumEntries / NumWays) begin : g_bad_num_sets
+    $error("{{ module }}: the package's NumSets (%0d) does not follow from the parameters",
+           NumSets);
+  end
+  if (SetBits != $clog2(NumSets)) begin : g_bad_set_bits
+    $error("{{ module }}: the package's SetBits (%0d) does not follow from the parameters",
+           SetBits);
+  end
+  if (SetW != ((SetBits > 0) ? SetBits : 1)) begin : g_bad_set_w
+    $error("{{ module }}: the package's SetW (%0d) does not follow from the parameters",
+           SetW);
+  end
+  if (WayBits != $clog2(NumWays)) begin : g_bad_way_bits
+    $error("{{ module }}: the package's WayBits (%0d) does not follow from the parameters",
+           WayBits);
+  end
+  if (WayW != ((WayBits > 0) ? WayBits : 1)) begin : g_bad_way_w
+    $error("{{ module }}: the package's WayW (%0d) does not follow from the parameters",
+           WayW);
+  end
+  if (SlotW != ((NumEntries > 1) ? $clog2(NumEntries) : 1)) begin : g_bad_slot_w
+    $error("{{ module }}: the package's SlotW (%0d) does not follow from the parameters",
+           SlotW);
+  end
+  if (CountW != $clog2(MaxAddrs + 1)) begin : g_bad_count_w
+    $error("{{ module }}: the package's CountW (%0d) does not follow from the parameters",
+           CountW);
+  end
+  if (TbDiffW != TbW + 1) begin : g_bad_tb_diff_w
+    $error("{{ module }}: the package's TbDiffW (%0d) does not follow from the parameters",
+           TbDiffW);
+  end
+  if (WarpDiffW != WarpW + 1) begin : g_bad_warp_diff_w
+    $error("{{ module }}: the package's WarpDiffW (%0d) does not follow from the parameters",
+           WarpDiffW);
+  end
+  if (ProdW != ((TbDiffW > WarpDiffW) ? TbDiffW : WarpDiffW) + StrideW) begin : g_bad_prod_w
+    $error("{{ module }}: the package's ProdW (%0d) does not follow from the parameters",
+           ProdW);
+  end
+  if (CalcW != (((AddrW + 1) > ProdW) ? (AddrW + 1) : ProdW) + 3) begin : g_bad_calc_w
+    $error("{{ module }}: the package's CalcW (%0d) does not follow from the parameters",
+           CalcW);
+  end
 
   // ---------------------------------------------------------------------------------------------
   // Types and helpers
@@ -394,24 +419,23 @@ module {{ module }}
     end
   end else begin : g_repl_plru
     // Tree pseudo-LRU: NumWays-1 node bits per set in heap order; 0 sends the victim left.
-    localparam int unsigned NodeW = $clog2(NumWays);
     logic [NumWays-2:0] plru_d [NumSets];
     logic [NumWays-2:0] plru_q [NumSets];
 
     always_comb begin : p_plru_victim
-      logic [NodeW-1:0] node;
+      logic [WayBits-1:0] node;
       logic             right;
       victim_way = '0;
       node       = '0;
       for (int unsigned l = 0; l < WayBits; l++) begin
         right      = plru_q[obs_set][node];
         victim_way = (victim_way << 1) | WayW'(right);
-        node       = NodeW'(2 * 32'(node) + 1 + 32'(right));
+        node       = WayBits'(2 * 32'(node) + 1 + 32'(right));
       end
     end
 
     always_comb begin : p_plru_update
-      logic [NodeW-1:0] node;
+      logic [WayBits-1:0] node;
       logic             right;
       plru_d = plru_q;
       node   = '0;
@@ -420,7 +444,7 @@ module {{ module }}
         for (int unsigned l = 0; l < WayBits; l++) begin
           right                   = touch_way[WayBits - 1 - l];
           plru_d[touch_set][node] = ~right;
-          node                    = NodeW'(2 * 32'(node) + 1 + 32'(right));
+          node                    = WayBits'(2 * 32'(node) + 1 + 32'(right));
         end
       end
     end
@@ -572,30 +596,20 @@ module {{ module }}
   // Assertions
   // ---------------------------------------------------------------------------------------------
 
+{% include "partials/asserts_begin.sv" %}
+
   // Parameter legality, checked at elaboration.
   initial begin : p_param_checks
     ParamWaysPow2_A: assert (NumWays > 0 && (NumWays & (NumWays - 1)) == 0)
-      else $fatal(1, "ws_ot_predictor: NumWays must be a power of two");
+      else $fatal(1, "{{ module }}: NumWays must be a power of two");
     ParamWaysDivide_A: assert (NumEntries % NumWays == 0)
-      else $fatal(1, "ws_ot_predictor: NumWays must divide NumEntries");
+      else $fatal(1, "{{ module }}: NumWays must divide NumEntries");
     ParamAddrs_A: assert (MaxAddrs >= 1 && MaxAddrs <= 4)
-      else $fatal(1, "ws_ot_predictor: MaxAddrs must be 1 to 4");
+      else $fatal(1, "{{ module }}: MaxAddrs must be 1 to 4");
     ParamDims_A: assert (NumDims >= 1 && NumDims <= 3)
-      else $fatal(1, "ws_ot_predictor: NumDims must be 1 to 3");
+      else $fatal(1, "{{ module }}: NumDims must be 1 to 3");
     ParamThreshold_A: assert (Threshold < (2 ** CntW) - 1)
-      else $fatal(1, "ws_ot_predictor: the mispredict counter cannot exceed Threshold");
-  end
-
-  // Assertions are enabled from the first clock edge after reset. A register (rather than
-  // `disable iff (!assert_active_q)`) keeps the asynchronous reset out of synchronous logic
-  // (Verilator SYNCASYNCNET); synthesis removes it with the assertions.
-  logic assert_active_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_assert_active
-    if (!rst_ni) begin
-      assert_active_q <= 1'b0;
-    end else begin
-      assert_active_q <= 1'b1;
-    end
+      else $fatal(1, "{{ module }}: the mispredict counter cannot exceed Threshold");
   end
 
   // Interface rules: a launch has its cycle to itself; requests and queries name a block and a
@@ -617,25 +631,27 @@ module {{ module }}
 
   LaunchAlone_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !launch_valid_i || !(obs_valid_i || pred_valid_i))
-    else $error("ws_ot_predictor: launch_valid_i must have its cycle to itself");
+    else $error("{{ module }}: launch_valid_i must have its cycle to itself");
   ObsTbInGrid_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !obs_valid_i || obs_tb_in_grid)
-    else $error("ws_ot_predictor: obs_tb_i lies outside the launched grid");
+    else $error("{{ module }}: obs_tb_i lies outside the launched grid");
   ObsWarpInBlock_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !obs_valid_i || obs_warp_i <= warp_last_q)
-    else $error("ws_ot_predictor: obs_warp_i lies outside the launched block");
+    else $error("{{ module }}: obs_warp_i lies outside the launched block");
   PredTbInGrid_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !pred_valid_i || pred_tb_in_grid)
-    else $error("ws_ot_predictor: pred_tb_i lies outside the launched grid");
+    else $error("{{ module }}: pred_tb_i lies outside the launched grid");
   PredWarpInBlock_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !pred_valid_i || pred_warp_i <= warp_last_q)
-    else $error("ws_ot_predictor: pred_warp_i lies outside the launched block");
+    else $error("{{ module }}: pred_warp_i lies outside the launched block");
   // Invariant: a (PC, LEC) pair is held by at most one entry.
   ObsOneMatch_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       $onehot0(obs_match))
-    else $error("ws_ot_predictor: two entries hold the same (PC, LEC)");
+    else $error("{{ module }}: two entries hold the same (PC, LEC)");
   PredOneMatch_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       $onehot0(pred_match))
-    else $error("ws_ot_predictor: two entries hold the same (PC, LEC)");
+    else $error("{{ module }}: two entries hold the same (PC, LEC)");
+
+{% include "partials/asserts_end.sv" %}
 
 endmodule : {{ module }}

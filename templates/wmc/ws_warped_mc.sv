@@ -1,4 +1,4 @@
-{{ header }}
+{% include "partials/header.sv" %}
 // Warped-MC tables and decision logic -- seed 004 (Jeong et al., "Warped-MC: An Efficient
 // Memory Controller Scheme for Massively Parallel Processors", ICPP 2023), section 4,
 // Algorithm 1, Fig. 8, Table 3.
@@ -27,31 +27,60 @@
 // on ties), and the command to issue (two-level round robin over the banks whose command can
 // issue: high-priority pool first). Semantics: docs/decisions.md ("Warped-MC").
 
-module {{ module }}
-  import {{ pkg }}::*;
-#(
-{%- for p in params %}
-  parameter {{ p.ty }} {{ p.name }} = {{ p.pkg_name }},
-{%- endfor %}
-  // Derived.
-  localparam int unsigned GwidW       = SmW + WarpW,
-  localparam int unsigned WetEntries  = 2 ** GwidW,
-  localparam int unsigned BankW       = (NumBanks > 1) ? $clog2(NumBanks) : 1,
-  localparam int unsigned CandW       = (NumCand > 1) ? $clog2(NumCand) : 1,
-  localparam int unsigned RowIdxW     = (RowsTracked > 1) ? $clog2(RowsTracked) : 1,
-  localparam int unsigned SlotW       = (PtSlots > 1) ? $clog2(PtSlots) : 1,
-  localparam int unsigned HashW       = (PcHashW > 0) ? PcHashW : 1,
-  localparam int unsigned CtrlW       = (NumCtrl > 1) ? $clog2(NumCtrl) : 1,
-  localparam int unsigned NumCtrlCand = NumCtrl * NumCand,
-  localparam int unsigned NumCtrlBank = NumCtrl * NumBanks,
-  localparam int unsigned NumPorts    = 2 * NumWetCtrl
-) (
-  input  logic clk_i,
-  input  logic rst_ni,
-{%- for port in ports %}
-  {{ port.decl }}{{ port.sep }}  // {{ port.meaning }}
-{%- endfor %}
-);
+{% include "partials/module_head.sv" %}
+
+  // ---------------------------------------------------------------------------------------------
+  // Derived widths: the package's values must follow from this instance's parameters
+  // ---------------------------------------------------------------------------------------------
+
+  if (GwidW != SmW + WarpW) begin : g_bad_gwid_w
+    $error("{{ module }}: the package's GwidW (%0d) does not follow from the parameters",
+           GwidW);
+  end
+  if (WetEntries != 2 ** GwidW) begin : g_bad_wet_entries
+    $error("{{ module }}: the package's WetEntries (%0d) does not follow from the parameters",
+           WetEntries);
+  end
+  if (BankW != ((NumBanks > 1) ? $clog2(NumBanks) : 1)) begin : g_bad_bank_w
+    $error("{{ module }}: the package's BankW (%0d) does not follow from the parameters",
+           BankW);
+  end
+  if (CandW != ((NumCand > 1) ? $clog2(NumCand) : 1)) begin : g_bad_cand_w
+    $error("{{ module }}: the package's CandW (%0d) does not follow from the parameters",
+           CandW);
+  end
+  if (RowIdxW != ((RowsTracked > 1) ? $clog2(RowsTracked) : 1)) begin : g_bad_row_idx_w
+    $error("{{ module }}: the package's RowIdxW (%0d) does not follow from the parameters",
+           RowIdxW);
+  end
+  if (SlotW != ((PtSlots > 1) ? $clog2(PtSlots) : 1)) begin : g_bad_slot_w
+    $error("{{ module }}: the package's SlotW (%0d) does not follow from the parameters",
+           SlotW);
+  end
+  if (HashW != ((PcHashW > 0) ? PcHashW : 1)) begin : g_bad_hash_w
+    $error("{{ module }}: the package's HashW (%0d) does not follow from the parameters",
+           HashW);
+  end
+  if (CtrlW != ((NumCtrl > 1) ? $clog2(NumCtrl) : 1)) begin : g_bad_ctrl_w
+    $error("{{ module }}: the package's CtrlW (%0d) does not follow from the parameters",
+           CtrlW);
+  end
+  if (NumCtrlCand != NumCtrl * NumCand) begin : g_bad_num_ctrl_cand
+    $error("{{ module }}: the package's NumCtrlCand (%0d) does not follow from the parameters",
+           NumCtrlCand);
+  end
+  if (NumCtrlBank != NumCtrl * NumBanks) begin : g_bad_num_ctrl_bank
+    $error("{{ module }}: the package's NumCtrlBank (%0d) does not follow from the parameters",
+           NumCtrlBank);
+  end
+  if (NumPorts != 2 * NumWetCtrl) begin : g_bad_num_ports
+    $error("{{ module }}: the package's NumPorts (%0d) does not follow from the parameters",
+           NumPorts);
+  end
+  if (NumScores != NumCtrl * NumBanks * RowsTracked) begin : g_bad_num_scores
+    $error("{{ module }}: the package's NumScores (%0d) does not follow from the parameters",
+           NumScores);
+  end
 
   localparam logic [PendW-1:0]  PendMax  = '1;
   localparam logic [ScoreW-1:0] ScoreMax = '1;
@@ -70,11 +99,11 @@ module {{ module }}
   endfunction
 
   // Flat table indices: row scores by (controller, bank, tracked row), PT by (controller, bank).
-  localparam int unsigned NumScores = NumCtrl * NumBanks * RowsTracked;
-
+  // The tracked row is the row mod RowsTracked (with one tracked row, RowIdxW is 1 bit wide but
+  // every row is row 0).
   function automatic int unsigned rs_idx(int unsigned c, logic [BankW-1:0] b,
                                          logic [RowIdxW-1:0] r);
-    return (c * NumBanks + 32'(b)) * RowsTracked + 32'(r);
+    return (c * NumBanks + 32'(b)) * RowsTracked + 32'(r) % RowsTracked;
   endfunction
 
   function automatic logic [ScoreW-1:0] sat_inc(logic [ScoreW-1:0] s);
@@ -318,8 +347,9 @@ module {{ module }}
 
   always_comb begin : p_pt
     logic [PtSlots-1:0] onehot [NumCtrlCand];
+    // The column slot mod PtSlots (with one slot, SlotW is 1 bit wide but every slot is 0).
     for (int unsigned e = 0; e < NumCtrlCand; e++) begin
-      onehot[e] = PtSlots'(1) << cand_slot_i[e];
+      onehot[e] = PtSlots'(1) << (32'(cand_slot_i[e]) % PtSlots);
     end
     for (int unsigned c = 0; c < NumCtrl; c++) begin
       for (int unsigned b = 0; b < NumBanks; b++) begin
@@ -364,28 +394,19 @@ module {{ module }}
   // Assertions
   // ---------------------------------------------------------------------------------------------
 
+{% include "partials/asserts_begin.sv" %}
+
   initial begin : p_param_checks
     ParamBanksPow2_A: assert (NumBanks > 0 && (NumBanks & (NumBanks - 1)) == 0)
-      else $fatal(1, "ws_warped_mc: NumBanks must be a power of two");
+      else $fatal(1, "{{ module }}: NumBanks must be a power of two");
     ParamRowsPow2_A: assert (RowsTracked > 0 && (RowsTracked & (RowsTracked - 1)) == 0)
-      else $fatal(1, "ws_warped_mc: RowsTracked must be a power of two");
+      else $fatal(1, "{{ module }}: RowsTracked must be a power of two");
     ParamSlotsPow2_A: assert (PtSlots > 0 && (PtSlots & (PtSlots - 1)) == 0)
-      else $fatal(1, "ws_warped_mc: PtSlots must be a power of two");
+      else $fatal(1, "{{ module }}: PtSlots must be a power of two");
     ParamHash_A: assert (PcHashW <= GwidW)
-      else $fatal(1, "ws_warped_mc: PcHashW must not exceed the global warp id width");
+      else $fatal(1, "{{ module }}: PcHashW must not exceed the global warp id width");
     ParamScope_A: assert (NumWetCtrl >= NumCtrl && NumWetCtrl % NumCtrl == 0)
-      else $fatal(1, "ws_warped_mc: NumWetCtrl must be a multiple of NumCtrl");
-  end
-
-  // Enabled from the first edge after reset (a register keeps the asynchronous reset out of
-  // synchronous logic; synthesis removes it with the assertions).
-  logic assert_active_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_assert_active
-    if (!rst_ni) begin
-      assert_active_q <= 1'b0;
-    end else begin
-      assert_active_q <= 1'b1;
-    end
+      else $fatal(1, "{{ module }}: NumWetCtrl must be a multiple of NumCtrl");
   end
 
   // Interface rule: a candidate can only hit the open row of an open bank.
@@ -404,6 +425,8 @@ module {{ module }}
 
   CandHitOpen_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !hit_on_closed)
-    else $error("ws_warped_mc: a candidate hits a bank that has no open row");
+    else $error("{{ module }}: a candidate hits a bank that has no open row");
+
+{% include "partials/asserts_end.sv" %}
 
 endmodule : {{ module }}

@@ -46,8 +46,12 @@ pub fn spec(preset: &str, sets: &[&str]) -> Spec {
     r.resolve().expect("valid test configuration")
 }
 
-/// Degenerate and extreme parameter sets (on top of `tiny`): where generated RTL breaks.
+/// Degenerate and extreme parameter sets (on top of `tiny`), for every block: where generated
+/// RTL breaks. Each configuration is generated, linted, co-simulated and synthesized for every
+/// block of the registry (a block whose parameters an edge does not touch is the same RTL as
+/// tiny's, and its builds come from the cache).
 pub const EDGE_MATRIX: &[(&str, &[&str])] = &[
+    // The OT predictor.
     ("direct-mapped", &["ot.ways=1"]),
     ("2-way-lru", &["ot.ways=2", "ot.replacement=lru"]),
     (
@@ -99,6 +103,62 @@ pub const EDGE_MATRIX: &[(&str, &[&str])] = &[
         "largest-table",
         &["ot.entries=4096", "ot.ways=8", "ot.replacement=plru"],
     ),
+    // The Warped-MC tables.
+    (
+        "wmc-block-per-controller",
+        &["warped_mc.controllers_per_wet=1"],
+    ),
+    (
+        "wmc-no-pc-hash-1-row-1-slot",
+        &[
+            "warped_mc.pc_hash_bits=0",
+            "warped_mc.rows_tracked=1",
+            "warped_mc.pt_slots=1",
+        ],
+    ),
+    (
+        "wmc-1-bit-counters-1-entry-queue",
+        &[
+            "warped_mc.pending_bits=2",
+            "warped_mc.score_bits=1",
+            "mc.queue_entries=1",
+            "mc.write_high=1",
+            "mc.write_low=0",
+        ],
+    ),
+    (
+        "wmc-8-banks-wide-fields",
+        &[
+            "dram.address_map=dramid@7;00000000.00000000.00000000.00000000.00000000.000RRRRR.RRRBBBCC.CCCSSSSS",
+            "dram.banks=8",
+            "warped_mc.pc_bits=64",
+            "warped_mc.pending_bits=16",
+            "warped_mc.score_bits=16",
+            "warped_mc.rows_tracked=64",
+            "warped_mc.pt_slots=1024",
+        ],
+    ),
+    // The dispatcher's decision unit.
+    ("1-sm", &["gpu.sms=1"]),
+    ("1-slot", &["gpu.ctas_per_sm=1"]),
+    ("1-array", &["dispatch.arrays=1"]),
+    (
+        "1-entry",
+        &["dispatch.queue_entries=1", "dispatch.scored_per_cycle=1"],
+    ),
+    (
+        "5-entries-2-per-cycle",
+        &["dispatch.queue_entries=5", "dispatch.scored_per_cycle=2"],
+    ),
+    (
+        "3-sms-3-slots-7-entries-3-per-cycle",
+        &[
+            "gpu.sms=3",
+            "gpu.ctas_per_sm=3",
+            "dispatch.queue_entries=7",
+            "dispatch.scored_per_cycle=3",
+        ],
+    ),
 ];
 
 /// Every preset and every edge configuration, named.
@@ -113,7 +173,18 @@ pub fn all_configs() -> Vec<(String, Spec)> {
     v
 }
 
-/// Whether long regressions were asked for (`WARPSMITH_LONG=1`).
-pub fn long() -> bool {
-    std::env::var("WARPSMITH_LONG").is_ok_and(|v| v == "1")
+/// The configuration arguments of an edge configuration (`--preset tiny --set ...`).
+pub fn edge_args(sets: &[&'static str]) -> Vec<&'static str> {
+    let mut args = vec!["--preset", "tiny"];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    args
+}
+
+/// Run warpsmith, expect success, parse its JSON output.
+pub fn json_ok(args: &[&str]) -> serde_json::Value {
+    let o = warpsmith(args);
+    assert!(o.status.success(), "{args:?}: {}{}", stdout(&o), stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&o)))
 }

@@ -14,7 +14,7 @@ mod warps;
 pub use mapping::{balanced_sm, direction, reuse_distances, Direction, MappingOrder};
 pub use ranges::{access_ranges, block_coords, block_count, overlap, Rect, MAX_EVALUATIONS};
 pub use run::{dispatch, BlockTimes, Dispatch, DispatchReport};
-pub use unit::{unit_rects, DispatchUnit, Entry, UnitIn, UnitOut};
+pub use unit::{unit_rects, DispatchUnit, Entry, UnitCodec, UnitIn, UnitOut};
 pub use warps::{degree_table, locality_degree, warp_ranges, WarpRange};
 
 use crate::workload::{builtin, load_kernel_file, validate, KernelDesc, BUILTIN};
@@ -81,3 +81,95 @@ pub enum DispatchError {
 
 #[cfg(test)]
 mod tests;
+
+/// `warpsmith golden --block dispatch`: a kernel's blocks dispatched by `dispatch.policy`
+/// (`--kernel NAME|FILE`, or `--stimulus kernel:NAME`), in order, with the lines co-resident
+/// blocks share (text), or the same as one JSON object.
+pub fn run_golden(
+    spec: &spec::Spec,
+    r: &crate::run::GoldenRun,
+    out: &mut dyn std::io::Write,
+) -> Result<(), crate::run::GoldenError> {
+    use crate::run::BadInput;
+    let from_stimulus = r.stimulus.map(|s| {
+        s.strip_prefix("kernel:").ok_or_else(|| {
+            BadInput(format!(
+                "stimulus `{s}` is not one golden --block dispatch takes: give --kernel NAME (or --stimulus kernel:NAME)"
+            ))
+        })
+    });
+    let name = match (r.opts.get("kernel"), from_stimulus) {
+        (Some(_), Some(_)) => {
+            return Err(BadInput(
+                "give the kernel once: --kernel NAME or --stimulus kernel:NAME".into(),
+            )
+            .into())
+        }
+        (Some(k), None) => k,
+        (None, Some(k)) => k?,
+        (None, None) => {
+            return Err(BadInput(format!(
+                "--kernel is required for --block dispatch: a built-in name ({}, {}) or a kernel TOML file",
+                BUILTIN.join(", "),
+                EXAMPLES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            ))
+            .into())
+        }
+    };
+    let bad = |e: DispatchError| BadInput(e.to_string());
+    let k = kernel(name).map_err(bad)?;
+    let rects = access_ranges(&k, spec.gpu.line_bytes).map_err(bad)?;
+    let times = BlockTimes::Model {
+        base: spec.dispatch.block_cycles.into(),
+        seed: r.seed,
+    };
+    let d = dispatch(
+        &k,
+        &rects,
+        &spec.dispatch,
+        spec.dispatch.policy,
+        &times,
+        spec.gpu.line_bytes,
+    )
+    .map_err(bad)?;
+    if r.json {
+        let text = serde_json::to_string_pretty(&d)
+            .map_err(|e| crate::run::GoldenError::Failed(e.to_string()))?;
+        writeln!(out, "{text}")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "dispatch {}  kernel {} (grid {}x{}x{})  {} SMs x {} slots",
+        d.policy, d.kernel, k.grid[0], k.grid[1], k.grid[2], d.sms, d.slots
+    )?;
+    if let (Some((x, y)), Some(dir)) = (d.reuse, d.direction) {
+        writeln!(out, "  reuse distance x {x}, y {y}: direction {dir:?}")?;
+    }
+    writeln!(
+        out,
+        "  {:>8} {:>12} {:>4} {:>10} {:>7}",
+        "block", "(x,y,z)", "sm", "cycle", "shared"
+    )?;
+    for x in &d.dispatches {
+        writeln!(
+            out,
+            "  {:>8} {:>12} {:>4} {:>10} {:>7}",
+            x.block,
+            format!("({},{},{})", x.coords[0], x.coords[1], x.coords[2]),
+            x.sm,
+            x.cycle,
+            x.shared
+        )?;
+    }
+    writeln!(out, "  shared lines between co-resident blocks, per SM:")?;
+    for (s, v) in d.shared_per_sm.iter().enumerate() {
+        writeln!(out, "    sm {s:>3}: {v}")?;
+    }
+    writeln!(
+        out,
+        "  total {}  (last block done at cycle {})",
+        d.shared_total, d.cycles
+    )?;
+    Ok(())
+}

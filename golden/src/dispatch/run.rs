@@ -44,10 +44,7 @@ impl BlockTimes {
     pub fn of(&self, block: u64) -> u64 {
         match self {
             BlockTimes::Model { base, seed } => {
-                let mut z = seed ^ block.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                z ^= z >> 31;
+                let z = crate::rng::mix64(seed ^ block.wrapping_mul(crate::rng::GOLDEN));
                 base + z % (base / 4 + 1)
             }
             BlockTimes::Given(v) => v.get(block as usize).copied().unwrap_or(1).max(1),

@@ -21,7 +21,7 @@
 //! before it is offered, and is committed at the first edge with `disp_ready_i`.
 
 use super::ranges::Rect;
-use crate::block::{mask, CycleModel, Frame, IllegalInput};
+use crate::block::{mask, Codec, CodecError, CycleModel, Frame, IllegalInput, PortNames};
 use spec::{DispatchSpec, PortSpec};
 
 /// A block with its rectangles, as the queue and the running table hold it.
@@ -67,7 +67,6 @@ struct Scan {
 #[derive(Debug, Clone)]
 pub struct DispatchUnit {
     spec: DispatchSpec,
-    ports: Vec<PortSpec>,
     queue: Vec<Entry>,
     /// [sm][slot].
     running: Vec<Vec<Option<Vec<Option<Rect>>>>>,
@@ -119,7 +118,6 @@ impl DispatchUnit {
     pub fn new(spec: &DispatchSpec) -> DispatchUnit {
         let mut u = DispatchUnit {
             spec: spec.clone(),
-            ports: spec.ports(),
             queue: Vec::new(),
             running: Vec::new(),
             rr: 0,
@@ -294,10 +292,6 @@ impl CycleModel for DispatchUnit {
     type In = UnitIn;
     type Out = UnitOut;
 
-    fn ports(&self) -> &[PortSpec] {
-        &self.ports
-    }
-
     fn reset(&mut self) {
         let s = &self.spec;
         self.queue = Vec::with_capacity(s.queue_entries as usize);
@@ -315,39 +309,99 @@ impl CycleModel for DispatchUnit {
         self.check(inp)?;
         Ok(self.step_trusted(inp))
     }
+}
+
+/// The decision unit's codec: its inputs and outputs on the ports of
+/// [`DispatchSpec::interface`].
+#[derive(Debug, Clone)]
+pub struct UnitCodec {
+    ports: Vec<PortSpec>,
+    enq_valid: usize,
+    enq_id: usize,
+    enq_has: usize,
+    enq_x: usize,
+    enq_y: usize,
+    enq_w: usize,
+    enq_h: usize,
+    done_valid: usize,
+    done_sm: usize,
+    done_slot: usize,
+    disp_ready: usize,
+    enq_ready: usize,
+    disp_valid: usize,
+    disp_id: usize,
+    disp_sm: usize,
+    disp_slot: usize,
+}
+
+impl UnitCodec {
+    pub fn new(spec: &DispatchSpec) -> Result<UnitCodec, CodecError> {
+        let ports = spec.ports();
+        let mut n = PortNames::new("dispatch", &ports);
+        let c = UnitCodec {
+            enq_valid: n.index("enq_valid_i"),
+            enq_id: n.index("enq_id_i"),
+            enq_has: n.index("enq_has_i"),
+            enq_x: n.index("enq_x_i"),
+            enq_y: n.index("enq_y_i"),
+            enq_w: n.index("enq_w_i"),
+            enq_h: n.index("enq_h_i"),
+            done_valid: n.index("done_valid_i"),
+            done_sm: n.index("done_sm_i"),
+            done_slot: n.index("done_slot_i"),
+            disp_ready: n.index("disp_ready_i"),
+            enq_ready: n.index("enq_ready_o"),
+            disp_valid: n.index("disp_valid_o"),
+            disp_id: n.index("disp_id_o"),
+            disp_sm: n.index("disp_sm_o"),
+            disp_slot: n.index("disp_slot_o"),
+            ports: Vec::new(),
+        };
+        n.finish()?;
+        Ok(UnitCodec { ports, ..c })
+    }
+}
+
+impl Codec for UnitCodec {
+    type In = UnitIn;
+    type Out = UnitOut;
+
+    fn ports(&self) -> &[PortSpec] {
+        &self.ports
+    }
 
     fn encode_in(&self, inp: &UnitIn, f: &mut Frame) {
         f.clear();
         if let Some(e) = &inp.enq {
-            f.set(0, 1);
-            f.set(1, e.id.into());
+            f.set(self.enq_valid, 1);
+            f.set(self.enq_id, e.id.into());
             for (a, r) in e.rects.iter().enumerate() {
                 if let Some(r) = r {
                     let a = a as u32;
-                    f.set_elem(2, a, 1);
-                    f.set_elem(3, a, r.x);
-                    f.set_elem(4, a, r.y);
-                    f.set_elem(5, a, r.w);
-                    f.set_elem(6, a, r.h);
+                    f.set_elem(self.enq_has, a, 1);
+                    f.set_elem(self.enq_x, a, r.x);
+                    f.set_elem(self.enq_y, a, r.y);
+                    f.set_elem(self.enq_w, a, r.w);
+                    f.set_elem(self.enq_h, a, r.h);
                 }
             }
         }
         if let Some((sm, slot)) = inp.done {
-            f.set(7, 1);
-            f.set(8, sm.into());
-            f.set(9, slot.into());
+            f.set(self.done_valid, 1);
+            f.set(self.done_sm, sm.into());
+            f.set(self.done_slot, slot.into());
         }
-        f.set(10, inp.disp_ready.into());
+        f.set(self.disp_ready, inp.disp_ready.into());
     }
 
     fn encode_out(&self, out: &UnitOut, f: &mut Frame) {
         f.clear();
-        f.set(0, out.enq_ready.into());
+        f.set(self.enq_ready, out.enq_ready.into());
         if let Some((id, sm, slot)) = out.disp {
-            f.set(1, 1);
-            f.set(2, id.into());
-            f.set(3, sm.into());
-            f.set(4, slot.into());
+            f.set(self.disp_valid, 1);
+            f.set(self.disp_id, id.into());
+            f.set(self.disp_sm, sm.into());
+            f.set(self.disp_slot, slot.into());
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::mc::checker::{self, rule_family};
-use crate::mc::timing::{self, peak_bandwidth_gbs, refresh_efficiency, ChannelTiming};
+use crate::mc::timing::{peak_bandwidth_gbs, refresh_efficiency, ChannelTiming};
 
 /// The two presets.
 fn presets() -> Vec<(&'static str, ChannelTiming)> {

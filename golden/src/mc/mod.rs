@@ -1,5 +1,6 @@
 pub mod checker;
 pub mod dram;
+pub mod source;
 pub mod stimulus;
 pub mod system;
 pub mod timing;

@@ -8,6 +8,7 @@
 //! (the requests one warp instruction produced). When it is absent, requests are grouped by
 //! [`LOAD_WINDOW`]: a request joins the current load of its (SM, warp) if it has the same PC and
 //! arrives within `LOAD_WINDOW` cycles of that load's first request; otherwise it starts a new one.
+//! Blank lines and lines starting with `#` are skipped.
 
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -63,16 +64,16 @@ pub fn parse(text: &str, source_name: &str, spec: &Spec) -> Result<Vec<Request>,
     let mut lines = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
-        if line.is_empty() {
+        if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let t: McTxn = serde_json::from_str(line).map_err(|e| McStimulusError {
             source_name: source_name.to_string(),
             line: i + 1,
             message: if e.to_string().contains("unknown variant") {
-                format!("{e} (the only op is req)")
+                format!("{} (the only op is req)", crate::run::json_line_error(&e))
             } else {
-                e.to_string()
+                crate::run::json_line_error(&e)
             },
         })?;
         txns.push(t);
@@ -169,8 +170,17 @@ pub fn resolve(txns: &[McTxn], spec: &Spec) -> Result<Vec<Request>, (usize, Stri
 /// Serialize requests as the public format (with explicit `load`).
 pub fn to_jsonl(reqs: &[Request]) -> String {
     let mut s = String::new();
-    for r in reqs {
-        let t = McTxn::Req {
+    for t in to_txns(reqs) {
+        s.push_str(&serde_json::to_string(&t).unwrap_or_default());
+        s.push('\n');
+    }
+    s
+}
+
+/// Requests as transactions of the public format (with explicit `load`).
+pub fn to_txns(reqs: &[Request]) -> Vec<McTxn> {
+    reqs.iter()
+        .map(|r| McTxn::Req {
             cycle: r.cycle,
             sm: r.sm,
             warp: r.warp,
@@ -178,11 +188,8 @@ pub fn to_jsonl(reqs: &[Request]) -> String {
             addr: r.addr,
             write: r.write,
             load: Some(r.load.into()),
-        };
-        s.push_str(&serde_json::to_string(&t).unwrap_or_default());
-        s.push('\n');
-    }
-    s
+        })
+        .collect()
 }
 
 /// Off-chip requests per warp load (seed 004 §3: LOA < 1, MOA 2-8, HOA > 8).

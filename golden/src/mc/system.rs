@@ -319,6 +319,10 @@ pub struct MemSystem {
     wet_ctrls: usize,
     /// tREFI when refresh is on, else 0 (for the stall bound).
     refresh_interval: u64,
+    /// Requests not completed at the last completion (or when nothing was pending), and that
+    /// cycle: a run stalls when no request completes for too long ([`STALL_CYCLES`]).
+    stall_left: usize,
+    stall_since: u64,
     /// Per group: its WET scope.
     group_scope: Vec<usize>,
     /// Per controller (Warped-MC and Div-First): its candidate window, the pending requests of
@@ -456,6 +460,8 @@ impl MemSystem {
             left: n,
             skip: true,
             wet_ctrls: spec.wmc.wet_ctrls as usize,
+            stall_left: n,
+            stall_since: 0,
             refresh_interval: if d.refresh {
                 u64::from(d.timing.t_refi)
             } else {
@@ -528,7 +534,6 @@ impl MemSystem {
         mut hook: Option<(usize, &mut Hook<'_>)>,
     ) -> Result<(), McError> {
         let stall = STALL_CYCLES + STALL_REFRESHES * self.refresh_interval;
-        let (mut left, mut since) = (self.left, self.now);
         while !self.finished() && self.now < max_cycles {
             if hook.is_none() && self.skip {
                 self.skip_idle(max_cycles);
@@ -536,12 +541,12 @@ impl MemSystem {
             // Nothing pending before this cycle: the stall clock starts with it.
             let none_pending = self.arrived() == self.reqs.len() - self.left;
             self.cycle(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
-            if self.left != left || none_pending {
-                (left, since) = (self.left, self.now);
-            } else if self.now - since > stall {
+            if self.left != self.stall_left || none_pending {
+                (self.stall_left, self.stall_since) = (self.left, self.now);
+            } else if self.now - self.stall_since > stall {
                 return Err(McError::Stalled {
                     pending: self.arrived() - (self.reqs.len() - self.left),
-                    since,
+                    since: self.stall_since,
                     now: self.now,
                 });
             }
@@ -552,6 +557,18 @@ impl MemSystem {
     /// Requests that have arrived (completed or not).
     fn arrived(&self) -> usize {
         self.next_req
+    }
+
+    /// When no arrived request is pending: the cycle the next one arrives (the time up to it
+    /// is idle, and [`MemSystem::run`] skips it); else the current cycle.
+    pub fn idle_until(&self) -> u64 {
+        if self.arrived() == self.reqs.len() - self.left {
+            self.reqs
+                .get(self.next_req)
+                .map_or(self.now, |r| r.cycle.max(self.now))
+        } else {
+            self.now
+        }
     }
 
     /// When nothing is pending anywhere (no queued or waiting request, no event for the

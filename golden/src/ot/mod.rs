@@ -1,11 +1,16 @@
 //! The observation-table (OT) address predictor of seed 000.
 
+mod kernel;
 mod model;
 pub mod random;
+mod source;
 mod txn;
 
+pub use kernel::{check_ot_fit, ot_stimulus};
+pub use source::{run_golden, Source, Stimulus, FORMS};
+
 pub use model::{
-    check_port_order, Entry, Launch, Observe, OtIn, OtModel, OtOut, Query, MAX_ADDRS, MAX_DIMS,
+    Entry, Launch, Observe, OtCodec, OtIn, OtModel, OtOut, Query, MAX_ADDRS, MAX_DIMS,
 };
 pub use txn::{launch_of, parse, to_jsonl, validate, CycleOps, OtTxn, Packer, StimulusError};
 

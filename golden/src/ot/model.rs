@@ -5,8 +5,8 @@
 //! the outputs after the edge. A query sees the table as it was before the same cycle's
 //! observation. The semantics are written out in `docs/decisions.md` (section "OT").
 
-use crate::block::{mask, CycleModel, Frame, IllegalInput};
-use spec::{Dir, OtEvent, OtSpec, PortSpec, Replacement};
+use crate::block::{mask, Codec, CodecError, CycleModel, Frame, IllegalInput, PortNames};
+use spec::{OtEvent, OtSpec, PortSpec, Replacement};
 use std::collections::HashMap;
 
 /// Most addresses an entry can hold (`ot.addrs_per_entry` is at most this).
@@ -136,7 +136,6 @@ enum Repl {
 #[derive(Debug, Clone)]
 pub struct OtModel {
     spec: OtSpec,
-    ports: Vec<PortSpec>,
     entries: Vec<Entry>,
     /// (pc, lec) -> slot of the valid entry holding it.
     index: HashMap<(u64, u32), u32>,
@@ -156,7 +155,6 @@ impl OtModel {
         };
         let mut m = OtModel {
             spec: spec.clone(),
-            ports: spec.ports(),
             entries: Vec::new(),
             index: HashMap::new(),
             repl,
@@ -504,10 +502,6 @@ impl CycleModel for OtModel {
     type In = OtIn;
     type Out = OtOut;
 
-    fn ports(&self) -> &[PortSpec] {
-        &self.ports
-    }
-
     fn reset(&mut self) {
         let s = &self.spec;
         self.entries = vec![Entry::default(); s.entries as usize];
@@ -558,92 +552,126 @@ impl CycleModel for OtModel {
         self.out = out;
         Ok(&self.out)
     }
+}
+
+/// The OT predictor's codec: its inputs and outputs on the ports of [`OtSpec::interface`].
+#[derive(Debug, Clone)]
+pub struct OtCodec {
+    ports: Vec<PortSpec>,
+    dims: u32,
+    addrs: u32,
+    launch_valid: usize,
+    launch_tb_last: usize,
+    launch_warp_last: usize,
+    obs_valid: usize,
+    obs_pc: usize,
+    obs_lec: usize,
+    obs_tb: usize,
+    obs_warp: usize,
+    obs_addr: usize,
+    pred_valid: usize,
+    pred_pc: usize,
+    pred_lec: usize,
+    pred_tb: usize,
+    pred_warp: usize,
+    pred_valid_o: usize,
+    pred_hit: usize,
+    pred_count: usize,
+    pred_addr: usize,
+    upd_valid: usize,
+    upd_event: usize,
+    upd_slot: usize,
+    upd_evict: usize,
+    upd_ready: usize,
+}
+
+impl OtCodec {
+    pub fn new(spec: &OtSpec) -> Result<OtCodec, CodecError> {
+        let ports = spec.ports();
+        let mut n = PortNames::new("ot", &ports);
+        let c = OtCodec {
+            dims: spec.grid_dims,
+            addrs: spec.addrs_per_entry,
+            launch_valid: n.index("launch_valid_i"),
+            launch_tb_last: n.index("launch_tb_last_i"),
+            launch_warp_last: n.index("launch_warp_last_i"),
+            obs_valid: n.index("obs_valid_i"),
+            obs_pc: n.index("obs_pc_i"),
+            obs_lec: n.index("obs_lec_i"),
+            obs_tb: n.index("obs_tb_i"),
+            obs_warp: n.index("obs_warp_i"),
+            obs_addr: n.index("obs_addr_i"),
+            pred_valid: n.index("pred_valid_i"),
+            pred_pc: n.index("pred_pc_i"),
+            pred_lec: n.index("pred_lec_i"),
+            pred_tb: n.index("pred_tb_i"),
+            pred_warp: n.index("pred_warp_i"),
+            pred_valid_o: n.index("pred_valid_o"),
+            pred_hit: n.index("pred_hit_o"),
+            pred_count: n.index("pred_count_o"),
+            pred_addr: n.index("pred_addr_o"),
+            upd_valid: n.index("upd_valid_o"),
+            upd_event: n.index("upd_event_o"),
+            upd_slot: n.index("upd_slot_o"),
+            upd_evict: n.index("upd_evict_o"),
+            upd_ready: n.index("upd_ready_o"),
+            ports: Vec::new(),
+        };
+        n.finish()?;
+        Ok(OtCodec { ports, ..c })
+    }
+}
+
+impl Codec for OtCodec {
+    type In = OtIn;
+    type Out = OtOut;
+
+    fn ports(&self) -> &[PortSpec] {
+        &self.ports
+    }
 
     fn encode_in(&self, input: &OtIn, f: &mut Frame) {
         f.clear();
-        let dims = self.spec.grid_dims;
+        let dims = self.dims as usize;
         let set_tb = |f: &mut Frame, port, tb: &[u32; MAX_DIMS]| {
-            for (d, t) in tb.iter().enumerate().take(dims as usize) {
+            for (d, t) in tb.iter().enumerate().take(dims) {
                 f.set_elem(port, d as u32, (*t).into());
             }
         };
         if let Some(l) = &input.launch {
-            f.set(0, 1);
-            set_tb(f, 1, &l.tb_last);
-            f.set(2, l.warp_last.into());
+            f.set(self.launch_valid, 1);
+            set_tb(f, self.launch_tb_last, &l.tb_last);
+            f.set(self.launch_warp_last, l.warp_last.into());
         }
         if let Some(o) = &input.observe {
-            f.set(3, 1);
-            f.set(4, o.pc);
-            f.set(5, o.lec.into());
-            set_tb(f, 6, &o.tb);
-            f.set(7, o.warp.into());
-            f.set(8, o.addr);
+            f.set(self.obs_valid, 1);
+            f.set(self.obs_pc, o.pc);
+            f.set(self.obs_lec, o.lec.into());
+            set_tb(f, self.obs_tb, &o.tb);
+            f.set(self.obs_warp, o.warp.into());
+            f.set(self.obs_addr, o.addr);
         }
         if let Some(q) = &input.predict {
-            f.set(9, 1);
-            f.set(10, q.pc);
-            f.set(11, q.lec.into());
-            set_tb(f, 12, &q.tb);
-            f.set(13, q.warp.into());
+            f.set(self.pred_valid, 1);
+            f.set(self.pred_pc, q.pc);
+            f.set(self.pred_lec, q.lec.into());
+            set_tb(f, self.pred_tb, &q.tb);
+            f.set(self.pred_warp, q.warp.into());
         }
     }
 
     fn encode_out(&self, o: &OtOut, f: &mut Frame) {
         f.clear();
-        f.set(0, o.pred_valid.into());
-        f.set(1, o.pred_hit.into());
-        f.set(2, o.pred_count.into());
-        for i in 0..self.spec.addrs_per_entry {
-            f.set_elem(3, i, o.pred_addrs[i as usize]);
+        f.set(self.pred_valid_o, o.pred_valid.into());
+        f.set(self.pred_hit, o.pred_hit.into());
+        f.set(self.pred_count, o.pred_count.into());
+        for i in 0..self.addrs {
+            f.set_elem(self.pred_addr, i, o.pred_addrs[i as usize]);
         }
-        f.set(4, o.upd_valid.into());
-        f.set(5, o.upd_event.code().into());
-        f.set(6, o.upd_slot.into());
-        f.set(7, o.upd_evict.into());
-        f.set(8, o.upd_ready.into());
+        f.set(self.upd_valid, o.upd_valid.into());
+        f.set(self.upd_event, o.upd_event.code().into());
+        f.set(self.upd_slot, o.upd_slot.into());
+        f.set(self.upd_evict, o.upd_evict.into());
+        f.set(self.upd_ready, o.upd_ready.into());
     }
-}
-
-/// Frame indices must follow [`OtSpec::ports`]; checked once here so a reordering of the port
-/// list cannot silently scramble the encoding.
-pub fn check_port_order(spec: &OtSpec) -> bool {
-    let ports = spec.ports();
-    let ins: Vec<_> = ports
-        .iter()
-        .filter(|p| p.dir == Dir::In)
-        .map(|p| p.name)
-        .collect();
-    let outs: Vec<_> = ports
-        .iter()
-        .filter(|p| p.dir == Dir::Out)
-        .map(|p| p.name)
-        .collect();
-    ins == [
-        "launch_valid_i",
-        "launch_tb_last_i",
-        "launch_warp_last_i",
-        "obs_valid_i",
-        "obs_pc_i",
-        "obs_lec_i",
-        "obs_tb_i",
-        "obs_warp_i",
-        "obs_addr_i",
-        "pred_valid_i",
-        "pred_pc_i",
-        "pred_lec_i",
-        "pred_tb_i",
-        "pred_warp_i",
-    ] && outs
-        == [
-            "pred_valid_o",
-            "pred_hit_o",
-            "pred_count_o",
-            "pred_addr_o",
-            "upd_valid_o",
-            "upd_event_o",
-            "upd_slot_o",
-            "upd_evict_o",
-            "upd_ready_o",
-        ]
 }

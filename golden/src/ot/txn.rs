@@ -6,7 +6,7 @@
 //! {"op":"predict","pc":N,"lec":N,"tb":[x,y,z],"warp":N}
 //! ```
 //! `tb`, `grid` and `block` take one to three elements (missing ones are 0 for `tb`, 1 for
-//! `grid`/`block`). Blank lines are skipped.
+//! `grid`/`block`). Blank lines and lines starting with `#` are skipped.
 
 use super::model::{Launch, Observe, OtIn, OtModel, Query, MAX_DIMS};
 use crate::block::IllegalInput;
@@ -62,7 +62,7 @@ pub fn parse(text: &str, source_name: &str) -> Result<Vec<(usize, OtTxn)>, Stimu
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
-        if line.is_empty() {
+        if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let err = |message: String| StimulusError {
@@ -76,7 +76,7 @@ pub fn parse(text: &str, source_name: &str) -> Result<Vec<(usize, OtTxn)>, Stimu
             } else {
                 ""
             };
-            err(format!("{e}{hint}"))
+            err(format!("{}{hint}", crate::run::json_line_error(&e)))
         })?;
         let shape_ok = |v: &Vec<u64>| (1..=MAX_DIMS).contains(&v.len());
         let bad = match &txn {

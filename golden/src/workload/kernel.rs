@@ -236,9 +236,9 @@ pub(crate) fn load_label(i: usize, l: &LoadDesc) -> String {
 
 /// Parse a TOML kernel description and validate it.
 pub fn load_kernel_file(path: &Path) -> Result<KernelDesc, WorkloadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| WorkloadError::Io {
+    let text = std::fs::read_to_string(path).map_err(|error| WorkloadError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     let k: KernelDesc = toml::from_str(&text).map_err(|e| WorkloadError::Toml {
         path: path.to_path_buf(),

@@ -11,21 +11,21 @@
 //! ([`WarpLoad`]), each coalesced into its distinct cache-line requests, interleaved the way a
 //! GPU runs them — thread blocks (CTAs) dispatched round-robin over the SMs up to the per-SM
 //! residency limit, and on every SM a greedy-then-oldest (GTO) warp scheduler issuing at most one
-//! load per cycle, with a seeded memory latency between a warp's loads. [`ot_stimulus`] is a thin
-//! adapter that turns that stream into observation-table transactions.
+//! load per cycle, with a seeded memory latency between a warp's loads. A block that consumes
+//! the stream adapts it itself (`crate::ot::ot_stimulus` turns it into observation-table
+//! transactions).
 
 mod builtin;
 mod kernel;
 mod schedule;
-mod stimulus;
 
 pub use builtin::{builtin, BUILTIN};
+pub(crate) use kernel::load_label;
 pub use kernel::{
     load_kernel_file, validate, Affine, ArrayDesc, KernelDesc, LoadDesc, LoadInstance,
     MAX_BLOCK_THREADS,
 };
 pub use schedule::{schedule, Schedule, WarpLoad, LATENCY_MAX, LATENCY_MIN};
-pub use stimulus::{check_ot_fit, ot_stimulus};
 
 use std::path::PathBuf;
 use thiserror::Error;
@@ -34,10 +34,10 @@ use thiserror::Error;
 /// field or load, and says what is legal.
 #[derive(Debug, Error)]
 pub enum WorkloadError {
-    #[error("cannot read kernel file {path}: {source}")]
+    #[error("cannot read kernel file {path}: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("kernel file {path} is not a valid kernel description: {message}")]
     Toml { path: PathBuf, message: String },
@@ -95,7 +95,7 @@ pub enum WorkloadError {
         hi: i128,
     },
     #[error("kernel `{kernel}` does not fit the observation table: {what} is {value}, but `{key}` = {setting} allows {legal}")]
-    OtLimit {
+    Limit {
         kernel: String,
         what: String,
         value: String,
@@ -106,4 +106,4 @@ pub enum WorkloadError {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -171,10 +171,7 @@ fn hash(words: [u64; 5]) -> u64 {
     let mut h = 0x243F_6A88_85A3_08D3u64;
     for w in words {
         h ^= w;
-        h = h.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        h ^= h >> 31;
+        h = crate::rng::splitmix64(&mut h);
     }
     h
 }

@@ -7,7 +7,8 @@
 
 package ws_dispatch_pkg;
 
-  // Configuration this package was generated for (defaults of ws_dispatch's parameters).
+  // Configuration this package was generated for: the defaults of ws_dispatch's parameters
+  // and every width derived from them.
   localparam int unsigned DispNumSms = 15;  // SMs
   localparam int unsigned DispNumSlots = 8;  // thread-block slots per SM
   localparam int unsigned DispNumQueue = 16;  // block-queue entries
@@ -15,5 +16,15 @@ package ws_dispatch_pkg;
   localparam int unsigned DispCoordW = 8;  // rectangle coordinate width, in cache lines
   localparam int unsigned DispIdW = 24;  // block id width
   localparam int unsigned DispScoredPerCycle = 4;  // queue entries scored per cycle
+  localparam int unsigned DispSmW = 4;  // SM index width: log2(NumSms), at least 1
+  localparam int unsigned DispSlotW = 3;  // slot index width: log2(NumSlots), at least 1
+  localparam int unsigned DispQIdxW = 4;  // queue index width: log2(NumQueue), at least 1
+  localparam int unsigned DispQCntW = 5;  // queue occupancy width: log2(NumQueue + 1)
+  localparam int unsigned DispNumChunks = 4;  // scoring cycles per decision: ceil(NumQueue / ScoredPerCycle)
+  localparam int unsigned DispChunkW = 2;  // chunk counter width: log2(NumChunks), at least 1
+  localparam int unsigned DispNumRun = 120;  // running-table entries: NumSms * NumSlots
+  localparam int unsigned DispAreaW = 16;  // one overlap: 2 * CoordW
+  localparam int unsigned DispHereW = 21;  // score against one SM: AreaW + log2(NumSlots * NumArrays)
+  localparam int unsigned DispElseW = 25;  // score against all SMs: AreaW + log2(NumRun * NumArrays)
 
 endpackage : ws_dispatch_pkg

@@ -25,7 +25,8 @@ package ws_ot_pkg;
     OtEvIgnore = 3'd6
   } ot_event_e;
 
-  // Configuration this package was generated for (defaults of ws_ot_predictor's parameters).
+  // Configuration this package was generated for: the defaults of ws_ot_predictor's parameters
+  // and every width derived from them.
   localparam int unsigned OtNumEntries = 1024;  // table entries
   localparam int unsigned OtNumWays = 1024;  // ways per set (NumEntries: fully associative)
   localparam ot_repl_e OtReplacement = OtReplLru;  // replacement policy within a set
@@ -39,5 +40,16 @@ package ws_ot_pkg;
   localparam int unsigned OtAddrW = 32;  // address width
   localparam int unsigned OtStrideW = 32;  // signed stride width
   localparam int unsigned OtCntW = 7;  // mispredict counter width
+  localparam int unsigned OtNumSets = 1;  // sets: NumEntries / NumWays
+  localparam int unsigned OtSetBits = 0;  // set-index bits: log2(NumSets)
+  localparam int unsigned OtSetW = 1;  // set-index width on wires (at least 1)
+  localparam int unsigned OtWayBits = 10;  // way bits: log2(NumWays)
+  localparam int unsigned OtWayW = 10;  // way-index width on wires (at least 1)
+  localparam int unsigned OtSlotW = 10;  // table-slot width: log2(NumEntries), at least 1
+  localparam int unsigned OtCountW = 3;  // stored-address count width: log2(MaxAddrs + 1)
+  localparam int unsigned OtTbDiffW = 17;  // signed thread-block id difference: TbW + 1
+  localparam int unsigned OtWarpDiffW = 6;  // signed warp id difference: WarpW + 1
+  localparam int unsigned OtProdW = 49;  // one stride product: max(TbDiffW, WarpDiffW) + StrideW
+  localparam int unsigned OtCalcW = 52;  // exact stride arithmetic: max(AddrW + 1, ProdW) + 3
 
 endpackage : ws_ot_pkg

@@ -24,7 +24,8 @@ package ws_wmc_pkg;
     WmcAct = 2'd3
   } wmc_cmd_e;
 
-  // Configuration this package was generated for (defaults of ws_warped_mc's parameters).
+  // Configuration this package was generated for: the defaults of ws_warped_mc's parameters
+  // and every width derived from them.
   localparam int unsigned WmcNumCtrl = 1;  // controllers whose candidates the block serves
   localparam int unsigned WmcNumWetCtrl = 6;  // controllers whose requests the warp entry table counts
   localparam int unsigned WmcNumCand = 16;  // candidate requests per controller (its pending queue)
@@ -38,5 +39,17 @@ package ws_wmc_pkg;
   localparam int unsigned WmcScoreW = 4;  // row score width
   localparam int unsigned WmcPtSlots = 64;  // priority-table bits per bank
   localparam int unsigned WmcRowW = 12;  // row number width
+  localparam int unsigned WmcGwidW = 10;  // global warp id width: SmW + WarpW
+  localparam int unsigned WmcWetEntries = 1024;  // warp entry table entries: 2^GwidW
+  localparam int unsigned WmcBankW = 4;  // bank index width: log2(NumBanks), at least 1
+  localparam int unsigned WmcCandW = 4;  // candidate index width: log2(NumCand), at least 1
+  localparam int unsigned WmcRowIdxW = 6;  // tracked-row index width: log2(RowsTracked), at least 1
+  localparam int unsigned WmcSlotW = 6;  // priority-table slot width: log2(PtSlots), at least 1
+  localparam int unsigned WmcHashW = 1;  // PC fold width on wires: PcHashW, at least 1
+  localparam int unsigned WmcCtrlW = 1;  // controller index width: log2(NumCtrl), at least 1
+  localparam int unsigned WmcNumCtrlCand = 16;  // candidates of all the block's controllers: NumCtrl * NumCand
+  localparam int unsigned WmcNumCtrlBank = 16;  // banks of all the block's controllers: NumCtrl * NumBanks
+  localparam int unsigned WmcNumPorts = 12;  // warp entry table update ports: 2 * NumWetCtrl
+  localparam int unsigned WmcNumScores = 1024;  // row scores: NumCtrl * NumBanks * RowsTracked
 
 endpackage : ws_wmc_pkg

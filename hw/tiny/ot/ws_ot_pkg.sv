@@ -25,7 +25,8 @@ package ws_ot_pkg;
     OtEvIgnore = 3'd6
   } ot_event_e;
 
-  // Configuration this package was generated for (defaults of ws_ot_predictor's parameters).
+  // Configuration this package was generated for: the defaults of ws_ot_predictor's parameters
+  // and every width derived from them.
   localparam int unsigned OtNumEntries = 16;  // table entries
   localparam int unsigned OtNumWays = 4;  // ways per set (NumEntries: fully associative)
   localparam ot_repl_e OtReplacement = OtReplPlru;  // replacement policy within a set
@@ -39,5 +40,16 @@ package ws_ot_pkg;
   localparam int unsigned OtAddrW = 24;  // address width
   localparam int unsigned OtStrideW = 20;  // signed stride width
   localparam int unsigned OtCntW = 3;  // mispredict counter width
+  localparam int unsigned OtNumSets = 4;  // sets: NumEntries / NumWays
+  localparam int unsigned OtSetBits = 2;  // set-index bits: log2(NumSets)
+  localparam int unsigned OtSetW = 2;  // set-index width on wires (at least 1)
+  localparam int unsigned OtWayBits = 2;  // way bits: log2(NumWays)
+  localparam int unsigned OtWayW = 2;  // way-index width on wires (at least 1)
+  localparam int unsigned OtSlotW = 4;  // table-slot width: log2(NumEntries), at least 1
+  localparam int unsigned OtCountW = 2;  // stored-address count width: log2(MaxAddrs + 1)
+  localparam int unsigned OtTbDiffW = 9;  // signed thread-block id difference: TbW + 1
+  localparam int unsigned OtWarpDiffW = 5;  // signed warp id difference: WarpW + 1
+  localparam int unsigned OtProdW = 29;  // one stride product: max(TbDiffW, WarpDiffW) + StrideW
+  localparam int unsigned OtCalcW = 32;  // exact stride arithmetic: max(AddrW + 1, ProdW) + 3
 
 endpackage : ws_ot_pkg

@@ -30,17 +30,18 @@ module ws_dispatch
   parameter int unsigned CoordW = DispCoordW,
   parameter int unsigned IdW = DispIdW,
   parameter int unsigned ScoredPerCycle = DispScoredPerCycle,
-  // Derived.
-  localparam int unsigned SmW       = (NumSms > 1) ? $clog2(NumSms) : 1,
-  localparam int unsigned SlotW     = (NumSlots > 1) ? $clog2(NumSlots) : 1,
-  localparam int unsigned QIdxW     = (NumQueue > 1) ? $clog2(NumQueue) : 1,
-  localparam int unsigned QCntW     = $clog2(NumQueue + 1),
-  localparam int unsigned NumChunks = (NumQueue + ScoredPerCycle - 1) / ScoredPerCycle,
-  localparam int unsigned ChunkW    = (NumChunks > 1) ? $clog2(NumChunks) : 1,
-  localparam int unsigned NumRun    = NumSms * NumSlots,
-  localparam int unsigned AreaW     = 2 * CoordW,
-  localparam int unsigned HereW     = AreaW + $clog2(NumSlots * NumArrays),
-  localparam int unsigned ElseW     = AreaW + $clog2(NumRun * NumArrays)
+  // Derived from the parameters: computed once by the generator and carried by the package
+  // (the elaboration checks below stop an instance whose parameters do not give these values).
+  localparam int unsigned SmW = DispSmW,
+  localparam int unsigned SlotW = DispSlotW,
+  localparam int unsigned QIdxW = DispQIdxW,
+  localparam int unsigned QCntW = DispQCntW,
+  localparam int unsigned NumChunks = DispNumChunks,
+  localparam int unsigned ChunkW = DispChunkW,
+  localparam int unsigned NumRun = DispNumRun,
+  localparam int unsigned AreaW = DispAreaW,
+  localparam int unsigned HereW = DispHereW,
+  localparam int unsigned ElseW = DispElseW
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -61,6 +62,51 @@ module ws_dispatch
   output logic [SmW-1:0] disp_sm_o,  // to this SM
   output logic [SlotW-1:0] disp_slot_o  // into this free slot
 );
+
+  // ---------------------------------------------------------------------------------------------
+  // Derived widths: the package's values must follow from this instance's parameters
+  // ---------------------------------------------------------------------------------------------
+
+  if (SmW != ((NumSms > 1) ? $clog2(NumSms) : 1)) begin : g_bad_sm_w
+    $error("ws_dispatch: the package's SmW (%0d) does not follow from the parameters",
+           SmW);
+  end
+  if (SlotW != ((NumSlots > 1) ? $clog2(NumSlots) : 1)) begin : g_bad_slot_w
+    $error("ws_dispatch: the package's SlotW (%0d) does not follow from the parameters",
+           SlotW);
+  end
+  if (QIdxW != ((NumQueue > 1) ? $clog2(NumQueue) : 1)) begin : g_bad_q_idx_w
+    $error("ws_dispatch: the package's QIdxW (%0d) does not follow from the parameters",
+           QIdxW);
+  end
+  if (QCntW != $clog2(NumQueue + 1)) begin : g_bad_q_cnt_w
+    $error("ws_dispatch: the package's QCntW (%0d) does not follow from the parameters",
+           QCntW);
+  end
+  if (NumChunks != (NumQueue + ScoredPerCycle - 1) / ScoredPerCycle) begin : g_bad_num_chunks
+    $error("ws_dispatch: the package's NumChunks (%0d) does not follow from the parameters",
+           NumChunks);
+  end
+  if (ChunkW != ((NumChunks > 1) ? $clog2(NumChunks) : 1)) begin : g_bad_chunk_w
+    $error("ws_dispatch: the package's ChunkW (%0d) does not follow from the parameters",
+           ChunkW);
+  end
+  if (NumRun != NumSms * NumSlots) begin : g_bad_num_run
+    $error("ws_dispatch: the package's NumRun (%0d) does not follow from the parameters",
+           NumRun);
+  end
+  if (AreaW != 2 * CoordW) begin : g_bad_area_w
+    $error("ws_dispatch: the package's AreaW (%0d) does not follow from the parameters",
+           AreaW);
+  end
+  if (HereW != AreaW + $clog2(NumSlots * NumArrays)) begin : g_bad_here_w
+    $error("ws_dispatch: the package's HereW (%0d) does not follow from the parameters",
+           HereW);
+  end
+  if (ElseW != AreaW + $clog2(NumRun * NumArrays)) begin : g_bad_else_w
+    $error("ws_dispatch: the package's ElseW (%0d) does not follow from the parameters",
+           ElseW);
+  end
 
   // Lines two rectangles share: the intersection of [x, x + w) x [y, y + h).
   function automatic logic [AreaW-1:0] overlap(
@@ -416,12 +462,11 @@ module ws_dispatch
   // Assertions
   // ---------------------------------------------------------------------------------------------
 
-  initial begin : p_param_checks
-    ParamScored_A: assert (ScoredPerCycle >= 1 && ScoredPerCycle <= NumQueue)
-      else $fatal(1, "ws_dispatch: ScoredPerCycle must be in 1..NumQueue");
-  end
-
-  // Enabled from the first edge after reset.
+`ifndef WS_ASSERTS_OFF
+  // Assertions (define WS_ASSERTS_OFF to leave them out). They are enabled from the first
+  // clock edge after reset: a register (rather than `disable iff (!rst_ni)`) keeps the
+  // asynchronous reset out of synchronous logic (Verilator SYNCASYNCNET); synthesis removes it
+  // with the assertions.
   logic assert_active_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin : p_assert_active
     if (!rst_ni) begin
@@ -429,6 +474,11 @@ module ws_dispatch
     end else begin
       assert_active_q <= 1'b1;
     end
+  end
+
+  initial begin : p_param_checks
+    ParamScored_A: assert (ScoredPerCycle >= 1 && ScoredPerCycle <= NumQueue)
+      else $fatal(1, "ws_dispatch: ScoredPerCycle must be in 1..NumQueue");
   end
 
   EnqFull_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
@@ -452,5 +502,7 @@ module ws_dispatch
 
   DoneIdle_A: assert property (@(posedge clk_i) disable iff (!assert_active_q) !done_idle)
     else $error("ws_dispatch: a block finished in a slot that runs no block");
+
+`endif  // WS_ASSERTS_OFF
 
 endmodule : ws_dispatch

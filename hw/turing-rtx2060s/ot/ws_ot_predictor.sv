@@ -32,18 +32,19 @@ module ws_ot_predictor
   parameter int unsigned AddrW = OtAddrW,
   parameter int unsigned StrideW = OtStrideW,
   parameter int unsigned CntW = OtCntW,
-  // Derived.
-  localparam int unsigned NumSets   = NumEntries / NumWays,
-  localparam int unsigned SetBits   = $clog2(NumSets),
-  localparam int unsigned SetW      = (SetBits > 0) ? SetBits : 1,
-  localparam int unsigned WayBits   = $clog2(NumWays),
-  localparam int unsigned WayW      = (WayBits > 0) ? WayBits : 1,
-  localparam int unsigned SlotW     = (NumEntries > 1) ? $clog2(NumEntries) : 1,
-  localparam int unsigned CountW    = $clog2(MaxAddrs + 1),
-  localparam int unsigned TbDiffW   = TbW + 1,
-  localparam int unsigned WarpDiffW = WarpW + 1,
-  localparam int unsigned ProdW     = ((TbDiffW > WarpDiffW) ? TbDiffW : WarpDiffW) + StrideW,
-  localparam int unsigned CalcW     = (((AddrW + 1) > ProdW) ? (AddrW + 1) : ProdW) + 3
+  // Derived from the parameters: computed once by the generator and carried by the package
+  // (the elaboration checks below stop an instance whose parameters do not give these values).
+  localparam int unsigned NumSets = OtNumSets,
+  localparam int unsigned SetBits = OtSetBits,
+  localparam int unsigned SetW = OtSetW,
+  localparam int unsigned WayBits = OtWayBits,
+  localparam int unsigned WayW = OtWayW,
+  localparam int unsigned SlotW = OtSlotW,
+  localparam int unsigned CountW = OtCountW,
+  localparam int unsigned TbDiffW = OtTbDiffW,
+  localparam int unsigned WarpDiffW = OtWarpDiffW,
+  localparam int unsigned ProdW = OtProdW,
+  localparam int unsigned CalcW = OtCalcW
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -71,6 +72,55 @@ module ws_ot_predictor
   output logic upd_evict_o,  // the allocation replaced a valid entry
   output logic upd_ready_o  // the entry has every stride the launched grid needs
 );
+
+  // ---------------------------------------------------------------------------------------------
+  // Derived widths: the package's values must follow from this instance's parameters
+  // ---------------------------------------------------------------------------------------------
+
+  if (NumSets != NumEntries / NumWays) begin : g_bad_num_sets
+    $error("ws_ot_predictor: the package's NumSets (%0d) does not follow from the parameters",
+           NumSets);
+  end
+  if (SetBits != $clog2(NumSets)) begin : g_bad_set_bits
+    $error("ws_ot_predictor: the package's SetBits (%0d) does not follow from the parameters",
+           SetBits);
+  end
+  if (SetW != ((SetBits > 0) ? SetBits : 1)) begin : g_bad_set_w
+    $error("ws_ot_predictor: the package's SetW (%0d) does not follow from the parameters",
+           SetW);
+  end
+  if (WayBits != $clog2(NumWays)) begin : g_bad_way_bits
+    $error("ws_ot_predictor: the package's WayBits (%0d) does not follow from the parameters",
+           WayBits);
+  end
+  if (WayW != ((WayBits > 0) ? WayBits : 1)) begin : g_bad_way_w
+    $error("ws_ot_predictor: the package's WayW (%0d) does not follow from the parameters",
+           WayW);
+  end
+  if (SlotW != ((NumEntries > 1) ? $clog2(NumEntries) : 1)) begin : g_bad_slot_w
+    $error("ws_ot_predictor: the package's SlotW (%0d) does not follow from the parameters",
+           SlotW);
+  end
+  if (CountW != $clog2(MaxAddrs + 1)) begin : g_bad_count_w
+    $error("ws_ot_predictor: the package's CountW (%0d) does not follow from the parameters",
+           CountW);
+  end
+  if (TbDiffW != TbW + 1) begin : g_bad_tb_diff_w
+    $error("ws_ot_predictor: the package's TbDiffW (%0d) does not follow from the parameters",
+           TbDiffW);
+  end
+  if (WarpDiffW != WarpW + 1) begin : g_bad_warp_diff_w
+    $error("ws_ot_predictor: the package's WarpDiffW (%0d) does not follow from the parameters",
+           WarpDiffW);
+  end
+  if (ProdW != ((TbDiffW > WarpDiffW) ? TbDiffW : WarpDiffW) + StrideW) begin : g_bad_prod_w
+    $error("ws_ot_predictor: the package's ProdW (%0d) does not follow from the parameters",
+           ProdW);
+  end
+  if (CalcW != (((AddrW + 1) > ProdW) ? (AddrW + 1) : ProdW) + 3) begin : g_bad_calc_w
+    $error("ws_ot_predictor: the package's CalcW (%0d) does not follow from the parameters",
+           CalcW);
+  end
 
   // ---------------------------------------------------------------------------------------------
   // Types and helpers
@@ -428,24 +478,23 @@ module ws_ot_predictor
     end
   end else begin : g_repl_plru
     // Tree pseudo-LRU: NumWays-1 node bits per set in heap order; 0 sends the victim left.
-    localparam int unsigned NodeW = $clog2(NumWays);
     logic [NumWays-2:0] plru_d [NumSets];
     logic [NumWays-2:0] plru_q [NumSets];
 
     always_comb begin : p_plru_victim
-      logic [NodeW-1:0] node;
+      logic [WayBits-1:0] node;
       logic             right;
       victim_way = '0;
       node       = '0;
       for (int unsigned l = 0; l < WayBits; l++) begin
         right      = plru_q[obs_set][node];
         victim_way = (victim_way << 1) | WayW'(right);
-        node       = NodeW'(2 * 32'(node) + 1 + 32'(right));
+        node       = WayBits'(2 * 32'(node) + 1 + 32'(right));
       end
     end
 
     always_comb begin : p_plru_update
-      logic [NodeW-1:0] node;
+      logic [WayBits-1:0] node;
       logic             right;
       plru_d = plru_q;
       node   = '0;
@@ -454,7 +503,7 @@ module ws_ot_predictor
         for (int unsigned l = 0; l < WayBits; l++) begin
           right                   = touch_way[WayBits - 1 - l];
           plru_d[touch_set][node] = ~right;
-          node                    = NodeW'(2 * 32'(node) + 1 + 32'(right));
+          node                    = WayBits'(2 * 32'(node) + 1 + 32'(right));
         end
       end
     end
@@ -606,6 +655,20 @@ module ws_ot_predictor
   // Assertions
   // ---------------------------------------------------------------------------------------------
 
+`ifndef WS_ASSERTS_OFF
+  // Assertions (define WS_ASSERTS_OFF to leave them out). They are enabled from the first
+  // clock edge after reset: a register (rather than `disable iff (!rst_ni)`) keeps the
+  // asynchronous reset out of synchronous logic (Verilator SYNCASYNCNET); synthesis removes it
+  // with the assertions.
+  logic assert_active_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_assert_active
+    if (!rst_ni) begin
+      assert_active_q <= 1'b0;
+    end else begin
+      assert_active_q <= 1'b1;
+    end
+  end
+
   // Parameter legality, checked at elaboration.
   initial begin : p_param_checks
     ParamWaysPow2_A: assert (NumWays > 0 && (NumWays & (NumWays - 1)) == 0)
@@ -618,18 +681,6 @@ module ws_ot_predictor
       else $fatal(1, "ws_ot_predictor: NumDims must be 1 to 3");
     ParamThreshold_A: assert (Threshold < (2 ** CntW) - 1)
       else $fatal(1, "ws_ot_predictor: the mispredict counter cannot exceed Threshold");
-  end
-
-  // Assertions are enabled from the first clock edge after reset. A register (rather than
-  // `disable iff (!assert_active_q)`) keeps the asynchronous reset out of synchronous logic
-  // (Verilator SYNCASYNCNET); synthesis removes it with the assertions.
-  logic assert_active_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_assert_active
-    if (!rst_ni) begin
-      assert_active_q <= 1'b0;
-    end else begin
-      assert_active_q <= 1'b1;
-    end
   end
 
   // Interface rules: a launch has its cycle to itself; requests and queries name a block and a
@@ -671,5 +722,7 @@ module ws_ot_predictor
   PredOneMatch_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       $onehot0(pred_match))
     else $error("ws_ot_predictor: two entries hold the same (PC, LEC)");
+
+`endif  // WS_ASSERTS_OFF
 
 endmodule : ws_ot_predictor

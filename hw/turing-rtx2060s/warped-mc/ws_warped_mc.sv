@@ -47,18 +47,20 @@ module ws_warped_mc
   parameter int unsigned ScoreW = WmcScoreW,
   parameter int unsigned PtSlots = WmcPtSlots,
   parameter int unsigned RowW = WmcRowW,
-  // Derived.
-  localparam int unsigned GwidW       = SmW + WarpW,
-  localparam int unsigned WetEntries  = 2 ** GwidW,
-  localparam int unsigned BankW       = (NumBanks > 1) ? $clog2(NumBanks) : 1,
-  localparam int unsigned CandW       = (NumCand > 1) ? $clog2(NumCand) : 1,
-  localparam int unsigned RowIdxW     = (RowsTracked > 1) ? $clog2(RowsTracked) : 1,
-  localparam int unsigned SlotW       = (PtSlots > 1) ? $clog2(PtSlots) : 1,
-  localparam int unsigned HashW       = (PcHashW > 0) ? PcHashW : 1,
-  localparam int unsigned CtrlW       = (NumCtrl > 1) ? $clog2(NumCtrl) : 1,
-  localparam int unsigned NumCtrlCand = NumCtrl * NumCand,
-  localparam int unsigned NumCtrlBank = NumCtrl * NumBanks,
-  localparam int unsigned NumPorts    = 2 * NumWetCtrl
+  // Derived from the parameters: computed once by the generator and carried by the package
+  // (the elaboration checks below stop an instance whose parameters do not give these values).
+  localparam int unsigned GwidW = WmcGwidW,
+  localparam int unsigned WetEntries = WmcWetEntries,
+  localparam int unsigned BankW = WmcBankW,
+  localparam int unsigned CandW = WmcCandW,
+  localparam int unsigned RowIdxW = WmcRowIdxW,
+  localparam int unsigned SlotW = WmcSlotW,
+  localparam int unsigned HashW = WmcHashW,
+  localparam int unsigned CtrlW = WmcCtrlW,
+  localparam int unsigned NumCtrlCand = WmcNumCtrlCand,
+  localparam int unsigned NumCtrlBank = WmcNumCtrlBank,
+  localparam int unsigned NumPorts = WmcNumPorts,
+  localparam int unsigned NumScores = WmcNumScores
 ) (
   input  logic clk_i,
   input  logic rst_ni,
@@ -92,6 +94,59 @@ module ws_warped_mc
   output logic [NumCtrl-1:0][RowW-1:0] sel_row_o  // row to activate (ACT)
 );
 
+  // ---------------------------------------------------------------------------------------------
+  // Derived widths: the package's values must follow from this instance's parameters
+  // ---------------------------------------------------------------------------------------------
+
+  if (GwidW != SmW + WarpW) begin : g_bad_gwid_w
+    $error("ws_warped_mc: the package's GwidW (%0d) does not follow from the parameters",
+           GwidW);
+  end
+  if (WetEntries != 2 ** GwidW) begin : g_bad_wet_entries
+    $error("ws_warped_mc: the package's WetEntries (%0d) does not follow from the parameters",
+           WetEntries);
+  end
+  if (BankW != ((NumBanks > 1) ? $clog2(NumBanks) : 1)) begin : g_bad_bank_w
+    $error("ws_warped_mc: the package's BankW (%0d) does not follow from the parameters",
+           BankW);
+  end
+  if (CandW != ((NumCand > 1) ? $clog2(NumCand) : 1)) begin : g_bad_cand_w
+    $error("ws_warped_mc: the package's CandW (%0d) does not follow from the parameters",
+           CandW);
+  end
+  if (RowIdxW != ((RowsTracked > 1) ? $clog2(RowsTracked) : 1)) begin : g_bad_row_idx_w
+    $error("ws_warped_mc: the package's RowIdxW (%0d) does not follow from the parameters",
+           RowIdxW);
+  end
+  if (SlotW != ((PtSlots > 1) ? $clog2(PtSlots) : 1)) begin : g_bad_slot_w
+    $error("ws_warped_mc: the package's SlotW (%0d) does not follow from the parameters",
+           SlotW);
+  end
+  if (HashW != ((PcHashW > 0) ? PcHashW : 1)) begin : g_bad_hash_w
+    $error("ws_warped_mc: the package's HashW (%0d) does not follow from the parameters",
+           HashW);
+  end
+  if (CtrlW != ((NumCtrl > 1) ? $clog2(NumCtrl) : 1)) begin : g_bad_ctrl_w
+    $error("ws_warped_mc: the package's CtrlW (%0d) does not follow from the parameters",
+           CtrlW);
+  end
+  if (NumCtrlCand != NumCtrl * NumCand) begin : g_bad_num_ctrl_cand
+    $error("ws_warped_mc: the package's NumCtrlCand (%0d) does not follow from the parameters",
+           NumCtrlCand);
+  end
+  if (NumCtrlBank != NumCtrl * NumBanks) begin : g_bad_num_ctrl_bank
+    $error("ws_warped_mc: the package's NumCtrlBank (%0d) does not follow from the parameters",
+           NumCtrlBank);
+  end
+  if (NumPorts != 2 * NumWetCtrl) begin : g_bad_num_ports
+    $error("ws_warped_mc: the package's NumPorts (%0d) does not follow from the parameters",
+           NumPorts);
+  end
+  if (NumScores != NumCtrl * NumBanks * RowsTracked) begin : g_bad_num_scores
+    $error("ws_warped_mc: the package's NumScores (%0d) does not follow from the parameters",
+           NumScores);
+  end
+
   localparam logic [PendW-1:0]  PendMax  = '1;
   localparam logic [ScoreW-1:0] ScoreMax = '1;
 
@@ -109,11 +164,11 @@ module ws_warped_mc
   endfunction
 
   // Flat table indices: row scores by (controller, bank, tracked row), PT by (controller, bank).
-  localparam int unsigned NumScores = NumCtrl * NumBanks * RowsTracked;
-
+  // The tracked row is the row mod RowsTracked (with one tracked row, RowIdxW is 1 bit wide but
+  // every row is row 0).
   function automatic int unsigned rs_idx(int unsigned c, logic [BankW-1:0] b,
                                          logic [RowIdxW-1:0] r);
-    return (c * NumBanks + 32'(b)) * RowsTracked + 32'(r);
+    return (c * NumBanks + 32'(b)) * RowsTracked + 32'(r) % RowsTracked;
   endfunction
 
   function automatic logic [ScoreW-1:0] sat_inc(logic [ScoreW-1:0] s);
@@ -357,8 +412,9 @@ module ws_warped_mc
 
   always_comb begin : p_pt
     logic [PtSlots-1:0] onehot [NumCtrlCand];
+    // The column slot mod PtSlots (with one slot, SlotW is 1 bit wide but every slot is 0).
     for (int unsigned e = 0; e < NumCtrlCand; e++) begin
-      onehot[e] = PtSlots'(1) << cand_slot_i[e];
+      onehot[e] = PtSlots'(1) << (32'(cand_slot_i[e]) % PtSlots);
     end
     for (int unsigned c = 0; c < NumCtrl; c++) begin
       for (int unsigned b = 0; b < NumBanks; b++) begin
@@ -403,6 +459,20 @@ module ws_warped_mc
   // Assertions
   // ---------------------------------------------------------------------------------------------
 
+`ifndef WS_ASSERTS_OFF
+  // Assertions (define WS_ASSERTS_OFF to leave them out). They are enabled from the first
+  // clock edge after reset: a register (rather than `disable iff (!rst_ni)`) keeps the
+  // asynchronous reset out of synchronous logic (Verilator SYNCASYNCNET); synthesis removes it
+  // with the assertions.
+  logic assert_active_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_assert_active
+    if (!rst_ni) begin
+      assert_active_q <= 1'b0;
+    end else begin
+      assert_active_q <= 1'b1;
+    end
+  end
+
   initial begin : p_param_checks
     ParamBanksPow2_A: assert (NumBanks > 0 && (NumBanks & (NumBanks - 1)) == 0)
       else $fatal(1, "ws_warped_mc: NumBanks must be a power of two");
@@ -414,17 +484,6 @@ module ws_warped_mc
       else $fatal(1, "ws_warped_mc: PcHashW must not exceed the global warp id width");
     ParamScope_A: assert (NumWetCtrl >= NumCtrl && NumWetCtrl % NumCtrl == 0)
       else $fatal(1, "ws_warped_mc: NumWetCtrl must be a multiple of NumCtrl");
-  end
-
-  // Enabled from the first edge after reset (a register keeps the asynchronous reset out of
-  // synchronous logic; synthesis removes it with the assertions).
-  logic assert_active_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin : p_assert_active
-    if (!rst_ni) begin
-      assert_active_q <= 1'b0;
-    end else begin
-      assert_active_q <= 1'b1;
-    end
   end
 
   // Interface rule: a candidate can only hit the open row of an open bank.
@@ -444,5 +503,7 @@ module ws_warped_mc
   CandHitOpen_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
       !hit_on_closed)
     else $error("ws_warped_mc: a candidate hits a bank that has no open row");
+
+`endif  // WS_ASSERTS_OFF
 
 endmodule : ws_warped_mc

@@ -1,10 +1,8 @@
 //! The observation-table adapter: a kernel's schedule as OT transactions.
 
-use super::kernel::{load_label, validate, KernelDesc};
-use super::schedule::{schedule, WarpLoad};
-use super::WorkloadError;
+use super::OtTxn;
 use crate::block::mask;
-use crate::ot::OtTxn;
+use crate::workload::{load_label, schedule, validate, KernelDesc, WarpLoad, WorkloadError};
 use spec::{OtSpec, Spec};
 
 /// Check that a (valid) kernel fits the observation table's fields: every grid dimension in
@@ -13,7 +11,7 @@ use spec::{OtSpec, Spec};
 pub fn check_ot_fit(k: &KernelDesc, spec: &Spec) -> Result<(), WorkloadError> {
     let ot = &spec.ot;
     let limit = |what: String, value: String, key: &'static str, setting: u32, legal: String| {
-        WorkloadError::OtLimit {
+        WorkloadError::Limit {
             kernel: k.name.clone(),
             what,
             value,
@@ -128,3 +126,7 @@ pub fn ot_stimulus(
     let ot = spec.ot.clone();
     Ok(std::iter::once(launch).chain(sched.flat_map(move |w| warp_txns(&w, &ot))))
 }
+
+#[cfg(test)]
+#[path = "kernel_tests.rs"]
+mod tests;

@@ -1,13 +1,15 @@
-//! Generated RTL under Verilator: lint, assertions, interface binding, lockstep co-simulation on
-//! every preset and edge configuration, mutants, and the failure report.
+//! The OT predictor's RTL under Verilator: its assertions, interface binding, co-simulation
+//! statistics on every preset, its mutants on every preset, the failure report, waves, bench.
 
 mod common;
 use common::*;
-use golden::block::{CycleModel, Frame};
-use golden::ot::{launch_of, Observe, OtIn, OtModel};
+use golden::block::{Codec, CycleModel, Frame};
+use golden::ot::{launch_of, Observe, OtCodec, OtIn, OtModel};
 use serde_json::Value;
+use sim::blocks::ot::ENTRY;
 use sim::build::{build, BuildRequest};
-use sim::ot::{CosimOptions, Stimulus};
+use sim::harness::CosimOptions;
+use sim::report::Verdict;
 use sim::toolchain::Verilator;
 use sim::SimError;
 use spec::Dir;
@@ -17,41 +19,22 @@ fn verilator() -> Verilator {
 }
 
 fn files_of(spec: &spec::Spec) -> (String, Vec<(String, String)>) {
-    let g = sim::ot::ENTRY.generate(spec, "").unwrap();
-    (
-        g.top.clone(),
-        g.files
-            .iter()
-            .map(|f| (f.name.clone(), f.contents.clone()))
-            .collect(),
-    )
+    let g = ENTRY.generate(spec, "").unwrap();
+    (g.top.clone(), g.rtl())
 }
 
-#[test]
-fn every_preset_and_edge_configuration_is_lint_clean() {
-    let v = verilator();
-    let mut dirty = Vec::new();
-    for (name, spec) in all_configs() {
-        let (top, files) = files_of(&spec);
-        let r = sim::tools::lint(&v, &files, &top).unwrap();
-        if !r.clean {
-            dirty.push(format!("{name}:\n{}", r.messages));
-        }
-    }
-    assert!(
-        dirty.is_empty(),
-        "verilator --lint-only -Wall:\n{}",
-        dirty.join("\n")
-    );
+fn model(spec: &spec::Spec) -> sim::model::Model {
+    sim::rtl::block_model(spec, &ENTRY, None, false).unwrap().1
 }
 
 #[test]
 fn an_illegal_input_fires_a_named_assertion() {
     let spec = spec("tiny", &[]);
     let ports = spec.ot.ports();
-    let (_, mut rtl) = sim::ot::build_model(&spec, None, false).unwrap();
+    let mut rtl = model(&spec);
     rtl.reset().unwrap();
     let mut golden = OtModel::new(&spec.ot);
+    let codec = OtCodec::new(&spec.ot).unwrap();
     let mut inp = Frame::new(&ports, Dir::In);
     let mut out = Frame::new(&ports, Dir::Out);
     // A 2x1x1 grid ...
@@ -60,7 +43,7 @@ fn an_illegal_input_fires_a_named_assertion() {
         ..Default::default()
     };
     golden.step(&launch).unwrap();
-    golden.encode_in(&launch, &mut inp);
+    codec.encode_in(&launch, &mut inp);
     rtl.step(&inp, &mut out).unwrap();
     // ... then a legal request: no assertion.
     let ok = OtIn {
@@ -73,7 +56,7 @@ fn an_illegal_input_fires_a_named_assertion() {
         }),
         ..Default::default()
     };
-    golden.encode_in(&ok, &mut inp);
+    codec.encode_in(&ok, &mut inp);
     rtl.step(&inp, &mut out).unwrap();
     // ... then a request from block x = 5, outside the grid. The golden model refuses it too.
     let bad = OtIn {
@@ -87,7 +70,7 @@ fn an_illegal_input_fires_a_named_assertion() {
         ..Default::default()
     };
     assert!(golden.check(&bad).is_err());
-    golden.encode_in(&bad, &mut inp);
+    codec.encode_in(&bad, &mut inp);
     match rtl.step(&inp, &mut out) {
         Err(SimError::Assertion(msg)) => {
             assert!(
@@ -103,7 +86,7 @@ fn an_illegal_input_fires_a_named_assertion() {
     }
     // Reset clears the failure and the model runs on.
     rtl.reset().unwrap();
-    golden.encode_in(&ok, &mut inp);
+    codec.encode_in(&ok, &mut inp);
     rtl.step(&inp, &mut out).unwrap();
 }
 
@@ -133,53 +116,28 @@ fn binding_checks_ports_against_the_spec() {
     }
 }
 
-fn quick(spec: &spec::Spec, stimulus: Stimulus, cycles: u64, seed: u64) -> sim::ot::CosimReport {
-    sim::ot::cosim(
-        spec,
-        &CosimOptions {
-            stimulus,
-            cycles: Some(cycles),
-            seed,
-            waves: None,
-            mutant: None,
-            out_dir: scratch("quick-repro"),
-            command: "warpsmith cosim --block ot".into(),
-            shrink: false,
-            progress: None,
-        },
-    )
-    .unwrap()
-}
-
 #[test]
-fn every_preset_cosimulates_random_and_kernel_stimulus() {
+fn every_preset_cosimulates_random_and_kernel_stimulus_and_learns() {
     for p in spec::PRESETS {
         let s = spec(p.name, &[]);
-        for stim in [
-            Stimulus::Random,
-            Stimulus::Kernel("cp".into()),
-            Stimulus::Kernel("stencil2d".into()),
-        ] {
-            let r = quick(&s, stim.clone(), 30_000, 3);
-            assert!(r.failure.is_none(), "{} {stim}: {:?}", p.name, r.failure);
-            assert_eq!(r.stats.cycles, 30_000);
+        for stim in ["random", "kernel:cp", "kernel:stencil2d"] {
+            let r = (ENTRY.cosim)(&ENTRY, &s, &CosimOptions::quiet(stim, Some(30_000), 3)).unwrap();
+            assert_eq!(
+                r.verdict,
+                Verdict::Pass,
+                "{} {stim}: {:?}",
+                p.name,
+                r.failure
+            );
+            assert_eq!(r.stats["cycles"], 30_000);
             assert!(
-                r.stats.hits > 0 && r.stats.events["learn"] > 0,
-                "{} {stim}: nothing learned: {:?}",
+                r.stats["hits"].as_u64().unwrap() > 0
+                    && r.stats["events"]["learn"].as_u64().unwrap() > 0,
+                "{} {stim}: nothing learned: {}",
                 p.name,
                 r.stats
             );
         }
-    }
-}
-
-#[test]
-fn every_edge_configuration_cosimulates() {
-    for (name, sets) in EDGE_MATRIX {
-        let s = spec("tiny", sets);
-        let r = quick(&s, Stimulus::Random, 20_000, 5);
-        assert!(r.failure.is_none(), "{name}: {:?}", r.failure);
-        assert!(r.stats.events["alloc"] > 0, "{name}: {:?}", r.stats);
     }
 }
 
@@ -221,15 +179,19 @@ fn a_mismatch_reports_port_values_reproducer_and_waves() {
     assert_eq!(f["kind"], "mismatch");
     assert!(f["cycle"].as_u64().unwrap() > 0);
     assert_ne!(f["expected"], f["actual"]);
-    assert!(!f["last_transactions"].as_array().unwrap().is_empty());
+    assert!(!f["last_items"].as_array().unwrap().is_empty());
     let reproduce = f["reproduce"].as_str().unwrap();
     assert!(
         reproduce.contains("--seed 4") && reproduce.contains("--mutant stride-sign-flipped"),
         "{reproduce}"
     );
     // The minimal reproducer is small, fails with the mutant, and passes without it.
-    let repro = f["reproducer"].as_str().unwrap();
-    let n = f["reproducer_transactions"].as_u64().unwrap();
+    let repro = f["reproducer"]["path"].as_str().unwrap();
+    assert!(
+        repro.contains("ot-c8a06d8822da4d42-random-seed4-stride-sign-flipped"),
+        "named by block, config hash, stimulus, seed and mutant: {repro}"
+    );
+    let n = f["reproducer"]["items"].as_u64().unwrap();
     assert!(n <= 12, "reproducer has {n} transactions");
     let again = warpsmith(&[
         "cosim",
@@ -254,7 +216,7 @@ fn a_mismatch_reports_port_values_reproducer_and_waves() {
         repro,
     ]);
     assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
-    let vcd = std::fs::read_to_string(f["vcd"].as_str().unwrap()).unwrap();
+    let vcd = std::fs::read_to_string(f["reproducer"]["vcd"].as_str().unwrap()).unwrap();
     assert!(vcd.contains("$enddefinitions") && vcd.contains("upd_event_o"));
     // The text report says the same.
     let t = warpsmith(&[
@@ -316,60 +278,15 @@ fn bench_reports_every_measurement_as_a_ratio() {
 }
 
 #[test]
-fn warped_mc_bench_reports_memory_system_throughput_per_scheduler() {
-    let o = warpsmith(&[
-        "bench",
-        "--block",
-        "warped-mc",
-        "--preset",
-        "tiny",
-        "--cycles",
-        "20000",
-        "--format",
-        "json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let t = r["memory_system"].as_array().unwrap();
-    let names: Vec<&str> = t.iter().map(|x| x["scheduler"].as_str().unwrap()).collect();
-    assert_eq!(names, ["fcfs", "frfcfs", "warped", "divfirst"]);
-    for x in t {
-        let runs: Vec<f64> = x["runs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_f64().unwrap())
-            .collect();
-        assert_eq!(runs.len(), 3, "{x}");
-        let fastest = runs.iter().copied().fold(f64::INFINITY, f64::min);
-        assert_eq!(
-            x["seconds"].as_f64().unwrap(),
-            fastest,
-            "the fastest run counts: {x}"
-        );
-        let rps = x["requests"].as_f64().unwrap() / fastest;
-        assert!(
-            (x["requests_per_second"].as_f64().unwrap() - rps).abs() < 1e-6 * rps,
-            "{x}"
-        );
-        assert!(
-            (x["ratio"].as_f64().unwrap() - rps / 1e6).abs() < 1e-9 * rps,
-            "{x}"
-        );
-        assert!(x["requests"].as_u64().unwrap() > 0 && x["cycles"].as_u64().unwrap() > 0);
-    }
-}
-
-#[test]
 fn two_instances_of_one_model_on_one_thread_stay_independent() {
     let spec = spec("tiny", &[]);
     let ports = spec.ot.ports();
-    let golden = OtModel::new(&spec.ot);
+    let codec = OtCodec::new(&spec.ot).unwrap();
     let mut inp = Frame::new(&ports, Dir::In);
     let mut out = Frame::new(&ports, Dir::Out);
     for drop_newest_first in [true, false] {
-        let (_, mut a) = sim::ot::build_model(&spec, None, false).unwrap();
-        let (_, mut b) = sim::ot::build_model(&spec, None, false).unwrap();
+        let mut a = model(&spec);
+        let mut b = model(&spec);
         a.reset().unwrap();
         b.reset().unwrap();
         // An illegal input on b fires b's assertion only.
@@ -377,7 +294,7 @@ fn two_instances_of_one_model_on_one_thread_stay_independent() {
             launch: Some(launch_of(&[2], &[32], 32).unwrap()),
             ..Default::default()
         };
-        golden.encode_in(&launch, &mut inp);
+        codec.encode_in(&launch, &mut inp);
         b.step(&inp, &mut out).unwrap();
         let bad = OtIn {
             observe: Some(Observe {
@@ -389,7 +306,7 @@ fn two_instances_of_one_model_on_one_thread_stay_independent() {
             }),
             ..Default::default()
         };
-        golden.encode_in(&bad, &mut inp);
+        codec.encode_in(&bad, &mut inp);
         assert!(matches!(
             b.step(&inp, &mut out),
             Err(SimError::Assertion(_))

@@ -1,38 +1,32 @@
-//! Co-simulation of the locality-aware dispatcher's decision unit: the golden
-//! [`DispatchUnit`] and its RTL in lockstep, driven by random traffic or by a kernel's blocks.
+//! The locality-aware dispatcher's decision unit (seed 002) in the registry: its co-simulation
+//! driver, closed loop (each cycle's inputs from the unit's previous outputs: random traffic
+//! with enqueue bursts, droughts, completion bursts and stalled SMs, or a kernel's blocks with
+//! the completion model, exactly as the dispatch simulation's `locality` policy drives it) or
+//! open loop from a file; statistics; mutants.
 //!
-//! Stimulus:
-//! * `random` — seeded traffic that stresses the unit: rectangles from a small window (so
-//!   overlaps are common) with some arrays absent; phases of enqueue bursts (the queue fills),
-//!   droughts (it empties), bursts of completions, and a consumer that is not always ready;
-//! * `kernel:NAME` — a kernel's blocks in order (relaunched until the run ends), each finishing
-//!   after the completion model's time, completions reported one per cycle, the SM always
-//!   ready: exactly how the dispatch simulation's `locality` policy drives the unit;
-//! * a JSON-lines FILE — one cycle's inputs per line, open loop (what a failure's minimal
-//!   reproducer is written as): `{"enq":{"id":N,"rects":[{"x":N,"y":N,"w":N,"h":N},null,...]},
-//!   "done":[SM,SLOT],"disp_ready":true}` (every field optional).
-//!
-//! On a mismatch the run's inputs up to the failing cycle are replayed and shrunk (delta
-//! debugging over cycles, keeping only input sequences the golden unit accepts) to a minimal
-//! reproducer file and its VCD.
+//! The file format, one cycle's inputs per line (every field optional; blank lines and `#`
+//! comments skipped):
+//! `{"enq":{"id":N,"rects":[{"x":N,"y":N,"w":N,"h":N},null,...]},"done":[SM,SLOT],"disp_ready":true}`
+//! (`rects` has one element per data array, `null` where the block does not read it).
 
-use crate::build::BuiltModel;
-use crate::lockstep::{Lockstep, StepFail};
-use crate::model::Model;
-use crate::mutants::{self, always_reachable, Mutant};
-use crate::report::Failure;
-use crate::{CosimError, SimError};
-use golden::block::mask;
-use golden::dispatch::{access_ranges, BlockTimes, DispatchUnit, Entry, Rect, UnitIn, UnitOut};
+use crate::harness::{self, Check, Driver, Ended};
+use crate::mutants::{always_reachable, Mutant};
+use crate::registry::{BlockEntry, BlockOption, Cmd, GoldenEntry};
+use crate::CosimError;
+use golden::block::{mask, CodecError, CycleModel};
+use golden::dispatch::{
+    access_ranges, BlockTimes, DispatchUnit, Entry, Rect, UnitCodec, UnitIn, UnitOut,
+};
 use golden::rng::Rng;
+use golden::run::BlockOpts;
 use serde::Serialize;
 use spec::Spec;
 use std::collections::VecDeque;
-use std::path::PathBuf;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// Cycles simulated when `--cycles` is not given.
-pub const DEFAULT_CYCLES: u64 = 200_000;
+/// The forms of `--stimulus` the dispatcher's co-simulation takes.
+const STIMULI: &str = "`random` (traffic that stresses the unit), `kernel:NAME` (a built-in or dispatch kernel such as `colmajor`, or a kernel TOML file) or a JSON-lines file of per-cycle inputs";
 
 /// Where the unit's inputs come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,15 +36,19 @@ pub enum DispStimulus {
     File(PathBuf),
 }
 
-impl std::str::FromStr for DispStimulus {
-    type Err = CosimError;
-    fn from_str(s: &str) -> Result<DispStimulus, CosimError> {
+impl DispStimulus {
+    /// Parse `--stimulus`: `random`, `kernel:NAME`, or the path of an existing file.
+    pub fn parse(s: &str) -> Result<DispStimulus, CosimError> {
         if s == "random" {
             Ok(DispStimulus::Random)
         } else if let Some(k) = s.strip_prefix("kernel:") {
             Ok(DispStimulus::Kernel(k.to_string()))
-        } else {
+        } else if std::path::Path::new(s).is_file() {
             Ok(DispStimulus::File(PathBuf::from(s)))
+        } else {
+            Err(CosimError::BadInput(format!(
+                "stimulus `{s}` is not one the dispatcher takes: give {STIMULI} (there is no file `{s}`)"
+            )))
         }
     }
 }
@@ -65,25 +63,8 @@ impl std::fmt::Display for DispStimulus {
     }
 }
 
-/// The RTL files of the block, with a mutant applied if asked.
-pub fn rtl_files(
-    spec: &Spec,
-    mutant: Option<&Mutant>,
-) -> Result<(String, Vec<(String, String)>), CosimError> {
-    crate::rtl::block_rtl(spec, &ENTRY, mutant)
-}
-
-/// Build (or fetch) the block's model.
-pub fn build_model(
-    spec: &Spec,
-    mutant: Option<&Mutant>,
-    trace: bool,
-) -> Result<(BuiltModel, Model), CosimError> {
-    crate::rtl::block_model(spec, &ENTRY, mutant, trace)
-}
-
 /// Produces the unit's input for each cycle from its previous outputs.
-struct Driver {
+struct Traffic {
     rng: Rng,
     kind: Kind,
     /// Running blocks the driver knows of: (end cycle, SM, slot) for kernels; (SM, slot) for
@@ -96,7 +77,6 @@ struct Driver {
 }
 
 enum Kind {
-    File(VecDeque<UnitIn>),
     Random {
         arrays: usize,
         coord_max: u64,
@@ -109,11 +89,15 @@ enum Kind {
     },
 }
 
-impl Driver {
-    fn new(spec: &Spec, stim: &DispStimulus, seed: u64) -> Result<Driver, CosimError> {
+impl Traffic {
+    fn new(spec: &Spec, stim: &DispStimulus, seed: u64) -> Result<Traffic, CosimError> {
         let d = &spec.dispatch;
         let kind = match stim {
-            DispStimulus::File(path) => Kind::File(read_file(path)?.into()),
+            DispStimulus::File(_) => {
+                return Err(CosimError::BadInput(
+                    "a dispatcher input file is replayed as it is, not generated".into(),
+                ))
+            }
             DispStimulus::Random => Kind::Random {
                 arrays: d.arrays as usize,
                 coord_max: mask(d.coord_bits),
@@ -143,7 +127,7 @@ impl Driver {
                 }
             }
         };
-        Ok(Driver {
+        Ok(Traffic {
             rng: Rng::new(seed),
             kind,
             running: Vec::new(),
@@ -156,11 +140,7 @@ impl Driver {
 
     /// The input of cycle `t`, given the outputs after the previous edge.
     fn next(&mut self, t: u64, prev: &UnitOut) -> UnitIn {
-        if let Kind::File(q) = &mut self.kind {
-            return q.pop_front().unwrap_or_default();
-        }
         match &self.kind {
-            Kind::File(_) => UnitIn::default(),
             Kind::Kernel {
                 entries,
                 times,
@@ -263,8 +243,9 @@ impl Driver {
     }
 }
 
-/// Parse a JSON-lines input file (one cycle per line; blank lines and `#` comments skipped).
-pub fn read_file(path: &std::path::Path) -> Result<Vec<UnitIn>, CosimError> {
+/// Read a JSON-lines input file: each cycle's inputs with its line (blank lines and `#`
+/// comments skipped).
+pub fn read_file(path: &Path) -> Result<Vec<(usize, UnitIn)>, CosimError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         CosimError::BadInput(format!("cannot read stimulus {}: {e}", path.display()))
     })?;
@@ -274,274 +255,188 @@ pub fn read_file(path: &std::path::Path) -> Result<Vec<UnitIn>, CosimError> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        out.push(serde_json::from_str(line).map_err(|e| {
+        let inp = serde_json::from_str(line).map_err(|e| {
             CosimError::BadInput(format!(
-                "{}:{}: not a dispatcher input line ({e}); expected {{\"enq\":{{\"id\":N,\"rects\":[...]}},\"done\":[SM,SLOT],\"disp_ready\":BOOL}}",
+                "{}:{}: not a dispatcher input line: {}; expected {{\"enq\":{{\"id\":N,\"rects\":[...]}},\"done\":[SM,SLOT],\"disp_ready\":BOOL}}",
                 path.display(),
-                n + 1
+                n + 1,
+                golden::run::json_line_error(&e)
             ))
-        })?);
+        })?;
+        out.push((n + 1, inp));
+    }
+    if out.is_empty() {
+        return Err(CosimError::BadInput(format!(
+            "stimulus {} holds no cycle inputs: a run over it would check nothing",
+            path.display()
+        )));
     }
     Ok(out)
 }
 
-/// How to run.
-pub struct DispOptions<'a> {
-    pub stimulus: DispStimulus,
-    pub cycles: Option<u64>,
-    pub seed: u64,
-    pub waves: Option<PathBuf>,
-    pub mutant: Option<&'static Mutant>,
-    pub command: String,
-    /// Shrink a failure to a minimal reproducer in `out_dir`.
-    pub shrink: bool,
-    pub out_dir: PathBuf,
-    pub progress: Option<&'a dyn Fn(u64, u64, f64)>,
-}
-
-/// Result of a co-simulation.
-#[derive(Debug, Clone, Serialize)]
-pub struct DispReport {
-    pub block: &'static str,
-    pub config: String,
-    pub config_hash: String,
-    pub stimulus: String,
-    pub seed: u64,
-    pub mutant: Option<&'static str>,
+/// The decision unit's statistics of a co-simulation.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DispStats {
     pub cycles: u64,
     /// Blocks enqueued and dispatch decisions committed.
     pub enqueued: u64,
     pub dispatched: u64,
-    pub seconds: f64,
-    pub cycles_per_second: f64,
-    pub build_seconds: f64,
-    pub model_cached: bool,
-    pub result: &'static str,
-    pub failure: Option<Failure>,
 }
 
-/// Co-simulate the decision unit.
-pub fn cosim(spec: &Spec, opts: &DispOptions) -> Result<DispReport, CosimError> {
-    let cycles = opts.cycles.unwrap_or(match &opts.stimulus {
-        DispStimulus::File(p) => read_file(p)?.len() as u64,
-        _ => DEFAULT_CYCLES,
-    });
-    let mut driver = Driver::new(spec, &opts.stimulus, opts.seed)?;
-    let (built, mut rtl) = build_model(spec, opts.mutant, opts.waves.is_some())?;
-    if let Some(w) = &opts.waves {
-        rtl.open_vcd(w)?;
+/// The decision unit's co-simulation driver.
+#[derive(Clone)]
+pub struct DispDriver {
+    spec: Spec,
+    kind: DispStimulus,
+    seed: u64,
+    /// Open loop: each cycle's inputs (with its file line, 0 for replayed ones).
+    inputs: Option<Arc<Vec<(usize, UnitIn)>>>,
+    stats: DispStats,
+}
+
+fn codec_err(e: CodecError) -> CosimError {
+    CosimError::Sim(crate::SimError::PortMismatch(e.to_string()))
+}
+
+impl Driver for DispDriver {
+    type Model = DispatchUnit;
+    type Codec = UnitCodec;
+    type Item = UnitIn;
+    type Stats = DispStats;
+    const ITEMS: &'static str = "cycle inputs";
+
+    fn codec(spec: &Spec) -> Result<UnitCodec, CosimError> {
+        UnitCodec::new(&spec.dispatch).map_err(codec_err)
     }
-    let mut ls = Lockstep::new(DispatchUnit::new(&spec.dispatch), rtl)?;
-    let mut prev = UnitOut {
-        enq_ready: true,
-        disp: None,
-    };
-    let mut last: VecDeque<String> = VecDeque::new();
-    let (mut enqueued, mut dispatched) = (0u64, 0u64);
-    let start = Instant::now();
-    let mut next_report = 1.0;
-    let mut failure = None;
-    for t in 0..cycles {
-        let inp = driver.next(t, &prev);
-        if last.len() == 8 {
-            last.pop_front();
+
+    fn model(spec: &Spec) -> DispatchUnit {
+        DispatchUnit::new(&spec.dispatch)
+    }
+
+    fn new(
+        spec: &Spec,
+        stimulus: &str,
+        seed: u64,
+        _: &BlockOpts,
+    ) -> Result<DispDriver, CosimError> {
+        let kind = DispStimulus::parse(stimulus)?;
+        let inputs = match &kind {
+            DispStimulus::File(p) => Some(Arc::new(read_file(p)?)),
+            // Check a generator's stimulus (the kernel) now.
+            k => {
+                Traffic::new(spec, k, seed)?;
+                None
+            }
+        };
+        Ok(DispDriver {
+            spec: spec.clone(),
+            kind,
+            seed,
+            inputs,
+            stats: DispStats::default(),
+        })
+    }
+
+    fn replay(&self, items: Vec<UnitIn>) -> DispDriver {
+        DispDriver {
+            inputs: Some(Arc::new(items.into_iter().map(|i| (0, i)).collect())),
+            ..self.clone()
         }
-        last.push_back(format!(
-            "{{\"cycle\":{t},\"in\":{}}}",
-            serde_json::to_string(&inp).unwrap_or_default()
-        ));
-        enqueued += u64::from(inp.enq.is_some());
-        dispatched += u64::from(prev.disp.is_some() && inp.disp_ready);
-        match ls.step(&inp) {
-            Ok(o) => prev = o,
-            Err(e) => {
-                let mut f = failure_of(spec, opts, t, e, &last);
-                if opts.shrink {
-                    shrink_failure(spec, opts, t, &mut f)?;
-                }
-                failure = Some(f);
+    }
+
+    fn stimulus(&self) -> String {
+        self.kind.to_string()
+    }
+
+    fn finite(&self) -> bool {
+        self.inputs.is_some()
+    }
+
+    fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
+        let mut unit = DispatchUnit::new(&self.spec.dispatch);
+        let mut traffic = match &self.inputs {
+            Some(_) => None,
+            None => Some(Traffic::new(&self.spec, &self.kind, self.seed)?),
+        };
+        let mut prev = UnitOut {
+            enq_ready: true,
+            disp: None,
+        };
+        let mut s = DispStats::default();
+        let mut ended = Ended::Completed;
+        for t in 0..limit {
+            let (line, inp) = match (&self.inputs, &mut traffic) {
+                (Some(v), _) => match v.get(t as usize) {
+                    Some((l, i)) => (*l, i.clone()),
+                    None => break,
+                },
+                (None, Some(g)) => (0, g.next(t, &prev)),
+                (None, None) => break,
+            };
+            s.enqueued += u64::from(inp.enq.is_some());
+            s.dispatched += u64::from(prev.disp.is_some() && inp.disp_ready);
+            let out = *unit.step(&inp).map_err(|e| {
+                CosimError::BadInput(match (&self.kind, line) {
+                    (DispStimulus::File(p), l) if l > 0 => format!("{}:{l}: {e}", p.display()),
+                    (k, _) => format!("{k}, cycle {}: {e}", t + 1),
+                })
+            })?;
+            s.cycles = t + 1;
+            if let Err(f) = check(&inp, &out) {
+                ended = Ended::Failed(f);
                 break;
             }
+            prev = out;
         }
-        if let Some(p) = opts.progress {
-            if t & 0x3fff == 0 {
-                let s = start.elapsed().as_secs_f64();
-                if s >= next_report {
-                    next_report = s + 1.0;
-                    p(t, cycles, t as f64 / s);
-                }
+        self.stats = s;
+        Ok(ended)
+    }
+
+    fn consumed(&self) -> Vec<UnitIn> {
+        let n = self.stats.cycles as usize;
+        if let Some(v) = &self.inputs {
+            return v.iter().take(n).map(|(_, i)| i.clone()).collect();
+        }
+        // A generator is closed loop: replay it against a golden unit.
+        let mut out = Vec::with_capacity(n);
+        let Ok(mut traffic) = Traffic::new(&self.spec, &self.kind, self.seed) else {
+            return out;
+        };
+        let mut unit = DispatchUnit::new(&self.spec.dispatch);
+        let mut prev = UnitOut {
+            enq_ready: true,
+            disp: None,
+        };
+        for t in 0..n as u64 {
+            let inp = traffic.next(t, &prev);
+            match unit.step(&inp) {
+                Ok(o) => prev = *o,
+                Err(_) => break,
             }
+            out.push(inp);
         }
+        out
     }
-    ls.mirror.rtl.close_vcd();
-    let seconds = start.elapsed().as_secs_f64();
-    let done = ls.cycle();
-    Ok(DispReport {
-        block: "dispatch",
-        config: spec.name.clone(),
-        config_hash: spec.hash.to_string(),
-        stimulus: opts.stimulus.to_string(),
-        seed: opts.seed,
-        mutant: opts.mutant.map(|m| m.name),
-        cycles: done,
-        enqueued,
-        dispatched,
-        seconds,
-        cycles_per_second: done as f64 / seconds.max(1e-9),
-        build_seconds: built.seconds,
-        model_cached: !built.built_now,
-        result: if failure.is_none() { "pass" } else { "fail" },
-        failure,
-    })
-}
 
-fn failure_of(
-    _spec: &Spec,
-    opts: &DispOptions,
-    t: u64,
-    e: StepFail,
-    last: &VecDeque<String>,
-) -> Failure {
-    let mut reproduce = format!(
-        "{} --stimulus {} --seed {} --cycles {}",
-        opts.command,
-        opts.stimulus,
-        opts.seed,
-        t + 1
-    );
-    if let Some(m) = opts.mutant {
-        reproduce.push_str(&format!(" --mutant {}", m.name));
+    fn stats(&self) -> DispStats {
+        self.stats.clone()
     }
-    let mut f = Failure::new(t, opts.seed, last.iter().cloned().collect(), reproduce);
-    let illegal = matches!(e, StepFail::Illegal(_));
-    f.record(e);
-    if illegal {
-        f.kind = "illegal-input";
-    }
-    f
-}
 
-/// Co-simulate one mutant (no waves) and say whether it was caught.
-pub fn run_mutant(
-    spec: &Spec,
-    m: &'static Mutant,
-    stimulus: &DispStimulus,
-    cycles: Option<u64>,
-    seed: u64,
-) -> Result<mutants::MutantResult, CosimError> {
-    if let Some(r) = mutants::MutantResult::equivalent(m, spec) {
-        return Ok(r);
+    fn nothing_checked(s: &DispStats) -> Option<String> {
+        (s.dispatched == 0).then(|| {
+            format!(
+                "no dispatch decision was committed in {} cycles ({} blocks enqueued)",
+                s.cycles, s.enqueued
+            )
+        })
     }
-    let r = cosim(
-        spec,
-        &DispOptions {
-            stimulus: stimulus.clone(),
-            cycles,
-            seed,
-            waves: None,
-            mutant: Some(m),
-            command: String::new(),
-            shrink: false,
-            out_dir: PathBuf::from("."),
-            progress: None,
-        },
-    )?;
-    Ok(mutants::MutantResult::of(m, r.failure.as_ref()))
-}
 
-/// The unit's inputs over `cycles` cycles of `stim`, driven closed-loop by the golden unit
-/// (for benchmarks: the same inputs for every measurement).
-pub fn record_inputs(
-    spec: &Spec,
-    stim: &DispStimulus,
-    cycles: u64,
-    seed: u64,
-) -> Result<Vec<UnitIn>, CosimError> {
-    use golden::block::CycleModel;
-    let mut driver = Driver::new(spec, stim, seed)?;
-    let mut unit = DispatchUnit::new(&spec.dispatch);
-    let mut prev = UnitOut {
-        enq_ready: true,
-        disp: None,
-    };
-    let mut inputs = Vec::with_capacity(cycles as usize);
-    for t in 0..cycles {
-        let inp = driver.next(t, &prev);
-        prev = *unit
-            .step(&inp)
-            .map_err(|e| CosimError::BadInput(e.to_string()))?;
-        inputs.push(inp);
+    fn summary(s: &DispStats) -> Vec<String> {
+        vec![format!(
+            "{} cycles, {} blocks enqueued, {} dispatched",
+            s.cycles, s.enqueued, s.dispatched
+        )]
     }
-    Ok(inputs)
-}
-
-/// Whether `inputs`, from reset, make the RTL disagree with the golden unit (inputs the golden
-/// unit refuses do not count).
-fn fails(ls: &mut Lockstep<DispatchUnit>, inputs: &[UnitIn]) -> bool {
-    if ls.reset().is_err() {
-        return false;
-    }
-    for i in inputs {
-        match ls.step(i) {
-            Ok(_) => {}
-            Err(StepFail::Illegal(_)) => return false,
-            Err(_) => return true,
-        }
-    }
-    false
-}
-
-/// Replay the failing run's inputs, shrink them, and write the reproducer and its VCD.
-fn shrink_failure(
-    spec: &Spec,
-    opts: &DispOptions,
-    t: u64,
-    f: &mut Failure,
-) -> Result<(), CosimError> {
-    let inputs = match &opts.stimulus {
-        DispStimulus::File(p) => read_file(p)?.into_iter().take(t as usize + 1).collect(),
-        s => record_inputs(spec, s, t + 1, opts.seed)?,
-    };
-    let (_, rtl) = build_model(spec, opts.mutant, false)?;
-    let mut ls = Lockstep::new(DispatchUnit::new(&spec.dispatch), rtl)?;
-    if !fails(&mut ls, &inputs) {
-        return Ok(());
-    }
-    let minimal = crate::shrink::minimize(&inputs, |cand| fails(&mut ls, cand));
-    std::fs::create_dir_all(&opts.out_dir).map_err(|e| {
-        CosimError::Sim(SimError::Io(format!(
-            "cannot create {}: {e}",
-            opts.out_dir.display()
-        )))
-    })?;
-    let stem = format!("dispatch-repro-seed{}", opts.seed);
-    let repro = opts.out_dir.join(format!("{stem}.jsonl"));
-    let text: String = minimal
-        .iter()
-        .map(|i| serde_json::to_string(i).unwrap_or_default() + "\n")
-        .collect();
-    std::fs::write(&repro, text).map_err(|e| {
-        CosimError::Sim(SimError::Io(format!(
-            "cannot write {}: {e}",
-            repro.display()
-        )))
-    })?;
-    f.reproducer = Some(repro.display().to_string());
-    f.reproducer_transactions = Some(minimal.len());
-    let mut cmd = format!("{} --stimulus {}", opts.command, repro.display());
-    if let Some(m) = opts.mutant {
-        cmd.push_str(&format!(" --mutant {}", m.name));
-    }
-    f.reproducer_command = Some(cmd);
-    let vcd = opts.out_dir.join(format!("{stem}.vcd"));
-    let (_, mut traced) = build_model(spec, opts.mutant, true)?;
-    if traced.open_vcd(&vcd).is_ok() {
-        let mut ls = Lockstep::new(DispatchUnit::new(&spec.dispatch), traced)?;
-        let _ = fails(&mut ls, &minimal);
-        ls.mirror.rtl.close_vcd();
-        f.vcd = Some(vcd.display().to_string());
-    }
-    Ok(())
 }
 
 /// Deliberately wrong variants of the decision unit's RTL.
@@ -622,12 +517,29 @@ pub const MUTANTS: &[Mutant] = &[
 ];
 
 /// The dispatcher's decision unit in the block registry.
-pub const ENTRY: crate::registry::BlockEntry = crate::registry::BlockEntry {
+pub const ENTRY: BlockEntry = BlockEntry {
     name: "dispatch",
     title: "locality-aware thread-block dispatcher (seed 002)",
     seed: "002",
-    ports: |s| s.dispatch.ports(),
+    interface: |s| s.dispatch.interface(),
     render: rtlgen::dispatch,
     cost: golden::cost::dispatch_cost,
+    golden: GoldenEntry {
+        name: "dispatch",
+        about: "thread-block dispatch (seed 002 locality-aware, seed 003 CTA mapping, RR, BCS) of a kernel",
+        stimuli: "`kernel:NAME` (or --kernel NAME)",
+        run: golden::dispatch::run_golden,
+    },
+    stimuli: STIMULI,
+    flow: &["random", "kernel:colmajor"],
+    options: &[BlockOption {
+        name: "kernel",
+        value: Some("NAME|FILE"),
+        help: "dispatch: the kernel (a built-in name, `rowmajor`, `colmajor`, `nolocality`, or a kernel TOML file)",
+        commands: &[Cmd::Golden],
+    }],
     mutants: MUTANTS,
+    cosim: harness::cosim::<DispDriver>,
+    bench: crate::bench::bench::<DispDriver>,
+    system_throughput: None,
 };

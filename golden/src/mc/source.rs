@@ -1,0 +1,222 @@
+//! Where the memory system's requests come from (`--stimulus`): the LOA/MOA/HOA warp-load
+//! generators, the table-stress generator, or a JSON-lines file; and the golden run over them
+//! (`warpsmith golden --block mc`).
+
+use super::stimulus::{self, LoadClass, Request};
+use super::system::MemSystem;
+use crate::run::{BadInput, GoldenError, GoldenRun};
+use spec::Spec;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The forms of `--stimulus` the memory system takes, for messages.
+pub const FORMS: &str = "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service rate), `random` (table stress) or a JSON-lines file of requests";
+
+/// Offered load of the class generators, relative to the random-row service rate.
+pub const INTENSITY: f64 = 1.3;
+
+/// Legal offered intensities of the class generators.
+pub const INTENSITY_RANGE: std::ops::RangeInclusive<f64> = 0.05..=20.0;
+
+/// Where requests come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum McStimulus {
+    /// Traffic that stresses the tables ([`stimulus::stress`]).
+    Random,
+    /// Warp loads of one class ([`stimulus::warp_loads`]) offered at an intensity (relative to
+    /// the random-row service rate; `hoa` is [`INTENSITY`], `hoa@2.5` is 2.5).
+    Class(LoadClass, f64),
+    /// A JSON-lines request file.
+    File(PathBuf),
+}
+
+impl McStimulus {
+    /// Warp loads of one class at the default intensity.
+    pub fn class(c: LoadClass) -> McStimulus {
+        McStimulus::Class(c, INTENSITY)
+    }
+
+    /// Parse `--stimulus`.
+    pub fn parse(s: &str) -> Result<McStimulus, BadInput> {
+        if s == "random" {
+            return Ok(McStimulus::Random);
+        }
+        let (name, level) = match s.split_once('@') {
+            Some((n, l)) => (n, Some(l)),
+            None => (s, None),
+        };
+        match (LoadClass::from_name(name), level) {
+            (Some(c), None) => Ok(McStimulus::class(c)),
+            (Some(c), Some(l)) => match l.parse::<f64>() {
+                Ok(x) if INTENSITY_RANGE.contains(&x) => Ok(McStimulus::Class(c, x)),
+                _ => Err(BadInput(format!(
+                    "stimulus `{s}`: the intensity after `@` must be a number in {}..={} \
+                     (offered load relative to the random-row service rate; default {INTENSITY})",
+                    INTENSITY_RANGE.start(),
+                    INTENSITY_RANGE.end()
+                ))),
+            },
+            _ if Path::new(s).is_file() => Ok(McStimulus::File(PathBuf::from(s))),
+            _ => Err(BadInput(format!(
+                "stimulus `{s}` is not one the memory system takes: give {FORMS} (there is no file `{s}`)"
+            ))),
+        }
+    }
+
+    /// Whether the requests end by themselves (a file).
+    pub fn is_finite(&self) -> bool {
+        matches!(self, McStimulus::File(_))
+    }
+}
+
+impl std::fmt::Display for McStimulus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            McStimulus::Random => write!(f, "random"),
+            McStimulus::Class(c, x) if *x == INTENSITY => write!(f, "{}", c.name()),
+            McStimulus::Class(c, x) => write!(f, "{}@{x}", c.name()),
+            McStimulus::File(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// The requests of a stimulus, enough for `cycles` cycles (a file gives what it holds).
+pub fn requests(
+    spec: &Spec,
+    kind: &McStimulus,
+    cycles: u64,
+    seed: u64,
+) -> Result<Vec<Request>, BadInput> {
+    Ok(match kind {
+        McStimulus::Random => stimulus::stress(spec, cycles.max(64) as usize, seed),
+        McStimulus::Class(c, intensity) => {
+            // Enough loads to keep the channels busy for `cycles` cycles.
+            let mean = match c {
+                LoadClass::Loa => 1.0,
+                LoadClass::Moa => 5.0,
+                LoadClass::Hoa => 20.5,
+            };
+            let per_cycle =
+                stimulus::random_service_rate(spec) * f64::from(spec.dram.channels) * intensity;
+            let loads = ((cycles as f64 * per_cycle / mean) as usize).max(1);
+            stimulus::warp_loads(spec, *c, loads, *intensity, seed)
+        }
+        McStimulus::File(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| BadInput(format!("cannot read stimulus {}: {e}", path.display())))?;
+            let reqs = stimulus::parse(&text, &path.display().to_string(), spec)
+                .map_err(|e| BadInput(e.to_string()))?;
+            if reqs.is_empty() {
+                return Err(BadInput(format!(
+                    "stimulus {} holds no requests: a run over it would check nothing",
+                    path.display()
+                )));
+            }
+            reqs
+        }
+    })
+}
+
+/// Cycles the golden run advances between progress reports.
+const PROGRESS_CYCLES: u64 = 1 << 20;
+
+/// `warpsmith golden --block mc`: every request's completion and a summary (text), or one
+/// summary object (JSON); with `--command-trace FILE` every DRAM command.
+pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(), GoldenError> {
+    let stimulus = r.stimulus.ok_or_else(|| {
+        BadInput(format!(
+            "--stimulus is required for --block mc: give {FORMS}"
+        ))
+    })?;
+    let kind = McStimulus::parse(stimulus)?;
+    let reqs = requests(spec, &kind, r.cycles, r.seed)?;
+    let mut sys = MemSystem::new(spec, reqs).map_err(|e| BadInput(e.to_string()))?;
+    let trace = r.opts.get("command-trace").map(PathBuf::from);
+    if trace.is_some() {
+        sys.record_commands();
+    }
+    let start = std::time::Instant::now();
+    while !sys.finished() {
+        // A stretch of work per progress report (idle time is skipped, not counted).
+        let until = sys.idle_until().saturating_add(PROGRESS_CYCLES);
+        sys.run(until, None)
+            .map_err(|e| GoldenError::Failed(e.to_string()))?;
+        if let Some(p) = r.progress {
+            p(sys.now(), u64::MAX);
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    if let Some(path) = &trace {
+        let mut text = String::from("# cycle,channel,bank,command,row,col\n");
+        for c in sys.commands() {
+            text.push_str(&c.to_line());
+            text.push('\n');
+        }
+        crate::run::write_file(path, text.as_bytes()).map_err(|e| {
+            BadInput(format!(
+                "cannot write command trace {}: {e}",
+                path.display()
+            ))
+        })?;
+    }
+    let summary = sys.summary();
+    if r.json {
+        let mut v =
+            serde_json::to_value(&summary).map_err(|e| GoldenError::Failed(e.to_string()))?;
+        v["config"] = serde_json::json!(spec.name);
+        v["stimulus"] = serde_json::json!(kind.to_string());
+        v["timing"] = serde_json::json!({
+            "seconds": seconds,
+            "requests_per_second": summary.requests as f64 / seconds.max(1e-9),
+        });
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| GoldenError::Failed(e.to_string()))?
+        )?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "# request cycle sm warp load channel bank row write completed latency"
+    )?;
+    for (i, (q, d)) in sys.requests().iter().zip(sys.completions()).enumerate() {
+        let dec = sys.address_map().decode(q.addr);
+        writeln!(
+            out,
+            "{i} {} {} {} {} {} {} {} {} {d} {}",
+            q.cycle,
+            q.sm,
+            q.warp,
+            q.load,
+            dec.channel,
+            dec.bank,
+            dec.row,
+            u8::from(q.write),
+            d.saturating_sub(q.cycle)
+        )?;
+    }
+    let s = &summary;
+    writeln!(
+        out,
+        "# scheduler {}  requests {}  warp loads {}  cycles {}",
+        s.scheduler, s.requests, s.warp_loads, s.cycles
+    )?;
+    writeln!(
+        out,
+        "# bandwidth_util {:.4}  row_hit_rate {:.4}  commands {}  activations {}  refreshes {}",
+        s.bandwidth_util, s.row_hit_rate, s.commands, s.activations, s.refreshes
+    )?;
+    for (name, d) in [
+        ("latency", s.latency),
+        ("divergence", s.divergence),
+        ("warp_time", s.warp_time),
+    ] {
+        writeln!(
+            out,
+            "# {name:10} mean {:9.1}  p50 {:6}  p95 {:6}  p99 {:6}  max {:6}",
+            d.mean, d.p50, d.p95, d.p99, d.max
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! Where the OT predictor's transactions come from (`--stimulus`): the biased random generator,
+//! built-in or TOML kernels, or a JSON-lines file; and the golden run over them.
+
+use super::random::RandomOt;
+use super::{dump_state, response_json, OtModel, OtTxn, Packer};
+use crate::block::CycleModel;
+use crate::run::{BadInput, GoldenError, GoldenRun};
+use spec::Spec;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The forms of `--stimulus` the OT block takes, for messages.
+pub const FORMS: &str =
+    "`random`, `kernel:NAME` (a built-in kernel, `all`, or a kernel TOML file) or a JSON-lines file of transactions";
+
+/// Where transactions come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stimulus {
+    /// The biased random generator ([`super::random`]), endless.
+    Random,
+    /// A built-in kernel, `all` built-in kernels in turn, or a kernel TOML file; relaunched
+    /// with a new scheduling seed each time it completes.
+    Kernel(String),
+    /// A JSON-lines transaction file, run once.
+    File(PathBuf),
+}
+
+impl Stimulus {
+    /// Parse `--stimulus`: `random`, `kernel:NAME`, or the path of an existing file.
+    pub fn parse(s: &str) -> Result<Stimulus, BadInput> {
+        if s == "random" {
+            Ok(Stimulus::Random)
+        } else if let Some(k) = s.strip_prefix("kernel:") {
+            Ok(Stimulus::Kernel(k.to_string()))
+        } else if Path::new(s).is_file() {
+            Ok(Stimulus::File(PathBuf::from(s)))
+        } else {
+            Err(BadInput(format!(
+                "stimulus `{s}` is not one the OT block takes: give {FORMS} (there is no file `{s}`)"
+            )))
+        }
+    }
+}
+
+impl std::fmt::Display for Stimulus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stimulus::Random => write!(f, "random"),
+            Stimulus::Kernel(k) => write!(f, "kernel:{k}"),
+            Stimulus::File(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// A validated stimulus source that can be replayed from the start any number of times.
+#[derive(Clone)]
+pub struct Source {
+    spec: Spec,
+    kind: Stimulus,
+    seed: u64,
+    /// A file's transactions and their lines.
+    file: Option<Arc<(Vec<OtTxn>, Vec<usize>)>>,
+    kernels: Vec<Arc<crate::workload::KernelDesc>>,
+}
+
+impl Source {
+    /// Check the stimulus up front: a file is parsed and validated against the block's rules
+    /// (errors name the line), a kernel is found and checked to fit the configuration.
+    pub fn new(spec: &Spec, kind: &Stimulus, seed: u64) -> Result<Source, BadInput> {
+        let mut s = Source {
+            spec: spec.clone(),
+            kind: kind.clone(),
+            seed,
+            file: None,
+            kernels: Vec::new(),
+        };
+        match kind {
+            Stimulus::Random => {}
+            Stimulus::Kernel(name) => {
+                let names: Vec<&str> = if name == "all" {
+                    crate::workload::BUILTIN.to_vec()
+                } else {
+                    vec![name.as_str()]
+                };
+                for name in names {
+                    let k = match crate::workload::builtin(name) {
+                        Some(k) => k,
+                        None if name.ends_with(".toml") => {
+                            crate::workload::load_kernel_file(Path::new(name))
+                                .map_err(|e| BadInput(e.to_string()))?
+                        }
+                        None => {
+                            return Err(BadInput(format!(
+                                "unknown kernel `{name}`; built-in kernels: {}, or all (or give a kernel TOML file: kernel:path.toml)",
+                                crate::workload::BUILTIN.join(", ")
+                            )))
+                        }
+                    };
+                    super::check_ot_fit(&k, spec).map_err(|e| BadInput(e.to_string()))?;
+                    s.kernels.push(Arc::new(k));
+                }
+            }
+            Stimulus::File(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    BadInput(format!("cannot read stimulus {}: {e}", path.display()))
+                })?;
+                let name = path.display().to_string();
+                let parsed = super::parse(&text, &name).map_err(|e| BadInput(e.to_string()))?;
+                let (lines, txns): (Vec<usize>, Vec<OtTxn>) = parsed.into_iter().unzip();
+                super::validate(
+                    &OtModel::new(&spec.ot),
+                    &txns,
+                    &lines,
+                    spec.gpu.warp_size,
+                    &name,
+                )
+                .map_err(|e| BadInput(e.to_string()))?;
+                if txns.is_empty() {
+                    return Err(BadInput(format!(
+                        "stimulus {name} holds no transactions: a run over it would check nothing"
+                    )));
+                }
+                s.file = Some(Arc::new((txns, lines)));
+            }
+        }
+        Ok(s)
+    }
+
+    /// The transaction stream from its start.
+    pub fn iter(&self) -> Box<dyn Iterator<Item = OtTxn> + '_> {
+        match (&self.kind, &self.file, &self.kernels) {
+            (Stimulus::File(_), Some(f), _) => Box::new(f.0.iter().cloned()),
+            (Stimulus::Kernel(_), _, kernels) if !kernels.is_empty() => {
+                // Each kernel in turn, each launch with the next scheduling seed.
+                let (spec, seed) = (&self.spec, self.seed);
+                Box::new((0u64..).flat_map(move |run| {
+                    let k = &kernels[(run % kernels.len() as u64) as usize];
+                    super::ot_stimulus(k, spec, seed.wrapping_add(run))
+                        .into_iter()
+                        .flatten()
+                }))
+            }
+            _ => Box::new(RandomOt::new(&self.spec, self.seed)),
+        }
+    }
+
+    /// Whether the stream ends by itself.
+    pub fn is_finite(&self) -> bool {
+        matches!(self.kind, Stimulus::File(_))
+    }
+
+    /// Where transaction `i` of the stream comes from, for messages: `FILE:LINE` for a file,
+    /// else the stimulus and its index.
+    pub fn origin(&self, i: usize) -> String {
+        match (&self.kind, &self.file) {
+            (Stimulus::File(p), Some(f)) => {
+                format!("{}:{}", p.display(), f.1.get(i).copied().unwrap_or(i + 1))
+            }
+            (k, _) => format!("{k} transaction {}", i + 1),
+        }
+    }
+
+    pub fn kind(&self) -> &Stimulus {
+        &self.kind
+    }
+}
+
+/// `warpsmith golden --block ot`: one JSON response per transaction, then (with `--dump-state`)
+/// the final table.
+pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(), GoldenError> {
+    let stimulus = r.stimulus.ok_or_else(|| {
+        BadInput(format!(
+            "--stimulus is required for --block ot: give {FORMS}"
+        ))
+    })?;
+    let source = Source::new(spec, &Stimulus::parse(stimulus)?, r.seed)?;
+    let limit = if source.is_finite() {
+        u64::MAX
+    } else {
+        r.cycles
+    };
+    let mut model = OtModel::new(&spec.ot);
+    let mut cycles = 0u64;
+    for c in Packer::new(source.iter()) {
+        if cycles >= limit {
+            break;
+        }
+        let fail = |e: crate::block::IllegalInput| {
+            BadInput(format!("{}: {e}", source.origin(c.last_index())))
+        };
+        let inp = c.input(spec.gpu.warp_size).map_err(fail)?;
+        let o = *model.step(&inp).map_err(fail)?;
+        for (_, t) in c.txns() {
+            writeln!(out, "{}", response_json(t, &o))?;
+        }
+        cycles += 1;
+        if let Some(p) = r.progress {
+            if cycles & 0xffff == 0 {
+                p(cycles, limit);
+            }
+        }
+    }
+    if r.opts.flag("dump-state") {
+        writeln!(out, "{}", dump_state(&model))?;
+    }
+    Ok(())
+}

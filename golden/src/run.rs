@@ -1,0 +1,126 @@
+//! What every golden run takes (`warpsmith golden`): the stimulus, a cycle budget, a seed,
+//! the output format, block-specific options, a progress callback; and what it refuses.
+
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// Input the user gave that cannot be used: the message names the input (file and line, or
+/// the option) and what would be legal.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[error("{0}")]
+pub struct BadInput(pub String);
+
+impl BadInput {
+    pub fn new(message: impl Into<String>) -> BadInput {
+        BadInput(message.into())
+    }
+}
+
+/// Block-specific options, by name (`kernel`, `dump-state`, `group`, ...): each block declares
+/// the ones it takes, and the command line passes only those.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockOpts {
+    values: BTreeMap<String, String>,
+}
+
+impl BlockOpts {
+    /// Set an option (a flag's value is `true`).
+    pub fn set(&mut self, name: &str, value: &str) {
+        self.values.insert(name.to_string(), value.to_string());
+    }
+
+    /// An option's value.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(String::as_str)
+    }
+
+    /// Whether a flag is set.
+    pub fn flag(&self, name: &str) -> bool {
+        self.get(name) == Some("true")
+    }
+
+    /// An option parsed as a number, with a message naming it when it is not one.
+    pub fn number<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, BadInput> {
+        self.get(name)
+            .map(|v| {
+                v.parse::<T>()
+                    .map_err(|_| BadInput(format!("--{name} {v}: expected a non-negative integer")))
+            })
+            .transpose()
+    }
+
+    /// Every option, as command-line words (`--group 1`, `--dump-state`).
+    pub fn args(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for (k, x) in &self.values {
+            v.push(format!("--{k}"));
+            if x != "true" {
+                v.push(x.clone());
+            }
+        }
+        v
+    }
+}
+
+/// Called now and then during a long run with (cycles done, cycle budget; `u64::MAX`: none).
+pub type Progress<'a> = &'a dyn Fn(u64, u64);
+
+/// How a golden run is asked for.
+pub struct GoldenRun<'a> {
+    /// `--stimulus`, if given.
+    pub stimulus: Option<&'a str>,
+    /// Cycles for sources that do not end by themselves.
+    pub cycles: u64,
+    pub seed: u64,
+    /// `--format json` (else text).
+    pub json: bool,
+    pub opts: &'a BlockOpts,
+    pub progress: Option<Progress<'a>>,
+}
+
+/// Why a golden run stopped.
+#[derive(Debug, Error)]
+pub enum GoldenError {
+    #[error(transparent)]
+    BadInput(#[from] BadInput),
+    #[error("cannot write the output: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// A serde_json error on one line of a JSON-lines file, for a message that already names the
+/// file and line: serde's own "at line 1 column C" becomes "(column C)", and a number JSON can
+/// only read as a float (too large, negative, or fractional) is said to be one.
+pub fn json_line_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let core = match text.rfind(" at line ") {
+        Some(i) => &text[..i],
+        None => &text,
+    };
+    let what = if core.contains("floating point") || core.contains("invalid value: integer `-") {
+        format!(
+            "{core}: fields are unsigned integers below 2^64 (a larger, negative or fractional number does not fit)"
+        )
+    } else {
+        core.to_string()
+    };
+    if e.column() > 0 {
+        format!("{what} (column {})", e.column())
+    } else {
+        what
+    }
+}
+
+/// Write a file whole or not at all: into a temporary file beside it, then renamed over it,
+/// so an interrupted or failed write never leaves a half-written result.
+pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}

@@ -1,0 +1,326 @@
+//! The OT predictor (seed 000) in the registry: its co-simulation driver (stimulus from the
+//! random generator, kernels or a file, packed into cycles), statistics (PCOV, PACC, events)
+//! and mutants.
+
+use crate::harness::{self, Check, Driver, Ended};
+use crate::mutants::{always_reachable, Mutant};
+use crate::registry::{BlockEntry, BlockOption, Cmd, GoldenEntry};
+use crate::CosimError;
+use golden::block::{CodecError, CycleModel};
+use golden::ot::{CycleOps, OtCodec, OtIn, OtModel, OtOut, OtTxn, Packer, Source, Stimulus};
+use golden::run::BlockOpts;
+use serde::Serialize;
+use spec::{OtEvent, Spec};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// Counters of one co-simulation run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct OtStats {
+    pub cycles: u64,
+    pub transactions: u64,
+    pub launches: u64,
+    pub observes: u64,
+    /// Prediction queries.
+    pub predictions: u64,
+    /// Queries answered with addresses.
+    pub hits: u64,
+    /// Hits whose warp was later observed (the prediction could be checked).
+    pub resolved: u64,
+    /// Resolved hits whose observed address was among the predicted ones.
+    pub correct: u64,
+    pub evictions: u64,
+    /// Observations by what they did to the table.
+    pub events: BTreeMap<&'static str, u64>,
+    /// Prediction coverage: hits / queries (seed 000 eq. 3, one query per warp load).
+    pub pcov: f64,
+    /// Prediction accuracy: correct / resolved hits (seed 000 eq. 4).
+    pub pacc: f64,
+}
+
+type Key = (u64, u32, [u32; 3], u32);
+
+#[derive(Default)]
+struct Tracker {
+    stats: OtStats,
+    events: [u64; 7],
+    pending: HashMap<Key, ([u64; golden::ot::MAX_ADDRS], u32)>,
+}
+
+impl Tracker {
+    fn record(&mut self, c: &CycleOps, inp: &OtIn, out: &OtOut) {
+        let s = &mut self.stats;
+        s.cycles += 1;
+        s.transactions += c.txns().count() as u64;
+        s.launches += u64::from(inp.launch.is_some());
+        if inp.launch.is_some() {
+            self.pending.clear();
+        }
+        if let Some(q) = &inp.predict {
+            s.predictions += 1;
+            if out.pred_hit {
+                s.hits += 1;
+                if self.pending.len() > 1 << 20 {
+                    self.pending.clear();
+                }
+                self.pending.insert(
+                    (q.pc, q.lec, q.tb, q.warp),
+                    (out.pred_addrs, out.pred_count),
+                );
+            }
+        }
+        if let Some(o) = &inp.observe {
+            s.observes += 1;
+            self.events[out.upd_event.code() as usize] += 1;
+            s.evictions += u64::from(out.upd_evict);
+            if let Some((addrs, n)) = self.pending.remove(&(o.pc, o.lec, o.tb, o.warp)) {
+                s.resolved += 1;
+                s.correct += u64::from(addrs[..n as usize].contains(&o.addr));
+            }
+        }
+    }
+
+    fn finish(mut self) -> OtStats {
+        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        self.stats.pcov = ratio(self.stats.hits, self.stats.predictions);
+        self.stats.pacc = ratio(self.stats.correct, self.stats.resolved);
+        for e in OtEvent::ALL.iter().skip(1) {
+            self.stats
+                .events
+                .insert(e.name(), self.events[e.code() as usize]);
+        }
+        self.stats
+    }
+}
+
+/// The OT predictor's co-simulation driver.
+#[derive(Clone)]
+pub struct OtDriver {
+    spec: Spec,
+    source: Source,
+    /// Replaying exactly these transactions instead of the source.
+    replay: Option<Arc<Vec<OtTxn>>>,
+    /// After a run: transactions consumed, and the statistics.
+    consumed: usize,
+    stats: OtStats,
+}
+
+impl OtDriver {
+    fn txns(&self) -> Box<dyn Iterator<Item = OtTxn> + '_> {
+        match &self.replay {
+            Some(v) => Box::new(v.iter().cloned()),
+            None => self.source.iter(),
+        }
+    }
+
+    fn origin(&self, i: usize) -> String {
+        match &self.replay {
+            Some(_) => format!("replayed transaction {}", i + 1),
+            None => self.source.origin(i),
+        }
+    }
+}
+
+fn codec_err(e: CodecError) -> CosimError {
+    CosimError::Sim(crate::SimError::PortMismatch(e.to_string()))
+}
+
+impl Driver for OtDriver {
+    type Model = OtModel;
+    type Codec = OtCodec;
+    type Item = OtTxn;
+    type Stats = OtStats;
+    const ITEMS: &'static str = "transactions";
+
+    fn codec(spec: &Spec) -> Result<OtCodec, CosimError> {
+        OtCodec::new(&spec.ot).map_err(codec_err)
+    }
+
+    fn model(spec: &Spec) -> OtModel {
+        OtModel::new(&spec.ot)
+    }
+
+    fn new(spec: &Spec, stimulus: &str, seed: u64, _: &BlockOpts) -> Result<OtDriver, CosimError> {
+        let source = Source::new(spec, &Stimulus::parse(stimulus)?, seed)?;
+        Ok(OtDriver {
+            spec: spec.clone(),
+            source,
+            replay: None,
+            consumed: 0,
+            stats: OtStats::default(),
+        })
+    }
+
+    fn replay(&self, items: Vec<OtTxn>) -> OtDriver {
+        OtDriver {
+            replay: Some(Arc::new(items)),
+            ..self.clone()
+        }
+    }
+
+    fn stimulus(&self) -> String {
+        self.source.kind().to_string()
+    }
+
+    fn finite(&self) -> bool {
+        self.replay.is_some() || self.source.is_finite()
+    }
+
+    fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
+        let ws = self.spec.gpu.warp_size;
+        let mut model = OtModel::new(&self.spec.ot);
+        let mut tracker = Tracker::default();
+        let mut consumed = 0;
+        let mut ended = Ended::Completed;
+        for c in Packer::new(self.txns()) {
+            if tracker.stats.cycles >= limit {
+                break;
+            }
+            let bad = |e: golden::block::IllegalInput| {
+                CosimError::BadInput(format!("{}: {e}", self.origin(c.last_index())))
+            };
+            let inp = c.input(ws).map_err(bad)?;
+            let out = *model.step(&inp).map_err(bad)?;
+            consumed = c.last_index() + 1;
+            if let Err(f) = check(&inp, &out) {
+                ended = Ended::Failed(f);
+                break;
+            }
+            tracker.record(&c, &inp, &out);
+        }
+        self.consumed = consumed;
+        self.stats = tracker.finish();
+        Ok(ended)
+    }
+
+    fn consumed(&self) -> Vec<OtTxn> {
+        self.txns().take(self.consumed).collect()
+    }
+
+    fn stats(&self) -> OtStats {
+        self.stats.clone()
+    }
+
+    fn nothing_checked(s: &OtStats) -> Option<String> {
+        (s.predictions == 0 && s.observes == 0).then(|| {
+            format!(
+                "no observation and no prediction query in {} cycles: the table's outputs were never exercised",
+                s.cycles
+            )
+        })
+    }
+
+    fn summary(s: &OtStats) -> Vec<String> {
+        let ev: Vec<String> = s.events.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        vec![
+            format!("{} cycles, {} transactions", s.cycles, s.transactions),
+            format!(
+                "predictions {}  hits {}  PCOV {:.3}  PACC {:.3} ({} checked)",
+                s.predictions, s.hits, s.pcov, s.pacc, s.resolved
+            ),
+            format!(
+                "observations {}: {}; evictions {}; launches {}",
+                s.observes,
+                ev.join(", "),
+                s.evictions,
+                s.launches
+            ),
+        ]
+    }
+}
+
+/// Deliberately wrong variants of the OT predictor's RTL.
+pub const MUTANTS: &[Mutant] = &[
+    Mutant {
+        name: "lru-not-updated-on-hit",
+        description: "replacement state is updated on allocation only, not when an entry is hit",
+        file: "ws_ot_predictor.sv",
+        find: "assign touch_valid = obs_do;",
+        replace: "assign touch_valid = obs_do & ~obs_hit;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "stride-sign-flipped",
+        description: "a learned grid-dimension stride is stored negated",
+        file: "ws_ot_predictor.sv",
+        find: "obs_new.stride[d]       = StrideW'(obs_quot);",
+        replace: "obs_new.stride[d]       = StrideW'(-obs_quot);",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "inter-warp-stride-not-subtracted",
+        description: "step 4: the inter-warp offset is not subtracted before dividing by the block distance",
+        file: "ws_ot_predictor.sv",
+        find: "obs_known_sum = obs_known_sum + calc_t'(obs_dw) * signed_of(obs_e.iws);",
+        replace: "obs_known_sum = obs_known_sum;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "mispredict-counter-stuck",
+        description: "the mispredict counter never increments",
+        file: "ws_ot_predictor.sv",
+        find: "obs_new.mispredicts = obs_e.mispredicts + CntW'(1);",
+        replace: "obs_new.mispredicts = obs_e.mispredicts;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "wrong-victim-way",
+        description: "a full set replaces the way the policy did not choose",
+        file: "ws_ot_predictor.sv",
+        find: "(obs_free ? obs_free_way : victim_way);",
+        replace: "(obs_free ? obs_free_way : ~victim_way);",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "predicted-address-one-bit-short",
+        description: "predicted addresses are computed one bit narrower than AddrW (off-by-one width)",
+        file: "ws_ot_predictor.sv",
+        find: "pred_addr_d[i] = AddrW'(unsigned_of(pred_e.addr[i]) + pred_off);",
+        replace: "pred_addr_d[i] = AddrW'((AddrW-1)'(unsigned_of(pred_e.addr[i]) + pred_off));",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "threshold-off-by-one",
+        description: "an entry stops predicting when its counter reaches the threshold instead of exceeding it",
+        file: "ws_ot_predictor.sv",
+        find: "(32'(pred_e.mispredicts) <= Threshold);",
+        replace: "(32'(pred_e.mispredicts) < Threshold);",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "launch-does-not-flush",
+        description: "a kernel launch keeps the previous kernel's entries",
+        file: "ws_ot_predictor.sv",
+        find: "      valid_d     = '{default: '0};\n",
+        replace: "      valid_d     = valid_q;\n",
+        unreachable: always_reachable,
+    },
+];
+
+/// The OT predictor in the block registry.
+pub const ENTRY: BlockEntry = BlockEntry {
+    name: "ot",
+    title: "observation-table address predictor (seed 000)",
+    seed: "000",
+    interface: |s| s.ot.interface(),
+    render: rtlgen::ot,
+    cost: golden::cost::ot_cost,
+    golden: GoldenEntry {
+        name: "ot",
+        about: "the OT predictor: one JSON response per transaction",
+        stimuli: golden::ot::FORMS,
+        run: golden::ot::run_golden,
+    },
+    stimuli: "`random` (biased to what stresses the table), `kernel:NAME` (a built-in kernel, `all`, or a kernel TOML file) or a JSON-lines file of transactions",
+    flow: &["random", "kernel:all"],
+    options: &[BlockOption {
+        name: "dump-state",
+        value: None,
+        help: "ot: after the responses, print the final table as one JSON array of valid entries",
+        commands: &[Cmd::Golden],
+    }],
+    mutants: MUTANTS,
+    cosim: harness::cosim::<OtDriver>,
+    bench: crate::bench::bench::<OtDriver>,
+    system_throughput: None,
+};

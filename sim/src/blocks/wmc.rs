@@ -1,0 +1,391 @@
+//! The Warped-MC tables (seed 004) in the registry: the golden memory system runs a stimulus
+//! under the Warped-MC scheduler, and every cycle one WET group's block inputs and outputs go
+//! to the RTL (the golden block is the one inside the system: what is verified is what is
+//! simulated); statistics are the memory system's; mutants; the memory system's throughput
+//! under every scheduler for `bench`.
+
+use crate::bench::{BenchOptions, Throughput, THROUGHPUT_RUNS, THROUGHPUT_TARGET};
+use crate::harness::{self, Check, Driver, Ended};
+use crate::lockstep::StepFail;
+use crate::mutants::{always_reachable, Mutant};
+use crate::registry::{BlockEntry, BlockOption, Cmd, GoldenEntry};
+use crate::CosimError;
+use golden::block::CodecError;
+use golden::mc::source::{requests, McStimulus};
+use golden::mc::stimulus::{LoadClass, Request};
+use golden::mc::system::{GroupCycle, McError, McSummary, MemSystem};
+use golden::mc::warped::{WarpedMc, WmcCodec};
+use golden::run::BlockOpts;
+use serde::Serialize;
+use spec::{Scheduler, Spec};
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The spec with the Warped-MC scheduler (co-simulating the tables needs it in charge): the
+/// spec itself when it has it, else a variant with `mc.scheduler=warped` as one more layer. A
+/// scheduler the user chose explicitly is not replaced: that is an error.
+pub fn warped(spec: &Spec) -> Result<Spec, CosimError> {
+    if spec.mc.scheduler == Scheduler::Warped {
+        return Ok(spec.clone());
+    }
+    if spec.set_by_user("mc.scheduler") {
+        return Err(CosimError::BadInput(format!(
+            "co-simulating the Warped-MC tables needs mc.scheduler = warped, but the configuration sets mc.scheduler = {}: drop that setting or use --set mc.scheduler=warped",
+            spec.mc.scheduler.name()
+        )));
+    }
+    spec.variant(&["mc.scheduler=warped"])
+        .map_err(|e| CosimError::BadInput(e.to_string()))
+}
+
+/// The memory system's statistics of a co-simulation.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WmcStats {
+    /// The WET group whose block is co-simulated.
+    pub group: usize,
+    /// Memory-system cycles (each one compared).
+    pub cycles: u64,
+    /// Requests completed within the run.
+    pub requests: u64,
+    pub memory: Option<McSummary>,
+}
+
+/// The Warped-MC co-simulation driver.
+#[derive(Clone)]
+pub struct WmcDriver {
+    spec: Spec,
+    kind: McStimulus,
+    seed: u64,
+    group: usize,
+    /// The requests (generated for the cycle budget at the first run, or a file's, or the
+    /// replayed ones).
+    reqs: Option<Arc<Vec<Request>>>,
+    /// After a run: the memory system's last cycle and statistics.
+    now: u64,
+    stats: WmcStats,
+}
+
+fn codec_err(e: CodecError) -> CosimError {
+    CosimError::Sim(crate::SimError::PortMismatch(e.to_string()))
+}
+
+impl Driver for WmcDriver {
+    type Model = WarpedMc;
+    type Codec = WmcCodec;
+    type Item = golden::mc::stimulus::McTxn;
+    type Stats = WmcStats;
+    const ITEMS: &'static str = "requests";
+
+    fn prepare(spec: &Spec) -> Result<Spec, CosimError> {
+        warped(spec)
+    }
+
+    fn codec(spec: &Spec) -> Result<WmcCodec, CosimError> {
+        WmcCodec::new(&spec.wmc).map_err(codec_err)
+    }
+
+    fn model(spec: &Spec) -> WarpedMc {
+        WarpedMc::new(&spec.wmc)
+    }
+
+    fn new(
+        spec: &Spec,
+        stimulus: &str,
+        seed: u64,
+        opts: &BlockOpts,
+    ) -> Result<WmcDriver, CosimError> {
+        let kind = McStimulus::parse(stimulus)?;
+        let groups = (spec.dram.channels / spec.wmc.controllers_per_wet) as usize;
+        let group = opts.number::<usize>("group")?.unwrap_or(0);
+        if group >= groups {
+            return Err(CosimError::BadInput(format!(
+                "--group {group} does not exist: the configuration has {groups} warp-entry-table groups (0..={})",
+                groups - 1
+            )));
+        }
+        // A file is read and checked now (its errors name the line).
+        let reqs = match kind {
+            McStimulus::File(_) => Some(Arc::new(requests(spec, &kind, 0, seed)?)),
+            _ => None,
+        };
+        Ok(WmcDriver {
+            spec: spec.clone(),
+            kind,
+            seed,
+            group,
+            reqs,
+            now: 0,
+            stats: WmcStats::default(),
+        })
+    }
+
+    fn replay(&self, items: Vec<Self::Item>) -> WmcDriver {
+        let reqs = golden::mc::stimulus::resolve(&items, &self.spec).unwrap_or_default();
+        WmcDriver {
+            kind: McStimulus::File("replay".into()),
+            reqs: Some(Arc::new(reqs)),
+            ..self.clone()
+        }
+    }
+
+    fn stimulus(&self) -> String {
+        self.kind.to_string()
+    }
+
+    fn finite(&self) -> bool {
+        self.kind.is_finite()
+    }
+
+    fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
+        let reqs = match &self.reqs {
+            Some(r) => r.clone(),
+            None => {
+                let r = Arc::new(requests(
+                    &self.spec,
+                    &self.kind,
+                    limit.min(50_000_000),
+                    self.seed,
+                )?);
+                self.reqs = Some(r.clone());
+                r
+            }
+        };
+        let mut sys = MemSystem::new(&self.spec, reqs.to_vec())
+            .map_err(|e| CosimError::BadInput(e.to_string()))?;
+        let fail: RefCell<Option<StepFail>> = RefCell::new(None);
+        let mut hook = |gc: GroupCycle| -> Result<(), String> {
+            check(gc.input, gc.output).map_err(|e| {
+                *fail.borrow_mut() = Some(e);
+                "mismatch".to_string()
+            })
+        };
+        let r = sys.run(limit, Some((self.group, &mut hook)));
+        self.now = sys.now();
+        self.stats = WmcStats {
+            group: self.group,
+            cycles: sys.now(),
+            requests: sys.completions().iter().filter(|&&c| c != u64::MAX).count() as u64,
+            memory: Some(sys.summary()),
+        };
+        match (r, fail.into_inner()) {
+            (_, Some(f)) => Ok(Ended::Failed(f)),
+            (Err(McError::Illegal(e)), None) => Err(CosimError::BadInput(format!(
+                "{}: a request gives the block an input it refuses: {e}",
+                self.kind
+            ))),
+            (Err(e), None) => Err(CosimError::Model(e.to_string())),
+            (Ok(()), None) => Ok(Ended::Completed),
+        }
+    }
+
+    fn consumed(&self) -> Vec<Self::Item> {
+        let reqs = self.reqs.as_deref().map_or(&[][..], |r| &r[..]);
+        let arrived: Vec<Request> = reqs
+            .iter()
+            .copied()
+            .filter(|r| r.cycle <= self.now)
+            .collect();
+        golden::mc::stimulus::to_txns(&arrived)
+    }
+
+    fn stats(&self) -> WmcStats {
+        self.stats.clone()
+    }
+
+    fn nothing_checked(s: &WmcStats) -> Option<String> {
+        (s.requests == 0).then(|| {
+            format!(
+                "no request completed in {} cycles: the block never chose a command that served one",
+                s.cycles
+            )
+        })
+    }
+
+    fn summary(s: &WmcStats) -> Vec<String> {
+        let mut v = vec![format!(
+            "{} cycles of group {}, {} requests completed",
+            s.cycles, s.group, s.requests
+        )];
+        if let Some(m) = &s.memory {
+            v.push(format!(
+                "memory: bandwidth_util {:.3}  row_hit_rate {:.3}  latency mean {:.1}  divergence mean {:.1}  warp_time mean {:.1}",
+                m.bandwidth_util, m.row_hit_rate, m.latency.mean, m.divergence.mean, m.warp_time.mean
+            ));
+        }
+        v
+    }
+}
+
+/// A warp entry table counter can only saturate if its controllers can hold more pending
+/// requests than the counter's maximum.
+pub fn counter_never_saturates(s: &Spec) -> Option<String> {
+    let most = s.mc.queue_entries * s.wmc.wet_ctrls;
+    (most <= s.wmc.pending_max).then(|| {
+        format!(
+            "equivalent on this configuration: at most {most} requests are pending per warp entry table \
+             (mc.queue_entries {} x {} controllers in its scope), so a {}-bit counter never passes {}",
+            s.mc.queue_entries, s.wmc.wet_ctrls, s.wmc.pending_bits, s.wmc.pending_max
+        )
+    })
+}
+
+/// Deliberately wrong variants of the Warped-MC RTL.
+pub const MUTANTS: &[Mutant] = &[
+    Mutant {
+        name: "wet-service-ignored",
+        description: "serviced requests never decrement the warp entry table",
+        file: "ws_warped_mc.sv",
+        find: "port_valid[2 * c + 1] = svc_valid_i[c];",
+        replace: "port_valid[2 * c + 1] = 1'b0;",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "class-h-at-two-pending",
+        description: "a row hit counts as a warp's last request while two are still pending",
+        file: "ws_warped_mc.sv",
+        find: "<= PendW'(1)) ? WmcH :",
+        replace: "<= PendW'(2)) ? WmcH :",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "score-kept-on-activate",
+        description: "activating a row does not clear its row score",
+        file: "ws_warped_mc.sv",
+        find: "rs_d[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))] = '0;",
+        replace: "rs_d[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))] = rs_q[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))];",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "round-robin-stuck",
+        description: "the bank round-robin pointer never moves",
+        file: "ws_warped_mc.sv",
+        find: "BankW'((32'(sel_bank_o[c]) + 1) % NumBanks) : rr_q[c];",
+        replace: "rr_q[c] : rr_q[c];",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "priority-pool-ignored",
+        description: "banks in the priority table's high pool get no precedence",
+        file: "ws_warped_mc.sv",
+        find: "pt_q[c * NumBanks + 32'(b)] != '0) begin",
+        replace: "1'b0) begin",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "lowest-score-row-opened",
+        description: "a row miss opens the lowest-scoring pending row",
+        file: "ws_warped_mc.sv",
+        find: "cand_score[c * NumCand + k] > miss_score) begin",
+        replace: "cand_score[c * NumCand + k] < miss_score) begin",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "pending-counter-wraps",
+        description: "the pending-request counter wraps instead of saturating",
+        file: "ws_warped_mc.sv",
+        find: "(count > int'(PendMax)) ? PendMax : PendW'(count);",
+        replace: "PendW'(count);",
+        unreachable: counter_never_saturates,
+    },
+    Mutant {
+        name: "m-before-h",
+        description: "among a bank's row hits, other requests go before a warp's last one",
+        file: "ws_warped_mc.sv",
+        find: "cand_class[c * NumCand + k] > hit_cls) begin",
+        replace: "cand_class[c * NumCand + k] < hit_cls) begin",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "last-warp-not-recorded",
+        description: "a service does not record its warp, so that warp's further hits stay L",
+        file: "ws_warped_mc.sv",
+        find: "last_gwid_d[c]  = svc_valid_i[c] ? svc_gwid_i[c] : last_gwid_q[c];",
+        replace: "last_gwid_d[c]  = last_gwid_q[c];",
+        unreachable: always_reachable,
+    },
+    Mutant {
+        name: "remote-service-as-own",
+        description: "services of other controllers of the WET scope count as the controller's own",
+        file: "ws_warped_mc.sv",
+        find: "last_gwid_d[c]  = svc_valid_i[c] ? svc_gwid_i[c] : last_gwid_q[c];",
+        replace: "last_gwid_d[c]  = svc_valid_i[NumWetCtrl - 1 - c] ? svc_gwid_i[NumWetCtrl - 1 - c] : last_gwid_q[c];",
+        unreachable: always_reachable,
+    },
+];
+
+/// The golden memory system's throughput under every scheduler on HOA warp loads of
+/// `o.cycles` cycles' worth: system construction and run, fastest of [`THROUGHPUT_RUNS`]
+/// runs, every run reported.
+pub fn memory_system_throughput(
+    spec: &Spec,
+    o: &BenchOptions,
+) -> Result<Vec<Throughput>, CosimError> {
+    let bad = |e: McError| CosimError::Model(e.to_string());
+    let mut out = Vec::new();
+    for sched in Scheduler::ALL {
+        let s = spec
+            .variant(&[&format!("mc.scheduler={}", sched.name())])
+            .map_err(|e| CosimError::BadInput(e.to_string()))?;
+        let reqs = requests(&s, &McStimulus::class(LoadClass::Hoa), o.cycles, o.seed)?;
+        let count = reqs.len() as u64;
+        let mut runs = Vec::with_capacity(THROUGHPUT_RUNS);
+        let mut sim_cycles = 0;
+        for _ in 0..THROUGHPUT_RUNS {
+            let reqs = reqs.clone();
+            let t = Instant::now();
+            let mut sys = MemSystem::new(&s, reqs).map_err(bad)?;
+            sys.run(u64::MAX, None).map_err(bad)?;
+            runs.push(t.elapsed().as_secs_f64());
+            sim_cycles = sys.now();
+        }
+        let seconds = runs.iter().copied().fold(f64::INFINITY, f64::min);
+        let rps = count as f64 / seconds;
+        out.push(Throughput {
+            what: sched.name(),
+            requests: count,
+            cycles: sim_cycles,
+            seconds,
+            runs,
+            requests_per_second: rps,
+            ratio: rps / THROUGHPUT_TARGET,
+        });
+    }
+    Ok(out)
+}
+
+/// The Warped-MC tables in the block registry.
+pub const ENTRY: BlockEntry = BlockEntry {
+    name: "warped-mc",
+    title: "Warped-MC warp-aware memory-controller tables (seed 004)",
+    seed: "004",
+    interface: |s| s.wmc.interface(),
+    render: rtlgen::warped_mc,
+    cost: golden::cost::wmc_cost,
+    golden: GoldenEntry {
+        name: "mc",
+        about: "the memory system: every channel's controller and DRAM under mc.scheduler",
+        stimuli: golden::mc::source::FORMS,
+        run: golden::mc::source::run_golden,
+    },
+    stimuli: "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service rate), `random` (table stress) or a JSON-lines file of requests",
+    flow: &["random", "hoa"],
+    options: &[
+        BlockOption {
+            name: "group",
+            value: Some("N"),
+            help: "warped-mc: the warp-entry-table group whose block is co-simulated (default 0)",
+            commands: &[Cmd::Cosim, Cmd::Mutants, Cmd::Bench],
+        },
+        BlockOption {
+            name: "command-trace",
+            value: Some("FILE"),
+            help: "mc: write every issued DRAM command (cycle,channel,bank,CMD,row,col) to FILE",
+            commands: &[Cmd::Golden],
+        },
+    ],
+    mutants: MUTANTS,
+    cosim: harness::cosim::<WmcDriver>,
+    bench: crate::bench::bench::<WmcDriver>,
+    system_throughput: Some(memory_system_throughput),
+};

@@ -1,0 +1,42 @@
+//! Progress on a terminal (indicatif): a spinner for work of unknown length (building a model,
+//! shrinking), a bar of simulated cycles. Nothing is drawn when `show` is off or stderr is not
+//! a terminal.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+fn target(show: bool) -> ProgressDrawTarget {
+    if show {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    }
+}
+
+/// A spinner with a message, ticking on its own.
+pub fn spinner(show: bool, message: &str) -> ProgressBar {
+    let p = ProgressBar::with_draw_target(None, target(show));
+    p.set_style(
+        ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    p.set_message(message.to_string());
+    p.enable_steady_tick(std::time::Duration::from_millis(120));
+    p
+}
+
+/// A bar of simulated cycles out of `limit` (a counter when there is no limit).
+pub fn cycles(show: bool, limit: u64) -> ProgressBar {
+    let bounded = limit != u64::MAX;
+    let p = ProgressBar::with_draw_target(bounded.then_some(limit), target(show));
+    let template = if bounded {
+        "[{bar:32}] {human_pos}/{human_len} cycles, {per_sec}, eta {eta}"
+    } else {
+        "{spinner} {human_pos} cycles, {per_sec} ({elapsed})"
+    };
+    p.set_style(
+        ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    p
+}

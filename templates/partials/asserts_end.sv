@@ -1,0 +1,1 @@
+`endif  // {{ asserts_off }}
