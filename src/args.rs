@@ -5,7 +5,8 @@ use crate::{bad, CliResult};
 use clap::builder::PossibleValuesParser;
 use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use golden::run::BlockOpts;
-use sim::registry::{BlockEntry, Cmd, BLOCKS};
+use sim::blocks::BLOCKS;
+use sim::registry::{BlockEntry, Cmd};
 use spec::{ConfigRequest, Spec, DEFAULT_PRESET};
 use std::path::PathBuf;
 
@@ -183,7 +184,7 @@ fn golden_names() -> PossibleValuesParser {
 
 /// The block named on the command line (a registry name; clap has checked it).
 pub fn block(name: &str) -> CliResult<&'static BlockEntry> {
-    sim::registry::find(name).map_err(bad)
+    sim::blocks::find(name).map_err(bad)
 }
 
 /// The blocks `--block` selects (`all`: every block).

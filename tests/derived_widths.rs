@@ -5,7 +5,7 @@
 
 mod common;
 use common::*;
-use sim::registry::BLOCKS;
+use sim::blocks::BLOCKS;
 use sim::toolchain::Verilator;
 use spec::Role;
 

@@ -4,8 +4,8 @@
 
 mod common;
 use common::*;
+use sim::blocks::BLOCKS;
 use sim::harness::CosimOptions;
-use sim::registry::BLOCKS;
 use sim::report::Verdict;
 use sim::toolchain::Verilator;
 
@@ -23,7 +23,7 @@ fn every_block_lints_and_cosimulates_on_every_edge_configuration() {
                 continue;
             }
             let stim = block.flow[0];
-            match (block.cosim)(block, &spec, &CosimOptions::quiet(stim, Some(20_000), 5)) {
+            match block.cosim(&spec, &CosimOptions::quiet(stim, Some(20_000), 5)) {
                 Ok(r) if r.verdict == Verdict::Pass => {}
                 Ok(r) => problems.push(format!(
                     "{block} {edge} {stim}: {:?} {:?} {:?}",

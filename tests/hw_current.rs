@@ -9,7 +9,7 @@ fn committed_hw_is_current() {
     let mut stale = Vec::new();
     for p in PRESETS {
         let spec = common::spec(p.name, &[]);
-        for block in sim::registry::BLOCKS {
+        for block in sim::blocks::BLOCKS {
             let g = block.generate(&spec, "").unwrap();
             for (name, text) in g.all_files() {
                 let path = root.join(p.name).join(block.name).join(&name);

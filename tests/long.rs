@@ -8,7 +8,7 @@ use serde_json::Value;
 #[test]
 #[ignore = "an hour on 2 cores: cargo test --release --test long -- --ignored"]
 fn a_million_cycles_per_block_preset_and_stimulus() {
-    for block in sim::registry::BLOCKS {
+    for block in sim::blocks::BLOCKS {
         for p in spec::PRESETS {
             for stim in block.flow {
                 let o = warpsmith(&[

@@ -5,8 +5,8 @@
 
 mod common;
 use common::*;
+use sim::blocks::BLOCKS;
 use sim::harness::CosimOptions;
-use sim::registry::BLOCKS;
 use sim::report::Verdict;
 use sim::toolchain::Verilator;
 
@@ -23,7 +23,8 @@ fn every_block_generates_lints_cosimulates_and_catches_its_mutants() {
             let l = sim::tools::lint(&v, &g.rtl(), &g.top).unwrap();
             assert!(l.clean, "{block} {}: {}", p.name, l.messages);
             for stim in block.flow {
-                let r = (block.cosim)(block, &spec, &CosimOptions::quiet(stim, Some(20_000), 3))
+                let r = block
+                    .cosim(&spec, &CosimOptions::quiet(stim, Some(20_000), 3))
                     .unwrap_or_else(|e| panic!("{block} {} {stim}: {e}", p.name));
                 assert_eq!(
                     r.verdict,
@@ -44,13 +45,9 @@ fn every_block_generates_lints_cosimulates_and_catches_its_mutants() {
                 let mut caught = false;
                 let mut equivalent = false;
                 for stim in block.flow {
-                    let r = sim::harness::run_mutant(
-                        block,
-                        &spec,
-                        m,
-                        &CosimOptions::quiet(stim, None, 1),
-                    )
-                    .unwrap();
+                    let r = block
+                        .run_mutant(&spec, m, &CosimOptions::quiet(stim, None, 1))
+                        .unwrap();
                     equivalent |= r.equivalent.is_some();
                     if r.caught {
                         caught = true;

@@ -21,9 +21,9 @@ pub struct IllegalInput(pub String);
 /// A cycle-level block model.
 pub trait CycleModel {
     /// Everything driven on the input ports in one cycle.
-    type In;
+    type In: Clone;
     /// Everything visible on the output ports after one edge.
-    type Out;
+    type Out: Clone;
 
     /// Return to the reset state.
     fn reset(&mut self);
@@ -50,6 +50,15 @@ pub trait Codec {
     fn encode_in(&self, input: &Self::In, frame: &mut Frame);
     /// Write `output` into a frame of the output ports.
     fn encode_out(&self, output: &Self::Out, frame: &mut Frame);
+}
+
+/// A block as the co-simulation and the benchmarks see it: its model and its codec, built for
+/// a configuration.
+pub trait BlockModel {
+    type Model: CycleModel;
+    type Codec: Codec<In = <Self::Model as CycleModel>::In, Out = <Self::Model as CycleModel>::Out>;
+    fn model(spec: &spec::Spec) -> Self::Model;
+    fn codec(spec: &spec::Spec) -> Result<Self::Codec, CodecError>;
 }
 
 /// A codec and its port list disagree: a port it names is not there, or one is not encoded.

@@ -294,6 +294,13 @@ pub fn wmc_cost(spec: &Spec) -> BlockCost {
     } else {
         format!("shared by {c} controllers{scope}")
     };
+    // With one candidate per controller the scores never decide: no row scoreboard is built.
+    let rs_entries = if w.scores_decide() { w.banks * c } else { 0 };
+    let rs_title = if w.scores_decide() {
+        format!("row scoreboard (x {c} controllers)")
+    } else {
+        "row scoreboard (none: with one candidate per controller no score is ever read)".into()
+    };
     let tables = vec![
         table(
             &format!("warp entry table ({shared})"),
@@ -306,8 +313,8 @@ pub fn wmc_cost(spec: &Spec) -> BlockCost {
             )],
         ),
         table(
-            &format!("row scoreboard (x {c} controllers)"),
-            u64::from(w.banks * c),
+            &rs_title,
+            rs_entries.into(),
             vec![field(
                 "score",
                 w.score_bits,
@@ -341,7 +348,11 @@ pub fn wmc_cost(spec: &Spec) -> BlockCost {
         },
     ];
     let wet_bits = u64::from(w.wet_entries * w.pending_bits);
-    let rs_bits = u64::from(w.banks * w.rows_tracked * w.score_bits);
+    let rs_bits = if w.scores_decide() {
+        u64::from(w.banks * w.rows_tracked * w.score_bits)
+    } else {
+        0
+    };
     let pt_bits = u64::from(w.banks * w.pt_slots);
     let per_ctrl_bits = wet_bits as f64 / f64::from(c) + (rs_bits + pt_bits) as f64;
     let comparison = Comparison {
@@ -369,7 +380,11 @@ pub fn wmc_cost(spec: &Spec) -> BlockCost {
                 field: "row scoreboard".into(),
                 ours_bits: rs_bits as u32,
                 paper_bits: 16 * 256,
-                why: format!("{} banks x {} rows x {} bits", w.banks, w.rows_tracked, w.score_bits),
+                why: if w.scores_decide() {
+                    format!("{} banks x {} rows x {} bits", w.banks, w.rows_tracked, w.score_bits)
+                } else {
+                    "one candidate per controller: no score is ever read".into()
+                },
             },
             ComparisonRow {
                 field: "priority table".into(),
@@ -581,6 +596,31 @@ mod tests {
         assert_eq!(cmp.ours_bytes_per_unit, 1408.0);
         assert_eq!(cmp.paper_bytes_per_unit, 1408.0);
         assert_eq!(c.storage_bits, 11264);
+    }
+
+    #[test]
+    fn row_scores_cost_only_when_they_can_decide() {
+        let rs_bits = |queue: &str| {
+            let s = ConfigRequest::preset("tiny")
+                .with(&format!("mc.queue_entries={queue}"))
+                .with("mc.write_high=1")
+                .with("mc.write_low=0")
+                .resolve()
+                .unwrap();
+            let w = &s.wmc;
+            let c = wmc_cost(&s);
+            let rs = &c.tables[1];
+            assert!(rs.name.starts_with("row scoreboard"), "{}", rs.name);
+            (
+                rs.total_bits,
+                u64::from(w.banks * w.rows_tracked * w.score_bits * w.controllers_per_wet),
+            )
+        };
+        let (one, _) = rs_bits("1");
+        assert_eq!(one, 0, "one candidate: the scores are never read");
+        let (two, full) = rs_bits("2");
+        assert!(full > 0);
+        assert_eq!(two, full);
     }
 
     #[test]

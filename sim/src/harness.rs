@@ -8,13 +8,13 @@
 //! that matters is not a pass; a reproducer is named by block, config hash, stimulus, seed,
 //! options and mutant, so no two runs overwrite each other's.
 
+use crate::block::BlockInfo;
 use crate::lockstep::{Mirror, StepFail};
-use crate::mutants::{Mutant, MutantResult};
+use crate::mutants::Mutant;
 use crate::progress;
-use crate::registry::BlockEntry;
 use crate::report::{CosimReport, Failure, Reproducer, Timing, Verdict};
 use crate::{CosimError, SimError};
-use golden::block::{Codec, CycleModel};
+use golden::block::{BlockModel, Codec, CycleModel};
 use golden::run::BlockOpts;
 use serde::Serialize;
 use spec::Spec;
@@ -52,6 +52,15 @@ pub struct CosimOptions {
 }
 
 impl CosimOptions {
+    /// The stimulus a driver is asked for.
+    pub fn stim(&self) -> Stim<'_> {
+        Stim {
+            text: &self.stimulus,
+            seed: self.seed,
+            opts: &self.opts,
+        }
+    }
+
     /// Options for a quiet run of `stimulus` (tests, `flow`, mutants).
     pub fn quiet(stimulus: &str, cycles: Option<u64>, seed: u64) -> CosimOptions {
         CosimOptions {
@@ -78,10 +87,39 @@ pub enum Ended {
     Failed(StepFail),
 }
 
+/// The block's golden model.
+pub type ModelOf<D> = <<D as Driver>::Block as BlockModel>::Model;
+/// The block's codec.
+pub type CodecOf<D> = <<D as Driver>::Block as BlockModel>::Codec;
 /// The block's inputs of one cycle.
-pub type In<D> = <<D as Driver>::Model as CycleModel>::In;
+pub type In<D> = <ModelOf<D> as CycleModel>::In;
 /// The block's outputs of one cycle.
-pub type Out<D> = <<D as Driver>::Model as CycleModel>::Out;
+pub type Out<D> = <ModelOf<D> as CycleModel>::Out;
+
+/// The stimulus a driver is asked for: `--stimulus`, the seed, the block's options.
+#[derive(Debug, Clone, Copy)]
+pub struct Stim<'a> {
+    pub text: &'a str,
+    pub seed: u64,
+    pub opts: &'a BlockOpts,
+}
+/// A stimulus as reports show it (`hoa@2.5`, a file's path, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StimulusName {
+    pub name: String,
+    /// It ends by itself (a file, a replay), instead of running until the cycle budget.
+    pub finite: bool,
+}
+
+impl StimulusName {
+    pub fn new(name: impl std::fmt::Display, finite: bool) -> StimulusName {
+        StimulusName {
+            name: name.to_string(),
+            finite,
+        }
+    }
+}
+
 /// What a driver calls for every compared cycle.
 pub type Check<'a, D> = dyn FnMut(&In<D>, &Out<D>) -> Result<(), StepFail> + 'a;
 
@@ -89,14 +127,12 @@ pub type Check<'a, D> = dyn FnMut(&In<D>, &Out<D>) -> Result<(), StepFail> + 'a;
 /// open loop, or from the golden model's previous outputs, closed loop), steps the golden model
 /// and hands both to the harness, which drives the RTL and compares.
 pub trait Driver: Sized {
-    /// The golden model of the block.
-    type Model: CycleModel;
-    /// Its codec.
-    type Codec: Codec<In = In<Self>, Out = Out<Self>>;
+    /// The block: its golden model and codec.
+    type Block: BlockModel;
     /// One unit of stimulus; a reproducer file holds one per line, as JSON.
     type Item: Clone + std::fmt::Debug + Serialize;
     /// The block's statistics.
-    type Stats: Serialize;
+    type Stats: CosimStats;
 
     /// What the items are called in reports (`transactions`, `requests`, `cycle inputs`).
     const ITEMS: &'static str;
@@ -106,31 +142,31 @@ pub trait Driver: Sized {
     fn prepare(spec: &Spec) -> Result<Spec, CosimError> {
         Ok(spec.clone())
     }
-    /// The codec for the configuration.
-    fn codec(spec: &Spec) -> Result<Self::Codec, CosimError>;
-    /// A golden model alone (for benchmarks).
-    fn model(spec: &Spec) -> Self::Model;
     /// Parse and check the stimulus up front (a file with its lines), with the block's options.
-    fn new(spec: &Spec, stimulus: &str, seed: u64, opts: &BlockOpts) -> Result<Self, CosimError>;
+    fn new(spec: &Spec, s: &Stim<'_>) -> Result<Self, CosimError>;
     /// A driver that runs exactly `items` from reset (shrinking; reproducer files read back
     /// through [`Driver::new`]).
     fn replay(&self, items: Vec<Self::Item>) -> Self;
-    /// The stimulus as reports show it.
-    fn stimulus(&self) -> String;
-    /// Whether the stimulus ends by itself (a file).
-    fn finite(&self) -> bool;
+    /// The stimulus as reports show it, and whether it ends by itself.
+    fn stimulus(&self) -> StimulusName;
     /// Run from reset until `limit` compared cycles, the end of the stimulus, or a failed
     /// check. An input the golden model refuses is [`CosimError::BadInput`], naming it.
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError>;
     /// After a run: the stimulus items it consumed (what shrinking cuts down).
     fn consumed(&self) -> Vec<Self::Item>;
     /// The statistics of the last run.
-    fn stats(&self) -> Self::Stats;
-    /// Why the last run checked nothing that matters (no prediction compared, no request
-    /// completed, ...), if so.
-    fn nothing_checked(stats: &Self::Stats) -> Option<String>;
+    fn stats(&self) -> &Self::Stats;
+}
+
+/// A block's statistics of one co-simulation run.
+pub trait CosimStats: Serialize {
+    /// The events without which a run checked nothing that matters, as in "no {CHECKED} in
+    /// 2000 cycles" (`request completed`).
+    const CHECKED: &'static str;
+    /// How many of those events the run had: a run with none does not pass.
+    fn checked(&self) -> u64;
     /// The statistics as lines of the text report.
-    fn summary(stats: &Self::Stats) -> Vec<String>;
+    fn summary(&self) -> Vec<String>;
 }
 
 fn io(what: &str, path: &Path, e: std::io::Error) -> String {
@@ -139,7 +175,7 @@ fn io(what: &str, path: &Path, e: std::io::Error) -> String {
 
 /// The block's RTL model for the run, built (or fetched) behind a spinner.
 fn build(
-    block: &BlockEntry,
+    block: &BlockInfo,
     spec: &Spec,
     mutant: Option<&Mutant>,
     trace: bool,
@@ -193,7 +229,7 @@ fn stimulus_slug(stimulus: &str) -> String {
 
 /// A co-simulation of `block` with driver `D`.
 pub fn cosim<D: Driver>(
-    block: &'static BlockEntry,
+    block: &'static BlockInfo,
     spec: &Spec,
     o: &CosimOptions,
 ) -> Result<CosimReport, CosimError> {
@@ -203,11 +239,12 @@ pub fn cosim<D: Driver>(
         ));
     }
     let spec = D::prepare(spec)?;
-    let mut driver = D::new(&spec, &o.stimulus, o.seed, &o.opts)?;
-    let codec = D::codec(&spec)?;
+    let mut driver = D::new(&spec, &o.stim())?;
+    let stimulus = driver.stimulus();
+    let codec = D::Block::codec(&spec)?;
     let limit = match o.cycles {
         Some(n) => n,
-        None if driver.finite() => u64::MAX,
+        None if stimulus.finite => u64::MAX,
         None => DEFAULT_CYCLES,
     };
     let (built, mut rtl) = build(block, &spec, o.mutant, o.waves.is_some(), o.progress)?;
@@ -234,9 +271,7 @@ pub fn cosim<D: Driver>(
         Ended::Failed(fail) => {
             let Some(mut f) = Failure::of(&fail, o.seed) else {
                 return Err(match fail {
-                    StepFail::Illegal(e) => {
-                        CosimError::BadInput(format!("{}: {e}", driver.stimulus()))
-                    }
+                    StepFail::Illegal(e) => CosimError::BadInput(format!("{}: {e}", stimulus.name)),
                     StepFail::Rtl { error, .. } => CosimError::Sim(error),
                     StepFail::Mismatch(_) => unreachable!("a mismatch is a failure"),
                 });
@@ -246,7 +281,7 @@ pub fn cosim<D: Driver>(
                 .iter()
                 .map(|i| serde_json::to_string(i).unwrap_or_default())
                 .collect();
-            f.reproduce = reproduce(block, o, &driver.stimulus(), driver.finite(), Some(f.cycle));
+            f.reproduce = reproduce(block, o, &stimulus, Some(f.cycle));
             if o.shrink {
                 match reproducer::<D>(
                     block,
@@ -264,23 +299,28 @@ pub fn cosim<D: Driver>(
             }
             (Verdict::Fail, None, Some(f))
         }
-        Ended::Completed => match D::nothing_checked(&stats) {
-            Some(why) => (Verdict::NothingChecked, Some(why), None),
-            None => (Verdict::Pass, None, None),
-        },
+        Ended::Completed if stats.checked() == 0 => (
+            Verdict::NothingChecked,
+            Some(format!(
+                "no {} in {cycles} compared cycles: the block's outputs were never exercised",
+                <D::Stats as CosimStats>::CHECKED
+            )),
+            None,
+        ),
+        Ended::Completed => (Verdict::Pass, None, None),
     };
     Ok(CosimReport {
         block: block.name,
         config: spec.name.clone(),
         config_hash: spec.hash.to_string(),
-        stimulus: driver.stimulus(),
+        stimulus: stimulus.name,
         seed: o.seed,
         mutant: o.mutant.map(|m| m.name),
         cycles,
         verdict,
         nothing_checked,
-        summary: D::summary(&stats),
-        stats: serde_json::to_value(&stats).unwrap_or_default(),
+        summary: stats.summary(),
+        stats: serde_json::to_value(stats).unwrap_or_default(),
         failure,
         timing: Timing {
             seconds,
@@ -293,10 +333,9 @@ pub fn cosim<D: Driver>(
 
 /// The command that runs `stimulus` again, quoted for the shell.
 fn reproduce(
-    block: &BlockEntry,
+    block: &BlockInfo,
     o: &CosimOptions,
-    stimulus: &str,
-    finite: bool,
+    stimulus: &StimulusName,
     cycles: Option<u64>,
 ) -> String {
     let mut argv: Vec<String> = ["warpsmith", "cosim", "--block", block.name]
@@ -305,8 +344,8 @@ fn reproduce(
         .collect();
     argv.extend(o.config_args.iter().cloned());
     argv.push("--stimulus".into());
-    argv.push(stimulus.to_string());
-    if !finite {
+    argv.push(stimulus.name.clone());
+    if !stimulus.finite {
         argv.push("--seed".into());
         argv.push(o.seed.to_string());
     }
@@ -326,7 +365,7 @@ fn reproduce(
 /// `limit` cycles. Input the golden model refuses does not count as failing.
 fn fails<D: Driver>(
     driver: &D,
-    codec: &D::Codec,
+    codec: &CodecOf<D>,
     mirror: &mut Mirror,
     items: &[D::Item],
     limit: u64,
@@ -351,11 +390,11 @@ fn fails<D: Driver>(
 /// folder. An error says why no reproducer could be written; the failure report stands.
 #[allow(clippy::too_many_arguments)]
 fn reproducer<D: Driver>(
-    block: &BlockEntry,
+    block: &BlockInfo,
     spec: &Spec,
     o: &CosimOptions,
     driver: &D,
-    codec: &D::Codec,
+    codec: &CodecOf<D>,
     mirror: &mut Mirror,
     items: Vec<D::Item>,
     cycle: u64,
@@ -389,7 +428,7 @@ fn reproducer<D: Driver>(
         .collect();
     golden::run::write_file(&path, text.as_bytes()).map_err(|e| io("write", &path, e))?;
     let shown = path.display().to_string();
-    let command = reproduce(block, o, &shown, true, None);
+    let command = reproduce(block, o, &StimulusName::new(&shown, true), None);
     // Waves of the reproducer: a traced build of the same RTL.
     let vcd_path = o.out_dir.join(format!("{stem}.vcd"));
     let mut vcd = None;
@@ -405,30 +444,8 @@ fn reproducer<D: Driver>(
     Ok(Some(Reproducer {
         path: shown,
         items: minimal.len(),
+        unit: D::ITEMS,
         command,
         vcd,
     }))
-}
-
-/// Co-simulate one mutant (no shrinking) and say whether it was caught.
-pub fn run_mutant(
-    block: &'static BlockEntry,
-    spec: &Spec,
-    m: &'static Mutant,
-    o: &CosimOptions,
-) -> Result<MutantResult, CosimError> {
-    if let Some(r) = MutantResult::equivalent(m, spec) {
-        return Ok(r);
-    }
-    let r = (block.cosim)(
-        block,
-        spec,
-        &CosimOptions {
-            mutant: Some(m),
-            shrink: false,
-            waves: None,
-            ..o.clone()
-        },
-    )?;
-    Ok(MutantResult::of(m, &r))
 }

@@ -12,6 +12,7 @@
 //!   C++ Verilator loop.
 
 pub mod bench;
+pub mod block;
 pub mod blocks;
 pub mod build;
 pub mod harness;
@@ -62,5 +63,11 @@ pub enum CosimError {
 impl From<golden::run::BadInput> for CosimError {
     fn from(e: golden::run::BadInput) -> CosimError {
         CosimError::BadInput(e.0)
+    }
+}
+
+impl From<golden::block::CodecError> for CosimError {
+    fn from(e: golden::block::CodecError) -> CosimError {
+        CosimError::Sim(SimError::PortMismatch(e.to_string()))
     }
 }

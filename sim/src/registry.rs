@@ -1,19 +1,19 @@
-//! The block registry: one entry per hardware block, which every command looks up. An entry
-//! says what the block is (name, title, seed document) and where each of its parts lives: its
-//! interface (spec), its RTL generator (rtlgen), its storage cost and golden run (golden), its
-//! options, stimuli, mutant catalogue, co-simulation driver and benchmark (its module under
-//! `sim/src/blocks/`). Adding a block is adding an entry (docs/architecture.md, "Adding a
-//! block").
+//! A block's registry entry: what the block is ([`BlockInfo`]: name, title, seed document,
+//! interface, RTL generator) and where each of its other parts lives: its storage cost and
+//! golden run (golden), its options, stimuli, mutant catalogue, co-simulation driver and
+//! benchmark (its module under `sim/src/blocks/`). The list of entries is
+//! [`crate::blocks::BLOCKS`], which every command looks up. Adding a block is adding an entry
+//! (docs/architecture.md, "Adding a block").
 
 use crate::bench::{BenchOptions, BenchReport, Throughput};
-use crate::harness::CosimOptions;
-use crate::mutants::Mutant;
+use crate::block::BlockInfo;
+use crate::harness::{CosimOptions, Driver};
+use crate::mutants::{Mutant, MutantResult};
 use crate::report::CosimReport;
 use crate::CosimError;
 use golden::cost::BlockCost;
 use golden::run::{GoldenError, GoldenRun};
-use rtlgen::{GenError, Generated, Target};
-use spec::{Interface, PortSpec, Spec};
+use spec::Spec;
 
 /// A command a block option belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,18 +50,26 @@ pub struct GoldenEntry {
 /// Measures the throughput of the system around a block (`bench`).
 pub type SystemThroughput = fn(&Spec, &BenchOptions) -> Result<Vec<Throughput>, CosimError>;
 
-/// One hardware block.
+/// The harness instantiated with a block's driver: its co-simulation and its benchmark rows.
+/// Built by [`DriverFns::of`], so both always use the same driver.
+#[derive(Clone, Copy)]
+pub struct DriverFns {
+    cosim: fn(&'static BlockInfo, &Spec, &CosimOptions) -> Result<CosimReport, CosimError>,
+    bench: fn(&'static BlockInfo, &Spec, &BenchOptions) -> Result<BenchReport, CosimError>,
+}
+
+impl DriverFns {
+    pub const fn of<D: Driver>() -> DriverFns {
+        DriverFns {
+            cosim: crate::harness::cosim::<D>,
+            bench: crate::bench::bench::<D>,
+        }
+    }
+}
+
+/// One hardware block. It reads as its [`BlockInfo`] (`entry.name`).
 pub struct BlockEntry {
-    /// Name on the command line (`--block NAME`).
-    pub name: &'static str,
-    /// One-line description (reports, file headers).
-    pub title: &'static str,
-    /// The source document, `../shared/seeds/NNN_*.txt`.
-    pub seed: &'static str,
-    /// The block's interface: parameters, enumerations, ports (clock and reset excluded).
-    pub interface: fn(&Spec) -> Interface,
-    /// Its RTL.
-    pub render: fn(&Spec, &Target) -> Result<Generated, GenError>,
+    pub info: BlockInfo,
     /// Its storage cost.
     pub cost: fn(&Spec) -> BlockCost,
     /// Its golden run.
@@ -74,30 +82,55 @@ pub struct BlockEntry {
     pub options: &'static [BlockOption],
     /// Deliberately wrong RTL variants co-simulation must catch.
     pub mutants: &'static [Mutant],
-    /// Its co-simulation (the harness with the block's driver).
-    pub cosim: fn(&'static BlockEntry, &Spec, &CosimOptions) -> Result<CosimReport, CosimError>,
-    /// Its benchmark (the harness's rows with the block's driver).
-    pub bench: fn(&'static BlockEntry, &Spec, &BenchOptions) -> Result<BenchReport, CosimError>,
+    /// Its co-simulation driver, in the harness.
+    pub driver: DriverFns,
     /// Throughput figures of the system around the block, if any (`bench`).
     pub system_throughput: Option<SystemThroughput>,
 }
 
+impl std::ops::Deref for BlockEntry {
+    type Target = BlockInfo;
+    fn deref(&self) -> &BlockInfo {
+        &self.info
+    }
+}
+
 impl BlockEntry {
-    /// The block's ports (clock and reset excluded).
-    pub fn ports(&self, spec: &Spec) -> Vec<PortSpec> {
-        (self.interface)(spec).ports
+    /// Co-simulate the block.
+    pub fn cosim(&'static self, spec: &Spec, o: &CosimOptions) -> Result<CosimReport, CosimError> {
+        (self.driver.cosim)(&self.info, spec, o)
     }
 
-    /// The block's RTL, module and package names prefixed with `prefix` (may be empty).
-    pub fn generate(&self, spec: &Spec, prefix: &str) -> Result<Generated, GenError> {
-        (self.render)(
+    /// Co-simulate one mutant (no shrinking, no waves) and say whether it was caught.
+    pub fn run_mutant(
+        &'static self,
+        spec: &Spec,
+        m: &'static Mutant,
+        o: &CosimOptions,
+    ) -> Result<MutantResult, CosimError> {
+        if let Some(r) = MutantResult::equivalent(m, spec) {
+            return Ok(r);
+        }
+        let r = self.cosim(
             spec,
-            &Target {
-                block: self.name,
-                title: self.title,
-                prefix,
+            &CosimOptions {
+                mutant: Some(m),
+                shrink: false,
+                waves: None,
+                ..o.clone()
             },
-        )
+        )?;
+        Ok(MutantResult::of(m, &r))
+    }
+
+    /// Benchmark the block: its rows, and the throughput of the system around it.
+    pub fn bench(&'static self, spec: &Spec, o: &BenchOptions) -> Result<BenchReport, CosimError> {
+        let mut r = (self.driver.bench)(&self.info, spec, o)?;
+        if let Some(f) = self.system_throughput {
+            r.system = f(spec, o)?;
+        }
+        r.met = r.cosim_ratio >= r.target && r.system.iter().all(|t| t.ratio >= 1.0);
+        Ok(r)
     }
 
     /// A mutant by name.
@@ -141,37 +174,4 @@ pub struct UnknownName {
     pub name: String,
     pub of: String,
     pub known: Vec<&'static str>,
-}
-
-/// Every block, in the order `flow` runs them.
-pub static BLOCKS: &[BlockEntry] = &[
-    crate::blocks::ot::ENTRY,
-    crate::blocks::wmc::ENTRY,
-    crate::blocks::dispatch::ENTRY,
-];
-
-/// A block by name.
-pub fn find(name: &str) -> Result<&'static BlockEntry, UnknownName> {
-    BLOCKS
-        .iter()
-        .find(|b| b.name == name)
-        .ok_or_else(|| UnknownName {
-            what: "block",
-            name: name.to_string(),
-            of: String::new(),
-            known: BLOCKS.iter().map(|b| b.name).collect(),
-        })
-}
-
-/// A block by the name of its golden run (`mc` for Warped-MC's memory system).
-pub fn find_golden(name: &str) -> Result<&'static BlockEntry, UnknownName> {
-    BLOCKS
-        .iter()
-        .find(|b| b.golden.name == name)
-        .ok_or_else(|| UnknownName {
-            what: "golden model",
-            name: name.to_string(),
-            of: String::new(),
-            known: BLOCKS.iter().map(|b| b.golden.name).collect(),
-        })
 }

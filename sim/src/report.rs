@@ -51,8 +51,9 @@ pub struct PortValue {
 #[derive(Debug, Clone, Serialize)]
 pub struct Reproducer {
     pub path: String,
-    /// Stimulus items (lines) it holds.
+    /// Stimulus items (lines) it holds, and what they are (`transactions`, `requests`, ...).
     pub items: usize,
+    pub unit: &'static str,
     /// Runs it (quoted for the shell).
     pub command: String,
     /// Waves of a run of it.

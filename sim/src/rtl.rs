@@ -1,9 +1,9 @@
 //! A block's RTL for a spec, with a mutant applied if asked, and its Verilated model.
 
+use crate::block::BlockInfo;
 use crate::build::{build, BuildRequest, BuiltModel};
 use crate::model::Model;
 use crate::mutants::Mutant;
-use crate::registry::BlockEntry;
 use crate::toolchain::Verilator;
 use crate::{CosimError, SimError};
 use spec::Spec;
@@ -11,7 +11,7 @@ use spec::Spec;
 /// The RTL files of a block (top module, (name, contents)), with a mutant applied if asked.
 pub fn block_rtl(
     spec: &Spec,
-    block: &BlockEntry,
+    block: &BlockInfo,
     mutant: Option<&Mutant>,
 ) -> Result<(String, Vec<(String, String)>), CosimError> {
     let g = block
@@ -28,7 +28,7 @@ pub fn block_rtl(
 /// Build (or fetch from the cache) a block's Verilated model and load it.
 pub fn block_model(
     spec: &Spec,
-    block: &BlockEntry,
+    block: &BlockInfo,
     mutant: Option<&Mutant>,
     trace: bool,
 ) -> Result<(BuiltModel, Model), CosimError> {

@@ -233,6 +233,14 @@ impl WarpedMcSpec {
         }
     }
 
+    /// Whether a row score can ever decide anything: the scores only rank a controller's
+    /// candidates against each other (the row to open on a miss), so with one candidate per
+    /// controller they are never read into an output and synthesis removes the row scoreboard
+    /// (docs/decisions.md, "Row scores with one candidate").
+    pub fn scores_decide(&self) -> bool {
+        self.candidates > 1
+    }
+
     /// The block's parameters: the module's, every width derived from them.
     pub fn params(&self) -> Vec<Param> {
         let u = u64::from;

@@ -26,18 +26,18 @@ pub fn run(a: &BenchArgs) -> CliResult<ExitCode> {
             thousands(a.cycles)
         );
     }
-    let r = (block.bench)(
-        block,
-        &spec,
-        &BenchOptions {
-            stimulus: a.stimulus.clone(),
-            cycles: a.cycles,
-            seed: a.seed,
-            opts,
-            progress: text && super::show_progress(),
-        },
-    )
-    .map_err(cosim_err)?;
+    let r = block
+        .bench(
+            &spec,
+            &BenchOptions {
+                stimulus: a.stimulus.clone(),
+                cycles: a.cycles,
+                seed: a.seed,
+                opts,
+                progress: text && super::show_progress(),
+            },
+        )
+        .map_err(cosim_err)?;
     match a.format {
         Format::Json => super::print_json(&r)?,
         Format::Text => print(&r),

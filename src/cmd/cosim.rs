@@ -35,16 +35,11 @@ pub fn options(
     opts: golden::run::BlockOpts,
 ) -> CosimOptions {
     CosimOptions {
-        stimulus: stimulus.to_string(),
-        cycles,
-        seed,
-        waves: None,
-        mutant: None,
-        out_dir: "warpsmith-out".into(),
         shrink: true,
         progress: super::show_progress(),
         opts,
         config_args: config.as_args(),
+        ..CosimOptions::quiet(stimulus, cycles, seed)
     }
 }
 
@@ -74,7 +69,7 @@ pub fn run(a: &CosimArgs) -> CliResult<ExitCode> {
         progress: text && super::show_progress(),
         ..options(&a.config, &a.stimulus, a.cycles, a.seed, opts)
     };
-    let report = (block.cosim)(block, &spec, &o).map_err(cosim_err)?;
+    let report = block.cosim(&spec, &o).map_err(cosim_err)?;
     match a.format {
         Format::Json => super::print_json(&report)?,
         Format::Text => {
@@ -180,8 +175,8 @@ fn print_failure(f: &Failure) {
     println!("  reproduce: {}", f.reproduce);
     if let Some(r) = &f.reproducer {
         println!(
-            "  minimal reproducer ({} lines, found by shrinking): {}",
-            r.items, r.path
+            "  minimal reproducer ({} {}, found by shrinking): {}",
+            r.items, r.unit, r.path
         );
         println!("    run it: {}", r.command);
         if let Some(v) = &r.vcd {
@@ -215,7 +210,7 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
     };
     let mut results = Vec::new();
     for m in list {
-        let r = sim::harness::run_mutant(block, &spec, m, &o).map_err(cosim_err)?;
+        let r = block.run_mutant(&spec, m, &o).map_err(cosim_err)?;
         if text {
             let (status, at) = match (&r.equivalent, &r.nothing_checked, r.cycle, r.port, r.kind) {
                 (Some(_), ..) => ("equivalent", String::from("not run")),

@@ -4,7 +4,7 @@ use crate::args::FlowArgs;
 use crate::cmd::cosim::{cosim_err, options, print_report};
 use crate::cmd::thousands;
 use crate::CliResult;
-use sim::registry::BLOCKS;
+use sim::blocks::BLOCKS;
 use sim::report::Verdict;
 use std::process::ExitCode;
 
@@ -59,7 +59,7 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                     golden::run::BlockOpts::default(),
                 )
             };
-            let report = (block.cosim)(block, &spec, &o).map_err(cosim_err)?;
+            let report = block.cosim(&spec, &o).map_err(cosim_err)?;
             print_report(&report);
             all_pass &= report.verdict == Verdict::Pass;
             summary.push((block.name, report.stimulus.clone(), report.verdict));

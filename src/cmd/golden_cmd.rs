@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(a: &GoldenArgs) -> CliResult<ExitCode> {
-    let block = sim::registry::find_golden(&a.block).map_err(bad)?;
+    let block = sim::blocks::find_golden(&a.block).map_err(bad)?;
     let opts = a.block_args.for_block(block)?;
     let spec = a.config.resolve()?;
     if let Some(t) = opts.get("command-trace") {

@@ -117,7 +117,7 @@ pub const EDGE_MATRIX: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "wmc-1-bit-counters-1-entry-queue",
+        "wmc-narrowest-counters-1-entry-queue",
         &[
             "warped_mc.pending_bits=2",
             "warped_mc.score_bits=1",

@@ -14,7 +14,7 @@ mod warps;
 pub use mapping::{balanced_sm, direction, reuse_distances, Direction, MappingOrder};
 pub use ranges::{access_ranges, block_coords, block_count, overlap, Rect, MAX_EVALUATIONS};
 pub use run::{dispatch, BlockTimes, Dispatch, DispatchReport};
-pub use unit::{unit_rects, DispatchUnit, Entry, UnitCodec, UnitIn, UnitOut};
+pub use unit::{unit_rects, DispatchUnit, Entry, UnitBlock, UnitCodec, UnitIn, UnitOut};
 pub use warps::{degree_table, locality_degree, warp_ranges, WarpRange};
 
 use crate::workload::{builtin, load_kernel_file, validate, KernelDesc, BUILTIN};

@@ -405,3 +405,17 @@ impl Codec for UnitCodec {
         }
     }
 }
+
+/// The dispatcher's decision unit: its model and codec.
+pub struct UnitBlock;
+
+impl crate::block::BlockModel for UnitBlock {
+    type Model = DispatchUnit;
+    type Codec = UnitCodec;
+    fn model(spec: &spec::Spec) -> DispatchUnit {
+        DispatchUnit::new(&spec.dispatch)
+    }
+    fn codec(spec: &spec::Spec) -> Result<UnitCodec, CodecError> {
+        UnitCodec::new(&spec.dispatch)
+    }
+}

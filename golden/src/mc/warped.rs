@@ -923,3 +923,17 @@ impl Codec for WmcCodec {
         }
     }
 }
+
+/// The Warped-MC block: its model and codec.
+pub struct WmcBlock;
+
+impl crate::block::BlockModel for WmcBlock {
+    type Model = WarpedMc;
+    type Codec = WmcCodec;
+    fn model(spec: &spec::Spec) -> WarpedMc {
+        WarpedMc::new(&spec.wmc)
+    }
+    fn codec(spec: &spec::Spec) -> Result<WmcCodec, CodecError> {
+        WmcCodec::new(&spec.wmc)
+    }
+}

@@ -10,7 +10,7 @@ pub use kernel::{check_ot_fit, ot_stimulus};
 pub use source::{run_golden, Source, Stimulus, FORMS};
 
 pub use model::{
-    Entry, Launch, Observe, OtCodec, OtIn, OtModel, OtOut, Query, MAX_ADDRS, MAX_DIMS,
+    Entry, Launch, Observe, OtBlock, OtCodec, OtIn, OtModel, OtOut, Query, MAX_ADDRS, MAX_DIMS,
 };
 pub use txn::{launch_of, parse, to_jsonl, validate, CycleOps, OtTxn, Packer, StimulusError};
 

@@ -675,3 +675,17 @@ impl Codec for OtCodec {
         f.set(self.upd_ready, o.upd_ready.into());
     }
 }
+
+/// The OT predictor: its model and codec.
+pub struct OtBlock;
+
+impl crate::block::BlockModel for OtBlock {
+    type Model = OtModel;
+    type Codec = OtCodec;
+    fn model(spec: &spec::Spec) -> OtModel {
+        OtModel::new(&spec.ot)
+    }
+    fn codec(spec: &spec::Spec) -> Result<OtCodec, CodecError> {
+        OtCodec::new(&spec.ot)
+    }
+}

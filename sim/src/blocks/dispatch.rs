@@ -9,16 +9,16 @@
 //! `{"enq":{"id":N,"rects":[{"x":N,"y":N,"w":N,"h":N},null,...]},"done":[SM,SLOT],"disp_ready":true}`
 //! (`rects` has one element per data array, `null` where the block does not read it).
 
-use crate::harness::{self, Check, Driver, Ended};
+use crate::block::BlockInfo;
+use crate::harness::{Check, CosimStats, Driver, Ended, Stim, StimulusName};
 use crate::mutants::{always_reachable, Mutant};
-use crate::registry::{BlockEntry, BlockOption, Cmd, GoldenEntry};
+use crate::registry::{BlockEntry, BlockOption, Cmd, DriverFns, GoldenEntry};
 use crate::CosimError;
-use golden::block::{mask, CodecError, CycleModel};
+use golden::block::{mask, CycleModel};
 use golden::dispatch::{
-    access_ranges, BlockTimes, DispatchUnit, Entry, Rect, UnitCodec, UnitIn, UnitOut,
+    access_ranges, BlockTimes, DispatchUnit, Entry, Rect, UnitBlock, UnitIn, UnitOut,
 };
 use golden::rng::Rng;
-use golden::run::BlockOpts;
 use serde::Serialize;
 use spec::Spec;
 use std::collections::VecDeque;
@@ -283,6 +283,21 @@ pub struct DispStats {
     pub dispatched: u64,
 }
 
+impl CosimStats for DispStats {
+    const CHECKED: &'static str = "dispatch decision committed";
+
+    fn checked(&self) -> u64 {
+        self.dispatched
+    }
+
+    fn summary(&self) -> Vec<String> {
+        vec![format!(
+            "{} cycles, {} blocks enqueued, {} dispatched",
+            self.cycles, self.enqueued, self.dispatched
+        )]
+    }
+}
+
 /// The decision unit's co-simulation driver.
 #[derive(Clone)]
 pub struct DispDriver {
@@ -294,32 +309,14 @@ pub struct DispDriver {
     stats: DispStats,
 }
 
-fn codec_err(e: CodecError) -> CosimError {
-    CosimError::Sim(crate::SimError::PortMismatch(e.to_string()))
-}
-
 impl Driver for DispDriver {
-    type Model = DispatchUnit;
-    type Codec = UnitCodec;
+    type Block = UnitBlock;
     type Item = UnitIn;
     type Stats = DispStats;
     const ITEMS: &'static str = "cycle inputs";
 
-    fn codec(spec: &Spec) -> Result<UnitCodec, CosimError> {
-        UnitCodec::new(&spec.dispatch).map_err(codec_err)
-    }
-
-    fn model(spec: &Spec) -> DispatchUnit {
-        DispatchUnit::new(&spec.dispatch)
-    }
-
-    fn new(
-        spec: &Spec,
-        stimulus: &str,
-        seed: u64,
-        _: &BlockOpts,
-    ) -> Result<DispDriver, CosimError> {
-        let kind = DispStimulus::parse(stimulus)?;
+    fn new(spec: &Spec, s: &Stim<'_>) -> Result<DispDriver, CosimError> {
+        let (kind, seed) = (DispStimulus::parse(s.text)?, s.seed);
         let inputs = match &kind {
             DispStimulus::File(p) => Some(Arc::new(read_file(p)?)),
             // Check a generator's stimulus (the kernel) now.
@@ -344,12 +341,8 @@ impl Driver for DispDriver {
         }
     }
 
-    fn stimulus(&self) -> String {
-        self.kind.to_string()
-    }
-
-    fn finite(&self) -> bool {
-        self.inputs.is_some()
+    fn stimulus(&self) -> StimulusName {
+        StimulusName::new(&self.kind, self.inputs.is_some())
     }
 
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
@@ -418,24 +411,8 @@ impl Driver for DispDriver {
         out
     }
 
-    fn stats(&self) -> DispStats {
-        self.stats.clone()
-    }
-
-    fn nothing_checked(s: &DispStats) -> Option<String> {
-        (s.dispatched == 0).then(|| {
-            format!(
-                "no dispatch decision was committed in {} cycles ({} blocks enqueued)",
-                s.cycles, s.enqueued
-            )
-        })
-    }
-
-    fn summary(s: &DispStats) -> Vec<String> {
-        vec![format!(
-            "{} cycles, {} blocks enqueued, {} dispatched",
-            s.cycles, s.enqueued, s.dispatched
-        )]
+    fn stats(&self) -> &DispStats {
+        &self.stats
     }
 }
 
@@ -518,11 +495,13 @@ pub const MUTANTS: &[Mutant] = &[
 
 /// The dispatcher's decision unit in the block registry.
 pub const ENTRY: BlockEntry = BlockEntry {
-    name: "dispatch",
-    title: "locality-aware thread-block dispatcher (seed 002)",
-    seed: "002",
-    interface: |s| s.dispatch.interface(),
-    render: rtlgen::dispatch,
+    info: BlockInfo {
+        name: "dispatch",
+        title: "locality-aware thread-block dispatcher (seed 002)",
+        seed: "002",
+        interface: |s| s.dispatch.interface(),
+        render: rtlgen::dispatch,
+    },
     cost: golden::cost::dispatch_cost,
     golden: GoldenEntry {
         name: "dispatch",
@@ -539,7 +518,6 @@ pub const ENTRY: BlockEntry = BlockEntry {
         commands: &[Cmd::Golden],
     }],
     mutants: MUTANTS,
-    cosim: harness::cosim::<DispDriver>,
-    bench: crate::bench::bench::<DispDriver>,
+    driver: DriverFns::of::<DispDriver>(),
     system_throughput: None,
 };

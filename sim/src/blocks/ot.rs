@@ -2,13 +2,13 @@
 //! random generator, kernels or a file, packed into cycles), statistics (PCOV, PACC, events)
 //! and mutants.
 
-use crate::harness::{self, Check, Driver, Ended};
+use crate::block::BlockInfo;
+use crate::harness::{Check, CosimStats, Driver, Ended, Stim, StimulusName};
 use crate::mutants::{always_reachable, Mutant};
-use crate::registry::{BlockEntry, BlockOption, Cmd, GoldenEntry};
+use crate::registry::{BlockEntry, BlockOption, Cmd, DriverFns, GoldenEntry};
 use crate::CosimError;
-use golden::block::{CodecError, CycleModel};
-use golden::ot::{CycleOps, OtCodec, OtIn, OtModel, OtOut, OtTxn, Packer, Source, Stimulus};
-use golden::run::BlockOpts;
+use golden::block::CycleModel;
+use golden::ot::{CycleOps, OtBlock, OtIn, OtModel, OtOut, OtTxn, Packer, Source, Stimulus};
 use serde::Serialize;
 use spec::{OtEvent, Spec};
 use std::collections::{BTreeMap, HashMap};
@@ -36,6 +36,36 @@ pub struct OtStats {
     pub pcov: f64,
     /// Prediction accuracy: correct / resolved hits (seed 000 eq. 4).
     pub pacc: f64,
+}
+
+impl CosimStats for OtStats {
+    const CHECKED: &'static str = "observation or prediction query";
+
+    fn checked(&self) -> u64 {
+        self.observes + self.predictions
+    }
+
+    fn summary(&self) -> Vec<String> {
+        let ev: Vec<String> = self
+            .events
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        vec![
+            format!("{} cycles, {} transactions", self.cycles, self.transactions),
+            format!(
+                "predictions {}  hits {}  PCOV {:.3}  PACC {:.3} ({} checked)",
+                self.predictions, self.hits, self.pcov, self.pacc, self.resolved
+            ),
+            format!(
+                "observations {}: {}; evictions {}; launches {}",
+                self.observes,
+                ev.join(", "),
+                self.evictions,
+                self.launches
+            ),
+        ]
+    }
 }
 
 type Key = (u64, u32, [u32; 3], u32);
@@ -121,27 +151,14 @@ impl OtDriver {
     }
 }
 
-fn codec_err(e: CodecError) -> CosimError {
-    CosimError::Sim(crate::SimError::PortMismatch(e.to_string()))
-}
-
 impl Driver for OtDriver {
-    type Model = OtModel;
-    type Codec = OtCodec;
+    type Block = OtBlock;
     type Item = OtTxn;
     type Stats = OtStats;
     const ITEMS: &'static str = "transactions";
 
-    fn codec(spec: &Spec) -> Result<OtCodec, CosimError> {
-        OtCodec::new(&spec.ot).map_err(codec_err)
-    }
-
-    fn model(spec: &Spec) -> OtModel {
-        OtModel::new(&spec.ot)
-    }
-
-    fn new(spec: &Spec, stimulus: &str, seed: u64, _: &BlockOpts) -> Result<OtDriver, CosimError> {
-        let source = Source::new(spec, &Stimulus::parse(stimulus)?, seed)?;
+    fn new(spec: &Spec, s: &Stim<'_>) -> Result<OtDriver, CosimError> {
+        let source = Source::new(spec, &Stimulus::parse(s.text)?, s.seed)?;
         Ok(OtDriver {
             spec: spec.clone(),
             source,
@@ -158,12 +175,9 @@ impl Driver for OtDriver {
         }
     }
 
-    fn stimulus(&self) -> String {
-        self.source.kind().to_string()
-    }
-
-    fn finite(&self) -> bool {
-        self.replay.is_some() || self.source.is_finite()
+    fn stimulus(&self) -> StimulusName {
+        let finite = self.replay.is_some() || self.source.is_finite();
+        StimulusName::new(self.source.kind(), finite)
     }
 
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
@@ -197,35 +211,8 @@ impl Driver for OtDriver {
         self.txns().take(self.consumed).collect()
     }
 
-    fn stats(&self) -> OtStats {
-        self.stats.clone()
-    }
-
-    fn nothing_checked(s: &OtStats) -> Option<String> {
-        (s.predictions == 0 && s.observes == 0).then(|| {
-            format!(
-                "no observation and no prediction query in {} cycles: the table's outputs were never exercised",
-                s.cycles
-            )
-        })
-    }
-
-    fn summary(s: &OtStats) -> Vec<String> {
-        let ev: Vec<String> = s.events.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        vec![
-            format!("{} cycles, {} transactions", s.cycles, s.transactions),
-            format!(
-                "predictions {}  hits {}  PCOV {:.3}  PACC {:.3} ({} checked)",
-                s.predictions, s.hits, s.pcov, s.pacc, s.resolved
-            ),
-            format!(
-                "observations {}: {}; evictions {}; launches {}",
-                s.observes,
-                ev.join(", "),
-                s.evictions,
-                s.launches
-            ),
-        ]
+    fn stats(&self) -> &OtStats {
+        &self.stats
     }
 }
 
@@ -299,11 +286,13 @@ pub const MUTANTS: &[Mutant] = &[
 
 /// The OT predictor in the block registry.
 pub const ENTRY: BlockEntry = BlockEntry {
-    name: "ot",
-    title: "observation-table address predictor (seed 000)",
-    seed: "000",
-    interface: |s| s.ot.interface(),
-    render: rtlgen::ot,
+    info: BlockInfo {
+        name: "ot",
+        title: "observation-table address predictor (seed 000)",
+        seed: "000",
+        interface: |s| s.ot.interface(),
+        render: rtlgen::ot,
+    },
     cost: golden::cost::ot_cost,
     golden: GoldenEntry {
         name: "ot",
@@ -320,7 +309,6 @@ pub const ENTRY: BlockEntry = BlockEntry {
         commands: &[Cmd::Golden],
     }],
     mutants: MUTANTS,
-    cosim: harness::cosim::<OtDriver>,
-    bench: crate::bench::bench::<OtDriver>,
+    driver: DriverFns::of::<OtDriver>(),
     system_throughput: None,
 };

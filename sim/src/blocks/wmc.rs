@@ -5,17 +5,16 @@
 //! under every scheduler for `bench`.
 
 use crate::bench::{BenchOptions, Throughput, THROUGHPUT_RUNS, THROUGHPUT_TARGET};
-use crate::harness::{self, Check, Driver, Ended};
+use crate::block::BlockInfo;
+use crate::harness::{Check, CosimStats, Driver, Ended, Stim, StimulusName};
 use crate::lockstep::StepFail;
 use crate::mutants::{always_reachable, Mutant};
-use crate::registry::{BlockEntry, BlockOption, Cmd, GoldenEntry};
+use crate::registry::{BlockEntry, BlockOption, Cmd, DriverFns, GoldenEntry};
 use crate::CosimError;
-use golden::block::CodecError;
 use golden::mc::source::{requests, McStimulus};
 use golden::mc::stimulus::{LoadClass, Request};
 use golden::mc::system::{GroupCycle, McError, McSummary, MemSystem};
-use golden::mc::warped::{WarpedMc, WmcCodec};
-use golden::run::BlockOpts;
+use golden::mc::warped::WmcBlock;
 use serde::Serialize;
 use spec::{Scheduler, Spec};
 use std::cell::RefCell;
@@ -51,6 +50,28 @@ pub struct WmcStats {
     pub memory: Option<McSummary>,
 }
 
+impl CosimStats for WmcStats {
+    const CHECKED: &'static str = "request completed";
+
+    fn checked(&self) -> u64 {
+        self.requests
+    }
+
+    fn summary(&self) -> Vec<String> {
+        let mut v = vec![format!(
+            "{} cycles of group {}, {} requests completed",
+            self.cycles, self.group, self.requests
+        )];
+        if let Some(m) = &self.memory {
+            v.push(format!(
+                "memory: bandwidth_util {:.3}  row_hit_rate {:.3}  latency mean {:.1}  divergence mean {:.1}  warp_time mean {:.1}",
+                m.bandwidth_util, m.row_hit_rate, m.latency.mean, m.divergence.mean, m.warp_time.mean
+            ));
+        }
+        v
+    }
+}
+
 /// The Warped-MC co-simulation driver.
 #[derive(Clone)]
 pub struct WmcDriver {
@@ -66,13 +87,8 @@ pub struct WmcDriver {
     stats: WmcStats,
 }
 
-fn codec_err(e: CodecError) -> CosimError {
-    CosimError::Sim(crate::SimError::PortMismatch(e.to_string()))
-}
-
 impl Driver for WmcDriver {
-    type Model = WarpedMc;
-    type Codec = WmcCodec;
+    type Block = WmcBlock;
     type Item = golden::mc::stimulus::McTxn;
     type Stats = WmcStats;
     const ITEMS: &'static str = "requests";
@@ -81,21 +97,8 @@ impl Driver for WmcDriver {
         warped(spec)
     }
 
-    fn codec(spec: &Spec) -> Result<WmcCodec, CosimError> {
-        WmcCodec::new(&spec.wmc).map_err(codec_err)
-    }
-
-    fn model(spec: &Spec) -> WarpedMc {
-        WarpedMc::new(&spec.wmc)
-    }
-
-    fn new(
-        spec: &Spec,
-        stimulus: &str,
-        seed: u64,
-        opts: &BlockOpts,
-    ) -> Result<WmcDriver, CosimError> {
-        let kind = McStimulus::parse(stimulus)?;
+    fn new(spec: &Spec, s: &Stim<'_>) -> Result<WmcDriver, CosimError> {
+        let (kind, seed, opts) = (McStimulus::parse(s.text)?, s.seed, s.opts);
         let groups = (spec.dram.channels / spec.wmc.controllers_per_wet) as usize;
         let group = opts.number::<usize>("group")?.unwrap_or(0);
         if group >= groups {
@@ -129,12 +132,8 @@ impl Driver for WmcDriver {
         }
     }
 
-    fn stimulus(&self) -> String {
-        self.kind.to_string()
-    }
-
-    fn finite(&self) -> bool {
-        self.kind.is_finite()
+    fn stimulus(&self) -> StimulusName {
+        StimulusName::new(&self.kind, self.kind.is_finite())
     }
 
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
@@ -189,31 +188,8 @@ impl Driver for WmcDriver {
         golden::mc::stimulus::to_txns(&arrived)
     }
 
-    fn stats(&self) -> WmcStats {
-        self.stats.clone()
-    }
-
-    fn nothing_checked(s: &WmcStats) -> Option<String> {
-        (s.requests == 0).then(|| {
-            format!(
-                "no request completed in {} cycles: the block never chose a command that served one",
-                s.cycles
-            )
-        })
-    }
-
-    fn summary(s: &WmcStats) -> Vec<String> {
-        let mut v = vec![format!(
-            "{} cycles of group {}, {} requests completed",
-            s.cycles, s.group, s.requests
-        )];
-        if let Some(m) = &s.memory {
-            v.push(format!(
-                "memory: bandwidth_util {:.3}  row_hit_rate {:.3}  latency mean {:.1}  divergence mean {:.1}  warp_time mean {:.1}",
-                m.bandwidth_util, m.row_hit_rate, m.latency.mean, m.divergence.mean, m.warp_time.mean
-            ));
-        }
-        v
+    fn stats(&self) -> &WmcStats {
+        &self.stats
     }
 }
 
@@ -356,11 +332,13 @@ pub fn memory_system_throughput(
 
 /// The Warped-MC tables in the block registry.
 pub const ENTRY: BlockEntry = BlockEntry {
-    name: "warped-mc",
-    title: "Warped-MC warp-aware memory-controller tables (seed 004)",
-    seed: "004",
-    interface: |s| s.wmc.interface(),
-    render: rtlgen::warped_mc,
+    info: BlockInfo {
+        name: "warped-mc",
+        title: "Warped-MC warp-aware memory-controller tables (seed 004)",
+        seed: "004",
+        interface: |s| s.wmc.interface(),
+        render: rtlgen::warped_mc,
+    },
     cost: golden::cost::wmc_cost,
     golden: GoldenEntry {
         name: "mc",
@@ -385,7 +363,6 @@ pub const ENTRY: BlockEntry = BlockEntry {
         },
     ],
     mutants: MUTANTS,
-    cosim: harness::cosim::<WmcDriver>,
-    bench: crate::bench::bench::<WmcDriver>,
+    driver: DriverFns::of::<WmcDriver>(),
     system_throughput: Some(memory_system_throughput),
 };
