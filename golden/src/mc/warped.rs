@@ -438,8 +438,13 @@ impl WarpedMc {
         while m != 0 {
             let b = m.trailing_zeros() as usize;
             m &= m - 1;
-            let row = &pt[b * words..(b + 1) * words];
-            high |= u64::from(row.iter().any(|&w| w != 0)) << b;
+            // One word per bank (pt_slots <= 64) is the common case: no slice to scan.
+            let busy = if words == 1 {
+                pt[b] != 0
+            } else {
+                pt[b * words..(b + 1) * words].iter().any(|&w| w != 0)
+            };
+            high |= u64::from(busy) << b;
         }
         let start = self.rr[ci];
         let first = |m: u64| {
