@@ -7,6 +7,8 @@
 #                       front-end, as WebAssembly) and the pinned `pyosys` (the same Yosys, native)
 #                       into .tools/yosys; pyosys is used when it installs.
 #   g++                 Debian's g++ when missing (as root).
+#   script              util-linux `script` (Debian's bsdutils, essential) for the tests that run
+#                       warpsmith on a pseudo-terminal; installed when missing (as root).
 #   Rust                cargo must be on PATH (https://rustup.rs).
 # WARPSMITH_SETUP_NO_APT=1 never installs Debian packages (as if not root).
 set -euo pipefail
@@ -40,6 +42,9 @@ command -v cargo >/dev/null || die "cargo not found: install Rust (https://rustu
 command -v python3 >/dev/null || apt_install python3 python3-venv || die "python3 not found"
 if ! command -v g++ >/dev/null; then
   apt_install g++ || die "g++ not found and cannot be installed (not root): install a C++ compiler"
+fi
+if ! command -v script >/dev/null; then
+  apt_install bsdutils || die "util-linux \`script\` not found and cannot be installed (not root): install util-linux"
 fi
 mkdir -p "$TOOLS"
 

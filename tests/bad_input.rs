@@ -567,6 +567,103 @@ fn a_run_that_checks_nothing_does_not_pass() {
     );
 }
 
+// ---- Progress and honest exit codes --------------------------------------------------------
+
+/// Run warpsmith on a pseudo-terminal (util-linux `script`), as a user at a terminal would:
+/// what it drew there, and its exit code.
+fn on_a_terminal(secs: u64, args: &[&str]) -> (String, Option<i32>) {
+    let bin = env!("CARGO_BIN_EXE_warpsmith");
+    let words: Vec<&str> = std::iter::once(bin).chain(args.iter().copied()).collect();
+    let line = shlex::try_join(words).unwrap();
+    let mut child = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux `script` runs warpsmith on a pseudo-terminal");
+    // Read as it comes: a full pipe would stop the run.
+    let mut out = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut v).ok();
+        v
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(secs) {
+            child.kill().ok();
+            panic!("{args:?} hung: still running after {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let o = reader.join().expect("reader");
+    (String::from_utf8_lossy(&o).into_owned(), status.code())
+}
+
+#[test]
+fn long_work_shows_progress_on_a_terminal_and_nothing_elsewhere() {
+    // Co-simulation: a spinner while the Verilator model is built (or fetched), then a bar
+    // of compared cycles.
+    let args = [
+        "cosim", "--block", "ot", "--preset", "tiny", "--cycles", "60000",
+    ];
+    let (tty, code) = on_a_terminal(300, &args);
+    assert_eq!(code, Some(0), "{tty}");
+    assert!(tty.contains("building the Verilator model of ot"), "{tty}");
+    assert!(tty.contains("/60,000 cycles, "), "{tty}");
+    assert!(!tty.contains("panicked"), "{tty}");
+    // A long golden run: a counter of simulated cycles.
+    let golden = [
+        "golden",
+        "--block",
+        "mc",
+        "--preset",
+        "tiny",
+        "--stimulus",
+        "hoa",
+        "--cycles",
+        "300000",
+    ];
+    let (tty, code) = on_a_terminal(300, &golden);
+    assert_eq!(code, Some(0), "{}", &tty[..tty.len().min(2000)]);
+    assert!(tty.contains(" cycles, "), "no progress counter");
+    // Not on a pipe: results only, no drawing.
+    let o = run_within(300, &args);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!stderr(&o).contains("cycles, "), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("building the Verilator model"));
+}
+
+#[test]
+fn a_benchmark_that_misses_its_target_exits_1() {
+    // One cycle: the lockstep run is all set-up, far below the target ratio (about 0.1
+    // against 0.6 measured).
+    let args = [
+        "bench",
+        "--block",
+        "warped-mc",
+        "--preset",
+        "tiny",
+        "--cycles",
+        "1",
+    ];
+    let o = run_within(300, &args);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("NOT met"), "{}", stdout(&o));
+    assert!(!stderr(&o).contains("panicked"));
+    let mut json = args.to_vec();
+    json.extend(["--format", "json"]);
+    let o = run_within(300, &json);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["met"], false, "{r}");
+}
+
 // ---- Results are the same run to run -----------------------------------------------------
 
 #[test]

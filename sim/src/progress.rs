@@ -29,13 +29,20 @@ pub fn cycles(show: bool, limit: u64) -> ProgressBar {
     let bounded = limit != u64::MAX;
     let p = ProgressBar::with_draw_target(bounded.then_some(limit), target(show));
     let template = if bounded {
-        "[{bar:32}] {human_pos}/{human_len} cycles, {per_sec}, eta {eta}"
+        "[{bar:32}] {human_pos}/{human_len} cycles, {rate}, eta {eta}"
     } else {
-        "{spinner} {human_pos} cycles, {per_sec} ({elapsed})"
+        "{spinner} {human_pos} cycles, {rate} ({elapsed})"
     };
     p.set_style(
         ProgressStyle::with_template(template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key(
+                "rate",
+                |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    // Whole cycles per second (indicatif's `per_sec` prints four decimals).
+                    let _ = write!(w, "{}/s", indicatif::HumanCount(s.per_sec() as u64));
+                },
+            )
             .progress_chars("=> "),
     );
     p
