@@ -8,7 +8,7 @@
 
 use crate::block::BlockInfo;
 use crate::build::bench_executable;
-use crate::harness::{Driver, In, Out};
+use crate::harness::{Driver, In};
 use crate::lockstep::Lockstep;
 use crate::model::Model;
 use crate::toolchain::Verilator;
@@ -90,12 +90,11 @@ pub const TARGET: f64 = 0.6;
 fn cpp_loop(
     v: &Verilator,
     built: &crate::build::BuiltModel,
-    top: &str,
     ports: &[spec::PortSpec],
     frames: &[Frame],
     seed: u64,
 ) -> Result<Measure, CosimError> {
-    let exe = bench_executable(v, built, top, ports)?;
+    let exe = bench_executable(v, built, ports)?;
     let path = built.lib.with_file_name(format!(
         "frames-{}-{seed}-{}.bin",
         std::process::id(),
@@ -142,10 +141,7 @@ fn block_rows<D: Driver>(
     spec: &Spec,
     inputs: &[In<D>],
     seed: u64,
-) -> Result<Vec<Measure>, CosimError>
-where
-    Out<D>: Clone,
-{
+) -> Result<Vec<Measure>, CosimError> {
     let n = inputs.len() as u64;
     let codec = D::Block::codec(spec)?;
     let ports = codec.ports().to_vec();
@@ -157,8 +153,7 @@ where
     }
     let v = Verilator::find()?;
     let (built, mut rtl) = crate::rtl::block_model(spec, block, None, false)?;
-    let top = crate::rtl::block_rtl(spec, block, None)?.0;
-    let mut measures = vec![cpp_loop(&v, &built, &top, &ports, &frames, seed)?];
+    let mut measures = vec![cpp_loop(&v, &built, &ports, &frames, seed)?];
     let cpp_cps = measures[0].cycles_per_second;
     let mut push = |what, secs: f64| {
         let cps = n as f64 / secs;
@@ -211,14 +206,12 @@ pub fn bench<D: Driver>(
     o: &BenchOptions,
 ) -> Result<BenchReport, CosimError> {
     let spec = D::prepare(spec)?;
-    let mut d = D::new(
-        &spec,
-        &crate::harness::Stim {
-            text: &o.stimulus,
-            seed: o.seed,
-            opts: &o.opts,
-        },
-    )?;
+    let stim = crate::harness::Stim {
+        text: &o.stimulus,
+        seed: o.seed,
+        opts: &o.opts,
+    };
+    let mut d = D::new(&spec, &stim)?;
     let mut inputs: Vec<In<D>> = Vec::with_capacity(o.cycles.min(1 << 24) as usize);
     d.run(o.cycles, &mut |i, _| {
         inputs.push(i.clone());
@@ -233,7 +226,7 @@ pub fn bench<D: Driver>(
         config: spec.name.clone(),
         stimulus: d.stimulus().name,
         cycles: n,
-        met: cosim_ratio >= TARGET,
+        met: false, // judged with the system's throughput: `BlockEntry::bench`
         measures,
         cosim_ratio,
         target: TARGET,

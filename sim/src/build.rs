@@ -37,6 +37,8 @@ pub struct BuildRequest<'a> {
 #[derive(Debug, Clone)]
 pub struct BuiltModel {
     pub lib: PathBuf,
+    /// Its top module.
+    pub top: String,
     pub key: String,
     /// Whether this call compiled it (false: found in the cache).
     pub built_now: bool,
@@ -177,6 +179,7 @@ pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> 
         check_ports(&dir.join("obj").join(format!("V{}.h", req.top)), req.ports)?;
         return Ok(BuiltModel {
             lib,
+            top: req.top.to_string(),
             key,
             built_now: false,
             seconds: start.elapsed().as_secs_f64(),
@@ -250,6 +253,7 @@ pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> 
     std::fs::rename(&tmp, &dir).map_err(|e| io_err("cannot move", &dir, e))?;
     Ok(BuiltModel {
         lib,
+        top: req.top.to_string(),
         key,
         built_now: true,
         seconds: start.elapsed().as_secs_f64(),
@@ -614,9 +618,9 @@ mod tests {
 pub fn bench_executable(
     v: &Verilator,
     built: &BuiltModel,
-    top: &str,
     ports: &[PortSpec],
 ) -> Result<PathBuf, SimError> {
+    let top = built.top.as_str();
     let dir = built
         .lib
         .parent()

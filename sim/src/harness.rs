@@ -233,11 +233,7 @@ pub fn cosim<D: Driver>(
     spec: &Spec,
     o: &CosimOptions,
 ) -> Result<CosimReport, CosimError> {
-    if o.cycles == Some(0) {
-        return Err(CosimError::BadInput(
-            "--cycles 0 would check nothing: give at least 1 cycle".into(),
-        ));
-    }
+    check_cycles(o.cycles)?;
     let spec = D::prepare(spec)?;
     let mut driver = D::new(&spec, &o.stim())?;
     let stimulus = driver.stimulus();
@@ -329,6 +325,16 @@ pub fn cosim<D: Driver>(
             model_cached: !built.built_now,
         },
     })
+}
+
+/// A cycle budget of 0 checks nothing: bad input (callers that write output check it first).
+pub fn check_cycles(cycles: Option<u64>) -> Result<(), CosimError> {
+    if cycles == Some(0) {
+        return Err(CosimError::BadInput(
+            "--cycles 0 would check nothing: give at least 1 cycle".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The command that runs `stimulus` again, quoted for the shell.

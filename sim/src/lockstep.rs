@@ -104,10 +104,7 @@ pub struct Lockstep<M: CycleModel, C: Codec<In = M::In, Out = M::Out>> {
     pub mirror: Mirror,
 }
 
-impl<M: CycleModel, C: Codec<In = M::In, Out = M::Out>> Lockstep<M, C>
-where
-    M::Out: Clone,
-{
+impl<M: CycleModel, C: Codec<In = M::In, Out = M::Out>> Lockstep<M, C> {
     /// Pair a golden model with its RTL and reset both.
     pub fn new(golden: M, codec: C, rtl: Model) -> Result<Lockstep<M, C>, SimError> {
         let mut l = Lockstep {

@@ -10,11 +10,8 @@ use std::process::ExitCode;
 
 pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
     let spec = a.config.resolve()?;
-    if a.cycles == 0 {
-        return Err(crate::bad(anyhow::anyhow!(
-            "--cycles 0 would check nothing: give at least 1 cycle"
-        )));
-    }
+    // Before anything is written: a run that would check nothing replaces no earlier output.
+    sim::harness::check_cycles(Some(a.cycles)).map_err(cosim_err)?;
     println!(
         "warpsmith flow  config {} (hash {})  -> {}",
         spec.name,
