@@ -124,3 +124,42 @@ pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
+
+/// A stimulus of the blocks that run kernels (OT, dispatch): a generator, a kernel, or a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stimulus {
+    /// The block's random generator, endless.
+    Random,
+    /// A built-in kernel (or `all` of them, where the block takes it) or a kernel TOML file.
+    Kernel(String),
+    /// A JSON-lines file, run once.
+    File(std::path::PathBuf),
+}
+
+impl Stimulus {
+    /// Parse `--stimulus`: `random`, `kernel:NAME`, or the path of an existing file. `block`
+    /// and `forms` name the block and the forms it takes, for the error.
+    pub fn parse(s: &str, block: &str, forms: &str) -> Result<Stimulus, BadInput> {
+        if s == "random" {
+            Ok(Stimulus::Random)
+        } else if let Some(k) = s.strip_prefix("kernel:") {
+            Ok(Stimulus::Kernel(k.to_string()))
+        } else if std::path::Path::new(s).is_file() {
+            Ok(Stimulus::File(s.into()))
+        } else {
+            Err(BadInput(format!(
+                "stimulus `{s}` is not one {block} takes: give {forms} (there is no file `{s}`)"
+            )))
+        }
+    }
+}
+
+impl std::fmt::Display for Stimulus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stimulus::Random => write!(f, "random"),
+            Stimulus::Kernel(k) => write!(f, "kernel:{k}"),
+            Stimulus::File(p) => write!(f, "{}", p.display()),
+        }
+    }
+}

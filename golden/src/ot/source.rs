@@ -4,54 +4,16 @@
 use super::random::RandomOt;
 use super::{dump_state, response_json, OtModel, OtTxn, Packer};
 use crate::block::CycleModel;
+pub use crate::run::Stimulus;
 use crate::run::{BadInput, GoldenError, GoldenRun};
 use spec::Spec;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// The forms of `--stimulus` the OT block takes, for messages.
 pub const FORMS: &str =
     "`random`, `kernel:NAME` (a built-in kernel, `all`, or a kernel TOML file) or a JSON-lines file of transactions";
-
-/// Where transactions come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stimulus {
-    /// The biased random generator ([`super::random`]), endless.
-    Random,
-    /// A built-in kernel, `all` built-in kernels in turn, or a kernel TOML file; relaunched
-    /// with a new scheduling seed each time it completes.
-    Kernel(String),
-    /// A JSON-lines transaction file, run once.
-    File(PathBuf),
-}
-
-impl Stimulus {
-    /// Parse `--stimulus`: `random`, `kernel:NAME`, or the path of an existing file.
-    pub fn parse(s: &str) -> Result<Stimulus, BadInput> {
-        if s == "random" {
-            Ok(Stimulus::Random)
-        } else if let Some(k) = s.strip_prefix("kernel:") {
-            Ok(Stimulus::Kernel(k.to_string()))
-        } else if Path::new(s).is_file() {
-            Ok(Stimulus::File(PathBuf::from(s)))
-        } else {
-            Err(BadInput(format!(
-                "stimulus `{s}` is not one the OT block takes: give {FORMS} (there is no file `{s}`)"
-            )))
-        }
-    }
-}
-
-impl std::fmt::Display for Stimulus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Stimulus::Random => write!(f, "random"),
-            Stimulus::Kernel(k) => write!(f, "kernel:{k}"),
-            Stimulus::File(p) => write!(f, "{}", p.display()),
-        }
-    }
-}
 
 /// A validated stimulus source that can be replayed from the start any number of times.
 #[derive(Clone)]
@@ -174,7 +136,11 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
             "--stimulus is required for --block ot: give {FORMS}"
         ))
     })?;
-    let source = Source::new(spec, &Stimulus::parse(stimulus)?, r.seed)?;
+    let source = Source::new(
+        spec,
+        &Stimulus::parse(stimulus, "the OT block", FORMS)?,
+        r.seed,
+    )?;
     let limit = if source.is_finite() {
         u64::MAX
     } else {

@@ -19,49 +19,15 @@ use golden::dispatch::{
     access_ranges, BlockTimes, DispatchUnit, Entry, Rect, UnitBlock, UnitIn, UnitOut,
 };
 use golden::rng::Rng;
+use golden::run::Stimulus;
 use serde::Serialize;
 use spec::Spec;
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// The forms of `--stimulus` the dispatcher's co-simulation takes.
 const STIMULI: &str = "`random` (traffic that stresses the unit), `kernel:NAME` (a built-in or dispatch kernel such as `colmajor`, or a kernel TOML file) or a JSON-lines file of per-cycle inputs";
-
-/// Where the unit's inputs come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DispStimulus {
-    Random,
-    Kernel(String),
-    File(PathBuf),
-}
-
-impl DispStimulus {
-    /// Parse `--stimulus`: `random`, `kernel:NAME`, or the path of an existing file.
-    pub fn parse(s: &str) -> Result<DispStimulus, CosimError> {
-        if s == "random" {
-            Ok(DispStimulus::Random)
-        } else if let Some(k) = s.strip_prefix("kernel:") {
-            Ok(DispStimulus::Kernel(k.to_string()))
-        } else if std::path::Path::new(s).is_file() {
-            Ok(DispStimulus::File(PathBuf::from(s)))
-        } else {
-            Err(CosimError::BadInput(format!(
-                "stimulus `{s}` is not one the dispatcher takes: give {STIMULI} (there is no file `{s}`)"
-            )))
-        }
-    }
-}
-
-impl std::fmt::Display for DispStimulus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DispStimulus::Random => write!(f, "random"),
-            DispStimulus::Kernel(k) => write!(f, "kernel:{k}"),
-            DispStimulus::File(p) => write!(f, "{}", p.display()),
-        }
-    }
-}
 
 /// Produces the unit's input for each cycle from its previous outputs.
 struct Traffic {
@@ -90,20 +56,20 @@ enum Kind {
 }
 
 impl Traffic {
-    fn new(spec: &Spec, stim: &DispStimulus, seed: u64) -> Result<Traffic, CosimError> {
+    fn new(spec: &Spec, stim: &Stimulus, seed: u64) -> Result<Traffic, CosimError> {
         let d = &spec.dispatch;
         let kind = match stim {
-            DispStimulus::File(_) => {
+            Stimulus::File(_) => {
                 return Err(CosimError::BadInput(
                     "a dispatcher input file is replayed as it is, not generated".into(),
                 ))
             }
-            DispStimulus::Random => Kind::Random {
+            Stimulus::Random => Kind::Random {
                 arrays: d.arrays as usize,
                 coord_max: mask(d.coord_bits),
                 id_mask: mask(d.id_bits),
             },
-            DispStimulus::Kernel(name) => {
+            Stimulus::Kernel(name) => {
                 let k = golden::dispatch::kernel(name)
                     .map_err(|e| CosimError::BadInput(e.to_string()))?;
                 let rects = access_ranges(&k, spec.gpu.line_bytes)
@@ -302,7 +268,7 @@ impl CosimStats for DispStats {
 #[derive(Clone)]
 pub struct DispDriver {
     spec: Spec,
-    kind: DispStimulus,
+    kind: Stimulus,
     seed: u64,
     /// Open loop: each cycle's inputs (with its file line, 0 for replayed ones).
     inputs: Option<Arc<Vec<(usize, UnitIn)>>>,
@@ -316,9 +282,9 @@ impl Driver for DispDriver {
     const ITEMS: &'static str = "cycle inputs";
 
     fn new(spec: &Spec, s: &Stim<'_>) -> Result<DispDriver, CosimError> {
-        let (kind, seed) = (DispStimulus::parse(s.text)?, s.seed);
+        let (kind, seed) = (Stimulus::parse(s.text, "the dispatcher", STIMULI)?, s.seed);
         let inputs = match &kind {
-            DispStimulus::File(p) => Some(Arc::new(read_file(p)?)),
+            Stimulus::File(p) => Some(Arc::new(read_file(p)?)),
             // Check a generator's stimulus (the kernel) now.
             k => {
                 Traffic::new(spec, k, seed)?;
@@ -370,7 +336,7 @@ impl Driver for DispDriver {
             s.dispatched += u64::from(prev.disp.is_some() && inp.disp_ready);
             let out = *unit.step(&inp).map_err(|e| {
                 CosimError::BadInput(match (&self.kind, line) {
-                    (DispStimulus::File(p), l) if l > 0 => format!("{}:{l}: {e}", p.display()),
+                    (Stimulus::File(p), l) if l > 0 => format!("{}:{l}: {e}", p.display()),
                     (k, _) => format!("{k}, cycle {}: {e}", t + 1),
                 })
             })?;

@@ -158,7 +158,11 @@ impl Driver for OtDriver {
     const ITEMS: &'static str = "transactions";
 
     fn new(spec: &Spec, s: &Stim<'_>) -> Result<OtDriver, CosimError> {
-        let source = Source::new(spec, &Stimulus::parse(s.text)?, s.seed)?;
+        let source = Source::new(
+            spec,
+            &Stimulus::parse(s.text, "the OT block", golden::ot::FORMS)?,
+            s.seed,
+        )?;
         Ok(OtDriver {
             spec: spec.clone(),
             source,
