@@ -6,7 +6,6 @@ use common::*;
 use golden::block::{Codec, CycleModel, Frame};
 use golden::ot::{launch_of, Observe, OtCodec, OtIn, OtModel};
 use serde_json::Value;
-use sim::blocks::ot::ENTRY;
 use sim::build::{build, BuildRequest};
 use sim::harness::CosimOptions;
 use sim::report::Verdict;
@@ -14,17 +13,23 @@ use sim::toolchain::Verilator;
 use sim::SimError;
 use spec::Dir;
 
+fn ot_entry() -> &'static sim::registry::BlockEntry {
+    sim::blocks::find("ot").unwrap()
+}
+
 fn verilator() -> Verilator {
     Verilator::find().expect("Verilator >= 5.006 (run scripts/setup.sh)")
 }
 
 fn files_of(spec: &spec::Spec) -> (String, Vec<(String, String)>) {
-    let g = ENTRY.generate(spec, "").unwrap();
+    let g = ot_entry().generate(spec, "").unwrap();
     (g.top.clone(), g.rtl())
 }
 
 fn model(spec: &spec::Spec) -> sim::model::Model {
-    sim::rtl::block_model(spec, &ENTRY, None, false).unwrap().1
+    sim::rtl::block_model(spec, ot_entry(), None, false)
+        .unwrap()
+        .1
 }
 
 #[test]
@@ -121,7 +126,7 @@ fn every_preset_cosimulates_random_and_kernel_stimulus_and_learns() {
     for p in spec::PRESETS {
         let s = spec(p.name, &[]);
         for stim in ["random", "kernel:cp", "kernel:stencil2d"] {
-            let r = ENTRY
+            let r = ot_entry()
                 .cosim(&s, &CosimOptions::quiet(stim, Some(30_000), 3))
                 .unwrap();
             assert_eq!(

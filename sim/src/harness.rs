@@ -109,13 +109,16 @@ pub struct StimulusName {
     pub name: String,
     /// It ends by itself (a file, a replay), instead of running until the cycle budget.
     pub finite: bool,
+    /// What its items are called (`transactions`, `requests`, `cycle inputs`).
+    pub items: &'static str,
 }
 
 impl StimulusName {
-    pub fn new(name: impl std::fmt::Display, finite: bool) -> StimulusName {
+    pub fn new(name: impl std::fmt::Display, finite: bool, items: &'static str) -> StimulusName {
         StimulusName {
             name: name.to_string(),
             finite,
+            items,
         }
     }
 }
@@ -133,9 +136,6 @@ pub trait Driver: Sized {
     type Item: Clone + std::fmt::Debug + Serialize;
     /// The block's statistics.
     type Stats: CosimStats;
-
-    /// What the items are called in reports (`transactions`, `requests`, `cycle inputs`).
-    const ITEMS: &'static str;
 
     /// The configuration the block is co-simulated under: `spec`, or a variant the block needs
     /// (a new layer on top of it, or an error if the user chose against it).
@@ -311,7 +311,7 @@ pub fn cosim<D: Driver>(
         config_hash: spec.hash.to_string(),
         stimulus: stimulus.name,
         seed: o.seed,
-        mutant: o.mutant.map(|m| m.name),
+        mutant: o.mutant.map(|m| m.name.as_str()),
         cycles,
         verdict,
         nothing_checked,
@@ -362,7 +362,7 @@ fn reproduce(
     argv.extend(o.opts.args());
     if let Some(m) = o.mutant {
         argv.push("--mutant".into());
-        argv.push(m.name.into());
+        argv.push(m.name.clone());
     }
     shlex::try_join(argv.iter().map(String::as_str)).unwrap_or_else(|_| argv.join(" "))
 }
@@ -425,7 +425,7 @@ fn reproducer<D: Driver>(
     }
     if let Some(m) = o.mutant {
         stem.push('-');
-        stem.push_str(m.name);
+        stem.push_str(&m.name);
     }
     let path = o.out_dir.join(format!("{stem}.repro.jsonl"));
     let text: String = minimal
@@ -434,7 +434,8 @@ fn reproducer<D: Driver>(
         .collect();
     golden::run::write_file(&path, text.as_bytes()).map_err(|e| io("write", &path, e))?;
     let shown = path.display().to_string();
-    let command = reproduce(block, o, &StimulusName::new(&shown, true), None);
+    let items = driver.stimulus().items;
+    let command = reproduce(block, o, &StimulusName::new(&shown, true, items), None);
     // Waves of the reproducer: a traced build of the same RTL.
     let vcd_path = o.out_dir.join(format!("{stem}.vcd"));
     let mut vcd = None;
@@ -450,7 +451,7 @@ fn reproducer<D: Driver>(
     Ok(Some(Reproducer {
         path: shown,
         items: minimal.len(),
-        unit: D::ITEMS,
+        unit: items,
         command,
         vcd,
     }))

@@ -43,7 +43,9 @@ pub enum SimError {
     #[error("RTL assertion failed: {0}")]
     Assertion(String),
     #[error("mutant {name} does not apply: {why}")]
-    Mutant { name: &'static str, why: String },
+    Mutant { name: String, why: String },
+    #[error("mutant catalogue {path} is malformed: {why}")]
+    Catalogue { path: &'static str, why: String },
     #[error("{0}")]
     Io(String),
 }

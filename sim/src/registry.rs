@@ -8,9 +8,9 @@
 use crate::bench::{BenchOptions, BenchReport, Throughput};
 use crate::block::BlockInfo;
 use crate::harness::{CosimOptions, Driver};
-use crate::mutants::{Mutant, MutantResult};
+use crate::mutants::{Catalogue, Mutant, MutantResult};
 use crate::report::CosimReport;
-use crate::CosimError;
+use crate::{CosimError, SimError};
 use golden::cost::BlockCost;
 use golden::run::{GoldenError, GoldenRun};
 use spec::Spec;
@@ -80,8 +80,8 @@ pub struct BlockEntry {
     pub flow: &'static [&'static str],
     /// Options only this block takes.
     pub options: &'static [BlockOption],
-    /// Deliberately wrong RTL variants co-simulation must catch.
-    pub mutants: &'static [Mutant],
+    /// Deliberately wrong RTL variants co-simulation must catch (`sim/mutants/<block>.toml`).
+    pub mutants: Catalogue,
     /// Its co-simulation driver, in the harness.
     pub driver: DriverFns,
     /// Throughput figures of the system around the block, if any (`bench`).
@@ -108,7 +108,7 @@ impl BlockEntry {
         m: &'static Mutant,
         o: &CosimOptions,
     ) -> Result<MutantResult, CosimError> {
-        if let Some(r) = MutantResult::equivalent(m, spec) {
+        if let Some(r) = MutantResult::equivalent(&self.mutants, m, spec) {
             return Ok(r);
         }
         let r = self.cosim(
@@ -133,17 +133,25 @@ impl BlockEntry {
         Ok(r)
     }
 
-    /// A mutant by name.
-    pub fn mutant(&self, name: &str) -> Result<&'static Mutant, UnknownName> {
-        self.mutants
-            .iter()
-            .find(|m| m.name == name)
-            .ok_or_else(|| UnknownName {
-                what: "mutant",
-                name: name.to_string(),
-                of: format!(" of block {}", self.name),
-                known: self.mutants.iter().map(|m| m.name).collect(),
-            })
+    /// Its mutants, in catalogue order.
+    pub fn mutants(&'static self) -> Result<&'static [Mutant], SimError> {
+        self.mutants.mutants()
+    }
+
+    /// A mutant by name (an unknown name is bad input).
+    pub fn mutant(&'static self, name: &str) -> Result<&'static Mutant, CosimError> {
+        let all = self.mutants()?;
+        all.iter().find(|m| m.name == name).ok_or_else(|| {
+            CosimError::BadInput(
+                UnknownName {
+                    what: "mutant",
+                    name: name.to_string(),
+                    of: format!(" of block {}", self.name),
+                    known: all.iter().map(|m| m.name.as_str()).collect(),
+                }
+                .to_string(),
+            )
+        })
     }
 
     /// Whether the block takes option `name` in command `cmd`.

@@ -52,7 +52,7 @@ pub fn run(a: &CosimArgs) -> CliResult<ExitCode> {
         .as_deref()
         .map(|m| block.mutant(m))
         .transpose()
-        .map_err(bad)?;
+        .map_err(cosim_err)?;
     // Output paths are checked before anything is built.
     if let Some(w) = &a.waves {
         crate::out::writable_file(w, "--waves")?;
@@ -190,8 +190,13 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
     let opts = a.block_args.for_block(block)?;
     let spec = a.config.resolve()?;
     let list: Vec<_> = match &a.only {
-        Some(n) => vec![block.mutant(n).map_err(bad)?],
-        None => block.mutants.iter().collect(),
+        Some(n) => vec![block.mutant(n).map_err(cosim_err)?],
+        None => block
+            .mutants()
+            .map_err(CosimError::from)
+            .map_err(cosim_err)?
+            .iter()
+            .collect(),
     };
     let text = a.format == Format::Text;
     if text {

@@ -9,10 +9,7 @@
 //! `{"enq":{"id":N,"rects":[{"x":N,"y":N,"w":N,"h":N},null,...]},"done":[SM,SLOT],"disp_ready":true}`
 //! (`rects` has one element per data array, `null` where the block does not read it).
 
-use crate::block::BlockInfo;
 use crate::harness::{Check, CosimStats, Driver, Ended, Stim, StimulusName};
-use crate::mutants::{always_reachable, Mutant};
-use crate::registry::{BlockEntry, BlockOption, Cmd, DriverFns, GoldenEntry};
 use crate::CosimError;
 use golden::block::{mask, CycleModel};
 use golden::dispatch::{
@@ -27,7 +24,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The forms of `--stimulus` the dispatcher's co-simulation takes.
-const STIMULI: &str = "`random` (traffic that stresses the unit), `kernel:NAME` (a built-in or dispatch kernel such as `colmajor`, or a kernel TOML file) or a JSON-lines file of per-cycle inputs";
+pub const STIMULI: &str = "`random` (traffic that stresses the unit), `kernel:NAME` (a built-in or dispatch kernel such as `colmajor`, or a kernel TOML file) or a JSON-lines file of per-cycle inputs";
 
 /// Produces the unit's input for each cycle from its previous outputs.
 struct Traffic {
@@ -279,7 +276,6 @@ impl Driver for DispDriver {
     type Block = UnitBlock;
     type Item = UnitIn;
     type Stats = DispStats;
-    const ITEMS: &'static str = "cycle inputs";
 
     fn new(spec: &Spec, s: &Stim<'_>) -> Result<DispDriver, CosimError> {
         let (kind, seed) = (Stimulus::parse(s.text, "the dispatcher", STIMULI)?, s.seed);
@@ -308,7 +304,7 @@ impl Driver for DispDriver {
     }
 
     fn stimulus(&self) -> StimulusName {
-        StimulusName::new(&self.kind, self.inputs.is_some())
+        StimulusName::new(&self.kind, self.inputs.is_some(), "cycle inputs")
     }
 
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
@@ -381,109 +377,3 @@ impl Driver for DispDriver {
         &self.stats
     }
 }
-
-/// Deliberately wrong variants of the decision unit's RTL.
-pub const MUTANTS: &[Mutant] = &[
-    Mutant {
-        name: "here-lowest-wins",
-        description: "the entry sharing the fewest lines with the target SM wins",
-        file: "ws_dispatch.sv",
-        find: "if (!here_valid_n || here > here_best_n) begin",
-        replace: "if (!here_valid_n || here < here_best_n) begin",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "ties-go-to-youngest",
-        description: "among entries sharing as many lines, the youngest wins",
-        file: "ws_dispatch.sv",
-        find: "if (!here_valid_n || here > here_best_n) begin",
-        replace: "if (!here_valid_n || here >= here_best_n) begin",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "fallback-most-shared-elsewhere",
-        description:
-            "without overlap on the target SM, the entry sharing the most with other SMs wins",
-        file: "ws_dispatch.sv",
-        find: "if (!else_valid_n || elsewhere < else_best_n) begin",
-        replace: "if (!else_valid_n || elsewhere > else_best_n) begin",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "no-zero-overlap-fallback",
-        description: "with no overlap anywhere on the target SM, the fallback rule is skipped",
-        file: "ws_dispatch.sv",
-        find: "(here_valid_n && here_best_n != '0) ? here_idx_n : else_idx_n;",
-        replace: "here_idx_n;",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "sm-round-robin-stuck",
-        description: "the SM round-robin pointer never moves",
-        file: "ws_dispatch.sv",
-        find: "rr_sm_d      = SmW'((32'(free_sm) + 1) % NumSms);",
-        replace: "rr_sm_d      = rr_sm_q;",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "queue-not-compacted",
-        description: "a dispatched entry's younger neighbours do not move up",
-        file: "ws_dispatch.sv",
-        find: "if (q >= 32'(offer_idx_q)) begin",
-        replace: "if (q >= 32'(offer_idx_q) + NumQueue) begin",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "done-ignored",
-        description: "a finished block never frees its slot",
-        file: "ws_dispatch.sv",
-        find: "run_valid_d[32'(done_sm_i) * NumSlots + 32'(done_slot_i)] = 1'b0;",
-        replace: "run_valid_d[32'(done_sm_i) * NumSlots + 32'(done_slot_i)] = 1'b1;",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "overlap-not-clipped",
-        description: "disjoint rectangles count a wrapped-around overlap",
-        file: "ws_dispatch.sv",
-        find: "ix = (hi_x > lo_x) ? CoordW'(hi_x - lo_x) : '0;",
-        replace: "ix = CoordW'(hi_x - lo_x);",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "last-free-slot",
-        description: "the decision takes the SM's last free slot instead of its first",
-        file: "ws_dispatch.sv",
-        find: "if (!slot_found && !run_valid_q[32'(scan_sm_q) * NumSlots + k]) begin",
-        replace: "if (!run_valid_q[32'(scan_sm_q) * NumSlots + k]) begin",
-        unreachable: always_reachable,
-    },
-];
-
-/// The dispatcher's decision unit in the block registry.
-pub const ENTRY: BlockEntry = BlockEntry {
-    info: BlockInfo {
-        name: "dispatch",
-        title: "locality-aware thread-block dispatcher (seed 002)",
-        seed: "002",
-        interface: |s| s.dispatch.interface(),
-        render: rtlgen::dispatch,
-    },
-    cost: golden::cost::dispatch_cost,
-    golden: GoldenEntry {
-        name: "dispatch",
-        about: "thread-block dispatch (seed 002 locality-aware, seed 003 CTA mapping, RR, BCS) of a kernel",
-        stimuli: "`kernel:NAME` (or --kernel NAME)",
-        run: golden::dispatch::run_golden,
-    },
-    stimuli: STIMULI,
-    flow: &["random", "kernel:colmajor"],
-    options: &[BlockOption {
-        name: "kernel",
-        value: Some("NAME|FILE"),
-        help: "dispatch: the kernel (a built-in name, `rowmajor`, `colmajor`, `nolocality`, or a kernel TOML file)",
-        commands: &[Cmd::Golden],
-    }],
-    mutants: MUTANTS,
-    driver: DriverFns::of::<DispDriver>(),
-    system_throughput: None,
-};

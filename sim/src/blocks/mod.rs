@@ -1,15 +1,125 @@
-//! Each block's part of the co-simulation (its driver, statistics, mutants and registry entry),
-//! and the registry itself: [`BLOCKS`]. Nothing outside these modules names a block.
+//! The block registry, [`BLOCKS`]: one entry per block, which every command looks up, and each
+//! block's part of the co-simulation in its module (driver, statistics, glue to its golden
+//! model). Each block's mutants are data in `sim/mutants/<block>.toml`. Nothing outside these
+//! modules names a block.
 
 pub mod dispatch;
 pub mod ot;
 pub mod wmc;
 
-use crate::registry::{BlockEntry, UnknownName};
+use crate::block::BlockInfo;
+use crate::mutants::{Catalogue, Condition};
+use crate::registry::{BlockEntry, BlockOption, Cmd, DriverFns, GoldenEntry, UnknownName};
 
 /// Every block, in the order `flow` runs them.
-pub static BLOCKS: &[BlockEntry] = &[ot::ENTRY, wmc::ENTRY, dispatch::ENTRY];
+pub static BLOCKS: &[BlockEntry] = &ENTRIES;
 
+static ENTRIES: [BlockEntry; 3] = [
+    BlockEntry {
+        info: BlockInfo {
+            name: "ot",
+            title: "observation-table address predictor (seed 000)",
+            seed: "000",
+            interface: |s| s.ot.interface(),
+            render: rtlgen::ot,
+        },
+        cost: golden::cost::ot_cost,
+        golden: GoldenEntry {
+            name: "ot",
+            about: "the OT predictor: one JSON response per transaction",
+            stimuli: golden::ot::FORMS,
+            run: golden::ot::run_golden,
+        },
+        stimuli: "`random` (biased to what stresses the table), `kernel:NAME` (a built-in kernel, `all`, or a kernel TOML file) or a JSON-lines file of transactions",
+        flow: &["random", "kernel:all"],
+        options: &[BlockOption {
+            name: "dump-state",
+            value: None,
+            help: "ot: after the responses, print the final table as one JSON array of valid entries",
+            commands: &[Cmd::Golden],
+        }],
+        mutants: Catalogue::new(
+            "sim/mutants/ot.toml",
+            include_str!("../../mutants/ot.toml"),
+            &[],
+        ),
+        driver: DriverFns::of::<ot::OtDriver>(),
+        system_throughput: None,
+    },
+    BlockEntry {
+        info: BlockInfo {
+            name: "warped-mc",
+            title: "Warped-MC warp-aware memory-controller tables (seed 004)",
+            seed: "004",
+            interface: |s| s.wmc.interface(),
+            render: rtlgen::warped_mc,
+        },
+        cost: golden::cost::wmc_cost,
+        golden: GoldenEntry {
+            name: "mc",
+            about: "the memory system: every channel's controller and DRAM under mc.scheduler",
+            stimuli: golden::mc::source::FORMS,
+            run: golden::mc::source::run_golden,
+        },
+        stimuli: "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service rate), `random` (table stress) or a JSON-lines file of requests",
+        flow: &["random", "hoa"],
+        options: &[
+            BlockOption {
+                name: "group",
+                value: Some("N"),
+                help: "warped-mc: the warp-entry-table group whose block is co-simulated (default 0)",
+                commands: &[Cmd::Cosim, Cmd::Mutants, Cmd::Bench],
+            },
+            BlockOption {
+                name: "command-trace",
+                value: Some("FILE"),
+                help: "mc: write every issued DRAM command (cycle,channel,bank,CMD,row,col) to FILE",
+                commands: &[Cmd::Golden],
+            },
+        ],
+        mutants: Catalogue::new(
+            "sim/mutants/warped-mc.toml",
+            include_str!("../../mutants/warped-mc.toml"),
+            &[Condition {
+                name: "counter-never-saturates",
+                holds: wmc::counter_never_saturates,
+            }],
+        ),
+        driver: DriverFns::of::<wmc::WmcDriver>(),
+        system_throughput: Some(wmc::memory_system_throughput),
+    },
+    BlockEntry {
+        info: BlockInfo {
+            name: "dispatch",
+            title: "locality-aware thread-block dispatcher (seed 002)",
+            seed: "002",
+            interface: |s| s.dispatch.interface(),
+            render: rtlgen::dispatch,
+        },
+        cost: golden::cost::dispatch_cost,
+        golden: GoldenEntry {
+            name: "dispatch",
+            about: "thread-block dispatch (seed 002 locality-aware, seed 003 CTA mapping, RR, BCS) of a kernel",
+            stimuli: "`kernel:NAME` (or --kernel NAME)",
+            run: golden::dispatch::run_golden,
+        },
+        stimuli: dispatch::STIMULI,
+        flow: &["random", "kernel:colmajor"],
+        options: &[BlockOption {
+            name: "kernel",
+            value: Some("NAME|FILE"),
+            help: "dispatch: the kernel (a built-in name, `rowmajor`, `colmajor`, `nolocality`, or a kernel TOML file)",
+            commands: &[Cmd::Golden],
+        }],
+        mutants: Catalogue::new(
+            "sim/mutants/dispatch.toml",
+            include_str!("../../mutants/dispatch.toml"),
+            &[],
+        ),
+        driver: DriverFns::of::<dispatch::DispDriver>(),
+        system_throughput: None,
+    },
+];
 /// A block by name.
 pub fn find(name: &str) -> Result<&'static BlockEntry, UnknownName> {
     BLOCKS

@@ -2,10 +2,7 @@
 //! random generator, kernels or a file, packed into cycles), statistics (PCOV, PACC, events)
 //! and mutants.
 
-use crate::block::BlockInfo;
 use crate::harness::{Check, CosimStats, Driver, Ended, Stim, StimulusName};
-use crate::mutants::{always_reachable, Mutant};
-use crate::registry::{BlockEntry, BlockOption, Cmd, DriverFns, GoldenEntry};
 use crate::CosimError;
 use golden::block::CycleModel;
 use golden::ot::{CycleOps, OtBlock, OtIn, OtModel, OtOut, OtTxn, Packer, Source, Stimulus};
@@ -155,7 +152,6 @@ impl Driver for OtDriver {
     type Block = OtBlock;
     type Item = OtTxn;
     type Stats = OtStats;
-    const ITEMS: &'static str = "transactions";
 
     fn new(spec: &Spec, s: &Stim<'_>) -> Result<OtDriver, CosimError> {
         let source = Source::new(
@@ -181,7 +177,7 @@ impl Driver for OtDriver {
 
     fn stimulus(&self) -> StimulusName {
         let finite = self.replay.is_some() || self.source.is_finite();
-        StimulusName::new(self.source.kind(), finite)
+        StimulusName::new(self.source.kind(), finite, "transactions")
     }
 
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
@@ -219,100 +215,3 @@ impl Driver for OtDriver {
         &self.stats
     }
 }
-
-/// Deliberately wrong variants of the OT predictor's RTL.
-pub const MUTANTS: &[Mutant] = &[
-    Mutant {
-        name: "lru-not-updated-on-hit",
-        description: "replacement state is updated on allocation only, not when an entry is hit",
-        file: "ws_ot_predictor.sv",
-        find: "assign touch_valid = obs_do;",
-        replace: "assign touch_valid = obs_do & ~obs_hit;",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "stride-sign-flipped",
-        description: "a learned grid-dimension stride is stored negated",
-        file: "ws_ot_predictor.sv",
-        find: "obs_new.stride[d]       = StrideW'(obs_quot);",
-        replace: "obs_new.stride[d]       = StrideW'(-obs_quot);",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "inter-warp-stride-not-subtracted",
-        description: "step 4: the inter-warp offset is not subtracted before dividing by the block distance",
-        file: "ws_ot_predictor.sv",
-        find: "obs_known_sum = obs_known_sum + calc_t'(obs_dw) * signed_of(obs_e.iws);",
-        replace: "obs_known_sum = obs_known_sum;",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "mispredict-counter-stuck",
-        description: "the mispredict counter never increments",
-        file: "ws_ot_predictor.sv",
-        find: "obs_new.mispredicts = obs_e.mispredicts + CntW'(1);",
-        replace: "obs_new.mispredicts = obs_e.mispredicts;",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "wrong-victim-way",
-        description: "a full set replaces the way the policy did not choose",
-        file: "ws_ot_predictor.sv",
-        find: "(obs_free ? obs_free_way : victim_way);",
-        replace: "(obs_free ? obs_free_way : ~victim_way);",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "predicted-address-one-bit-short",
-        description: "predicted addresses are computed one bit narrower than AddrW (off-by-one width)",
-        file: "ws_ot_predictor.sv",
-        find: "pred_addr_d[i] = AddrW'(unsigned_of(pred_e.addr[i]) + pred_off);",
-        replace: "pred_addr_d[i] = AddrW'((AddrW-1)'(unsigned_of(pred_e.addr[i]) + pred_off));",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "threshold-off-by-one",
-        description: "an entry stops predicting when its counter reaches the threshold instead of exceeding it",
-        file: "ws_ot_predictor.sv",
-        find: "(32'(pred_e.mispredicts) <= Threshold);",
-        replace: "(32'(pred_e.mispredicts) < Threshold);",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "launch-does-not-flush",
-        description: "a kernel launch keeps the previous kernel's entries",
-        file: "ws_ot_predictor.sv",
-        find: "      valid_d     = '{default: '0};\n",
-        replace: "      valid_d     = valid_q;\n",
-        unreachable: always_reachable,
-    },
-];
-
-/// The OT predictor in the block registry.
-pub const ENTRY: BlockEntry = BlockEntry {
-    info: BlockInfo {
-        name: "ot",
-        title: "observation-table address predictor (seed 000)",
-        seed: "000",
-        interface: |s| s.ot.interface(),
-        render: rtlgen::ot,
-    },
-    cost: golden::cost::ot_cost,
-    golden: GoldenEntry {
-        name: "ot",
-        about: "the OT predictor: one JSON response per transaction",
-        stimuli: golden::ot::FORMS,
-        run: golden::ot::run_golden,
-    },
-    stimuli: "`random` (biased to what stresses the table), `kernel:NAME` (a built-in kernel, `all`, or a kernel TOML file) or a JSON-lines file of transactions",
-    flow: &["random", "kernel:all"],
-    options: &[BlockOption {
-        name: "dump-state",
-        value: None,
-        help: "ot: after the responses, print the final table as one JSON array of valid entries",
-        commands: &[Cmd::Golden],
-    }],
-    mutants: MUTANTS,
-    driver: DriverFns::of::<OtDriver>(),
-    system_throughput: None,
-};

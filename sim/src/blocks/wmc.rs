@@ -5,11 +5,8 @@
 //! under every scheduler for `bench`.
 
 use crate::bench::{BenchOptions, Throughput, THROUGHPUT_RUNS, THROUGHPUT_TARGET};
-use crate::block::BlockInfo;
 use crate::harness::{Check, CosimStats, Driver, Ended, Stim, StimulusName};
 use crate::lockstep::StepFail;
-use crate::mutants::{always_reachable, Mutant};
-use crate::registry::{BlockEntry, BlockOption, Cmd, DriverFns, GoldenEntry};
 use crate::CosimError;
 use golden::mc::source::{requests, McStimulus};
 use golden::mc::stimulus::{LoadClass, Request};
@@ -91,7 +88,6 @@ impl Driver for WmcDriver {
     type Block = WmcBlock;
     type Item = golden::mc::stimulus::McTxn;
     type Stats = WmcStats;
-    const ITEMS: &'static str = "requests";
 
     fn prepare(spec: &Spec) -> Result<Spec, CosimError> {
         warped(spec)
@@ -133,7 +129,7 @@ impl Driver for WmcDriver {
     }
 
     fn stimulus(&self) -> StimulusName {
-        StimulusName::new(&self.kind, self.kind.is_finite())
+        StimulusName::new(&self.kind, self.kind.is_finite(), "requests")
     }
 
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
@@ -206,90 +202,6 @@ pub fn counter_never_saturates(s: &Spec) -> Option<String> {
     })
 }
 
-/// Deliberately wrong variants of the Warped-MC RTL.
-pub const MUTANTS: &[Mutant] = &[
-    Mutant {
-        name: "wet-service-ignored",
-        description: "serviced requests never decrement the warp entry table",
-        file: "ws_warped_mc.sv",
-        find: "port_valid[2 * c + 1] = svc_valid_i[c];",
-        replace: "port_valid[2 * c + 1] = 1'b0;",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "class-h-at-two-pending",
-        description: "a row hit counts as a warp's last request while two are still pending",
-        file: "ws_warped_mc.sv",
-        find: "<= PendW'(1)) ? WmcH :",
-        replace: "<= PendW'(2)) ? WmcH :",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "score-kept-on-activate",
-        description: "activating a row does not clear its row score",
-        file: "ws_warped_mc.sv",
-        find: "rs_d[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))] = '0;",
-        replace: "rs_d[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))] = rs_q[rs_idx(c, act_bank_i[c], RowIdxW'(act_row_i[c]))];",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "round-robin-stuck",
-        description: "the bank round-robin pointer never moves",
-        file: "ws_warped_mc.sv",
-        find: "BankW'((32'(sel_bank_o[c]) + 1) % NumBanks) : rr_q[c];",
-        replace: "rr_q[c] : rr_q[c];",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "priority-pool-ignored",
-        description: "banks in the priority table's high pool get no precedence",
-        file: "ws_warped_mc.sv",
-        find: "pt_q[c * NumBanks + 32'(b)] != '0) begin",
-        replace: "1'b0) begin",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "lowest-score-row-opened",
-        description: "a row miss opens the lowest-scoring pending row",
-        file: "ws_warped_mc.sv",
-        find: "cand_score[c * NumCand + k] > miss_score) begin",
-        replace: "cand_score[c * NumCand + k] < miss_score) begin",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "pending-counter-wraps",
-        description: "the pending-request counter wraps instead of saturating",
-        file: "ws_warped_mc.sv",
-        find: "(count > int'(PendMax)) ? PendMax : PendW'(count);",
-        replace: "PendW'(count);",
-        unreachable: counter_never_saturates,
-    },
-    Mutant {
-        name: "m-before-h",
-        description: "among a bank's row hits, other requests go before a warp's last one",
-        file: "ws_warped_mc.sv",
-        find: "cand_class[c * NumCand + k] > hit_cls) begin",
-        replace: "cand_class[c * NumCand + k] < hit_cls) begin",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "last-warp-not-recorded",
-        description: "a service does not record its warp, so that warp's further hits stay L",
-        file: "ws_warped_mc.sv",
-        find: "last_gwid_d[c]  = svc_valid_i[c] ? svc_gwid_i[c] : last_gwid_q[c];",
-        replace: "last_gwid_d[c]  = last_gwid_q[c];",
-        unreachable: always_reachable,
-    },
-    Mutant {
-        name: "remote-service-as-own",
-        description: "services of other controllers of the WET scope count as the controller's own",
-        file: "ws_warped_mc.sv",
-        find: "last_gwid_d[c]  = svc_valid_i[c] ? svc_gwid_i[c] : last_gwid_q[c];",
-        replace: "last_gwid_d[c]  = svc_valid_i[NumWetCtrl - 1 - c] ? svc_gwid_i[NumWetCtrl - 1 - c] : last_gwid_q[c];",
-        unreachable: always_reachable,
-    },
-];
-
 /// The golden memory system's throughput under every scheduler on HOA warp loads of
 /// `o.cycles` cycles' worth: system construction and run, fastest of [`THROUGHPUT_RUNS`]
 /// runs, every run reported.
@@ -329,40 +241,3 @@ pub fn memory_system_throughput(
     }
     Ok(out)
 }
-
-/// The Warped-MC tables in the block registry.
-pub const ENTRY: BlockEntry = BlockEntry {
-    info: BlockInfo {
-        name: "warped-mc",
-        title: "Warped-MC warp-aware memory-controller tables (seed 004)",
-        seed: "004",
-        interface: |s| s.wmc.interface(),
-        render: rtlgen::warped_mc,
-    },
-    cost: golden::cost::wmc_cost,
-    golden: GoldenEntry {
-        name: "mc",
-        about: "the memory system: every channel's controller and DRAM under mc.scheduler",
-        stimuli: golden::mc::source::FORMS,
-        run: golden::mc::source::run_golden,
-    },
-    stimuli: "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service rate), `random` (table stress) or a JSON-lines file of requests",
-    flow: &["random", "hoa"],
-    options: &[
-        BlockOption {
-            name: "group",
-            value: Some("N"),
-            help: "warped-mc: the warp-entry-table group whose block is co-simulated (default 0)",
-            commands: &[Cmd::Cosim, Cmd::Mutants, Cmd::Bench],
-        },
-        BlockOption {
-            name: "command-trace",
-            value: Some("FILE"),
-            help: "mc: write every issued DRAM command (cycle,channel,bank,CMD,row,col) to FILE",
-            commands: &[Cmd::Golden],
-        },
-    ],
-    mutants: MUTANTS,
-    driver: DriverFns::of::<WmcDriver>(),
-    system_throughput: Some(memory_system_throughput),
-};
