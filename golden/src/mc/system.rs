@@ -317,10 +317,12 @@ pub struct MemSystem {
     skip: bool,
     /// Controllers in one WET scope.
     wet_ctrls: usize,
-    /// tREFI when refresh is on, else 0 (for the stall bound).
-    refresh_interval: u64,
-    /// Requests not completed at the last completion (or when nothing was pending), and that
-    /// cycle: a run stalls when no request completes for too long ([`STALL_CYCLES`]).
+    /// Cycles without a completion, while requests are pending, after which a run is stalled:
+    /// [`STALL_CYCLES`] plus [`STALL_REFRESHES`] refresh intervals.
+    stall_window: u64,
+    /// Requests not completed when the current stall window opened, and that cycle: a run
+    /// stalls when no request completes for too long ([`STALL_CYCLES`];
+    /// [`MemSystem::check_stall`]).
     stall_left: usize,
     stall_since: u64,
     /// Per group: its WET scope.
@@ -462,11 +464,12 @@ impl MemSystem {
             wet_ctrls: spec.wmc.wet_ctrls as usize,
             stall_left: n,
             stall_since: 0,
-            refresh_interval: if d.refresh {
-                u64::from(d.timing.t_refi)
-            } else {
-                0
-            },
+            stall_window: STALL_CYCLES
+                + if d.refresh {
+                    STALL_REFRESHES * u64::from(d.timing.t_refi)
+                } else {
+                    0
+                },
             group_scope: (0..groups_n)
                 .map(|g| g * per_group / spec.wmc.wet_ctrls as usize)
                 .collect(),
@@ -533,25 +536,37 @@ impl MemSystem {
         max_cycles: u64,
         mut hook: Option<(usize, &mut Hook<'_>)>,
     ) -> Result<(), McError> {
-        let stall = STALL_CYCLES + STALL_REFRESHES * self.refresh_interval;
+        let skip = hook.is_none() && self.skip;
         while !self.finished() && self.now < max_cycles {
-            if hook.is_none() && self.skip {
+            if skip {
                 self.skip_idle(max_cycles);
             }
-            // Nothing pending before this cycle: the stall clock starts with it.
-            let none_pending = self.arrived() == self.reqs.len() - self.left;
             self.cycle(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
-            if self.left != self.stall_left || none_pending {
-                (self.stall_left, self.stall_since) = (self.left, self.now);
-            } else if self.now - self.stall_since > stall {
-                return Err(McError::Stalled {
-                    pending: self.arrived() - (self.reqs.len() - self.left),
-                    since: self.stall_since,
-                    now: self.now,
-                });
+            // Checked once a stall window has passed, not every cycle (the loop is hot).
+            if self.now - self.stall_since > self.stall_window {
+                self.check_stall()?;
             }
         }
         Ok(())
+    }
+
+    /// A stall window has passed since `stall_since`: a completion since then, or nothing
+    /// pending now, opens the next window; else the run is stalled. With the window opened
+    /// again by every arrival into an empty system, requests were pending all through it, so
+    /// a stall is reported between one and two windows after the last completion, and never
+    /// while the system makes progress.
+    #[cold]
+    fn check_stall(&mut self) -> Result<(), McError> {
+        let pending = self.arrived() - (self.reqs.len() - self.left);
+        if self.left != self.stall_left || pending == 0 {
+            (self.stall_left, self.stall_since) = (self.left, self.now);
+            return Ok(());
+        }
+        Err(McError::Stalled {
+            pending,
+            since: self.stall_since,
+            now: self.now,
+        })
     }
 
     /// Requests that have arrived (completed or not).
@@ -577,6 +592,10 @@ impl MemSystem {
     /// nothing: every controller's wake bound is after them.
     #[inline]
     fn skip_idle(&mut self, max_cycles: u64) {
+        // Requests pending (the common case under load) first: one comparison.
+        if self.arrived() + self.left != self.reqs.len() {
+            return;
+        }
         if self.waiting != 0 || self.enq_set != 0 || self.svc_set != 0 || self.act_set != 0 {
             return;
         }
@@ -609,7 +628,12 @@ impl MemSystem {
             }
         }
         let wake = self.wake.iter().copied().min().unwrap_or(u64::MAX);
-        let to = target.min(wake);
+        let mut to = target.min(wake);
+        if self.arrived() > self.reqs.len() - self.left {
+            // Requests are pending but nothing is queued anywhere: only a broken model gets
+            // here. Skip no further than the end of the stall window, where the run stops.
+            to = to.min(self.stall_since + self.stall_window + 1);
+        }
         if to > self.now {
             self.now = to;
         }
@@ -628,6 +652,10 @@ impl MemSystem {
         // 1. Arrivals.
         while self.next_req < self.reqs.len() && self.reqs[self.next_req].cycle <= now {
             let i = self.next_req;
+            if i == self.reqs.len() - self.left {
+                // Into an empty system: the stall window opens now.
+                (self.stall_left, self.stall_since) = (self.left, now);
+            }
             let c = self.chan_of[i] as usize;
             self.ctrls[c].wait.push_back(i as u32);
             self.waiting |= 1 << c;

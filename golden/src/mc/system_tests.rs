@@ -143,3 +143,54 @@ fn idle_time_is_skipped_and_changes_nothing() {
         assert!(lat > 0 && lat < 1000, "refresh {refresh}: latency {lat}");
     }
 }
+
+#[test]
+fn a_lost_request_stops_the_run_as_stalled() {
+    // A deliberately broken system: the first request vanishes from its controller's queue
+    // after it was enqueued. The run must stop with `Stalled` within two stall windows of the
+    // last completion (the second request's), not hang or claim to have finished.
+    for refresh in [false, true] {
+        let s = ConfigRequest::preset("tiny")
+            .with("mc.scheduler=fcfs")
+            .with(&format!("dram.refresh={refresh}"))
+            .resolve()
+            .unwrap();
+        let at = |cycle, addr| stimulus::Request {
+            cycle,
+            sm: 0,
+            warp: 0,
+            pc: 0,
+            addr,
+            write: false,
+            load: 0,
+        };
+        let mut sys = MemSystem::new(&s, vec![at(10, 0x1000), at(5_000, 0x2000)]).unwrap();
+        while sys.ctrls.iter().all(|c| c.pending() == 0) {
+            sys.cycle(None).unwrap();
+        }
+        for c in &mut sys.ctrls {
+            c.queue[0].clear();
+            c.queue[1].clear();
+        }
+        let window = sys.stall_window;
+        match sys.run(u64::MAX, None) {
+            Err(McError::Stalled {
+                pending,
+                since,
+                now,
+            }) => {
+                assert_eq!(pending, 1, "refresh {refresh}");
+                let last = sys.completions()[1];
+                assert!(
+                    last < 10_000 && since >= last,
+                    "refresh {refresh}: {last} {since}"
+                );
+                assert!(
+                    now - since > window && now - last <= 2 * window + 1,
+                    "refresh {refresh}: since {since}, now {now}, window {window}"
+                );
+            }
+            other => panic!("refresh {refresh}: {other:?}"),
+        }
+    }
+}
