@@ -3,8 +3,8 @@
 //! memory system completes its requests.
 
 use golden::block::CycleModel;
+use golden::mc::open_loop::OpenLoop;
 use golden::mc::stimulus;
-use golden::mc::system::MemSystem;
 use golden::ot::{OtModel, Packer};
 use spec::schema::Legal;
 use spec::{ConfigRequest, Spec, UserConfig};
@@ -16,8 +16,8 @@ fn exercise(name: &str, spec: &Spec) {
         let spec = spec.variant(&[&format!("mc.scheduler={sched}")]).unwrap();
         let reqs = stimulus::stress(&spec, 300, 5);
         let n = reqs.len();
-        let mut sys = MemSystem::new(&spec, reqs).unwrap_or_else(|e| panic!("{name}: {e}"));
-        sys.run(u64::MAX, None)
+        let mut sys = OpenLoop::new(&spec, reqs.into_iter(), None);
+        sys.run(u64::MAX, None, &mut |_, _| {})
             .unwrap_or_else(|e| panic!("{name}, {sched}: {e}"));
         assert!(
             sys.finished(),

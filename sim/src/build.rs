@@ -591,28 +591,6 @@ void vl_fatal(const char* filename, int linenum, const char* hier, const char* m
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn header_ports_are_parsed_with_widths() {
-        let h = "    VL_IN8(&clk_i,0,0);\n    VL_INW(&wide_i,127,0,4);\n    VL_OUT64(&q_o,47,0);\n    VL_IN(&x_i,23,0);\n";
-        let p = header_ports(h);
-        assert_eq!(p.len(), 4);
-        assert_eq!(
-            p[1],
-            HeaderPort {
-                name: "wide_i".into(),
-                dir: Dir::In,
-                width: 128
-            }
-        );
-        assert_eq!(p[2].width, 48);
-        assert_eq!(p[2].dir, Dir::Out);
-    }
-}
-
 /// A plain C++ program that drives the same compiled model over a binary file of input frames
 /// (the speed ceiling for `warpsmith bench`). Prints `cycles seconds checksum`.
 pub fn bench_executable(
@@ -710,4 +688,26 @@ pub fn bench_executable(
         .arg(&exe);
     run(&mut cmd, "building the C++ bench loop")?;
     Ok(exe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_ports_are_parsed_with_widths() {
+        let h = "    VL_IN8(&clk_i,0,0);\n    VL_INW(&wide_i,127,0,4);\n    VL_OUT64(&q_o,47,0);\n    VL_IN(&x_i,23,0);\n";
+        let p = header_ports(h);
+        assert_eq!(p.len(), 4);
+        assert_eq!(
+            p[1],
+            HeaderPort {
+                name: "wide_i".into(),
+                dir: Dir::In,
+                width: 128
+            }
+        );
+        assert_eq!(p[2].width, 48);
+        assert_eq!(p[2].dir, Dir::Out);
+    }
 }

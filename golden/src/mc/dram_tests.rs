@@ -22,7 +22,7 @@ fn with_group_variants() -> Vec<(&'static str, ChannelTiming)> {
         let d = t.with(|t| {
             t.t_rrdl = t.t_rrds + 2;
             t.t_wtrl = t.t_wtrs + 3;
-            t.t_rc = t.t_rc + 2;
+            t.t_rc += 2;
         });
         v.push((
             if name == "GDDR5" {

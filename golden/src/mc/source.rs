@@ -2,10 +2,12 @@
 //! generators, the table-stress generator, or a JSON-lines file; and the golden run over them
 //! (`warpsmith golden --block mc`).
 
+use super::open_loop::OpenLoop;
 use super::stimulus::{self, LoadClass, Request};
-use super::system::MemSystem;
+use super::system::{Completion, McError};
 use crate::run::{BadInput, GoldenError, GoldenRun};
 use spec::Spec;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -129,26 +131,108 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
         ))
     })?;
     let kind = McStimulus::parse(stimulus)?;
-    let reqs = requests(spec, &kind, r.cycles, r.seed)?;
-    let mut sys = MemSystem::new(spec, reqs).map_err(|e| BadInput(e.to_string()))?;
+    // A file is read as the run goes (memory does not grow with its length); a generator's
+    // requests are made up front.
+    let bad_line: std::cell::RefCell<Option<BadInput>> = std::cell::RefCell::new(None);
+    let (src, window): (Box<dyn Iterator<Item = Request>>, _) = match &kind {
+        McStimulus::File(path) => {
+            let f = std::fs::File::open(path)
+                .map_err(|e| BadInput(format!("cannot read stimulus {}: {e}", path.display())))?;
+            let reader = stimulus::Reader::new(
+                std::io::BufReader::with_capacity(1 << 16, f),
+                &path.display().to_string(),
+                spec,
+            );
+            let bad = &bad_line;
+            let src = reader.map_while(move |r| match r {
+                Ok(q) => Some(q),
+                Err(e) => {
+                    *bad.borrow_mut() = Some(BadInput(e.to_string()));
+                    None
+                }
+            });
+            (
+                Box::new(src) as Box<dyn Iterator<Item = Request>>,
+                Some(stimulus::LOAD_WINDOW),
+            )
+        }
+        _ => (
+            Box::new(requests(spec, &kind, r.cycles, r.seed)?.into_iter())
+                as Box<dyn Iterator<Item = Request>>,
+            None,
+        ),
+    };
+    let mut sys = OpenLoop::new(spec, src, window);
     let trace = r.opts.get("command-trace").map(PathBuf::from);
     if trace.is_some() {
-        sys.record_commands();
+        sys.system_mut().record_commands();
     }
+    if !r.json {
+        writeln!(
+            out,
+            "# request cycle sm warp load channel bank row write completed latency"
+        )?;
+    }
+    // One line per request, in request order: completions arrive out of order and wait here
+    // until every earlier request has its line.
+    let map = sys.system().address_map().clone();
+    let mut lines: BTreeMap<u64, String> = BTreeMap::new();
+    let mut next_line = 0u64;
+    let mut written: std::io::Result<()> = Ok(());
     let start = std::time::Instant::now();
     while !sys.finished() {
         // A stretch of work per progress report (idle time is skipped, not counted).
         let until = sys.idle_until().saturating_add(PROGRESS_CYCLES);
-        sys.run(until, None)
-            .map_err(|e| GoldenError::Failed(e.to_string()))?;
+        let mut each = |c: &Completion, q: &Request| {
+            if r.json || written.is_err() {
+                return;
+            }
+            let dec = map.decode(q.addr);
+            lines.insert(
+                c.tag,
+                format!(
+                    "{} {} {} {} {} {} {} {} {} {} {}",
+                    c.tag,
+                    q.cycle,
+                    q.sm,
+                    q.warp,
+                    q.load,
+                    dec.channel,
+                    dec.bank,
+                    dec.row,
+                    u8::from(q.write),
+                    c.done,
+                    c.done.saturating_sub(q.cycle)
+                ),
+            );
+            while let Some(l) = lines.remove(&next_line) {
+                written = writeln!(out, "{l}");
+                next_line += 1;
+            }
+        };
+        sys.run(until, None, &mut each).map_err(|e| match e {
+            // A request the address map cannot place is bad input.
+            McError::Request { .. } => GoldenError::from(BadInput(e.to_string())),
+            e => GoldenError::Failed(e.to_string()),
+        })?;
+        std::mem::replace(&mut written, Ok(()))?;
         if let Some(p) = r.progress {
             p(sys.now(), u64::MAX);
         }
     }
     let seconds = start.elapsed().as_secs_f64();
+    if let Some(e) = bad_line.borrow_mut().take() {
+        return Err(e.into());
+    }
+    if sys.offered() == 0 {
+        return Err(BadInput(format!(
+            "stimulus {kind} holds no requests: a run over it would check nothing"
+        ))
+        .into());
+    }
     if let Some(path) = &trace {
         let mut text = String::from("# cycle,channel,bank,command,row,col\n");
-        for c in sys.commands() {
+        for c in sys.system().commands() {
             text.push_str(&c.to_line());
             text.push('\n');
         }
@@ -175,26 +259,6 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
             serde_json::to_string_pretty(&v).map_err(|e| GoldenError::Failed(e.to_string()))?
         )?;
         return Ok(());
-    }
-    writeln!(
-        out,
-        "# request cycle sm warp load channel bank row write completed latency"
-    )?;
-    for (i, (q, d)) in sys.requests().iter().zip(sys.completions()).enumerate() {
-        let dec = sys.address_map().decode(q.addr);
-        writeln!(
-            out,
-            "{i} {} {} {} {} {} {} {} {} {d} {}",
-            q.cycle,
-            q.sm,
-            q.warp,
-            q.load,
-            dec.channel,
-            dec.bank,
-            dec.row,
-            u8::from(q.write),
-            d.saturating_sub(q.cycle)
-        )?;
     }
     let s = &summary;
     writeln!(

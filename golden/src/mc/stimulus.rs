@@ -5,9 +5,10 @@
 //! {"cycle":N,"op":"req","sm":N,"warp":N,"pc":N,"addr":N,"write":bool,"load":N}
 //! ```
 //! `cycle` is in controller (DRAM command) cycles and never decreases. `load` names the warp load
-//! (the requests one warp instruction produced). When it is absent, requests are grouped by
-//! [`LOAD_WINDOW`]: a request joins the current load of its (SM, warp) if it has the same PC and
-//! arrives within `LOAD_WINDOW` cycles of that load's first request; otherwise it starts a new one.
+//! (the requests one warp instruction produced). A warp load takes requests for [`LOAD_WINDOW`]
+//! cycles after its first: a labelled request joins its label's load within that window (a label
+//! used again later starts a new load); an unlabelled request joins the current load of its
+//! (SM, warp) if it has the same PC and arrives within the window; otherwise it starts a new one.
 //! Blank lines and lines starting with `#` are skipped.
 
 use crate::rng::Rng;
@@ -58,44 +59,158 @@ pub struct McStimulusError {
     pub message: String,
 }
 
-/// Parse and validate a stimulus file against a configuration.
+/// One line of the public format as read: a plain struct (faster to read than the tagged
+/// [`McTxn`], which serde buffers), checked to be a `req`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    op: Op,
+    cycle: u64,
+    sm: u32,
+    warp: u32,
+    pc: u64,
+    addr: u64,
+    write: bool,
+    #[serde(default)]
+    load: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Op {
+    Req,
+}
+
+/// Parse and validate a whole stimulus text against a configuration.
 pub fn parse(text: &str, source_name: &str, spec: &Spec) -> Result<Vec<Request>, McStimulusError> {
-    let mut txns = Vec::new();
-    let mut lines = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let t: McTxn = serde_json::from_str(line).map_err(|e| McStimulusError {
+    Reader::new(text.as_bytes(), source_name, spec).collect()
+}
+
+/// Reads a JSON-lines stimulus one request at a time (memory does not grow with its length),
+/// checking each against the configuration and resolving its warp load ([`Resolver`]).
+/// Errors name the source and the 1-based line; after one, the reader ends.
+pub struct Reader<R: std::io::BufRead> {
+    input: R,
+    source_name: String,
+    resolver: Resolver,
+    line: usize,
+    buf: String,
+    failed: bool,
+}
+
+impl<R: std::io::BufRead> Reader<R> {
+    pub fn new(input: R, source_name: &str, spec: &Spec) -> Reader<R> {
+        Reader {
+            input,
             source_name: source_name.to_string(),
-            line: i + 1,
-            message: if e.to_string().contains("unknown variant") {
-                format!("{} (the only op is req)", crate::run::json_line_error(&e))
-            } else {
-                crate::run::json_line_error(&e)
-            },
-        })?;
-        txns.push(t);
-        lines.push(i + 1);
+            resolver: Resolver::new(spec),
+            line: 0,
+            buf: String::new(),
+            failed: false,
+        }
     }
-    resolve(&txns, spec).map_err(|(i, message)| McStimulusError {
-        source_name: source_name.to_string(),
-        line: lines.get(i).copied().unwrap_or(i + 1),
-        message,
-    })
+
+    fn error(&mut self, message: String) -> McStimulusError {
+        self.failed = true;
+        McStimulusError {
+            source_name: self.source_name.clone(),
+            line: self.line,
+            message,
+        }
+    }
+}
+
+impl<R: std::io::BufRead> Iterator for Reader<R> {
+    type Item = Result<Request, McStimulusError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.failed {
+            self.buf.clear();
+            self.line += 1;
+            match self.input.read_line(&mut self.buf) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(e) => return Some(Err(self.error(format!("cannot read: {e}")))),
+            }
+            let text = self.buf.trim();
+            if text.is_empty() || text.starts_with('#') {
+                continue;
+            }
+            let l: Line = match serde_json::from_str(text) {
+                Ok(l) => l,
+                Err(e) => {
+                    let m = crate::run::json_line_error(&e);
+                    let m = if m.contains("unknown variant") {
+                        format!("{m} (the only op is req)")
+                    } else {
+                        m
+                    };
+                    return Some(Err(self.error(m)));
+                }
+            };
+            let Op::Req = l.op;
+            let t = McTxn::Req {
+                cycle: l.cycle,
+                sm: l.sm,
+                warp: l.warp,
+                pc: l.pc,
+                addr: l.addr,
+                write: l.write,
+                load: l.load,
+            };
+            return Some(self.resolver.push(&t).map_err(|m| self.error(m)));
+        }
+        None
+    }
 }
 
 /// Check transactions and resolve their warp loads. Errors carry the transaction index.
 pub fn resolve(txns: &[McTxn], spec: &Spec) -> Result<Vec<Request>, (usize, String)> {
-    let mut out = Vec::with_capacity(txns.len());
-    let mut explicit: HashMap<u64, u32> = HashMap::new();
-    // (sm, warp) -> (pc, load, first cycle)
-    let mut open: HashMap<(u32, u32), (u64, u32, u64)> = HashMap::new();
-    let mut next_load = 0u32;
-    let mut last_cycle = 0u64;
-    let pc_max = crate::block::mask(spec.wmc.pc_bits);
-    for (i, t) in txns.iter().enumerate() {
+    let mut r = Resolver::new(spec);
+    txns.iter()
+        .enumerate()
+        .map(|(i, t)| r.push(t).map_err(|m| (i, m)))
+        .collect()
+}
+
+/// Checks requests one at a time (cycles never decrease, SM, warp and PC in range) and gives
+/// each its dense warp-load index. A warp load takes requests for [`LOAD_WINDOW`] cycles
+/// after its first one: an unlabelled request joins the current load of its (SM, warp) if it
+/// has the same PC and falls in that window; a labelled one joins the load of its label if it
+/// falls in that load's window, and otherwise starts a new load. So no load is open for long
+/// and the state stays small however long the stream.
+pub struct Resolver {
+    sms: u32,
+    warps: u32,
+    pc_bits: u32,
+    pc_max: u64,
+    /// label -> (load, first cycle), loads still in their window (pruned as they pass).
+    explicit: HashMap<u64, (u32, u64)>,
+    /// Size of `explicit` after its last pruning.
+    kept: usize,
+    /// (sm, warp) -> (pc, load, first cycle)
+    open: HashMap<(u32, u32), (u64, u32, u64)>,
+    next_load: u32,
+    last_cycle: u64,
+}
+
+impl Resolver {
+    pub fn new(spec: &Spec) -> Resolver {
+        Resolver {
+            sms: spec.gpu.sms,
+            warps: spec.gpu.warps_per_sm,
+            pc_bits: spec.wmc.pc_bits,
+            pc_max: crate::block::mask(spec.wmc.pc_bits),
+            explicit: HashMap::new(),
+            kept: 0,
+            open: HashMap::new(),
+            next_load: 0,
+            last_cycle: 0,
+        }
+    }
+
+    /// The next transaction as a request, or why it is refused.
+    pub fn push(&mut self, t: &McTxn) -> Result<Request, String> {
         let McTxn::Req {
             cycle,
             sm,
@@ -105,56 +220,53 @@ pub fn resolve(txns: &[McTxn], spec: &Spec) -> Result<Vec<Request>, (usize, Stri
             write,
             load,
         } = *t;
-        if cycle < last_cycle {
-            return Err((i, format!("cycle {cycle} is earlier than the previous request's {last_cycle}: cycles never decrease")));
-        }
-        last_cycle = cycle;
-        if sm >= spec.gpu.sms {
-            return Err((
-                i,
-                format!("sm {sm} is out of range: gpu.sms = {}", spec.gpu.sms),
+        if cycle < self.last_cycle {
+            return Err(format!(
+                "cycle {cycle} is earlier than the previous request's {}: cycles never decrease",
+                self.last_cycle
             ));
         }
-        if warp >= spec.gpu.warps_per_sm {
-            return Err((
-                i,
-                format!(
-                    "warp {warp} is out of range: gpu.warps_per_sm = {}",
-                    spec.gpu.warps_per_sm
-                ),
+        self.last_cycle = cycle;
+        if sm >= self.sms {
+            return Err(format!("sm {sm} is out of range: gpu.sms = {}", self.sms));
+        }
+        if warp >= self.warps {
+            return Err(format!(
+                "warp {warp} is out of range: gpu.warps_per_sm = {}",
+                self.warps
             ));
         }
-        if pc > pc_max {
-            return Err((
-                i,
-                format!(
-                    "pc {pc:#x} does not fit warped_mc.pc_bits = {}",
-                    spec.wmc.pc_bits
-                ),
+        if pc > self.pc_max {
+            return Err(format!(
+                "pc {pc:#x} does not fit warped_mc.pc_bits = {}",
+                self.pc_bits
             ));
         }
+        let in_window = |first: u64| cycle - first < LOAD_WINDOW;
         let load = match load {
-            Some(l) => *explicit.entry(l).or_insert_with(|| {
-                next_load += 1;
-                next_load - 1
-            }),
-            None => {
-                let fresh = match open.get(&(sm, warp)) {
-                    Some((p, id, first)) if *p == pc && cycle - first < LOAD_WINDOW => Some(*id),
-                    _ => None,
-                };
-                match fresh {
-                    Some(id) => id,
-                    None => {
-                        let id = next_load;
-                        next_load += 1;
-                        open.insert((sm, warp), (pc, id, cycle));
-                        id
+            Some(l) => match self.explicit.get(&l) {
+                Some(&(id, first)) if in_window(first) => id,
+                _ => {
+                    let id = self.fresh();
+                    self.explicit.insert(l, (id, cycle));
+                    if self.explicit.len() > 2 * self.kept.max(64) {
+                        self.explicit
+                            .retain(|_, (_, first)| cycle - *first < LOAD_WINDOW);
+                        self.kept = self.explicit.len();
                     }
+                    id
                 }
-            }
+            },
+            None => match self.open.get(&(sm, warp)) {
+                Some(&(p, id, first)) if p == pc && in_window(first) => id,
+                _ => {
+                    let id = self.fresh();
+                    self.open.insert((sm, warp), (pc, id, cycle));
+                    id
+                }
+            },
         };
-        out.push(Request {
+        Ok(Request {
             cycle,
             sm,
             warp,
@@ -162,9 +274,13 @@ pub fn resolve(txns: &[McTxn], spec: &Spec) -> Result<Vec<Request>, (usize, Stri
             addr,
             write,
             load,
-        });
+        })
     }
-    Ok(out)
+
+    fn fresh(&mut self) -> u32 {
+        self.next_load += 1;
+        self.next_load - 1
+    }
 }
 
 /// Serialize requests as the public format (with explicit `load`).
@@ -519,6 +635,64 @@ mod tests {
             .map(|x| x.load)
             .collect();
         assert_eq!(loads, [0, 1, 0]);
+    }
+
+    #[test]
+    fn a_label_used_again_after_its_window_starts_a_new_load() {
+        let s = spec();
+        let t = |cycle, load| McTxn::Req {
+            cycle,
+            sm: 0,
+            warp: 0,
+            pc: 8,
+            addr: 0,
+            write: false,
+            load: Some(load),
+        };
+        let w = LOAD_WINDOW;
+        let loads: Vec<u32> = resolve(&[t(0, 7), t(w - 1, 7), t(w, 7), t(w + 1, 7)], &s)
+            .unwrap()
+            .iter()
+            .map(|x| x.load)
+            .collect();
+        assert_eq!(loads, [0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn the_resolver_forgets_labels_past_their_window() {
+        // A long stream of distinct labels: the label map is pruned, not grown without bound.
+        let s = spec();
+        let mut r = Resolver::new(&s);
+        for i in 0..100_000u64 {
+            let t = McTxn::Req {
+                cycle: i,
+                sm: 0,
+                warp: 0,
+                pc: 8,
+                addr: 0,
+                write: false,
+                load: Some(i),
+            };
+            r.push(&t).unwrap();
+        }
+        assert!(
+            r.explicit.len() < 4 * LOAD_WINDOW as usize,
+            "{}",
+            r.explicit.len()
+        );
+    }
+
+    #[test]
+    fn the_reader_streams_and_names_the_line_of_a_bad_request() {
+        let s = spec();
+        let good = "{\"cycle\":5,\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":8,\"addr\":0,\"write\":false}\n";
+        let text = format!("# header\n{good}\n{good}{{\"cycle\":1,\"op\":\"req\"}}\n{good}");
+        let out: Vec<_> = Reader::new(text.as_bytes(), "f.jsonl", &s).collect();
+        assert_eq!(out.len(), 3, "two requests, then the error, then nothing");
+        assert!(out[0].is_ok() && out[1].is_ok());
+        let e = out[2].as_ref().unwrap_err();
+        assert_eq!((e.source_name.as_str(), e.line), ("f.jsonl", 5));
+        assert!(e.message.contains("missing field"), "{e}");
     }
 
     #[test]

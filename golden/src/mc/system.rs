@@ -28,16 +28,47 @@ use spec::mapping::AddressMap;
 use spec::{Scheduler, Spec};
 use std::collections::VecDeque;
 
-/// A request in a pending queue.
+/// A request in a wait list or pending queue: routed, with what it came with (it travels
+/// with the request, so its completion needs no lookup).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    req: u32,
+    req: Request,
+    tag: u64,
     bank: u32,
     row: u32,
     col: u32,
     slot: u32,
     write: bool,
     gwid: u32,
+}
+
+/// A completed request: its column command issued; its data transfer ends at `done`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    /// The tag it was offered with.
+    pub tag: u64,
+    pub req: Request,
+    pub done: u64,
+}
+
+/// What [`MemSystem::offer`] did with a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offer {
+    Accepted,
+    /// Its channel's wait list is full: offer it again later.
+    Refused,
+}
+
+/// The DRAM side of a run's statistics ([`MemSystem::dram_totals`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DramTotals {
+    pub scheduler: &'static str,
+    pub cycles: u64,
+    pub bandwidth_util: f64,
+    pub row_hit_rate: f64,
+    pub commands: u64,
+    pub activations: u64,
+    pub refreshes: u64,
 }
 
 /// One memory controller and its channel.
@@ -48,7 +79,8 @@ struct Controller {
     /// scheduler serves the requests of the current mode, `queue[write_mode]`, and indexes
     /// its requests there (the candidate window has the same order).
     queue: [Vec<Entry>; 2],
-    wait: VecDeque<u32>,
+    /// Offered requests waiting for room in the pending queue, oldest first.
+    wait: VecDeque<Entry>,
     write_mode: bool,
     /// Round-robin bank pointer of FR-FCFS and Div-First (GPGPU-Sim's `prio`).
     prio: u32,
@@ -286,11 +318,12 @@ pub struct MemSystem {
     ctrls: Vec<Controller>,
     groups: Vec<WarpedMc>,
     per_group: usize,
-    reqs: Vec<Request>,
-    route: Vec<Entry>,
-    chan_of: Vec<u32>,
-    done: Vec<u64>,
-    next_req: usize,
+    /// Requests of the current cycle's column commands, for the caller to take.
+    completions: Vec<Completion>,
+    /// At most this many requests wait per channel for room in its pending queue (unbounded:
+    /// an open-loop system, whose arrivals never wait for anything).
+    wait_limit: usize,
+    pt_slots: u32,
     now: u64,
     trace: Option<Vec<TraceCmd>>,
     banks: usize,
@@ -311,8 +344,10 @@ pub struct MemSystem {
     act_set: u128,
     /// Per group: 1 + the last cycle its block was stepped or absorbed a cycle (0: never).
     touched: Vec<u64>,
-    /// Requests not completed yet.
-    left: usize,
+    /// Requests accepted and not completed.
+    outstanding: usize,
+    /// Requests completed so far.
+    issued: u64,
     /// Skip quiet cycles (off while a co-simulation hook watches every cycle).
     skip: bool,
     /// Controllers in one WET scope.
@@ -320,10 +355,10 @@ pub struct MemSystem {
     /// Cycles without a completion, while requests are pending, after which a run is stalled:
     /// [`STALL_CYCLES`] plus [`STALL_REFRESHES`] refresh intervals.
     stall_window: u64,
-    /// Requests not completed when the current stall window opened, and that cycle: a run
+    /// Requests completed when the current stall window opened, and that cycle: the system
     /// stalls when no request completes for too long ([`STALL_CYCLES`];
     /// [`MemSystem::check_stall`]).
-    stall_left: usize,
+    stall_issued: u64,
     stall_since: u64,
     /// Per group: its WET scope.
     group_scope: Vec<usize>,
@@ -375,8 +410,8 @@ pub const STALL_CYCLES: u64 = 1_000_000;
 pub const STALL_REFRESHES: u64 = 8;
 
 impl MemSystem {
-    /// Build the system for a validated spec and a request list (sorted by cycle).
-    pub fn new(spec: &Spec, reqs: Vec<Request>) -> Result<MemSystem, McError> {
+    /// An idle system for a validated spec: every bank closed at cycle 0, nothing pending.
+    pub fn new(spec: &Spec) -> MemSystem {
         let d = &spec.dram;
         let map = d.map.clone();
         let timing = ChannelTiming::of(d);
@@ -403,36 +438,8 @@ impl MemSystem {
             .map(|_| WarpedMc::new(&spec.wmc))
             .collect::<Vec<_>>();
         let atom = u64::from(d.atom_bytes);
-        let gw = groups.first().map(|g: &WarpedMc| g.spec().clone());
-        let mut route = Vec::with_capacity(reqs.len());
-        let mut chan_of = Vec::with_capacity(reqs.len());
-        for (i, r) in reqs.iter().enumerate() {
-            let dec = map.decode(r.addr);
-            let col = (dec.col / atom) as u32;
-            let gwid = match (&gw, groups.first()) {
-                (Some(_), Some(g)) => g.gwid(r.sm, r.warp, r.pc),
-                _ => 0,
-            };
-            if dec.row > u64::from(u32::MAX) {
-                return Err(McError::Request {
-                    index: i,
-                    message: format!("row {} of address {:#x} is too large", dec.row, r.addr),
-                });
-            }
-            route.push(Entry {
-                req: i as u32,
-                bank: dec.bank,
-                row: dec.row as u32,
-                col,
-                slot: col % spec.wmc.pt_slots,
-                write: r.write,
-                gwid,
-            });
-            chan_of.push(dec.channel);
-        }
-        let n = reqs.len();
         let groups_n = groups.len();
-        Ok(MemSystem {
+        MemSystem {
             scheduler: spec.mc.scheduler,
             map,
             atom,
@@ -442,11 +449,9 @@ impl MemSystem {
             ctrls,
             groups,
             per_group,
-            reqs,
-            route,
-            chan_of,
-            done: vec![u64::MAX; n],
-            next_req: 0,
+            completions: Vec::new(),
+            wait_limit: usize::MAX,
+            pt_slots: spec.wmc.pt_slots,
             now: 0,
             trace: None,
             banks: spec.dram.banks as usize,
@@ -459,10 +464,11 @@ impl MemSystem {
             svc_set: 0,
             act_set: 0,
             touched: vec![0; groups_n],
-            left: n,
+            outstanding: 0,
+            issued: 0,
             skip: true,
             wet_ctrls: spec.wmc.wet_ctrls as usize,
-            stall_left: n,
+            stall_issued: 0,
             stall_since: 0,
             stall_window: STALL_CYCLES
                 + if d.refresh {
@@ -484,7 +490,7 @@ impl MemSystem {
                 Vec::new()
             },
             wet_entries: spec.wmc.wet_entries as usize,
-        })
+        }
     }
 
     /// Record every issued command (for `--command-trace` and the independent checker).
@@ -504,18 +510,60 @@ impl MemSystem {
         &self.map
     }
 
-    /// Completion cycle of each request (u64::MAX while pending).
-    pub fn completions(&self) -> &[u64] {
-        &self.done
+    /// Requests accepted and not completed.
+    pub fn outstanding(&self) -> usize {
+        self.outstanding
     }
 
-    pub fn requests(&self) -> &[Request] {
-        &self.reqs
+    /// Refuse an offer when `limit` requests already wait for room in its channel's pending
+    /// queue (unbounded by default: the open-loop DRAM system).
+    pub fn set_wait_limit(&mut self, limit: usize) {
+        self.wait_limit = limit.max(1);
     }
 
-    /// All requests completed.
-    pub fn finished(&self) -> bool {
-        self.left == 0
+    /// Offer a request at the current cycle (`r.cycle` is when it arrived, for its latency);
+    /// `tag` comes back with its completion. Refused when its channel's wait list is full. A
+    /// request the address map cannot place is an error naming `tag`.
+    pub fn offer(&mut self, r: Request, tag: u64) -> Result<Offer, McError> {
+        let dec = self.map.decode(r.addr);
+        let c = dec.channel as usize;
+        if self.ctrls[c].wait.len() >= self.wait_limit {
+            return Ok(Offer::Refused);
+        }
+        if dec.row > u64::from(u32::MAX) {
+            return Err(McError::Request {
+                index: tag as usize,
+                message: format!("row {} of address {:#x} is too large", dec.row, r.addr),
+            });
+        }
+        let col = (dec.col / self.atom) as u32;
+        let gwid = self
+            .groups
+            .first()
+            .map_or(0, |g| g.gwid(r.sm, r.warp, r.pc));
+        if self.outstanding == 0 {
+            // Into an empty system: the stall window opens now.
+            (self.stall_issued, self.stall_since) = (self.issued, self.now);
+        }
+        self.ctrls[c].wait.push_back(Entry {
+            req: r,
+            tag,
+            bank: dec.bank,
+            row: dec.row as u32,
+            col,
+            slot: col % self.pt_slots,
+            write: r.write,
+            gwid,
+        });
+        self.waiting |= 1 << c;
+        self.outstanding += 1;
+        Ok(Offer::Accepted)
+    }
+
+    /// The requests completed since the last call, in the order their column commands issued
+    /// (each with the cycle its data transfer ends, which may be after the current cycle).
+    pub fn take_completions(&mut self) -> std::vec::Drain<'_, Completion> {
+        self.completions.drain(..)
     }
 
     fn uses_block(&self) -> bool {
@@ -528,88 +576,44 @@ impl MemSystem {
         self.scheduler != Scheduler::Fcfs
     }
 
-    /// Run to completion (or `max_cycles`). With a hook `(g, f)`, WET group `g` steps its block
-    /// every cycle and `f` sees each of its cycles (co-simulation); other groups skip cycles in
-    /// which their block would not change.
-    pub fn run(
-        &mut self,
-        max_cycles: u64,
-        mut hook: Option<(usize, &mut Hook<'_>)>,
-    ) -> Result<(), McError> {
-        let skip = hook.is_none() && self.skip;
-        while !self.finished() && self.now < max_cycles {
-            if skip {
-                self.skip_idle(max_cycles);
-            }
-            self.cycle(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
-            // Checked once a stall window has passed, not every cycle (the loop is hot).
-            if self.now - self.stall_since > self.stall_window {
-                self.check_stall()?;
-            }
-        }
-        Ok(())
-    }
-
     /// A stall window has passed since `stall_since`: a completion since then, or nothing
-    /// pending now, opens the next window; else the run is stalled. With the window opened
-    /// again by every arrival into an empty system, requests were pending all through it, so
-    /// a stall is reported between one and two windows after the last completion, and never
+    /// pending now, opens the next window; else the system is stalled. With the window opened
+    /// again by every offer into an empty system, requests were pending all through it, so a
+    /// stall is reported between one and two windows after the last completion, and never
     /// while the system makes progress.
     #[cold]
     fn check_stall(&mut self) -> Result<(), McError> {
-        let pending = self.arrived() - (self.reqs.len() - self.left);
-        if self.left != self.stall_left || pending == 0 {
-            (self.stall_left, self.stall_since) = (self.left, self.now);
+        if self.issued != self.stall_issued || self.outstanding == 0 {
+            (self.stall_issued, self.stall_since) = (self.issued, self.now);
             return Ok(());
         }
         Err(McError::Stalled {
-            pending,
+            pending: self.outstanding,
             since: self.stall_since,
             now: self.now,
         })
     }
 
-    /// Requests that have arrived (completed or not).
-    fn arrived(&self) -> usize {
-        self.next_req
-    }
-
-    /// When no arrived request is pending: the cycle the next one arrives (the time up to it
-    /// is idle, and [`MemSystem::run`] skips it); else the current cycle.
-    pub fn idle_until(&self) -> u64 {
-        if self.arrived() == self.reqs.len() - self.left {
-            self.reqs
-                .get(self.next_req)
-                .map_or(self.now, |r| r.cycle.max(self.now))
-        } else {
-            self.now
-        }
-    }
-
     /// When nothing is pending anywhere (no queued or waiting request, no event for the
-    /// blocks), jump to the first cycle at which something can happen: the next arrival or a
-    /// controller's wake bound (a refresh falling due). The skipped cycles would change
-    /// nothing: every controller's wake bound is after them.
+    /// blocks), jump to the first cycle at which something can happen: `until` (the caller's
+    /// next offer) or a controller's wake bound (a refresh falling due). The skipped cycles
+    /// would change nothing: every controller's wake bound is after them. Does nothing when
+    /// skipping quiet cycles is off.
     #[inline]
-    fn skip_idle(&mut self, max_cycles: u64) {
+    pub fn skip_idle(&mut self, until: u64) {
         // Requests pending (the common case under load) first: one comparison.
-        if self.arrived() + self.left != self.reqs.len() {
+        if self.outstanding != 0 || !self.skip {
             return;
         }
         if self.waiting != 0 || self.enq_set != 0 || self.svc_set != 0 || self.act_set != 0 {
             return;
         }
-        self.skip_idle_slow(max_cycles);
+        self.skip_idle_slow(until);
     }
 
     /// [`MemSystem::skip_idle`] past its quick checks (kept out of the per-cycle loop).
     #[inline(never)]
-    fn skip_idle_slow(&mut self, max_cycles: u64) {
-        if self.ctrls.iter().any(|c| c.pending() > 0) {
-            return;
-        }
-        let arrival = self.reqs.get(self.next_req).map_or(u64::MAX, |r| r.cycle);
-        let target = arrival.min(max_cycles);
+    fn skip_idle_slow(&mut self, target: u64) {
         // Refreshes before the next arrival are issued at once, unless every command is
         // recorded.
         if self.trace.is_none() && target != u64::MAX {
@@ -628,12 +632,7 @@ impl MemSystem {
             }
         }
         let wake = self.wake.iter().copied().min().unwrap_or(u64::MAX);
-        let mut to = target.min(wake);
-        if self.arrived() > self.reqs.len() - self.left {
-            // Requests are pending but nothing is queued anywhere: only a broken model gets
-            // here. Skip no further than the end of the stall window, where the run stops.
-            to = to.min(self.stall_since + self.stall_window + 1);
-        }
+        let to = target.min(wake);
         if to > self.now {
             self.now = to;
         }
@@ -646,21 +645,14 @@ impl MemSystem {
         self.skip = on;
     }
 
-    /// One cycle of every controller (see [`MemSystem::run`] for the hook).
-    pub fn cycle(&mut self, mut hook: Option<(usize, &mut Hook<'_>)>) -> Result<(), McError> {
+    /// One cycle of every controller. Requests offered before it are this cycle's arrivals.
+    /// With a hook `(g, f)`, WET group `g` steps its block every cycle and `f` sees each of
+    /// its cycles (co-simulation); other groups skip cycles in which their block would not
+    /// change. A system that completes nothing for a stall window while requests are pending
+    /// is [`McError::Stalled`].
+    pub fn tick(&mut self, mut hook: Option<(usize, &mut Hook<'_>)>) -> Result<(), McError> {
         let now = self.now;
-        // 1. Arrivals.
-        while self.next_req < self.reqs.len() && self.reqs[self.next_req].cycle <= now {
-            let i = self.next_req;
-            if i == self.reqs.len() - self.left {
-                // Into an empty system: the stall window opens now.
-                (self.stall_left, self.stall_since) = (self.left, now);
-            }
-            let c = self.chan_of[i] as usize;
-            self.ctrls[c].wait.push_back(i as u32);
-            self.waiting |= 1 << c;
-            self.next_req += 1;
-        }
+        // 1. Arrivals: offered before the cycle.
         // 2. Enqueue (one per controller), visible from the next cycle.
         for c in bits(self.enq_set) {
             self.incoming[c] = None;
@@ -669,8 +661,8 @@ impl MemSystem {
         for c in bits(self.waiting) {
             let ctrl = &mut self.ctrls[c];
             if ctrl.pending() < self.cap {
-                if let Some(i) = ctrl.wait.pop_front() {
-                    self.incoming[c] = Some(self.route[i as usize]);
+                if let Some(e) = ctrl.wait.pop_front() {
+                    self.incoming[c] = Some(e);
                     self.enq_set |= 1 << c;
                 }
                 if ctrl.wait.is_empty() {
@@ -923,6 +915,10 @@ impl MemSystem {
             );
         }
         self.now += 1;
+        // Checked once a stall window has passed, not every cycle (the loop is hot).
+        if self.now - self.stall_since > self.stall_window {
+            self.check_stall()?;
+        }
         Ok(())
     }
 
@@ -1011,13 +1007,10 @@ impl MemSystem {
 
     /// This cycle's enqueue of controller `c`, as the warp alias table sees it.
     fn enq_of(&self, c: usize) -> Option<Enq> {
-        self.incoming[c].map(|e| {
-            let r = &self.reqs[e.req as usize];
-            Enq {
-                sm: r.sm,
-                warp: r.warp,
-                pc: r.pc,
-            }
+        self.incoming[c].map(|e| Enq {
+            sm: e.req.sm,
+            warp: e.req.warp,
+            pc: e.req.pc,
         })
     }
 
@@ -1220,10 +1213,15 @@ impl MemSystem {
             if counted {
                 ctrl.tally(e.bank, false, row_before == Some(e.row));
             }
-            self.done[e.req as usize] = done;
+            self.completions.push(Completion {
+                tag: e.tag,
+                req: e.req,
+                done,
+            });
             ctrl.svc = Some(e.gwid);
             self.svc_set |= 1 << c;
-            self.left -= 1;
+            self.outstanding -= 1;
+            self.issued += 1;
         }
         // The hit counts and flags follow the banks' open rows. A row command to one bank
         // recounts its hits from the window (the requests of the current mode) when it has one.
@@ -1255,38 +1253,8 @@ impl MemSystem {
         Ok(())
     }
 
-    /// Summary statistics (over completed requests).
-    pub fn summary(&self) -> McSummary {
-        let mut latency = Vec::with_capacity(self.reqs.len());
-        let loads = self
-            .reqs
-            .iter()
-            .map(|r| r.load)
-            .max()
-            .map_or(0, |m| m as usize + 1);
-        let mut first_arr = vec![u64::MAX; loads];
-        let mut first_done = vec![u64::MAX; loads];
-        let mut last_done = vec![0u64; loads];
-        let mut complete = vec![true; loads];
-        for (r, &d) in self.reqs.iter().zip(&self.done) {
-            let l = r.load as usize;
-            first_arr[l] = first_arr[l].min(r.cycle);
-            if d == u64::MAX {
-                complete[l] = false;
-                continue;
-            }
-            latency.push(d - r.cycle);
-            first_done[l] = first_done[l].min(d);
-            last_done[l] = last_done[l].max(d);
-        }
-        let mut divergence = Vec::new();
-        let mut warp_time = Vec::new();
-        for l in 0..loads {
-            if complete[l] && first_arr[l] != u64::MAX {
-                divergence.push(last_done[l] - first_done[l]);
-                warp_time.push(last_done[l] - first_arr[l]);
-            }
-        }
+    /// The DRAM side of a run's statistics, over the cycles so far.
+    pub fn dram_totals(&self) -> DramTotals {
         let cycles = self.now.max(1);
         let stats: Vec<_> = self.ctrls.iter().map(|c| c.ch.stats()).collect();
         let column: u64 = stats
@@ -1307,11 +1275,8 @@ impl MemSystem {
             .sum();
         let util = stats.iter().map(|s| s.bus_utilization(cycles)).sum::<f64>()
             / stats.len().max(1) as f64;
-        let _ = self.atom;
-        McSummary {
+        DramTotals {
             scheduler: self.scheduler.name(),
-            requests: self.reqs.len() as u64,
-            warp_loads: loads as u64,
             cycles,
             bandwidth_util: util,
             row_hit_rate: if column == 0 {
@@ -1319,9 +1284,6 @@ impl MemSystem {
             } else {
                 1.0 - acts.min(column) as f64 / column as f64
             },
-            latency: Dist::of(latency),
-            divergence: Dist::of(divergence),
-            warp_time: Dist::of(warp_time),
             commands,
             activations: acts,
             refreshes,

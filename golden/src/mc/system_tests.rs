@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::mc::checker;
+use crate::mc::open_loop::OpenLoop;
 use crate::mc::stimulus::{self, LoadClass};
 use proptest::prelude::*;
 use spec::ConfigRequest;
@@ -22,27 +23,25 @@ fn run(
     skip: bool,
     watch: Option<usize>,
 ) -> (Vec<u64>, Vec<TraceCmd>, u64) {
-    let mut sys = MemSystem::new(spec, reqs).unwrap();
-    sys.record_commands();
-    sys.set_skip_quiet(skip);
+    let mut done = vec![u64::MAX; reqs.len()];
+    let mut sys = OpenLoop::new(spec, reqs.into_iter(), None);
+    sys.system_mut().record_commands();
+    sys.system_mut().set_skip_quiet(skip);
     let mut steps = 0u64;
     let mut f = |_: GroupCycle| -> Result<(), String> {
         steps += 1;
         Ok(())
     };
+    let mut each = |c: &Completion, _: &Request| done[c.tag as usize] = c.done;
     match watch {
-        Some(g) => sys.run(2_000_000, Some((g, &mut f))).unwrap(),
-        None => sys.run(2_000_000, None).unwrap(),
+        Some(g) => sys.run(2_000_000, Some((g, &mut f)), &mut each).unwrap(),
+        None => sys.run(2_000_000, None, &mut each).unwrap(),
     }
     assert!(sys.finished(), "run did not finish");
     if watch.is_some() && matches!(spec.mc.scheduler, Scheduler::Warped | Scheduler::Divfirst) {
         assert_eq!(steps, sys.now(), "the watched group is seen every cycle");
     }
-    (
-        sys.completions().to_vec(),
-        sys.commands().to_vec(),
-        sys.now(),
-    )
+    (done, sys.system().commands().to_vec(), sys.now())
 }
 
 const SCHEDULERS: [&str; 4] = ["fcfs", "frfcfs", "warped", "divfirst"];
@@ -131,15 +130,17 @@ fn idle_time_is_skipped_and_changes_nothing() {
             load: 0,
         };
         let far = 1_000_000_000_000_000u64;
-        let mut a = MemSystem::new(&s, vec![at(100), at(far)]).unwrap();
+        let mut a = OpenLoop::new(&s, vec![at(100), at(far)].into_iter(), None);
         let t = std::time::Instant::now();
-        a.run(u64::MAX, None).unwrap();
+        let mut done = [u64::MAX; 2];
+        a.run(u64::MAX, None, &mut |c, _| done[c.tag as usize] = c.done)
+            .unwrap();
         assert!(
             t.elapsed().as_secs() < 10,
             "refresh {refresh}: idle time was stepped"
         );
         assert!(a.finished());
-        let lat = a.completions()[1] - far;
+        let lat = done[1] - far;
         assert!(lat > 0 && lat < 1000, "refresh {refresh}: latency {lat}");
     }
 }
@@ -164,23 +165,31 @@ fn a_lost_request_stops_the_run_as_stalled() {
             write: false,
             load: 0,
         };
-        let mut sys = MemSystem::new(&s, vec![at(10, 0x1000), at(5_000, 0x2000)]).unwrap();
-        while sys.ctrls.iter().all(|c| c.pending() == 0) {
-            sys.cycle(None).unwrap();
+        let mut sys = OpenLoop::new(
+            &s,
+            vec![at(10, 0x1000), at(5_000, 0x2000)].into_iter(),
+            None,
+        );
+        let mut done = [u64::MAX; 2];
+        while sys.system().ctrls.iter().all(|c| c.pending() == 0) {
+            sys.run(sys.now() + 1, None, &mut |c, _| {
+                done[c.tag as usize] = c.done
+            })
+            .unwrap();
         }
-        for c in &mut sys.ctrls {
+        for c in &mut sys.system_mut().ctrls {
             c.queue[0].clear();
             c.queue[1].clear();
         }
-        let window = sys.stall_window;
-        match sys.run(u64::MAX, None) {
+        let window = sys.system().stall_window;
+        match sys.run(u64::MAX, None, &mut |c, _| done[c.tag as usize] = c.done) {
             Err(McError::Stalled {
                 pending,
                 since,
                 now,
             }) => {
                 assert_eq!(pending, 1, "refresh {refresh}");
-                let last = sys.completions()[1];
+                let last = done[1];
                 assert!(
                     last < 10_000 && since >= last,
                     "refresh {refresh}: {last} {since}"

@@ -363,9 +363,9 @@ mod absorb_equivalence {
                     inp.enq[c] = e.map(|(sm, warp, pc)| Enq { sm, warp, pc });
                 }
                 inp.svc = svcs.clone();
-                for c in 0..2 {
+                for (c, &act) in acts.iter().enumerate().take(2) {
                     let x = &mut inp.ctrl[c];
-                    x.act = acts[c];
+                    x.act = act;
                     let bits = |f: &dyn Fn(usize) -> bool| {
                         (0..4).fold(0u64, |m, b| m | u64::from(ready && f(b)) << b)
                     };
@@ -411,13 +411,13 @@ mod absorb_equivalence {
                 for (c, w) in windows.iter().enumerate() {
                     if ready || inp.enq[c].is_some() {
                         let x = &mut inp.ctrl[c];
-                        let mut k = 0;
                         x.cands.fill(None);
                         x.bank_open = 0;
-                        for (gwid, bank, row, slot, hit) in w.iter().flatten().copied() {
+                        for (k, (gwid, bank, row, slot, hit)) in
+                            w.iter().flatten().copied().enumerate()
+                        {
                             x.cands[k] = Some(Cand { gwid, bank, row, slot, hit });
                             x.bank_open |= u64::from(hit) << bank;
-                            k += 1;
                         }
                     }
                 }

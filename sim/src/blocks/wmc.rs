@@ -8,9 +8,10 @@ use crate::bench::{BenchOptions, Throughput, THROUGHPUT_RUNS, THROUGHPUT_TARGET}
 use crate::harness::{Check, CosimStats, Driver, Ended, Stim, StimulusName};
 use crate::lockstep::StepFail;
 use crate::CosimError;
+use golden::mc::open_loop::OpenLoop;
 use golden::mc::source::{requests, McStimulus};
 use golden::mc::stimulus::{LoadClass, Request};
-use golden::mc::system::{GroupCycle, McError, McSummary, MemSystem};
+use golden::mc::system::{GroupCycle, McError, McSummary};
 use golden::mc::warped::WmcBlock;
 use serde::Serialize;
 use spec::{Scheduler, Spec};
@@ -146,8 +147,7 @@ impl Driver for WmcDriver {
                 r
             }
         };
-        let mut sys = MemSystem::new(&self.spec, reqs.to_vec())
-            .map_err(|e| CosimError::BadInput(e.to_string()))?;
+        let mut sys = OpenLoop::new(&self.spec, reqs.iter().copied(), None);
         let fail: RefCell<Option<StepFail>> = RefCell::new(None);
         let mut hook = |gc: GroupCycle| -> Result<(), String> {
             check(gc.input, gc.output).map_err(|e| {
@@ -155,12 +155,15 @@ impl Driver for WmcDriver {
                 "mismatch".to_string()
             })
         };
-        let r = sys.run(limit, Some((self.group, &mut hook)));
+        let mut completed = 0u64;
+        let r = sys.run(limit, Some((self.group, &mut hook)), &mut |_, _| {
+            completed += 1
+        });
         self.now = sys.now();
         self.stats = WmcStats {
             group: self.group,
             cycles: sys.now(),
-            requests: sys.completions().iter().filter(|&&c| c != u64::MAX).count() as u64,
+            requests: completed,
             memory: Some(sys.summary()),
         };
         match (r, fail.into_inner()) {
@@ -169,6 +172,7 @@ impl Driver for WmcDriver {
                 "{}: a request gives the block an input it refuses: {e}",
                 self.kind
             ))),
+            (Err(e @ McError::Request { .. }), None) => Err(CosimError::BadInput(e.to_string())),
             (Err(e), None) => Err(CosimError::Model(e.to_string())),
             (Ok(()), None) => Ok(Ended::Completed),
         }
@@ -222,8 +226,8 @@ pub fn memory_system_throughput(
         for _ in 0..THROUGHPUT_RUNS {
             let reqs = reqs.clone();
             let t = Instant::now();
-            let mut sys = MemSystem::new(&s, reqs).map_err(bad)?;
-            sys.run(u64::MAX, None).map_err(bad)?;
+            let mut sys = OpenLoop::new(&s, reqs.into_iter(), None);
+            sys.run(u64::MAX, None, &mut |_, _| {}).map_err(bad)?;
             runs.push(t.elapsed().as_secs_f64());
             sim_cycles = sys.now();
         }

@@ -1,0 +1,429 @@
+//! The open-loop DRAM memory system: requests arrive at the cycles their source gives and never
+//! wait for anything (the channels' wait lists are unbounded), as `warpsmith golden --block mc`
+//! and the Warped-MC co-simulation run it. A driver over the streaming [`MemSystem`]: before
+//! each cycle it offers the requests of that cycle, after it takes the completions, and it skips
+//! idle time up to the next arrival. Request statistics are accumulated as completions stream
+//! out (latency histograms, one record per open warp load), so memory follows the requests in
+//! flight, not the length of the source.
+
+use super::stimulus::Request;
+use super::system::{Completion, Dist, Hook, McError, McSummary, MemSystem, Offer};
+use spec::Spec;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Values below this are counted in a dense table, larger ones in a map.
+const DENSE: u64 = 1 << 20;
+
+/// Exact distribution of integer samples: counts per value (a table for the small values
+/// latencies mostly take, a map for the rest, so a rare huge value costs no memory).
+#[derive(Debug, Clone, Default)]
+pub struct Hist {
+    dense: Vec<u64>,
+    sparse: BTreeMap<u64, u64>,
+    n: u64,
+    sum: u64,
+}
+
+impl Hist {
+    #[inline]
+    pub fn add(&mut self, v: u64) {
+        if v < DENSE {
+            let i = v as usize;
+            if i >= self.dense.len() {
+                // Grown in small steps: memory follows the largest value seen.
+                self.dense.resize((i + 1).next_multiple_of(1024), 0);
+            }
+            self.dense[i] += 1;
+        } else {
+            *self.sparse.entry(v).or_insert(0) += 1;
+        }
+        self.n += 1;
+        self.sum += v;
+    }
+
+    /// (value, count) in increasing value order.
+    fn counts(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.dense
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c != 0)
+            .map(|(v, &c)| (v as u64, c))
+            .chain(self.sparse.iter().map(|(&v, &c)| (v, c)))
+    }
+
+    /// The same figures as [`Dist::of`] over the samples: the mean, and the samples at rank
+    /// `round((n - 1) p)` in sorted order.
+    pub fn dist(&self) -> Dist {
+        if self.n == 0 {
+            return Dist::default();
+        }
+        let ranks = [0.50, 0.95, 0.99].map(|p| ((self.n - 1) as f64 * p).round() as u64);
+        let mut at = [0u64; 3];
+        let mut seen = 0u64;
+        let mut k = 0;
+        let mut max = 0;
+        for (v, c) in self.counts() {
+            seen += c;
+            max = v;
+            while k < 3 && ranks[k] < seen {
+                at[k] = v;
+                k += 1;
+            }
+        }
+        Dist {
+            mean: self.sum as f64 / self.n as f64,
+            p50: at[0],
+            p95: at[1],
+            p99: at[2],
+            max,
+        }
+    }
+}
+
+/// A warp load whose requests may still arrive or complete.
+#[derive(Debug, Clone, Copy)]
+struct LoadAcc {
+    first_arr: u64,
+    first_done: u64,
+    last_done: u64,
+    /// Requests arrived and not completed.
+    pending: u32,
+    /// A request of it never arrived (the run stopped first).
+    cut: bool,
+}
+
+/// Request-side statistics of a run, accumulated as requests arrive and complete.
+#[derive(Debug, Clone, Default)]
+pub struct RequestStats {
+    requests: u64,
+    /// 1 + the largest warp-load index seen.
+    loads: u64,
+    latency: Hist,
+    divergence: Hist,
+    warp_time: Hist,
+    /// Loads `base..base + open.len()` (dense indices, new ones in arrival order), `None`
+    /// once closed; closed loads leave from the front.
+    open: VecDeque<Option<LoadAcc>>,
+    base: u32,
+    /// Cycles after a load's first request after which no request joins it (the source's
+    /// promise), or `None`: loads close only at the end.
+    window: Option<u64>,
+    /// A deliberately wrong variant for the tests: close loads with requests pending.
+    #[cfg(test)]
+    close_pending: bool,
+}
+
+impl RequestStats {
+    fn new(window: Option<u64>) -> RequestStats {
+        RequestStats {
+            window,
+            ..RequestStats::default()
+        }
+    }
+
+    /// The record of `load`, opened if new; `None` for a load already closed (a source
+    /// that broke its window promise: the request counts, its load is not summarised).
+    fn acc(&mut self, load: u32, first: u64) -> Option<&mut LoadAcc> {
+        let i = load.checked_sub(self.base)? as usize;
+        if i >= self.open.len() {
+            self.open.resize(i + 1, None);
+        }
+        Some(self.open[i].get_or_insert(LoadAcc {
+            first_arr: first,
+            first_done: u64::MAX,
+            last_done: 0,
+            pending: 0,
+            cut: false,
+        }))
+    }
+
+    fn arrive(&mut self, r: &Request) {
+        self.requests += 1;
+        self.loads = self.loads.max(u64::from(r.load) + 1);
+        if let Some(acc) = self.acc(r.load, r.cycle) {
+            acc.first_arr = acc.first_arr.min(r.cycle);
+            acc.pending += 1;
+        }
+    }
+
+    #[inline]
+    fn complete(&mut self, c: &Completion, r: &Request) {
+        self.latency.add(c.done - r.cycle);
+        let i = r.load.wrapping_sub(self.base) as usize;
+        if let Some(Some(acc)) = self.open.get_mut(i) {
+            acc.pending -= 1;
+            acc.first_done = acc.first_done.min(c.done);
+            acc.last_done = acc.last_done.max(c.done);
+        }
+    }
+
+    /// A request of the source that never arrived: its load is incomplete.
+    fn never_arrived(&mut self, r: &Request) {
+        self.requests += 1;
+        self.loads = self.loads.max(u64::from(r.load) + 1);
+        if let Some(acc) = self.acc(r.load, r.cycle) {
+            acc.cut = true;
+        }
+    }
+
+    fn close(&mut self, acc: LoadAcc) {
+        if acc.pending == 0 && !acc.cut && acc.first_done != u64::MAX {
+            self.divergence.add(acc.last_done - acc.first_done);
+            self.warp_time.add(acc.last_done - acc.first_arr);
+        }
+    }
+
+    /// Close the loads at the front that no request can join any more: opened a window
+    /// before `next` (the next arrival), with nothing pending.
+    fn retire(&mut self, next: u64) {
+        let Some(w) = self.window else {
+            return;
+        };
+        while let Some(front) = self.open.front() {
+            #[cfg(test)]
+            let busy = |a: &LoadAcc| a.pending != 0 && !self.close_pending;
+            #[cfg(not(test))]
+            let busy = |a: &LoadAcc| a.pending != 0;
+            match front {
+                Some(a) if busy(a) || a.first_arr.saturating_add(w) > next => break,
+                _ => {}
+            }
+            if let Some(Some(a)) = self.open.pop_front() {
+                self.close(a);
+            }
+            self.base += 1;
+        }
+    }
+
+    fn finish(&mut self) {
+        while let Some(a) = self.open.pop_front() {
+            if let Some(a) = a {
+                self.close(a);
+            }
+            self.base += 1;
+        }
+    }
+
+    /// Loads whose records are kept (open, or waiting for an earlier one to close).
+    pub fn open_loads(&self) -> usize {
+        self.open.len()
+    }
+}
+
+/// The open-loop memory system over a request source (requests in non-decreasing cycle order).
+pub struct OpenLoop<S: Iterator<Item = Request>> {
+    sys: MemSystem,
+    src: S,
+    /// The source's next request, taken ahead, and its cycle (`u64::MAX` when there is none).
+    next: Option<Request>,
+    next_cycle: u64,
+    /// Requests offered so far (the next one's tag).
+    offered: u64,
+    stats: RequestStats,
+}
+
+impl<S: Iterator<Item = Request>> OpenLoop<S> {
+    /// The memory system of `spec` fed by `src`. `window`: cycles after a warp load's first
+    /// request after which the source gives no more requests of it (lets finished loads be
+    /// summarised and forgotten during the run); `None` keeps every load to the end.
+    pub fn new(spec: &Spec, src: S, window: Option<u64>) -> OpenLoop<S> {
+        let mut src = src;
+        let next = src.next();
+        OpenLoop {
+            sys: MemSystem::new(spec),
+            next_cycle: next.map_or(u64::MAX, |r| r.cycle),
+            next,
+            src,
+            offered: 0,
+            stats: RequestStats::new(window),
+        }
+    }
+
+    pub fn system(&self) -> &MemSystem {
+        &self.sys
+    }
+
+    pub fn system_mut(&mut self) -> &mut MemSystem {
+        &mut self.sys
+    }
+
+    pub fn now(&self) -> u64 {
+        self.sys.now()
+    }
+
+    /// Every request of the source has arrived and completed.
+    pub fn finished(&mut self) -> bool {
+        self.sys.outstanding() == 0 && self.next.is_none()
+    }
+
+    /// When nothing is pending: the cycle the next request arrives (the time up to it is idle
+    /// and skipped); else the current cycle.
+    pub fn idle_until(&mut self) -> u64 {
+        let now = self.sys.now();
+        match self.next {
+            Some(r) if self.sys.outstanding() == 0 => r.cycle.max(now),
+            _ => now,
+        }
+    }
+
+    /// Requests offered so far.
+    pub fn offered(&self) -> u64 {
+        self.offered
+    }
+
+    /// Run until every request has completed or `max_cycles`. `each` sees every completion
+    /// with its request (the tag is the request's index in the source). With a hook, see
+    /// [`MemSystem::tick`].
+    pub fn run(
+        &mut self,
+        max_cycles: u64,
+        mut hook: Option<(usize, &mut Hook<'_>)>,
+        each: &mut dyn FnMut(&Completion, &Request),
+    ) -> Result<(), McError> {
+        let skip = hook.is_none();
+        while !self.finished() && self.sys.now() < max_cycles {
+            if skip {
+                self.sys.skip_idle(self.next_cycle.min(max_cycles));
+            }
+            let now = self.sys.now();
+            while self.next_cycle <= now {
+                let Some(r) = self.next else {
+                    break;
+                };
+                self.next = self.src.next();
+                self.next_cycle = self.next.map_or(u64::MAX, |r| r.cycle);
+                if self.sys.offer(r, self.offered)? == Offer::Refused {
+                    // Wait lists are unbounded unless a caller bounded them.
+                    return Err(McError::Request {
+                        index: self.offered as usize,
+                        message: "refused: the open-loop system's wait list is bounded".into(),
+                    });
+                }
+                self.stats.arrive(&r);
+                self.offered += 1;
+            }
+            self.sys.tick(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
+            for c in self.sys.take_completions() {
+                self.stats.complete(&c, &c.req);
+                each(&c, &c.req);
+            }
+            if self.stats.window.is_some() {
+                self.stats.retire(self.next_cycle);
+            }
+        }
+        Ok(())
+    }
+
+    /// Statistics over the run so far. Requests of the source that have not arrived count
+    /// as requests, and their warp loads as incomplete; reading them ends the source.
+    pub fn summary(&mut self) -> McSummary {
+        if let Some(r) = self.next.take() {
+            self.stats.never_arrived(&r);
+            self.next_cycle = u64::MAX;
+        }
+        for r in self.src.by_ref() {
+            self.stats.never_arrived(&r);
+        }
+        let mut st = self.stats.clone();
+        st.finish();
+        let d = self.sys.dram_totals();
+        McSummary {
+            scheduler: d.scheduler,
+            requests: st.requests,
+            warp_loads: st.loads,
+            cycles: d.cycles,
+            bandwidth_util: d.bandwidth_util,
+            row_hit_rate: d.row_hit_rate,
+            latency: st.latency.dist(),
+            divergence: st.divergence.dist(),
+            warp_time: st.warp_time.dist(),
+            commands: d.commands,
+            activations: d.activations,
+            refreshes: d.refreshes,
+        }
+    }
+
+    /// Request statistics (for memory accounting in tests).
+    pub fn request_stats(&self) -> &RequestStats {
+        &self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mc::stimulus::{self, LoadClass};
+    use proptest::prelude::*;
+    use spec::ConfigRequest;
+
+    proptest! {
+        /// The histogram gives exactly the figures of sorting every sample, small and huge.
+        #[test]
+        fn hist_equals_sorting(v in prop::collection::vec(
+            prop_oneof![0u64..5000, DENSE - 3..DENSE + 3, 0u64..u64::MAX / 4], 1..400)) {
+            let mut h = Hist::default();
+            for &x in &v {
+                h.add(x);
+            }
+            prop_assert_eq!(h.dist(), Dist::of(v));
+        }
+
+        /// Closing warp loads during the run (a source that keeps its window promise) gives
+        /// the same summary as keeping every load to the end, and keeps few records.
+        #[test]
+        fn retiring_loads_changes_nothing(
+            sched in prop::sample::select(vec!["fcfs", "frfcfs", "warped", "divfirst"]),
+            class in prop::sample::select(vec![LoadClass::Loa, LoadClass::Moa, LoadClass::Hoa]),
+            seed in any::<u64>(),
+        ) {
+            let s = ConfigRequest::preset("tiny")
+                .with(&format!("mc.scheduler={sched}"))
+                .resolve()
+                .unwrap();
+            let reqs = stimulus::warp_loads(&s, class, 400, 0.8, seed);
+            let mut all = OpenLoop::new(&s, reqs.clone().into_iter(), None);
+            all.run(u64::MAX, None, &mut |_, _| {}).unwrap();
+            let mut windowed = OpenLoop::new(&s, reqs.into_iter(), Some(stimulus::LOAD_WINDOW));
+            while !windowed.finished() {
+                let to = windowed.now() + 64;
+                windowed.run(to, None, &mut |_, _| {}).unwrap();
+            }
+            prop_assert_eq!(format!("{:?}", all.summary()), format!("{:?}", windowed.summary()));
+        }
+    }
+
+    /// With a window, the load records follow the loads in flight, not the run's length.
+    #[test]
+    fn load_records_follow_the_loads_in_flight() {
+        let s = ConfigRequest::preset("tiny").resolve().unwrap();
+        let reqs = stimulus::warp_loads(&s, LoadClass::Moa, 20_000, 0.3, 2);
+        let mut o = OpenLoop::new(&s, reqs.into_iter(), Some(stimulus::LOAD_WINDOW));
+        let mut most = 0;
+        while !o.finished() {
+            let to = o.now() + 256;
+            o.run(to, None, &mut |_, _| {}).unwrap();
+            most = most.max(o.request_stats().open_loads());
+        }
+        assert!(
+            most < 200,
+            "{most} load records kept at once, of 20000 loads"
+        );
+    }
+
+    /// The check above catches a deliberately wrong retirement (closing loads that still
+    /// have requests pending).
+    #[test]
+    fn closing_busy_loads_changes_the_summary() {
+        let s = ConfigRequest::preset("tiny").resolve().unwrap();
+        let reqs = stimulus::warp_loads(&s, LoadClass::Hoa, 400, 0.8, 1);
+        let mut all = OpenLoop::new(&s, reqs.clone().into_iter(), None);
+        all.run(u64::MAX, None, &mut |_, _| {}).unwrap();
+        let mut wrong = OpenLoop::new(&s, reqs.into_iter(), Some(stimulus::LOAD_WINDOW));
+        wrong.stats.close_pending = true;
+        wrong.run(u64::MAX, None, &mut |_, _| {}).unwrap();
+        assert_ne!(
+            format!("{:?}", all.summary()),
+            format!("{:?}", wrong.summary())
+        );
+    }
+}
