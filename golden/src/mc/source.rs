@@ -7,7 +7,7 @@ use super::stimulus::{self, LoadClass, Request};
 use super::system::{Completion, McError};
 use crate::run::{BadInput, GoldenError, GoldenRun};
 use spec::Spec;
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -174,23 +174,29 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
         )?;
     }
     // One line per request, in request order: completions arrive out of order and wait here
-    // until every earlier request has its line.
+    // (by tag, from the next line to write on) until every earlier request has its line.
     let map = sys.system().address_map().clone();
-    let mut lines: BTreeMap<u64, String> = BTreeMap::new();
+    let mut waiting: VecDeque<Option<Completion>> = VecDeque::new();
     let mut next_line = 0u64;
     let mut written: std::io::Result<()> = Ok(());
     let start = std::time::Instant::now();
     while !sys.finished() {
         // A stretch of work per progress report (idle time is skipped, not counted).
         let until = sys.idle_until().saturating_add(PROGRESS_CYCLES);
-        let mut each = |c: &Completion, q: &Request| {
+        let mut each = |c: &Completion, _: &Request| {
             if r.json || written.is_err() {
                 return;
             }
-            let dec = map.decode(q.addr);
-            lines.insert(
-                c.tag,
-                format!(
+            let at = (c.tag - next_line) as usize;
+            if at >= waiting.len() {
+                waiting.resize(at + 1, None);
+            }
+            waiting[at] = Some(*c);
+            while let Some(Some(c)) = waiting.front() {
+                let q = &c.req;
+                let dec = map.decode(q.addr);
+                written = writeln!(
+                    out,
                     "{} {} {} {} {} {} {} {} {} {} {}",
                     c.tag,
                     q.cycle,
@@ -203,10 +209,8 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
                     u8::from(q.write),
                     c.done,
                     c.done.saturating_sub(q.cycle)
-                ),
-            );
-            while let Some(l) = lines.remove(&next_line) {
-                written = writeln!(out, "{l}");
+                );
+                waiting.pop_front();
                 next_line += 1;
             }
         };
