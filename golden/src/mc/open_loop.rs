@@ -278,7 +278,7 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
         &mut self,
         max_cycles: u64,
         mut hook: Option<(usize, &mut Hook<'_>)>,
-        each: &mut dyn FnMut(&Completion, &Request),
+        each: &mut impl FnMut(&Completion, &Request),
     ) -> Result<(), McError> {
         let skip = hook.is_none();
         while !self.finished() && self.sys.now() < max_cycles {

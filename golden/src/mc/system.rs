@@ -28,12 +28,12 @@ use spec::mapping::AddressMap;
 use spec::{Scheduler, Spec};
 use std::collections::VecDeque;
 
-/// A request in a wait list or pending queue: routed, with what it came with (it travels
-/// with the request, so its completion needs no lookup).
+/// A request in a pending queue, routed. What it came with is in its controller's
+/// [`Controller::held`] at `req`: a table as small as the queue, so it stays in cache however
+/// long the backlog.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    req: Request,
-    tag: u64,
+    req: u32,
     bank: u32,
     row: u32,
     col: u32,
@@ -80,7 +80,11 @@ struct Controller {
     /// its requests there (the candidate window has the same order).
     queue: [Vec<Entry>; 2],
     /// Offered requests waiting for room in the pending queue, oldest first.
-    wait: VecDeque<Entry>,
+    wait: VecDeque<(Entry, Request, u64)>,
+    /// What the requests of the pending queue (and the one entering it) came with: request
+    /// and tag, by `Entry::req`; free slots are reused.
+    held: Vec<(Request, u64)>,
+    free: Vec<u32>,
     write_mode: bool,
     /// Round-robin bank pointer of FR-FCFS and Div-First (GPGPU-Sim's `prio`).
     prio: u32,
@@ -420,6 +424,8 @@ impl MemSystem {
                 ch: Channel::new(timing),
                 queue: [0, 1].map(|_| Vec::with_capacity(spec.mc.queue_entries as usize)),
                 wait: VecDeque::new(),
+                held: Vec::with_capacity(spec.mc.queue_entries as usize + 1),
+                free: Vec::new(),
                 write_mode: false,
                 prio: 0,
                 svc: None,
@@ -545,16 +551,16 @@ impl MemSystem {
             // Into an empty system: the stall window opens now.
             (self.stall_issued, self.stall_since) = (self.issued, self.now);
         }
-        self.ctrls[c].wait.push_back(Entry {
-            req: r,
-            tag,
+        let e = Entry {
+            req: 0,
             bank: dec.bank,
             row: dec.row as u32,
             col,
             slot: col % self.pt_slots,
             write: r.write,
             gwid,
-        });
+        };
+        self.ctrls[c].wait.push_back((e, r, tag));
         self.waiting |= 1 << c;
         self.outstanding += 1;
         Ok(Offer::Accepted)
@@ -661,7 +667,17 @@ impl MemSystem {
         for c in bits(self.waiting) {
             let ctrl = &mut self.ctrls[c];
             if ctrl.pending() < self.cap {
-                if let Some(e) = ctrl.wait.pop_front() {
+                if let Some((mut e, r, tag)) = ctrl.wait.pop_front() {
+                    e.req = match ctrl.free.pop() {
+                        Some(i) => {
+                            ctrl.held[i as usize] = (r, tag);
+                            i
+                        }
+                        None => {
+                            ctrl.held.push((r, tag));
+                            (ctrl.held.len() - 1) as u32
+                        }
+                    };
                     self.incoming[c] = Some(e);
                     self.enq_set |= 1 << c;
                 }
@@ -1007,10 +1023,13 @@ impl MemSystem {
 
     /// This cycle's enqueue of controller `c`, as the warp alias table sees it.
     fn enq_of(&self, c: usize) -> Option<Enq> {
-        self.incoming[c].map(|e| Enq {
-            sm: e.req.sm,
-            warp: e.req.warp,
-            pc: e.req.pc,
+        self.incoming[c].map(|e| {
+            let r = &self.ctrls[c].held[e.req as usize].0;
+            Enq {
+                sm: r.sm,
+                warp: r.warp,
+                pc: r.pc,
+            }
         })
     }
 
@@ -1213,11 +1232,9 @@ impl MemSystem {
             if counted {
                 ctrl.tally(e.bank, false, row_before == Some(e.row));
             }
-            self.completions.push(Completion {
-                tag: e.tag,
-                req: e.req,
-                done,
-            });
+            let (req, tag) = ctrl.held[e.req as usize];
+            ctrl.free.push(e.req);
+            self.completions.push(Completion { tag, req, done });
             ctrl.svc = Some(e.gwid);
             self.svc_set |= 1 << c;
             self.outstanding -= 1;
