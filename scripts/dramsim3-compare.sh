@@ -6,7 +6,8 @@
 #   scripts/dramsim3-compare.sh [--requests N] [--runs R] [--out DIR]
 #
 # Builds DRAMsim3 (umd-memsys/DRAMsim3 at the kit's commit, with -O3 -DNDEBUG) into
-# .tools/dramsim3 unless DRAMSIM3 names a `dramsim3main` binary; writes the kit's two traces
+# .tools/dramsim3 (cloned from DRAMSIM3_GIT, default GitHub) unless DRAMSIM3 names a
+# `dramsim3main` binary; writes the kit's two traces
 # (random over 1 GiB and a sequential stream, ~95 % of the random-row service rate); runs
 # warpsmith (FR-FCFS, `golden --block mc --format json`) and DRAMsim3 on each, alternately,
 # R times; and prints requests per CPU-second (medians), their ratio, bandwidth and mean read
@@ -36,11 +37,12 @@ if [ -z "${DRAMSIM3:-}" ]; then
   src=$root/.tools/dramsim3
   if [ ! -x "$src/dramsim3main.out" ]; then
     if [ ! -d "$src/.git" ]; then
-      git clone --quiet https://github.com/umd-memsys/DRAMsim3.git "$src"
+      git clone --quiet "${DRAMSIM3_GIT:-https://github.com/umd-memsys/DRAMsim3.git}" "$src"
     fi
     git -C "$src" checkout --quiet "$commit"
     inc="-Isrc/ -Iext/fmt/include -Iext/headers"
-    make -C "$src" -j2 dramsim3main.out CXXFLAGS="-Wall -O3 -DNDEBUG -fPIC -std=c++11 $inc -DFMT_HEADER_ONLY=1" >/dev/null
+    make -C "$src" -j2 dramsim3main.out CXXFLAGS="-O3 -DNDEBUG -fPIC -std=c++11 $inc -DFMT_HEADER_ONLY=1" \
+      >"$src/build.log" 2>&1 || { echo "DRAMsim3 did not build: see $src/build.log" >&2; exit 1; }
   fi
   DRAMSIM3=$src/dramsim3main.out
 fi
