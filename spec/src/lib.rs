@@ -8,6 +8,7 @@
 //! `Spec` that exists is legal, and it cannot be changed: a variant (another scheduler, another
 //! SM count) is a new layer on top ([`Spec::variant`]), so its name and hash describe it.
 
+pub mod cache;
 pub mod dispatch;
 pub mod dram;
 pub mod gpgpusim;

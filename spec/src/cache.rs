@@ -1,0 +1,568 @@
+//! GPGPU-Sim cache configuration strings (`-gpgpu_cache:dl1`, `-gpgpu_cache:dl2`, `il1`, ...),
+//! every field decoded and checked: the 4.x format
+//! `ct:nset:line:assoc,rp:wp:ap:wap:sif,mshr:N:merge[,mq[:rf]][,port]` and v3.2.2's
+//! `nset:line:assoc,rp:wp:ap:wap,mshr:N:merge[,mq[:rf]][,port]` (no cache type: a line cache;
+//! no set-index function: linear), or `none`. The rules are GPGPU-Sim's (`cache_config::init`,
+//! `gpu-cache.h`; `../shared/notes/gpgpusim-formats.md` §1.3). Hand-written: the grammar is a
+//! fixed list of single-letter and number fields, and the errors name the field.
+
+use std::fmt;
+use thiserror::Error;
+
+/// Whole lines, or 128 B lines of four 32 B sectors (GPGPU-Sim's `SECTOR_SIZE`, `SECTOR_CHUNCK_SIZE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheKind {
+    Line,
+    Sector,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheReplacement {
+    Lru,
+    Fifo,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WritePolicy {
+    ReadOnly,
+    WriteBack,
+    WriteThrough,
+    WriteEvict,
+    /// Write-back for local data, write-through for global data.
+    LocalWbGlobalWt,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allocation {
+    /// The line is reserved at the miss (which can fail: a reservation failure).
+    OnMiss,
+    OnFill,
+    /// Streaming: allocates on fill, and the MSHRs follow the lines.
+    Streaming,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteAllocate {
+    No,
+    /// GPGPU-Sim 3.x's: a write miss sends the write and a read of the line.
+    Naive,
+    FetchOnWrite,
+    /// A byte-masked write that fetches the line only if a later read needs unwritten bytes.
+    LazyFetchOnRead,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetIndex {
+    /// `(addr >> log2(line)) & (sets - 1)`.
+    Linear,
+    /// Fermi's hash (32 or 64 sets).
+    FermiHash,
+    /// IPOLY hash (16, 32 or 64 sets).
+    Ipoly,
+    /// Bitwise XOR with the higher bits.
+    Xor,
+    /// GPGPU-Sim's unimplemented custom function (always set 0).
+    Custom,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MshrKind {
+    Associative,
+    SectorAssociative,
+    /// Texture FIFO (`entries` fragment-FIFO entries, `merge` request-FIFO entries).
+    TexFifo,
+    SectorTexFifo,
+}
+
+/// A decoded cache string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheString {
+    pub kind: CacheKind,
+    pub sets: u32,
+    pub line_bytes: u32,
+    pub ways: u32,
+    pub replacement: CacheReplacement,
+    pub write: WritePolicy,
+    pub allocation: Allocation,
+    pub write_allocate: WriteAllocate,
+    pub set_index: SetIndex,
+    pub mshr: MshrKind,
+    /// Distinct outstanding line (or sector) addresses.
+    pub mshr_entries: u32,
+    /// Requests merged into one entry at most.
+    pub mshr_merge: u32,
+    /// Outgoing misses waiting for the next level (0 when not given).
+    pub miss_queue: u32,
+    /// Result FIFO entries (texture caches only; 0 when not given).
+    pub result_fifo: u32,
+    /// Data-port width in bytes per cycle (0 when not given: the line size).
+    pub port_bytes: u32,
+}
+
+/// Sector size and sectors per line of a sector cache (GPGPU-Sim's hard-coded values).
+pub const SECTOR_BYTES: u32 = 32;
+pub const SECTORS_PER_LINE: u32 = 4;
+
+/// A cache string GPGPU-Sim would refuse, with the field and why.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("cache string `{text}`: {why} (format: ct:sets:line:ways,rp:wp:ap:wap:sif,mshr:entries:merge[,mq[:rf]][,port], e.g. S:64:128:16,L:B:m:L:P,A:192:4,32:0,32; or `none`)")]
+pub struct CacheStringError {
+    pub text: String,
+    pub why: String,
+}
+
+impl CacheString {
+    /// Decode a cache string; `None` for `none` (no cache).
+    pub fn parse(text: &str) -> Result<Option<CacheString>, CacheStringError> {
+        let s = text.trim();
+        if s == "none" {
+            return Ok(None);
+        }
+        let err = |why: String| CacheStringError {
+            text: s.to_string(),
+            why,
+        };
+        let groups: Vec<Vec<&str>> = s.split(',').map(|g| g.split(':').collect()).collect();
+        if groups.len() < 3 || groups.len() > 5 {
+            return Err(err(format!(
+                "{} comma-separated groups, expected 3 to 5",
+                groups.len()
+            )));
+        }
+        let v4 = groups[0]
+            .first()
+            .and_then(|f| f.chars().next())
+            .is_some_and(|c| c.is_ascii_alphabetic());
+        let letter = |f: &str, what: &str, allowed: &str| -> Result<char, CacheStringError> {
+            let mut cs = f.chars();
+            match (cs.next(), cs.next()) {
+                (Some(c), None) if allowed.contains(c) => Ok(c),
+                _ => Err(err(format!(
+                    "{what} `{f}` is not one of {}",
+                    allowed
+                        .chars()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))),
+            }
+        };
+        let number = |f: &str, what: &str| -> Result<u32, CacheStringError> {
+            f.parse::<u32>()
+                .map_err(|_| err(format!("{what} `{f}` is not an unsigned number")))
+        };
+        let expect = |g: usize, n: usize, what: &str| -> Result<(), CacheStringError> {
+            if groups[g].len() == n {
+                Ok(())
+            } else {
+                Err(err(format!(
+                    "group {} ({what}) has {} fields, expected {n}",
+                    g + 1,
+                    groups[g].len()
+                )))
+            }
+        };
+        // Geometry.
+        let (kind, geo) = if v4 {
+            expect(0, 4, "type:sets:line:ways")?;
+            let k = match letter(groups[0][0], "cache type", "NS")? {
+                'S' => CacheKind::Sector,
+                _ => CacheKind::Line,
+            };
+            (k, &groups[0][1..])
+        } else {
+            expect(0, 3, "sets:line:ways")?;
+            (CacheKind::Line, &groups[0][..])
+        };
+        let sets = number(geo[0], "sets")?;
+        let line_bytes = number(geo[1], "line size")?;
+        let ways = number(geo[2], "ways")?;
+        // Policies.
+        expect(
+            1,
+            if v4 { 5 } else { 4 },
+            "replacement:write:allocation:write-allocate[:set-index]",
+        )?;
+        let p = &groups[1];
+        let replacement = match letter(p[0], "replacement", "LF")? {
+            'L' => CacheReplacement::Lru,
+            _ => CacheReplacement::Fifo,
+        };
+        let write = match letter(p[1], "write policy", "RBTEL")? {
+            'R' => WritePolicy::ReadOnly,
+            'B' => WritePolicy::WriteBack,
+            'T' => WritePolicy::WriteThrough,
+            'E' => WritePolicy::WriteEvict,
+            _ => WritePolicy::LocalWbGlobalWt,
+        };
+        let allocation = match letter(p[2], "allocation", if v4 { "mfs" } else { "mf" })? {
+            'm' => Allocation::OnMiss,
+            'f' => Allocation::OnFill,
+            _ => Allocation::Streaming,
+        };
+        let write_allocate = match letter(p[3], "write-allocate", if v4 { "NWFL" } else { "NW" })? {
+            'N' => WriteAllocate::No,
+            'W' => WriteAllocate::Naive,
+            'F' => WriteAllocate::FetchOnWrite,
+            _ => WriteAllocate::LazyFetchOnRead,
+        };
+        let set_index = if v4 {
+            match letter(p[4], "set-index function", "LHPXC")? {
+                'L' => SetIndex::Linear,
+                'H' => SetIndex::FermiHash,
+                'P' => SetIndex::Ipoly,
+                'X' => SetIndex::Xor,
+                _ => SetIndex::Custom,
+            }
+        } else {
+            SetIndex::Linear
+        };
+        // MSHRs.
+        expect(2, 3, "mshr:entries:merge")?;
+        let m = &groups[2];
+        let mshr = match letter(m[0], "MSHR kind", if v4 { "ASFT" } else { "AF" })? {
+            'A' => MshrKind::Associative,
+            'S' => MshrKind::SectorAssociative,
+            'F' => MshrKind::TexFifo,
+            _ => MshrKind::SectorTexFifo,
+        };
+        let mshr_entries = number(m[1], "MSHR entries")?;
+        let mshr_merge = number(m[2], "MSHR merge limit")?;
+        // Queues and port.
+        let (mut miss_queue, mut result_fifo, mut port_bytes) = (0, 0, 0);
+        if let Some(q) = groups.get(3) {
+            if q.is_empty() || q.len() > 2 {
+                return Err(err(format!(
+                    "group 4 (miss-queue[:result-fifo]) has {} fields, expected 1 or 2",
+                    q.len()
+                )));
+            }
+            miss_queue = number(q[0], "miss queue")?;
+            if let Some(r) = q.get(1) {
+                result_fifo = number(r, "result FIFO")?;
+            }
+        }
+        if groups.len() == 5 {
+            expect(4, 1, "port")?;
+            port_bytes = number(groups[4][0], "data port width")?;
+        }
+        let c = CacheString {
+            kind,
+            sets,
+            line_bytes,
+            ways,
+            replacement,
+            write,
+            allocation,
+            write_allocate,
+            set_index,
+            mshr,
+            mshr_entries,
+            mshr_merge,
+            miss_queue,
+            result_fifo,
+            port_bytes,
+        };
+        c.check(v4, groups.iter().map(Vec::len).sum())
+            .map_err(err)?;
+        Ok(Some(c))
+    }
+
+    /// GPGPU-Sim's rules on a decoded string of `fields` fields.
+    fn check(&self, v4: bool, fields: usize) -> Result<(), String> {
+        for (what, v) in [
+            ("sets", self.sets),
+            ("line size", self.line_bytes),
+            ("ways", self.ways),
+        ] {
+            if v == 0 {
+                return Err(format!("{what} must be at least 1"));
+            }
+        }
+        if !self.sets.is_power_of_two() {
+            return Err(format!(
+                "sets {} is not a power of two (the set index takes address bits)",
+                self.sets
+            ));
+        }
+        if !self.line_bytes.is_power_of_two() {
+            return Err(format!(
+                "line size {} is not a power of two",
+                self.line_bytes
+            ));
+        }
+        if self.kind == CacheKind::Sector && self.line_bytes != SECTOR_BYTES * SECTORS_PER_LINE {
+            return Err(format!(
+                "a sector cache has {SECTORS_PER_LINE} sectors of {SECTOR_BYTES} B, so its line is {} B, not {}",
+                SECTOR_BYTES * SECTORS_PER_LINE,
+                self.line_bytes
+            ));
+        }
+        match self.set_index {
+            SetIndex::FermiHash if !matches!(self.sets, 32 | 64) => {
+                return Err(format!(
+                    "the Fermi hash set index (H) needs 32 or 64 sets, not {}",
+                    self.sets
+                ))
+            }
+            SetIndex::Ipoly if !matches!(self.sets, 16 | 32 | 64) => {
+                return Err(format!(
+                    "the IPOLY set index (P) needs 16, 32 or 64 sets, not {}",
+                    self.sets
+                ))
+            }
+            _ => {}
+        }
+        let fifo = matches!(self.mshr, MshrKind::TexFifo | MshrKind::SectorTexFifo);
+        let need = if v4 { 14 } else { 13 };
+        if fifo && fields != need {
+            return Err(format!(
+                "a texture FIFO MSHR needs exactly {need} fields (with miss queue and result FIFO), not {fields}"
+            ));
+        }
+        if self.mshr_entries == 0 || self.mshr_merge == 0 {
+            return Err("MSHR entries and merge limit must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// Capacity in bytes: sets x line x ways.
+    pub fn size_bytes(&self) -> u64 {
+        u64::from(self.sets) * u64::from(self.line_bytes) * u64::from(self.ways)
+    }
+
+    /// Data moved per cycle through the data port (the line when the port is not given).
+    pub fn port(&self) -> u32 {
+        if self.port_bytes == 0 {
+            self.line_bytes
+        } else {
+            self.port_bytes
+        }
+    }
+}
+
+/// The 4.x form (which every GPGPU-Sim 4.x reads back to the same fields).
+impl fmt::Display for CacheString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ct = match self.kind {
+            CacheKind::Line => 'N',
+            CacheKind::Sector => 'S',
+        };
+        let rp = match self.replacement {
+            CacheReplacement::Lru => 'L',
+            CacheReplacement::Fifo => 'F',
+        };
+        let wp = match self.write {
+            WritePolicy::ReadOnly => 'R',
+            WritePolicy::WriteBack => 'B',
+            WritePolicy::WriteThrough => 'T',
+            WritePolicy::WriteEvict => 'E',
+            WritePolicy::LocalWbGlobalWt => 'L',
+        };
+        let ap = match self.allocation {
+            Allocation::OnMiss => 'm',
+            Allocation::OnFill => 'f',
+            Allocation::Streaming => 's',
+        };
+        let wap = match self.write_allocate {
+            WriteAllocate::No => 'N',
+            WriteAllocate::Naive => 'W',
+            WriteAllocate::FetchOnWrite => 'F',
+            WriteAllocate::LazyFetchOnRead => 'L',
+        };
+        let sif = match self.set_index {
+            SetIndex::Linear => 'L',
+            SetIndex::FermiHash => 'H',
+            SetIndex::Ipoly => 'P',
+            SetIndex::Xor => 'X',
+            SetIndex::Custom => 'C',
+        };
+        let mshr = match self.mshr {
+            MshrKind::Associative => 'A',
+            MshrKind::SectorAssociative => 'S',
+            MshrKind::TexFifo => 'F',
+            MshrKind::SectorTexFifo => 'T',
+        };
+        write!(
+            f,
+            "{ct}:{}:{}:{},{rp}:{wp}:{ap}:{wap}:{sif},{mshr}:{}:{},{}:{}",
+            self.sets,
+            self.line_bytes,
+            self.ways,
+            self.mshr_entries,
+            self.mshr_merge,
+            self.miss_queue,
+            self.result_fifo,
+        )?;
+        // A port of 0 (the line) is left out, as texture FIFO strings must.
+        if self.port_bytes != 0 {
+            write!(f, ",{}", self.port_bytes)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> CacheString {
+        CacheString::parse(s).unwrap().unwrap()
+    }
+
+    #[test]
+    fn the_reference_l2_strings_decode() {
+        // RTX2060 and RTX3070: 128 KB per sub-partition, IPOLY.
+        let c = parse("S:64:128:16,L:B:m:L:P,A:192:4,32:0,32");
+        assert_eq!(
+            c,
+            CacheString {
+                kind: CacheKind::Sector,
+                sets: 64,
+                line_bytes: 128,
+                ways: 16,
+                replacement: CacheReplacement::Lru,
+                write: WritePolicy::WriteBack,
+                allocation: Allocation::OnMiss,
+                write_allocate: WriteAllocate::LazyFetchOnRead,
+                set_index: SetIndex::Ipoly,
+                mshr: MshrKind::Associative,
+                mshr_entries: 192,
+                mshr_merge: 4,
+                miss_queue: 32,
+                result_fifo: 0,
+                port_bytes: 32,
+            }
+        );
+        assert_eq!(c.size_bytes(), 128 << 10);
+        // QV100: 96 KB; GTX480 4.x: 64 KB, linear.
+        assert_eq!(
+            parse("S:32:128:24,L:B:m:L:P,A:192:4,32:0,32").size_bytes(),
+            96 << 10
+        );
+        let g = parse("S:64:128:8,L:B:m:L:L,A:256:4,4:0,32");
+        assert_eq!(
+            (g.size_bytes(), g.set_index, g.miss_queue),
+            (64 << 10, SetIndex::Linear, 4)
+        );
+        // GTX480 v3.2.2: a line cache, naive write-allocate, linear.
+        let o = parse("64:128:8,L:B:m:W,A:32:4,4:0,32");
+        assert_eq!(
+            (
+                o.kind,
+                o.write_allocate,
+                o.set_index,
+                o.mshr_entries,
+                o.port()
+            ),
+            (
+                CacheKind::Line,
+                WriteAllocate::Naive,
+                SetIndex::Linear,
+                32,
+                32
+            )
+        );
+    }
+
+    #[test]
+    fn the_reference_l1_strings_decode() {
+        let f = parse("N:32:128:4,L:L:m:N:H,S:64:8,8");
+        assert_eq!(
+            (
+                f.write,
+                f.set_index,
+                f.mshr,
+                f.miss_queue,
+                f.port(),
+                f.size_bytes()
+            ),
+            (
+                WritePolicy::LocalWbGlobalWt,
+                SetIndex::FermiHash,
+                MshrKind::SectorAssociative,
+                8,
+                128,
+                16 << 10
+            )
+        );
+        let v = parse("S:4:128:64,L:T:m:L:L,A:512:8,16:0,32");
+        assert_eq!(
+            (v.write, v.mshr_entries, v.mshr_merge),
+            (WritePolicy::WriteThrough, 512, 8)
+        );
+        assert_eq!(parse("S:4:128:256,L:T:m:L:L,A:384:48,16:0,32").ways, 256);
+        assert_eq!(parse("32:128:4,L:L:m:N,A:32:8,8").size_bytes(), 16 << 10);
+        let i = parse("N:4:128:4,L:R:f:N:L,S:2:32,4");
+        assert_eq!(
+            (i.write, i.allocation),
+            (WritePolicy::ReadOnly, Allocation::OnFill)
+        );
+        assert_eq!(
+            parse("4:128:4,L:R:f:N,A:2:32,4").allocation,
+            Allocation::OnFill
+        );
+    }
+
+    #[test]
+    fn every_cache_string_of_the_reference_configs_decodes() {
+        let files = [
+            include_str!("../tests-data/gpgpusim-configs/GTX480/gpgpusim-3.2.2/gpgpusim.config"),
+            include_str!("../tests-data/gpgpusim-configs/GTX480/gpgpusim-4.x/gpgpusim.config"),
+            include_str!("../tests-data/gpgpusim-configs/RTX2060/gpgpusim.config"),
+            include_str!("../tests-data/gpgpusim-configs/RTX3070/gpgpusim.config"),
+            include_str!("../tests-data/gpgpusim-configs/QV100/gpgpusim.config"),
+        ];
+        let mut seen = 0;
+        for text in files {
+            for line in text.lines() {
+                let mut w = line.split_whitespace();
+                if let (Some(k), Some(v)) = (w.next(), w.next()) {
+                    if k.starts_with("-gpgpu_cache:") && !k.ends_with("texture_only") {
+                        CacheString::parse(v).unwrap_or_else(|e| panic!("{k}: {e}"));
+                        seen += 1;
+                    }
+                }
+            }
+        }
+        assert!(seen >= 15, "{seen} cache strings");
+    }
+
+    #[test]
+    fn none_is_no_cache_and_the_4x_form_reads_back() {
+        assert_eq!(CacheString::parse(" none ").unwrap(), None);
+        for s in [
+            "S:64:128:16,L:B:m:L:P,A:192:4,32:0,32",
+            "N:32:128:4,L:L:m:N:H,S:64:8,8",
+            "64:128:8,L:B:m:W,A:32:4,4:0,32",
+            "N:16:64:2,F:E:s:F:X,T:4:4,2:3",
+        ] {
+            let c = parse(s);
+            assert_eq!(parse(&c.to_string()), c, "{s} -> {c}");
+        }
+    }
+
+    #[test]
+    fn strings_gpgpusim_refuses_are_errors_naming_the_field() {
+        for (s, key) in [
+            ("S:64:128", "groups"),
+            ("Q:64:128:16,L:B:m:L:P,A:192:4", "cache type"),
+            ("S:64:128:16,L:B:m:L,A:192:4", "group 2"),
+            ("S:64:128:16,L:Z:m:L:P,A:192:4", "write policy"),
+            ("64:128:8,L:B:s:W,A:32:4", "allocation"),
+            ("64:128:8,L:B:m:L,A:32:4", "write-allocate"),
+            ("S:64:128:16,L:B:m:L:Q,A:192:4", "set-index"),
+            ("S:64:64:16,L:B:m:L:L,A:192:4", "sector cache"),
+            ("S:48:128:16,L:B:m:L:L,A:192:4", "power of two"),
+            ("N:16:128:16,L:B:m:L:H,A:192:4", "Fermi hash"),
+            ("N:128:128:16,L:B:m:L:P,A:192:4", "IPOLY"),
+            ("N:16:128:x,L:B:m:L:L,A:192:4", "ways"),
+            ("N:16:128:4,L:B:m:L:L,F:8:8,4", "texture FIFO"),
+            ("N:16:128:4,L:B:m:L:L,A:0:8,4", "MSHR entries"),
+            ("N:16:128:4,L:B:m:L:L,A:8:8,4:0:1", "group 4"),
+        ] {
+            let e = CacheString::parse(s).unwrap_err().to_string();
+            assert!(e.contains(key), "{s}: {e}");
+        }
+    }
+}
