@@ -341,6 +341,70 @@ impl CacheString {
     }
 }
 
+/// IPOLY taps (Rau, ISCA 1991; the polynomials GPGPU-Sim uses, after Khairy et al., TPDS
+/// 2017): for 16, 32 and 64 sets, per set-index bit, the bits of the address above the index
+/// that are XORed into it.
+const IPOLY_16: [&[u32]; 4] = [
+    &[11, 10, 9, 8, 6, 4, 3, 0],
+    &[12, 8, 7, 6, 5, 3, 1, 0],
+    &[9, 8, 7, 6, 4, 2, 1],
+    &[10, 9, 8, 7, 5, 3, 2],
+];
+const IPOLY_32: [&[u32]; 5] = [
+    &[13, 12, 11, 10, 9, 6, 5, 3, 0],
+    &[14, 13, 12, 11, 10, 7, 6, 4, 1],
+    &[14, 10, 9, 8, 7, 6, 3, 2, 0],
+    &[11, 10, 9, 8, 7, 4, 3, 1],
+    &[12, 11, 10, 9, 8, 5, 4, 2],
+];
+const IPOLY_64: [&[u32]; 6] = [
+    &[18, 17, 16, 15, 12, 10, 6, 5, 0],
+    &[15, 13, 12, 11, 10, 7, 5, 1, 0],
+    &[16, 14, 13, 12, 11, 8, 6, 2, 1],
+    &[17, 15, 14, 13, 12, 9, 7, 3, 2],
+    &[18, 16, 15, 14, 13, 10, 8, 4, 3],
+    &[17, 16, 15, 14, 11, 9, 5, 4],
+];
+
+impl CacheString {
+    /// The set of byte address `addr` (for an L2 slice, the address within its partition),
+    /// by the string's set-index function.
+    pub fn set_of(&self, addr: u64) -> u32 {
+        let line_bits = self.line_bytes.trailing_zeros();
+        let set_bits = self.sets.trailing_zeros();
+        let index = ((addr >> line_bits) & u64::from(self.sets - 1)) as u32;
+        let higher = addr >> (line_bits + set_bits);
+        match self.set_index {
+            SetIndex::Linear => index,
+            SetIndex::Custom => 0,
+            SetIndex::Xor => index ^ (higher & u64::from(self.sets - 1)) as u32,
+            SetIndex::FermiHash => {
+                // Bits 7-11 (above a 128 B line) XOR bits 13, 14, 15, 17 and 19; with 64 sets
+                // bit 12 is the index's top bit (Nugteren et al., HPCA 2014).
+                let lower = ((addr >> line_bits) & 0x1F) as u32;
+                let upper =
+                    ((addr >> 13) & 0x7) | ((addr >> 17) & 1) << 3 | ((addr >> 19) & 1) << 4;
+                let mut set = lower ^ upper as u32;
+                if self.sets == 64 {
+                    set |= ((addr >> 12) & 1) as u32 * 32;
+                }
+                set
+            }
+            SetIndex::Ipoly => {
+                let taps: &[&[u32]] = match self.sets {
+                    16 => &IPOLY_16,
+                    32 => &IPOLY_32,
+                    _ => &IPOLY_64,
+                };
+                taps.iter().enumerate().fold(0, |set, (b, bits)| {
+                    let parity = bits.iter().fold(0, |p, &t| p ^ (higher >> t) & 1) as u32;
+                    set | ((index >> b & 1) ^ parity) << b
+                })
+            }
+        }
+    }
+}
+
 /// The 4.x form (which every GPGPU-Sim 4.x reads back to the same fields).
 impl fmt::Display for CacheString {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -526,6 +590,45 @@ mod tests {
             }
         }
         assert!(seen >= 15, "{seen} cache strings");
+    }
+
+    #[test]
+    fn set_index_functions() {
+        let with = |sets: u32, sif: char| parse(&format!("N:{sets}:128:4,L:B:m:L:{sif},A:8:4,4"));
+        // Linear: the bits above the line.
+        let l = with(64, 'L');
+        assert_eq!(l.set_of(0x1234_5680), (0x1234_5680 >> 7) & 63);
+        // XOR: the index with the bits above it.
+        let x = with(16, 'X');
+        assert_eq!(x.set_of((5 << 11) | (3 << 7)), 3 ^ 5);
+        // Fermi hash, 32 sets: bits 7-11 XOR (13, 14, 15, 17, 19); 64 sets add bit 12 on top.
+        let f = with(32, 'H');
+        assert_eq!(f.set_of(1 << 13), 1);
+        assert_eq!(f.set_of(1 << 17), 8);
+        assert_eq!(f.set_of((1 << 19) | (1 << 11)), 16 ^ 16);
+        assert_eq!(with(64, 'H').set_of((1 << 12) | (1 << 7)), 33);
+        // IPOLY, 64 sets: the lowest bit above the index feeds index bits 0 and 1.
+        let p = with(64, 'P');
+        assert_eq!(p.set_of(1 << 13), 0b11);
+        assert_eq!(p.set_of(5 << 7), 5, "no higher bits: linear");
+    }
+
+    #[test]
+    fn ipoly_is_conflict_free_for_power_of_two_strides() {
+        // The property IPOLY is chosen for: `sets` lines at any power-of-two stride (in
+        // lines) fall in `sets` different sets, as long as the strided bits are among those
+        // the polynomial taps (up to bit 12, 14, 18 above the index). A wrong tap breaks it
+        // for some stride.
+        for (sets, most) in [(16u32, 13), (32, 15), (64, 19)] {
+            let c = parse(&format!("N:{sets}:128:4,L:B:m:L:P,A:8:4,4"));
+            for k in 0..=most {
+                let mut seen = std::collections::HashSet::new();
+                for i in 0..u64::from(sets) {
+                    seen.insert(c.set_of((i << k) * 128));
+                }
+                assert_eq!(seen.len(), sets as usize, "{sets} sets, stride 2^{k} lines");
+            }
+        }
     }
 
     #[test]
