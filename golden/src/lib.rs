@@ -13,6 +13,7 @@ pub mod block;
 pub mod cost;
 pub mod dispatch;
 pub mod mc;
+pub mod mem;
 pub mod ot;
 pub mod rng;
 pub mod run;

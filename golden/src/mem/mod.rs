@@ -1,0 +1,4 @@
+//! The memory side of the GPU around the DRAM controllers: caches (and, next, their MSHRs,
+//! the L2 slices of the memory partitions and the interconnect), as streaming components.
+
+pub mod cache;
