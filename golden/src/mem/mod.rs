@@ -2,3 +2,4 @@
 //! the L2 slices of the memory partitions and the interconnect), as streaming components.
 
 pub mod cache;
+pub mod mshr;

@@ -1,0 +1,189 @@
+//! Miss status holding registers of a cache (GPGPU-Sim's `mshr_table`): one entry per line (or,
+//! for a sector-associative table, per sector) with a fill outstanding, each holding the
+//! requests waiting for it, up to the merge limit. A request to a pending line or sector merges
+//! into its entry; beyond the limit, or with every entry taken, it is refused, and the caller
+//! counts a reservation failure by that cause and retries it later. The fill returns every
+//! merged request, oldest first.
+
+use spec::cache::{CacheString, MshrKind};
+use std::collections::VecDeque;
+
+/// Why the table refused a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Refusal {
+    /// No free entry for a new line or sector.
+    EntriesFull,
+    /// Its line's (sector's) entry already holds the merge limit.
+    MergeFull,
+}
+
+/// What [`MshrTable::add`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Added {
+    /// A new entry: the caller sends the fetch.
+    New,
+    /// Merged into a pending entry: no new fetch.
+    Merged,
+}
+
+/// The table, holding requests of type `R`.
+#[derive(Debug, Clone)]
+pub struct MshrTable<R> {
+    entries: usize,
+    merge: usize,
+    /// Bytes one entry covers: the line, or a 32 B sector.
+    block: u64,
+    /// (block address, waiting requests), in allocation order.
+    pending: VecDeque<(u64, Vec<R>)>,
+}
+
+impl<R> MshrTable<R> {
+    /// The table of a cache string.
+    pub fn new(cfg: &CacheString) -> MshrTable<R> {
+        let block = match cfg.mshr {
+            MshrKind::SectorAssociative | MshrKind::SectorTexFifo => {
+                u64::from(spec::cache::SECTOR_BYTES)
+            }
+            MshrKind::Associative | MshrKind::TexFifo => u64::from(cfg.line_bytes),
+        };
+        MshrTable {
+            entries: cfg.mshr_entries as usize,
+            merge: cfg.mshr_merge as usize,
+            block,
+            pending: VecDeque::new(),
+        }
+    }
+
+    fn key(&self, addr: u64) -> u64 {
+        addr / self.block * self.block
+    }
+
+    /// Whether `addr`'s line (sector) has a fill outstanding.
+    pub fn probe(&self, addr: u64) -> bool {
+        let k = self.key(addr);
+        self.pending.iter().any(|(a, _)| *a == k)
+    }
+
+    /// Whether a request to `addr` would be taken now, and if not, why.
+    pub fn check(&self, addr: u64) -> Result<Added, Refusal> {
+        let k = self.key(addr);
+        match self.pending.iter().find(|(a, _)| *a == k) {
+            Some((_, w)) if w.len() >= self.merge => Err(Refusal::MergeFull),
+            Some(_) => Ok(Added::Merged),
+            None if self.pending.len() >= self.entries => Err(Refusal::EntriesFull),
+            None => Ok(Added::New),
+        }
+    }
+
+    /// Take a request to `addr`, or refuse it (it is handed back).
+    pub fn add(&mut self, addr: u64, r: R) -> Result<Added, (Refusal, R)> {
+        let k = self.key(addr);
+        match self.check(addr) {
+            Err(why) => Err((why, r)),
+            Ok(Added::Merged) => {
+                if let Some((_, w)) = self.pending.iter_mut().find(|(a, _)| *a == k) {
+                    w.push(r);
+                }
+                Ok(Added::Merged)
+            }
+            Ok(Added::New) => {
+                self.pending.push_back((k, vec![r]));
+                Ok(Added::New)
+            }
+        }
+    }
+
+    /// The fill of `addr`'s line (sector) arrived: its waiting requests, oldest first (none
+    /// if it had no entry).
+    pub fn fill(&mut self, addr: u64) -> Vec<R> {
+        let k = self.key(addr);
+        match self.pending.iter().position(|(a, _)| *a == k) {
+            Some(i) => self.pending.remove(i).map(|(_, w)| w).unwrap_or_default(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Entries in use.
+    pub fn used(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Requests waiting in all entries.
+    pub fn waiting(&self) -> usize {
+        self.pending.iter().map(|(_, w)| w.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn table<R>(s: &str) -> MshrTable<R> {
+        MshrTable::new(&CacheString::parse(s).unwrap().unwrap())
+    }
+
+    #[test]
+    fn merges_up_to_the_limit_then_refuses_by_cause() {
+        // 2 entries of 2 requests, per 128 B line.
+        let mut t = table("S:64:128:16,L:B:m:L:P,A:2:2,32:0,32");
+        assert_eq!(t.add(0x1000, 1), Ok(Added::New));
+        assert_eq!(t.add(0x1040, 2), Ok(Added::Merged), "same line");
+        assert_eq!(t.add(0x1000, 3), Err((Refusal::MergeFull, 3)));
+        assert_eq!(t.add(0x2000, 4), Ok(Added::New));
+        assert_eq!(t.add(0x3000, 5), Err((Refusal::EntriesFull, 5)));
+        assert_eq!(t.fill(0x1000), vec![1, 2]);
+        assert_eq!(t.add(0x3000, 5), Ok(Added::New));
+        assert_eq!(t.fill(0x9000), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn a_sector_table_keeps_sectors_apart() {
+        let mut t = table("N:32:128:4,L:L:m:N:H,S:64:8,8");
+        assert_eq!(t.add(0x1000, 1), Ok(Added::New));
+        assert_eq!(
+            t.add(0x1020, 2),
+            Ok(Added::New),
+            "another sector of the line"
+        );
+        assert_eq!(t.add(0x101f, 3), Ok(Added::Merged));
+        assert_eq!(t.fill(0x1000), vec![1, 3]);
+        assert!(t.probe(0x1020) && !t.probe(0x1000));
+    }
+
+    proptest! {
+        /// Random adds and fills: the table never holds more entries or merges than allowed,
+        /// refuses only when full, and every request taken comes back exactly once.
+        #[test]
+        fn every_taken_request_comes_back_once(
+            entries in 1u32..6, merge in 1u32..5,
+            ops in prop::collection::vec((any::<bool>(), 0u64..8), 1..300),
+        ) {
+            let mut t: MshrTable<usize> =
+                table(&format!("N:16:128:4,L:B:m:N:L,A:{entries}:{merge},4"));
+            let (mut taken, mut back) = (Vec::new(), Vec::new());
+            for (k, (add, line)) in ops.into_iter().enumerate() {
+                let addr = line * 128;
+                if add {
+                    let full_before = t.check(addr);
+                    match t.add(addr, k) {
+                        Ok(_) => taken.push(k),
+                        Err((why, r)) => {
+                            prop_assert_eq!(r, k);
+                            prop_assert_eq!(Err(why), full_before);
+                        }
+                    }
+                } else {
+                    back.extend(t.fill(addr));
+                }
+                prop_assert!(t.used() <= entries as usize);
+                prop_assert!(t.pending.iter().all(|(_, w)| w.len() <= merge as usize));
+            }
+            for line in 0..8 {
+                back.extend(t.fill(line * 128));
+            }
+            back.sort_unstable();
+            prop_assert_eq!(back, taken);
+        }
+    }
+}
