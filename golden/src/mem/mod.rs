@@ -3,3 +3,4 @@
 
 pub mod cache;
 pub mod mshr;
+pub mod slice;

@@ -1,0 +1,471 @@
+//! A cache slice as a streaming component (an L2 slice of a memory sub-partition): requests are
+//! offered (refused when its input queue is full), each cycle it takes at most one request from
+//! that queue into its tag array, and it hands out responses and the fetches and write-backs
+//! for the next level (the DRAM), whose fills it takes back.
+//!
+//! Per cycle (`tick`), the request at the head of the input queue:
+//! * to a line or sector with a fill outstanding: merges into its MSHR entry (answered with the
+//!   fill); refused when the entry is full (reservation failure, *merge full*; it stays at the
+//!   head and is retried next cycle);
+//! * otherwise it accesses the tag array: a hit is answered `latency` cycles later; a miss that
+//!   fetches takes an MSHR entry and sends the fetch through the miss queue, and the eviction of
+//!   a line with dirty sectors sends its write-back; a write that goes on (write-through, no
+//!   allocation) is sent too, and is answered after `latency` like a hit. Before the tag array
+//!   changes, the resources are checked (an MSHR entry for a fetch, two miss-queue places for a
+//!   fetch and a possible write-back): when one is missing the request is refused (reservation
+//!   failure by cause) and nothing changes.
+//! * A fill frees its MSHR entry and answers every merged request `latency` cycles later.
+//!
+//! One access per cycle models a data port at least as wide as a request (32 B sectors on a
+//! 32 B port in every reference configuration).
+
+use super::cache::{Outcome, TagArray};
+use super::mshr::{Added, MshrTable, Refusal};
+use serde::Serialize;
+use spec::cache::CacheString;
+use std::collections::VecDeque;
+
+/// A request to the slice; `payload` comes back with its response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SliceRequest<P> {
+    pub addr: u64,
+    pub write: bool,
+    pub payload: P,
+}
+
+/// A request for the next level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fetch {
+    pub addr: u64,
+    /// A write (a write-back or a write that goes on), else a read fill.
+    pub write: bool,
+    /// Bytes: a sector, a line, or a write-back's dirty sectors.
+    pub bytes: u32,
+}
+
+/// Why the slice could not take the head request this cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Stall {
+    MshrEntriesFull,
+    MshrMergeFull,
+    MissQueueFull,
+}
+
+/// Counters of a slice.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SliceStats {
+    pub accesses: u64,
+    pub hits: u64,
+    pub sector_misses: u64,
+    pub misses: u64,
+    pub mshr_merges: u64,
+    pub writebacks: u64,
+    /// Cycles the head request was refused, by cause.
+    pub reservation_failures: std::collections::BTreeMap<Stall, u64>,
+}
+
+/// The slice.
+#[derive(Debug, Clone)]
+pub struct Slice<P> {
+    tags: TagArray,
+    mshr: MshrTable<P>,
+    latency: u64,
+    input: VecDeque<SliceRequest<P>>,
+    input_cap: usize,
+    miss_queue: VecDeque<Fetch>,
+    miss_cap: usize,
+    /// Answers in flight: (cycle ready, payload), in ready order.
+    answering: VecDeque<(u64, P)>,
+    now: u64,
+    stats: SliceStats,
+}
+
+/// What [`Slice::offer`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Taken {
+    Accepted,
+    Refused,
+}
+
+impl<P: Copy> Slice<P> {
+    /// A slice of cache string `cfg` with `latency` cycles from access to answer and an input
+    /// queue of `input_cap` requests. The miss queue holds the string's `mq` (at least 2).
+    pub fn new(cfg: CacheString, latency: u64, input_cap: usize) -> Slice<P> {
+        Slice {
+            mshr: MshrTable::new(&cfg),
+            miss_cap: (cfg.miss_queue as usize).max(2),
+            tags: TagArray::new(cfg),
+            latency,
+            input: VecDeque::new(),
+            input_cap: input_cap.max(1),
+            miss_queue: VecDeque::new(),
+            answering: VecDeque::new(),
+            now: 0,
+            stats: SliceStats::default(),
+        }
+    }
+
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    pub fn stats(&self) -> &SliceStats {
+        &self.stats
+    }
+
+    /// Requests inside (queued, waiting for a fill, or being answered).
+    pub fn busy(&self) -> usize {
+        self.input.len() + self.mshr.waiting() + self.answering.len()
+    }
+
+    /// Offer a request (it joins the input queue unless that is full).
+    pub fn offer(&mut self, r: SliceRequest<P>) -> Taken {
+        if self.input.len() >= self.input_cap {
+            return Taken::Refused;
+        }
+        self.input.push_back(r);
+        Taken::Accepted
+    }
+
+    fn fail(&mut self, why: Stall) {
+        *self.stats.reservation_failures.entry(why).or_insert(0) += 1;
+    }
+
+    /// Bytes one fetch brings: a sector, or the line of a line cache.
+    fn fetch_bytes(&self) -> u32 {
+        match self.tags.config().kind {
+            spec::cache::CacheKind::Sector => spec::cache::SECTOR_BYTES,
+            spec::cache::CacheKind::Line => self.tags.config().line_bytes,
+        }
+    }
+
+    fn answer(&mut self, p: P) {
+        self.answering.push_back((self.now + self.latency, p));
+    }
+
+    /// One cycle: the head request's access (see the module documentation).
+    pub fn tick(&mut self) {
+        if let Some(&r) = self.input.front() {
+            if self.access(r) {
+                self.input.pop_front();
+            }
+        }
+        self.now += 1;
+    }
+
+    /// The head request's access; false when it is refused (nothing changed).
+    fn access(&mut self, r: SliceRequest<P>) -> bool {
+        let sector = spec::cache::SECTOR_BYTES;
+        let unit = self.fetch_bytes();
+        if self.mshr.probe(r.addr) && !r.write {
+            return match self.mshr.add(r.addr, r.payload) {
+                Ok(_) => {
+                    self.stats.accesses += 1;
+                    self.stats.mshr_merges += 1;
+                    true
+                }
+                Err((why, _)) => {
+                    self.fail(match why {
+                        Refusal::MergeFull => Stall::MshrMergeFull,
+                        Refusal::EntriesFull => Stall::MshrEntriesFull,
+                    });
+                    false
+                }
+            };
+        }
+        // Resources a miss may need, checked before the tag array changes.
+        let present = self.tags.holds(r.addr);
+        if !present {
+            if self.miss_cap - self.miss_queue.len() < 2 {
+                self.fail(Stall::MissQueueFull);
+                return false;
+            }
+            if !r.write {
+                if let Err(why) = self.mshr.check(r.addr) {
+                    self.fail(match why {
+                        Refusal::MergeFull => Stall::MshrMergeFull,
+                        Refusal::EntriesFull => Stall::MshrEntriesFull,
+                    });
+                    return false;
+                }
+            }
+        } else if r.write && self.miss_queue.len() >= self.miss_cap {
+            // A write hit may go on (write-through).
+            self.fail(Stall::MissQueueFull);
+            return false;
+        }
+        let Ok(a) = self.tags.access(r.addr, r.write) else {
+            // A read-only cache: the write goes on to the next level.
+            self.miss_queue.push_back(Fetch {
+                addr: r.addr,
+                write: true,
+                bytes: sector,
+            });
+            self.answer(r.payload);
+            return true;
+        };
+        self.stats.accesses += 1;
+        let fetch = match a.outcome {
+            Outcome::Hit => {
+                self.stats.hits += 1;
+                false
+            }
+            Outcome::SectorMiss { fetch } => {
+                self.stats.sector_misses += 1;
+                fetch
+            }
+            Outcome::Miss { fetch, evicted, .. } => {
+                self.stats.misses += 1;
+                if let Some(e) = evicted.filter(|e| e.dirty != 0) {
+                    self.stats.writebacks += 1;
+                    self.miss_queue.push_back(Fetch {
+                        addr: e.addr,
+                        write: true,
+                        bytes: e.dirty.count_ones() * sector,
+                    });
+                }
+                fetch
+            }
+        };
+        if a.write_through {
+            self.miss_queue.push_back(Fetch {
+                addr: r.addr,
+                write: true,
+                bytes: sector,
+            });
+        }
+        if fetch && !r.write {
+            // A read waits for its fill.
+            if matches!(self.mshr.add(r.addr, r.payload), Ok(Added::New)) {
+                self.miss_queue.push_back(Fetch {
+                    addr: r.addr,
+                    write: false,
+                    bytes: sector,
+                });
+            }
+        } else {
+            if fetch {
+                // A write that allocates and fetches: the fetch fills the rest of the sector;
+                // the write itself is done.
+                self.miss_queue.push_back(Fetch {
+                    addr: r.addr,
+                    write: false,
+                    bytes: unit,
+                });
+            }
+            self.answer(r.payload);
+        }
+        true
+    }
+
+    /// The next request for the next level, if any (it stays until [`Slice::pop_fetch`]).
+    pub fn peek_fetch(&self) -> Option<&Fetch> {
+        self.miss_queue.front()
+    }
+
+    /// The next level took the request [`Slice::peek_fetch`] showed.
+    pub fn pop_fetch(&mut self) -> Option<Fetch> {
+        self.miss_queue.pop_front()
+    }
+
+    /// The next level's data for `addr` arrived: the requests waiting for it are answered.
+    pub fn fill(&mut self, addr: u64) {
+        for p in self.mshr.fill(addr) {
+            self.answer(p);
+        }
+    }
+
+    /// The answers ready by now, in order.
+    pub fn take_answers(&mut self, out: &mut Vec<P>) {
+        while let Some(&(at, p)) = self.answering.front() {
+            if at > self.now {
+                break;
+            }
+            self.answering.pop_front();
+            out.push(p);
+        }
+    }
+
+    /// Requests waiting in the miss queue (for bounds checks).
+    pub fn miss_queue_len(&self) -> usize {
+        self.miss_queue.len()
+    }
+
+    pub fn miss_queue_cap(&self) -> usize {
+        self.miss_cap
+    }
+
+    pub fn input_len(&self) -> usize {
+        self.input.len()
+    }
+
+    pub fn input_cap(&self) -> usize {
+        self.input_cap
+    }
+
+    pub fn mshr(&self) -> &MshrTable<P> {
+        &self.mshr
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use proptest::prelude::*;
+
+    fn cfg(s: &str) -> CacheString {
+        CacheString::parse(s).unwrap().unwrap()
+    }
+
+    const L2: &str = "S:64:128:16,L:B:m:L:P,A:192:4,32:0,32";
+
+    #[test]
+    fn unloaded_hit_and_miss_latencies_are_exact() {
+        let mut s: Slice<u32> = Slice::new(cfg(L2), 120, 8);
+        let mut out = Vec::new();
+        // A read miss at cycle 0: its fetch leaves; the fill arrives at cycle 300.
+        assert_eq!(
+            s.offer(SliceRequest {
+                addr: 0x4000,
+                write: false,
+                payload: 1
+            }),
+            Taken::Accepted
+        );
+        s.tick();
+        assert_eq!(
+            s.pop_fetch(),
+            Some(Fetch {
+                addr: 0x4000,
+                write: false,
+                bytes: 32
+            })
+        );
+        while s.now() < 300 {
+            s.tick();
+        }
+        s.fill(0x4000);
+        let filled_at = s.now();
+        // The same sector again at cycle 300: a hit, answered 120 cycles after its access.
+        s.offer(SliceRequest {
+            addr: 0x4010,
+            write: false,
+            payload: 2,
+        });
+        let hit_at = s.now();
+        s.tick();
+        let mut when = Vec::new();
+        while s.now() < 1000 {
+            s.take_answers(&mut out);
+            while when.len() < out.len() {
+                when.push(s.now());
+            }
+            s.tick();
+        }
+        assert_eq!(out, vec![1, 2]);
+        assert_eq!(when, vec![filled_at + 120, hit_at + 120]);
+        assert_eq!((s.stats().misses, s.stats().hits), (1, 1));
+    }
+
+    #[test]
+    fn a_read_of_a_sector_being_filled_waits_for_the_fill() {
+        let mut s: Slice<u32> = Slice::new(cfg(L2), 10, 8);
+        s.offer(SliceRequest {
+            addr: 0x8000,
+            write: false,
+            payload: 1,
+        });
+        s.offer(SliceRequest {
+            addr: 0x8008,
+            write: false,
+            payload: 2,
+        });
+        s.tick();
+        s.tick();
+        assert_eq!(s.stats().mshr_merges, 1, "the second read merged");
+        assert_eq!(s.pop_fetch().map(|f| f.addr), Some(0x8000));
+        assert_eq!(s.pop_fetch(), None, "one fetch for both");
+        let mut out = Vec::new();
+        for _ in 0..100 {
+            s.tick();
+            s.take_answers(&mut out);
+        }
+        assert!(out.is_empty(), "answered before the fill: {out:?}");
+        s.fill(0x8000);
+        for _ in 0..10 {
+            s.tick();
+            s.take_answers(&mut out);
+        }
+        assert_eq!(out, vec![1, 2]);
+    }
+
+    proptest! {
+        /// Random traffic from a requester that retries refused offers, against a next level
+        /// that takes fetches when it likes and fills reads after random delays: every accepted
+        /// request is answered exactly once, no queue or MSHR table exceeds its size, and the
+        /// same seed gives the same run.
+        #[test]
+        fn the_slice_loses_and_duplicates_nothing(seed in any::<u64>(), small in any::<bool>()) {
+            let c = if small { "N:4:128:2,L:B:m:F:L,A:2:2,2" } else { L2 };
+            let run = |seed: u64| {
+                let mut rng = Rng::new(seed);
+                let mut s: Slice<u32> = Slice::new(cfg(c), 20, 4);
+                let mut next = 0u32;
+                let mut pending: Option<SliceRequest<u32>> = None;
+                let mut fills: Vec<(u64, u64)> = Vec::new();
+                let mut answers = Vec::new();
+                let mut log = Vec::new();
+                // Traffic for 20,000 cycles, then up to 20,000 more to drain.
+                for cycle in 0..40_000 {
+                    if cycle >= 20_000 && pending.is_none() && fills.is_empty() && s.busy() == 0 && s.peek_fetch().is_none() {
+                        break;
+                    }
+                    if cycle < 20_000 && pending.is_none() && next < 2000 && rng.chance(600) {
+                        let addr = rng.below(64) * 32 + rng.below(4) * 4096;
+                        pending = Some(SliceRequest { addr, write: rng.chance(200), payload: next });
+                        next += 1;
+                    }
+                    if let Some(r) = pending {
+                        if s.offer(r) == Taken::Accepted {
+                            pending = None;
+                        }
+                    }
+                    if rng.chance(500) {
+                        if let Some(f) = s.pop_fetch() {
+                            if !f.write {
+                                fills.push((s.now() + 10 + rng.below(100), f.addr));
+                            }
+                        }
+                    }
+                    let now = s.now();
+                    fills.retain(|&(at, a)| {
+                        if at <= now {
+                            s.fill(a);
+                            false
+                        } else {
+                            true
+                        }
+                    });
+                    s.tick();
+                    s.take_answers(&mut answers);
+                    assert!(s.input_len() <= s.input_cap());
+                    assert!(s.miss_queue_len() <= s.miss_queue_cap());
+                    assert!(s.mshr().used() <= cfg(c).mshr_entries as usize);
+                    log.push(answers.len());
+                }
+                (next, pending, answers, s.stats().clone(), log)
+            };
+            let (offered, left, mut answers, stats, log) = run(seed);
+            prop_assert_eq!(left, None, "a refused request was never taken");
+            let n = answers.len();
+            answers.sort_unstable();
+            answers.dedup();
+            prop_assert_eq!(answers.len(), n, "an answer came twice");
+            prop_assert_eq!(n as u32, offered, "every request is answered");
+            let again = run(seed);
+            prop_assert_eq!(&again.3, &stats);
+            prop_assert_eq!(&again.4, &log);
+        }
+    }
+}
