@@ -10,6 +10,7 @@
 //! `golden` depends on neither `rtlgen` nor `sim`.
 
 pub mod block;
+pub mod clock;
 pub mod cost;
 pub mod dispatch;
 pub mod mc;

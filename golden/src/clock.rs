@@ -1,0 +1,178 @@
+//! Clock domains (`-gpgpu_clock_domains core:icnt:l2:dram`, in MHz) advanced by one
+//! deterministic scheduler: each call of [`ClockDomains::next`] is the next instant at which
+//! some domain has an edge, with every domain that has one then. Domain `d`'s `k`-th edge is at
+//! `k / f_d` (the first at time 0, all together), compared exactly: frequencies are integers in
+//! kHz and times rationals, so equal instants tie exactly, where GPGPU-Sim's running sums of
+//! floating-point periods can drift apart (docs/decisions.md, "Exact clock edges").
+
+use thiserror::Error;
+
+/// A frequency that is not a positive decimal number of MHz with at most three decimals.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("clock frequency `{0}` is not a positive number of MHz with at most 3 decimals (e.g. 1365 or 3500.5)")]
+pub struct BadFrequency(pub String);
+
+/// Frequencies in kHz from MHz strings (`"3500.5"` -> 3,500,500 kHz).
+pub fn khz(mhz: &str) -> Result<u64, BadFrequency> {
+    let bad = || BadFrequency(mhz.to_string());
+    let t = mhz.trim();
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    if int.is_empty()
+        || frac.len() > 3
+        || !(int.chars().chain(frac.chars())).all(|c| c.is_ascii_digit())
+    {
+        return Err(bad());
+    }
+    let frac = format!("{frac:0<3}");
+    let v = int
+        .parse::<u64>()
+        .ok()
+        .and_then(|i| i.checked_mul(1000))
+        .and_then(|i| i.checked_add(frac.parse::<u64>().ok()?))
+        .ok_or_else(bad)?;
+    if v == 0 || v > 1_000_000_000 {
+        return Err(bad());
+    }
+    Ok(v)
+}
+
+/// The domains and their next edges.
+#[derive(Debug, Clone)]
+pub struct ClockDomains {
+    khz: Vec<u64>,
+    /// Per domain: the index of its next edge.
+    next: Vec<u64>,
+}
+
+impl ClockDomains {
+    /// Domains of the given frequencies (kHz, each at least 1).
+    pub fn new(khz: &[u64]) -> ClockDomains {
+        ClockDomains {
+            khz: khz.iter().map(|&f| f.max(1)).collect(),
+            next: vec![0; khz.len()],
+        }
+    }
+
+    /// Whether domain `a`'s next edge is before (Less), with (Equal) or after domain `b`'s:
+    /// `next_a / f_a` against `next_b / f_b`, exactly.
+    fn cmp(&self, a: usize, b: usize) -> std::cmp::Ordering {
+        (u128::from(self.next[a]) * u128::from(self.khz[b]))
+            .cmp(&(u128::from(self.next[b]) * u128::from(self.khz[a])))
+    }
+
+    /// The next instant: a bit set of the domains with an edge then (bit `d` for domain `d`),
+    /// and that instant in picoseconds (rounded down). Their edges are taken.
+    pub fn next(&mut self) -> (u32, u64) {
+        let first = (0..self.khz.len())
+            .min_by(|&a, &b| self.cmp(a, b))
+            .unwrap_or(0);
+        let mut mask = 0u32;
+        for d in 0..self.khz.len() {
+            if self.cmp(d, first).is_eq() {
+                mask |= 1 << d;
+            }
+        }
+        let ps =
+            (u128::from(self.next[first]) * 1_000_000_000 / u128::from(self.khz[first])) as u64;
+        for d in 0..self.khz.len() {
+            if mask >> d & 1 != 0 {
+                self.next[d] += 1;
+            }
+        }
+        (mask, ps)
+    }
+
+    /// Edges each domain has had.
+    pub fn edges(&self) -> &[u64] {
+        &self.next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frequencies_parse_exactly() {
+        assert_eq!(khz("3500.5"), Ok(3_500_500));
+        assert_eq!(khz("1365"), Ok(1_365_000));
+        assert_eq!(khz(" 700.0 "), Ok(700_000));
+        for bad in ["", "0", "-5", "1.2345", "12a", "1e3", "."] {
+            assert!(khz(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn each_domain_has_its_frequency_of_edges_and_equal_clocks_tick_together() {
+        // RTX2060: core, interconnect and L2 at 1365 MHz, DRAM at 3500.5 MHz.
+        let f: Vec<u64> = ["1365", "1365", "1365", "3500.5"]
+            .iter()
+            .map(|s| khz(s).unwrap())
+            .collect();
+        let mut c = ClockDomains::new(&f);
+        let mut last = 0;
+        // Every instant up to 100 us.
+        loop {
+            let (mask, ps) = c.next();
+            assert!(ps >= last, "time never goes back");
+            last = ps;
+            // The three equal clocks always tick together.
+            assert!(
+                matches!(mask & 0b111, 0 | 0b111),
+                "mask {mask:#b} at {ps} ps"
+            );
+            if ps >= 100_000_000 {
+                break;
+            }
+        }
+        // Edges in [0, 100 us]: f x 100 us + 1 (the one at 0), and one more taken at the end.
+        let e = c.edges();
+        assert!((136_500..=136_502).contains(&e[0]), "{e:?}");
+        assert!((350_050..=350_052).contains(&e[3]), "{e:?}");
+        assert_eq!((e[0], e[1]), (e[1], e[2]));
+    }
+
+    #[test]
+    fn commensurate_clocks_meet_exactly() {
+        // 1000 and 1500 kHz meet every 2 us: edges 2 and 3 at 2 us, exactly together (a
+        // floating-point running sum of 1/1.5 MHz periods would drift off it).
+        let mut c = ClockDomains::new(&[1000, 1500]);
+        let mut together = Vec::new();
+        for _ in 0..1000 {
+            let (mask, ps) = c.next();
+            if mask == 0b11 {
+                together.push(ps);
+            }
+        }
+        assert!(together.len() > 100);
+        assert!(
+            together
+                .iter()
+                .enumerate()
+                .all(|(i, &t)| t == i as u64 * 2_000_000),
+            "{:?}",
+            &together[..5]
+        );
+        // The deliberately wrong variant this guards against: GPGPU-Sim's running sums of
+        // floating-point periods, compared with `<=`, lose some of those meetings.
+        let (mut a, mut b) = (0f64, 0f64);
+        let (pa, pb) = (1.0 / 1000e3, 1.0 / 1500e3);
+        let mut float_together = 0;
+        for _ in 0..1000 {
+            let m = a.min(b);
+            let (ta, tb) = (a <= m, b <= m);
+            float_together += usize::from(ta && tb);
+            if ta {
+                a += pa;
+            }
+            if tb {
+                b += pb;
+            }
+        }
+        assert!(
+            float_together < together.len(),
+            "{float_together} vs {}",
+            together.len()
+        );
+    }
+}
