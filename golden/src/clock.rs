@@ -1,5 +1,5 @@
 //! Clock domains (`-gpgpu_clock_domains core:icnt:l2:dram`, in MHz) advanced by one
-//! deterministic scheduler: each call of [`ClockDomains::next`] is the next instant at which
+//! deterministic scheduler: each call of [`ClockDomains::advance`] is the next instant at which
 //! some domain has an edge, with every domain that has one then. Domain `d`'s `k`-th edge is at
 //! `k / f_d` (the first at time 0, all together), compared exactly: frequencies are integers in
 //! kHz and times rationals, so equal instants tie exactly, where GPGPU-Sim's running sums of
@@ -62,7 +62,7 @@ impl ClockDomains {
 
     /// The next instant: a bit set of the domains with an edge then (bit `d` for domain `d`),
     /// and that instant in picoseconds (rounded down). Their edges are taken.
-    pub fn next(&mut self) -> (u32, u64) {
+    pub fn advance(&mut self) -> (u32, u64) {
         let first = (0..self.khz.len())
             .min_by(|&a, &b| self.cmp(a, b))
             .unwrap_or(0);
@@ -113,7 +113,7 @@ mod tests {
         let mut last = 0;
         // Every instant up to 100 us.
         loop {
-            let (mask, ps) = c.next();
+            let (mask, ps) = c.advance();
             assert!(ps >= last, "time never goes back");
             last = ps;
             // The three equal clocks always tick together.
@@ -139,7 +139,7 @@ mod tests {
         let mut c = ClockDomains::new(&[1000, 1500]);
         let mut together = Vec::new();
         for _ in 0..1000 {
-            let (mask, ps) = c.next();
+            let (mask, ps) = c.advance();
             if mask == 0b11 {
                 together.push(ps);
             }
