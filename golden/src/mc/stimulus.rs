@@ -21,20 +21,28 @@ use thiserror::Error;
 /// and PC still belongs to it.
 pub const LOAD_WINDOW: u64 = 256;
 
-/// One transaction of the public stimulus format.
+/// The operation of a transaction: a request is the only one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Req,
+}
+
+/// One transaction of the public stimulus format. A plain struct with an `op` field rather
+/// than an internally tagged enum: serde buffers a tagged enum's fields before reading them,
+/// which made reading the slowest part of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
-pub enum McTxn {
-    Req {
-        cycle: u64,
-        sm: u32,
-        warp: u32,
-        pc: u64,
-        addr: u64,
-        write: bool,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        load: Option<u64>,
-    },
+#[serde(deny_unknown_fields)]
+pub struct McTxn {
+    pub op: Op,
+    pub cycle: u64,
+    pub sm: u32,
+    pub warp: u32,
+    pub pc: u64,
+    pub addr: u64,
+    pub write: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<u64>,
 }
 
 /// A request with its warp load resolved.
@@ -57,28 +65,6 @@ pub struct McStimulusError {
     pub source_name: String,
     pub line: usize,
     pub message: String,
-}
-
-/// One line of the public format as read: a plain struct (faster to read than the tagged
-/// [`McTxn`], which serde buffers), checked to be a `req`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Line {
-    op: Op,
-    cycle: u64,
-    sm: u32,
-    warp: u32,
-    pc: u64,
-    addr: u64,
-    write: bool,
-    #[serde(default)]
-    load: Option<u64>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Op {
-    Req,
 }
 
 /// Parse and validate a whole stimulus text against a configuration.
@@ -136,8 +122,8 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
             if text.is_empty() || text.starts_with('#') {
                 continue;
             }
-            let l: Line = match serde_json::from_str(text) {
-                Ok(l) => l,
+            let t: McTxn = match serde_json::from_str(text) {
+                Ok(t) => t,
                 Err(e) => {
                     let m = crate::run::json_line_error(&e);
                     let m = if m.contains("unknown variant") {
@@ -147,16 +133,6 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                     };
                     return Some(Err(self.error(m)));
                 }
-            };
-            let Op::Req = l.op;
-            let t = McTxn::Req {
-                cycle: l.cycle,
-                sm: l.sm,
-                warp: l.warp,
-                pc: l.pc,
-                addr: l.addr,
-                write: l.write,
-                load: l.load,
             };
             return Some(self.resolver.push(&t).map_err(|m| self.error(m)));
         }
@@ -211,7 +187,8 @@ impl Resolver {
 
     /// The next transaction as a request, or why it is refused.
     pub fn push(&mut self, t: &McTxn) -> Result<Request, String> {
-        let McTxn::Req {
+        let McTxn {
+            op: Op::Req,
             cycle,
             sm,
             warp,
@@ -296,7 +273,8 @@ pub fn to_jsonl(reqs: &[Request]) -> String {
 /// Requests as transactions of the public format (with explicit `load`).
 pub fn to_txns(reqs: &[Request]) -> Vec<McTxn> {
     reqs.iter()
-        .map(|r| McTxn::Req {
+        .map(|r| McTxn {
+            op: Op::Req,
             cycle: r.cycle,
             sm: r.sm,
             warp: r.warp,
@@ -596,7 +574,8 @@ mod tests {
     #[test]
     fn unlabelled_requests_are_grouped_by_warp_pc_and_window() {
         let s = spec();
-        let r = |cycle, warp, pc| McTxn::Req {
+        let r = |cycle, warp, pc| McTxn {
+            op: Op::Req,
             cycle,
             sm: 1,
             warp,
@@ -617,10 +596,10 @@ mod tests {
         assert_eq!(loads, [0, 0, 1, 2, 2, 3]);
     }
 
-    #[test]
-    fn explicit_loads_are_kept() {
-        let s = spec();
-        let t = |cycle, load| McTxn::Req {
+    /// A request of SM 0, warp 0, PC 8 labelled `load`.
+    fn labelled(cycle: u64, load: u64) -> McTxn {
+        McTxn {
+            op: Op::Req,
             cycle,
             sm: 0,
             warp: 0,
@@ -628,34 +607,30 @@ mod tests {
             addr: 0,
             write: false,
             load: Some(load),
-        };
-        let loads: Vec<u32> = resolve(&[t(0, 77), t(1, 5), t(2, 77)], &s)
+        }
+    }
+
+    fn loads_of(txns: &[McTxn]) -> Vec<u32> {
+        resolve(txns, &spec())
             .unwrap()
             .iter()
             .map(|x| x.load)
-            .collect();
-        assert_eq!(loads, [0, 1, 0]);
+            .collect()
+    }
+
+    #[test]
+    fn explicit_loads_are_kept() {
+        let t = labelled;
+        assert_eq!(loads_of(&[t(0, 77), t(1, 5), t(2, 77)]), [0, 1, 0]);
     }
 
     #[test]
     fn a_label_used_again_after_its_window_starts_a_new_load() {
-        let s = spec();
-        let t = |cycle, load| McTxn::Req {
-            cycle,
-            sm: 0,
-            warp: 0,
-            pc: 8,
-            addr: 0,
-            write: false,
-            load: Some(load),
-        };
-        let w = LOAD_WINDOW;
-        let loads: Vec<u32> = resolve(&[t(0, 7), t(w - 1, 7), t(w, 7), t(w + 1, 7)], &s)
-            .unwrap()
-            .iter()
-            .map(|x| x.load)
-            .collect();
-        assert_eq!(loads, [0, 0, 1, 1]);
+        let (t, w) = (labelled, LOAD_WINDOW);
+        assert_eq!(
+            loads_of(&[t(0, 7), t(w - 1, 7), t(w, 7), t(w + 1, 7)]),
+            [0, 0, 1, 1]
+        );
     }
 
     #[test]
@@ -664,16 +639,7 @@ mod tests {
         let s = spec();
         let mut r = Resolver::new(&s);
         for i in 0..100_000u64 {
-            let t = McTxn::Req {
-                cycle: i,
-                sm: 0,
-                warp: 0,
-                pc: 8,
-                addr: 0,
-                write: false,
-                load: Some(i),
-            };
-            r.push(&t).unwrap();
+            r.push(&labelled(i, i)).unwrap();
         }
         assert!(
             r.explicit.len() < 4 * LOAD_WINDOW as usize,
