@@ -51,6 +51,15 @@ pub enum Stall {
     MissQueueFull,
 }
 
+impl From<Refusal> for Stall {
+    fn from(r: Refusal) -> Stall {
+        match r {
+            Refusal::MergeFull => Stall::MshrMergeFull,
+            Refusal::EntriesFull => Stall::MshrEntriesFull,
+        }
+    }
+}
+
 /// Counters of a slice.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SliceStats {
@@ -165,10 +174,7 @@ impl<P: Copy> Slice<P> {
                     true
                 }
                 Err((why, _)) => {
-                    self.fail(match why {
-                        Refusal::MergeFull => Stall::MshrMergeFull,
-                        Refusal::EntriesFull => Stall::MshrEntriesFull,
-                    });
+                    self.fail(why.into());
                     false
                 }
             };
@@ -182,10 +188,7 @@ impl<P: Copy> Slice<P> {
             }
             if !r.write {
                 if let Err(why) = self.mshr.check(r.addr) {
-                    self.fail(match why {
-                        Refusal::MergeFull => Stall::MshrMergeFull,
-                        Refusal::EntriesFull => Stall::MshrEntriesFull,
-                    });
+                    self.fail(why.into());
                     return false;
                 }
             }
