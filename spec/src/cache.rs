@@ -9,69 +9,107 @@
 use std::fmt;
 use thiserror::Error;
 
-/// Whole lines, or 128 B lines of four 32 B sectors (GPGPU-Sim's `SECTOR_SIZE`, `SECTOR_CHUNCK_SIZE`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheKind {
-    Line,
-    Sector,
+/// What a single-letter field of a cache string can hold, each value with its letter, declared
+/// once: parsing and printing both read [`Letter::LETTERS`].
+pub trait Letter: Copy + 'static {
+    const LETTERS: &'static [(Self, char)];
+
+    /// The value's letter in a cache string.
+    fn letter(self) -> char;
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheReplacement {
-    Lru,
-    Fifo,
+/// An enumeration of a cache-string field with the letter of each value.
+macro_rules! letters {
+    ($(#[$m:meta])* pub enum $name:ident { $($(#[$vm:meta])* $v:ident = $c:literal,)* }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vm])* $v,)*
+        }
+
+        impl Letter for $name {
+            const LETTERS: &'static [($name, char)] = &[$(($name::$v, $c),)*];
+
+            fn letter(self) -> char {
+                match self {
+                    $($name::$v => $c,)*
+                }
+            }
+        }
+    };
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WritePolicy {
-    ReadOnly,
-    WriteBack,
-    WriteThrough,
-    WriteEvict,
-    /// Write-back for local data, write-through for global data.
-    LocalWbGlobalWt,
+letters! {
+    /// Whole lines, or 128 B lines of four 32 B sectors (GPGPU-Sim's `SECTOR_SIZE`,
+    /// `SECTOR_CHUNCK_SIZE`).
+    pub enum CacheKind {
+        Line = 'N',
+        Sector = 'S',
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Allocation {
-    /// The line is reserved at the miss (which can fail: a reservation failure).
-    OnMiss,
-    OnFill,
-    /// Streaming: allocates on fill, and the MSHRs follow the lines.
-    Streaming,
+letters! {
+    pub enum CacheReplacement {
+        Lru = 'L',
+        Fifo = 'F',
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WriteAllocate {
-    No,
-    /// GPGPU-Sim 3.x's: a write miss sends the write and a read of the line.
-    Naive,
-    FetchOnWrite,
-    /// A byte-masked write that fetches the line only if a later read needs unwritten bytes.
-    LazyFetchOnRead,
+letters! {
+    pub enum WritePolicy {
+        ReadOnly = 'R',
+        WriteBack = 'B',
+        WriteThrough = 'T',
+        WriteEvict = 'E',
+        /// Write-back for local data, write-through for global data.
+        LocalWbGlobalWt = 'L',
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SetIndex {
-    /// `(addr >> log2(line)) & (sets - 1)`.
-    Linear,
-    /// Fermi's hash (32 or 64 sets).
-    FermiHash,
-    /// IPOLY hash (16, 32 or 64 sets).
-    Ipoly,
-    /// Bitwise XOR with the higher bits.
-    Xor,
-    /// GPGPU-Sim's unimplemented custom function (always set 0).
-    Custom,
+letters! {
+    pub enum Allocation {
+        /// The line is reserved at the miss (which can fail: a reservation failure).
+        OnMiss = 'm',
+        OnFill = 'f',
+        /// Streaming: allocates on fill, and the MSHRs follow the lines.
+        Streaming = 's',
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MshrKind {
-    Associative,
-    SectorAssociative,
-    /// Texture FIFO (`entries` fragment-FIFO entries, `merge` request-FIFO entries).
-    TexFifo,
-    SectorTexFifo,
+letters! {
+    pub enum WriteAllocate {
+        No = 'N',
+        /// GPGPU-Sim 3.x's: a write miss sends the write and a read of the line.
+        Naive = 'W',
+        FetchOnWrite = 'F',
+        /// A byte-masked write that fetches the line only if a later read needs unwritten bytes.
+        LazyFetchOnRead = 'L',
+    }
+}
+
+letters! {
+    pub enum SetIndex {
+        /// `(addr >> log2(line)) & (sets - 1)`.
+        Linear = 'L',
+        /// Fermi's hash (32 or 64 sets).
+        FermiHash = 'H',
+        /// IPOLY hash (16, 32 or 64 sets).
+        Ipoly = 'P',
+        /// Bitwise XOR with the higher bits.
+        Xor = 'X',
+        /// GPGPU-Sim's unimplemented custom function (always set 0).
+        Custom = 'C',
+    }
+}
+
+letters! {
+    pub enum MshrKind {
+        Associative = 'A',
+        SectorAssociative = 'S',
+        /// Texture FIFO (`entries` fragment-FIFO entries, `merge` request-FIFO entries).
+        TexFifo = 'F',
+        SectorTexFifo = 'T',
+    }
 }
 
 /// A decoded cache string.
@@ -111,6 +149,24 @@ pub struct CacheStringError {
     pub why: String,
 }
 
+/// The value of letter field `f` (`what`, for the message): one of `legal`, or of all values.
+fn pick<E: Letter + PartialEq>(f: &str, what: &str, legal: Option<&[E]>) -> Result<E, String> {
+    let allowed: Vec<(E, char)> = E::LETTERS
+        .iter()
+        .copied()
+        .filter(|(v, _)| legal.is_none_or(|l| l.contains(v)))
+        .collect();
+    let mut cs = f.chars();
+    let found = match (cs.next(), cs.next()) {
+        (Some(c), None) => allowed.iter().find(|(_, l)| *l == c).map(|(v, _)| *v),
+        _ => None,
+    };
+    found.ok_or_else(|| {
+        let names: Vec<String> = allowed.iter().map(|(_, c)| c.to_string()).collect();
+        format!("{what} `{f}` is not one of {}", names.join(", "))
+    })
+}
+
 impl CacheString {
     /// Decode a cache string; `None` for `none` (no cache).
     pub fn parse(text: &str) -> Result<Option<CacheString>, CacheStringError> {
@@ -133,20 +189,7 @@ impl CacheString {
             .first()
             .and_then(|f| f.chars().next())
             .is_some_and(|c| c.is_ascii_alphabetic());
-        let letter = |f: &str, what: &str, allowed: &str| -> Result<char, CacheStringError> {
-            let mut cs = f.chars();
-            match (cs.next(), cs.next()) {
-                (Some(c), None) if allowed.contains(c) => Ok(c),
-                _ => Err(err(format!(
-                    "{what} `{f}` is not one of {}",
-                    allowed
-                        .chars()
-                        .map(|c| c.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))),
-            }
-        };
+        // Letter fields take any of their values, except those the 3.x format lacks.
         let number = |f: &str, what: &str| -> Result<u32, CacheStringError> {
             f.parse::<u32>()
                 .map_err(|_| err(format!("{what} `{f}` is not an unsigned number")))
@@ -165,10 +208,7 @@ impl CacheString {
         // Geometry.
         let (kind, geo) = if v4 {
             expect(0, 4, "type:sets:line:ways")?;
-            let k = match letter(groups[0][0], "cache type", "NS")? {
-                'S' => CacheKind::Sector,
-                _ => CacheKind::Line,
-            };
+            let k = pick(groups[0][0], "cache type", None).map_err(err)?;
             (k, &groups[0][1..])
         } else {
             expect(0, 3, "sets:line:ways")?;
@@ -184,48 +224,34 @@ impl CacheString {
             "replacement:write:allocation:write-allocate[:set-index]",
         )?;
         let p = &groups[1];
-        let replacement = match letter(p[0], "replacement", "LF")? {
-            'L' => CacheReplacement::Lru,
-            _ => CacheReplacement::Fifo,
-        };
-        let write = match letter(p[1], "write policy", "RBTEL")? {
-            'R' => WritePolicy::ReadOnly,
-            'B' => WritePolicy::WriteBack,
-            'T' => WritePolicy::WriteThrough,
-            'E' => WritePolicy::WriteEvict,
-            _ => WritePolicy::LocalWbGlobalWt,
-        };
-        let allocation = match letter(p[2], "allocation", if v4 { "mfs" } else { "mf" })? {
-            'm' => Allocation::OnMiss,
-            'f' => Allocation::OnFill,
-            _ => Allocation::Streaming,
-        };
-        let write_allocate = match letter(p[3], "write-allocate", if v4 { "NWFL" } else { "NW" })? {
-            'N' => WriteAllocate::No,
-            'W' => WriteAllocate::Naive,
-            'F' => WriteAllocate::FetchOnWrite,
-            _ => WriteAllocate::LazyFetchOnRead,
-        };
+        let replacement = pick(p[0], "replacement", None).map_err(err)?;
+        let write = pick(p[1], "write policy", None).map_err(err)?;
+        let allocation = pick(
+            p[2],
+            "allocation",
+            (!v4).then_some(&[Allocation::OnMiss, Allocation::OnFill] as &[_]),
+        )
+        .map_err(err)?;
+        let write_allocate = pick(
+            p[3],
+            "write-allocate",
+            (!v4).then_some(&[WriteAllocate::No, WriteAllocate::Naive] as &[_]),
+        )
+        .map_err(err)?;
         let set_index = if v4 {
-            match letter(p[4], "set-index function", "LHPXC")? {
-                'L' => SetIndex::Linear,
-                'H' => SetIndex::FermiHash,
-                'P' => SetIndex::Ipoly,
-                'X' => SetIndex::Xor,
-                _ => SetIndex::Custom,
-            }
+            pick(p[4], "set-index function", None).map_err(err)?
         } else {
             SetIndex::Linear
         };
         // MSHRs.
         expect(2, 3, "mshr:entries:merge")?;
         let m = &groups[2];
-        let mshr = match letter(m[0], "MSHR kind", if v4 { "ASFT" } else { "AF" })? {
-            'A' => MshrKind::Associative,
-            'S' => MshrKind::SectorAssociative,
-            'F' => MshrKind::TexFifo,
-            _ => MshrKind::SectorTexFifo,
-        };
+        let mshr = pick(
+            m[0],
+            "MSHR kind",
+            (!v4).then_some(&[MshrKind::Associative, MshrKind::TexFifo] as &[_]),
+        )
+        .map_err(err)?;
         let mshr_entries = number(m[1], "MSHR entries")?;
         let mshr_merge = number(m[2], "MSHR merge limit")?;
         // Queues and port.
@@ -408,45 +434,17 @@ impl CacheString {
 /// The 4.x form (which every GPGPU-Sim 4.x reads back to the same fields).
 impl fmt::Display for CacheString {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ct = match self.kind {
-            CacheKind::Line => 'N',
-            CacheKind::Sector => 'S',
-        };
-        let rp = match self.replacement {
-            CacheReplacement::Lru => 'L',
-            CacheReplacement::Fifo => 'F',
-        };
-        let wp = match self.write {
-            WritePolicy::ReadOnly => 'R',
-            WritePolicy::WriteBack => 'B',
-            WritePolicy::WriteThrough => 'T',
-            WritePolicy::WriteEvict => 'E',
-            WritePolicy::LocalWbGlobalWt => 'L',
-        };
-        let ap = match self.allocation {
-            Allocation::OnMiss => 'm',
-            Allocation::OnFill => 'f',
-            Allocation::Streaming => 's',
-        };
-        let wap = match self.write_allocate {
-            WriteAllocate::No => 'N',
-            WriteAllocate::Naive => 'W',
-            WriteAllocate::FetchOnWrite => 'F',
-            WriteAllocate::LazyFetchOnRead => 'L',
-        };
-        let sif = match self.set_index {
-            SetIndex::Linear => 'L',
-            SetIndex::FermiHash => 'H',
-            SetIndex::Ipoly => 'P',
-            SetIndex::Xor => 'X',
-            SetIndex::Custom => 'C',
-        };
-        let mshr = match self.mshr {
-            MshrKind::Associative => 'A',
-            MshrKind::SectorAssociative => 'S',
-            MshrKind::TexFifo => 'F',
-            MshrKind::SectorTexFifo => 'T',
-        };
+        let (ct, rp, wp, ap) = (
+            self.kind.letter(),
+            self.replacement.letter(),
+            self.write.letter(),
+            self.allocation.letter(),
+        );
+        let (wap, sif, mshr) = (
+            self.write_allocate.letter(),
+            self.set_index.letter(),
+            self.mshr.letter(),
+        );
         write!(
             f,
             "{ct}:{}:{}:{},{rp}:{wp}:{ap}:{wap}:{sif},{mshr}:{}:{},{}:{}",
