@@ -207,25 +207,7 @@ fn the_command_trace_passes_the_independent_checker() {
 
 #[test]
 fn warped_mc_bench_reports_memory_system_throughput_per_scheduler() {
-    let o = warpsmith(&[
-        "bench",
-        "--block",
-        "warped-mc",
-        "--preset",
-        "tiny",
-        "--cycles",
-        "20000",
-        "--format",
-        "json",
-    ]);
-    let r: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o)));
-    let met = r["met"].as_bool().unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(if met { 0 } else { 1 }),
-        "{}",
-        stderr(&o)
-    );
+    let r = bench_report("warped-mc", 20_000);
     let t = r["system"].as_array().unwrap();
     let names: Vec<&str> = t.iter().map(|x| x["what"].as_str().unwrap()).collect();
     assert_eq!(names, ["fcfs", "frfcfs", "warped", "divfirst"]);

@@ -188,3 +188,23 @@ pub fn json_ok(args: &[&str]) -> serde_json::Value {
     assert!(o.status.success(), "{args:?}: {}{}", stdout(&o), stderr(&o));
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&o)))
 }
+
+/// `warpsmith bench --block BLOCK` on `tiny` for `cycles` cycles, as JSON. A target not met
+/// (a loaded machine) exits 1 with the same report; the exit code must match `met`.
+pub fn bench_report(block: &str, cycles: u32) -> serde_json::Value {
+    let cycles = cycles.to_string();
+    let args = [
+        "bench", "--block", block, "--preset", "tiny", "--cycles", &cycles, "--format", "json",
+    ];
+    let o = warpsmith(&args);
+    let r: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o)));
+    let met = r["met"].as_bool().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(if met { 0 } else { 1 }),
+        "{}",
+        stderr(&o)
+    );
+    r
+}
