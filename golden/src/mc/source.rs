@@ -109,14 +109,18 @@ pub fn requests(
             let reqs = stimulus::parse(&text, &path.display().to_string(), spec)
                 .map_err(|e| BadInput(e.to_string()))?;
             if reqs.is_empty() {
-                return Err(BadInput(format!(
-                    "stimulus {} holds no requests: a run over it would check nothing",
-                    path.display()
-                )));
+                return Err(no_requests(path.display()));
             }
             reqs
         }
     })
+}
+
+/// A stimulus without requests: a run over it would check nothing.
+fn no_requests(name: impl std::fmt::Display) -> BadInput {
+    BadInput(format!(
+        "stimulus {name} holds no requests: a run over it would check nothing"
+    ))
 }
 
 /// Cycles the golden run advances between progress reports.
@@ -229,10 +233,7 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
         return Err(e.into());
     }
     if sys.offered() == 0 {
-        return Err(BadInput(format!(
-            "stimulus {kind} holds no requests: a run over it would check nothing"
-        ))
-        .into());
+        return Err(no_requests(&kind).into());
     }
     if let Some(path) = &trace {
         let mut text = String::from("# cycle,channel,bank,command,row,col\n");
