@@ -315,7 +315,8 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
     }
 
     /// Statistics over the run so far. Requests of the source that have not arrived count
-    /// as requests, and their warp loads as incomplete; reading them ends the source.
+    /// as requests, and their warp loads as incomplete; reading them ends the source, and
+    /// every warp load is closed (the run is over).
     pub fn summary(&mut self) -> McSummary {
         if let Some(r) = self.next.take() {
             self.stats.never_arrived(&r);
@@ -324,8 +325,8 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
         for r in self.src.by_ref() {
             self.stats.never_arrived(&r);
         }
-        let mut st = self.stats.clone();
-        st.finish();
+        self.stats.finish();
+        let st = &self.stats;
         let d = self.sys.dram_totals();
         McSummary {
             scheduler: d.scheduler,
