@@ -203,3 +203,36 @@ fn a_lost_request_stops_the_run_as_stalled() {
         }
     }
 }
+
+#[test]
+fn a_full_wait_list_refuses_and_a_refused_request_is_taken_later() {
+    // Wait list of 1 per channel: a second request to the same channel in one cycle is
+    // refused and nothing of it is kept; offered again later it is accepted and completes.
+    let s = ConfigRequest::preset("tiny")
+        .with("mc.scheduler=fcfs")
+        .resolve()
+        .unwrap();
+    let r = |addr| stimulus::Request {
+        cycle: 0,
+        sm: 0,
+        warp: 0,
+        pc: 0,
+        addr,
+        write: false,
+        load: 0,
+    };
+    let mut sys = MemSystem::new(&s);
+    sys.set_wait_limit(1);
+    assert_eq!(sys.offer(r(0x1000), 0).unwrap(), Offer::Accepted);
+    assert_eq!(sys.offer(r(0x1000), 1).unwrap(), Offer::Refused);
+    assert_eq!(sys.outstanding(), 1);
+    sys.tick(None).unwrap();
+    assert_eq!(sys.offer(r(0x1000), 1).unwrap(), Offer::Accepted);
+    let mut done = Vec::new();
+    for _ in 0..10_000 {
+        sys.tick(None).unwrap();
+        done.extend(sys.take_completions().map(|c| c.tag));
+    }
+    assert_eq!(done, [0, 1]);
+    assert_eq!(sys.outstanding(), 0);
+}
