@@ -28,18 +28,35 @@ use spec::mapping::AddressMap;
 use spec::{Scheduler, Spec};
 use std::collections::VecDeque;
 
+#[path = "sched.rs"]
+mod sched;
+use sched::Policy;
+
+/// What a scheduler picks: the command a controller issues, and the index (among the
+/// requests of the current mode) of the request a column command serves.
+type Pick = Option<(Command, Option<usize>)>;
+
 /// A request in a pending queue, routed. What it came with is in its controller's
 /// [`Controller::held`] at `req`: a table as small as the queue, so it stays in cache however
 /// long the backlog.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    req: u32,
-    bank: u32,
     row: u32,
     col: u32,
     slot: u32,
-    write: bool,
     gwid: u32,
+    /// Index into `held` (at most the queue size, 256, plus the entering request).
+    req: u16,
+    /// dram.banks <= 64 (validated): 20 bytes in all, as queues shift on every removal.
+    bank: u8,
+    write: bool,
+}
+
+impl Entry {
+    #[inline]
+    fn bank(&self) -> u32 {
+        u32::from(self.bank)
+    }
 }
 
 /// A completed request: its column command issued; its data transfer ends at `done`.
@@ -84,7 +101,7 @@ struct Controller {
     /// What the requests of the pending queue (and the one entering it) came with: request
     /// and tag, by `Entry::req`; free slots are reused.
     held: Vec<(Request, u64)>,
-    free: Vec<u32>,
+    free: Vec<u16>,
     write_mode: bool,
     /// Round-robin bank pointer of FR-FCFS and Div-First (GPGPU-Sim's `prio`).
     prio: u32,
@@ -116,9 +133,9 @@ impl Controller {
             }
         }
         for e in &self.queue[usize::from(self.write_mode)] {
-            if banks >> e.bank & 1 != 0 {
-                self.nreq[e.bank as usize] += 1;
-                self.nhit[e.bank as usize] += u16::from(hits(&self.ch, e.bank, e.row));
+            if banks >> e.bank() & 1 != 0 {
+                self.nreq[e.bank() as usize] += 1;
+                self.nhit[e.bank() as usize] += u16::from(hits(&self.ch, e.bank(), e.row));
             }
         }
         for b in 0..self.nreq.len() as u32 {
@@ -130,16 +147,16 @@ impl Controller {
 
     /// The command a request needs next, given its bank's state.
     fn needed(&self, e: &Entry) -> Command {
-        match self.ch.open_row(e.bank) {
+        match self.ch.open_row(e.bank()) {
             Some(r) if r == e.row => {
                 if e.write {
-                    Command::wr(e.bank, e.row, e.col)
+                    Command::wr(e.bank(), e.row, e.col)
                 } else {
-                    Command::rd(e.bank, e.row, e.col)
+                    Command::rd(e.bank(), e.row, e.col)
                 }
             }
-            Some(_) => Command::pre(e.bank),
-            None => Command::act(e.bank, e.row),
+            Some(_) => Command::pre(e.bank()),
+            None => Command::act(e.bank(), e.row),
         }
     }
 
@@ -199,12 +216,6 @@ impl Controller {
     }
 }
 
-/// Whether a scheduler uses the Warped-MC blocks' state (the shared WET, the candidate
-/// windows): Warped-MC and Div-First.
-fn uses_block(s: Scheduler) -> bool {
-    matches!(s, Scheduler::Warped | Scheduler::Divfirst)
-}
-
 /// The members of a controller set, in ascending order.
 #[inline]
 fn bits(mut set: u128) -> impl Iterator<Item = usize> {
@@ -245,10 +256,10 @@ fn hits(ch: &Channel, bank: u32, row: u32) -> bool {
 fn cand(ch: &Channel, e: &Entry) -> Cand {
     Cand {
         gwid: e.gwid,
-        bank: e.bank,
+        bank: e.bank(),
         row: e.row,
         slot: e.slot,
-        hit: hits(ch, e.bank, e.row),
+        hit: hits(ch, e.bank(), e.row),
     }
 }
 
@@ -314,6 +325,8 @@ pub type Hook<'h> = dyn FnMut(GroupCycle) -> Result<(), String> + 'h;
 /// The memory system.
 pub struct MemSystem {
     scheduler: Scheduler,
+    /// The scheduler's implementation: this system's cycle, compiled for it.
+    imp: sched::Impl,
     map: AddressMap,
     atom: u64,
     cap: usize,
@@ -445,8 +458,10 @@ impl MemSystem {
             .collect::<Vec<_>>();
         let atom = u64::from(d.atom_bytes);
         let groups_n = groups.len();
+        let imp = sched::of(spec.mc.scheduler);
         MemSystem {
             scheduler: spec.mc.scheduler,
+            imp,
             map,
             atom,
             cap: spec.mc.queue_entries as usize,
@@ -490,7 +505,7 @@ impl MemSystem {
             scope_svc: vec![Vec::new(); (d.channels / spec.wmc.wet_ctrls) as usize],
             wets: vec![Wet::new(&spec.wmc); (d.channels / spec.wmc.wet_ctrls) as usize],
             own: Vec::new(),
-            present: if uses_block(spec.mc.scheduler) {
+            present: if imp.uses_block {
                 vec![0; d.channels as usize * spec.wmc.wet_entries as usize]
             } else {
                 Vec::new()
@@ -553,7 +568,7 @@ impl MemSystem {
         }
         let e = Entry {
             req: 0,
-            bank: dec.bank,
+            bank: dec.bank as u8,
             row: dec.row as u32,
             col,
             slot: col % self.pt_slots,
@@ -570,16 +585,6 @@ impl MemSystem {
     /// (each with the cycle its data transfer ends, which may be after the current cycle).
     pub fn take_completions(&mut self) -> std::vec::Drain<'_, Completion> {
         self.completions.drain(..)
-    }
-
-    fn uses_block(&self) -> bool {
-        uses_block(self.scheduler)
-    }
-
-    /// Whether the controllers keep per-bank request and hit counts (every scheduler but
-    /// FCFS, which looks at its oldest request only).
-    fn counted(&self) -> bool {
-        self.scheduler != Scheduler::Fcfs
     }
 
     /// A stall window has passed since `stall_since`: a completion since then, or nothing
@@ -614,19 +619,19 @@ impl MemSystem {
         if self.waiting != 0 || self.enq_set != 0 || self.svc_set != 0 || self.act_set != 0 {
             return;
         }
-        self.skip_idle_slow(until);
+        (self.imp.skip_idle)(self, until);
     }
 
     /// [`MemSystem::skip_idle`] past its quick checks (kept out of the per-cycle loop).
     #[inline(never)]
-    fn skip_idle_slow(&mut self, target: u64) {
+    fn skip_idle_slow<P: Policy>(&mut self, target: u64) {
         // Refreshes before the next arrival are issued at once, unless every command is
         // recorded.
         if self.trace.is_none() && target != u64::MAX {
             for c in 0..self.ctrls.len() {
                 if self.ctrls[c].ch.idle_refreshes(target) > 0 {
                     self.ctrls[c].timed = 0;
-                    self.wake[c] = self.wake_bound(c, target);
+                    self.wake[c] = self.wake_bound::<P>(c, target);
                 }
             }
         }
@@ -634,7 +639,7 @@ impl MemSystem {
         // an idle controller's is its next refresh.
         for c in 0..self.ctrls.len() {
             if self.wake[c] <= self.now {
-                self.wake[c] = self.wake_bound(c, self.now);
+                self.wake[c] = self.wake_bound::<P>(c, self.now);
             }
         }
         let wake = self.wake.iter().copied().min().unwrap_or(u64::MAX);
@@ -656,7 +661,15 @@ impl MemSystem {
     /// its cycles (co-simulation); other groups skip cycles in which their block would not
     /// change. A system that completes nothing for a stall window while requests are pending
     /// is [`McError::Stalled`].
-    pub fn tick(&mut self, mut hook: Option<(usize, &mut Hook<'_>)>) -> Result<(), McError> {
+    pub fn tick(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<(), McError> {
+        (self.imp.tick)(self, hook)
+    }
+
+    /// [`MemSystem::tick`] for policy `P`.
+    fn tick_with<P: Policy>(
+        &mut self,
+        mut hook: Option<(usize, &mut Hook<'_>)>,
+    ) -> Result<(), McError> {
         let now = self.now;
         // 1. Arrivals: offered before the cycle.
         // 2. Enqueue (one per controller), visible from the next cycle.
@@ -675,7 +688,7 @@ impl MemSystem {
                         }
                         None => {
                             ctrl.held.push((r, tag));
-                            (ctrl.held.len() - 1) as u32
+                            (ctrl.held.len() - 1) as u16
                         }
                     };
                     self.incoming[c] = Some(e);
@@ -699,7 +712,7 @@ impl MemSystem {
             run |= u128::from(!self.skip || now >= w) << c;
         }
         let events = self.enq_set | self.svc_set | self.act_set;
-        if self.uses_block() {
+        if P::USES_BLOCK {
             let wc = self.wet_ctrls;
             for (sc, (sum, svc)) in self
                 .scope_sum
@@ -727,12 +740,12 @@ impl MemSystem {
             // one pending request), and the watched one. A group left out has no events of its
             // own and no service could raise its row scores; its block catches up at its next
             // step ([`WarpedMc::skipped_idle`]).
+            // A policy the block does not select for (Div-First, which schedules on the shared
+            // WET alone) visits the watched block only.
             let per = self.per_group;
-            // Div-First schedules on the shared WET alone: only a watched block steps.
-            let divfirst = self.scheduler == Scheduler::Divfirst;
             let mut active = run | events;
             for (sc, w) in self.wets.iter().enumerate() {
-                if divfirst || !w.leaves_one() {
+                if !P::BLOCK_SELECTS || !w.leaves_one() {
                     continue;
                 }
                 for &g in &self.scope_svc[sc] {
@@ -744,8 +757,8 @@ impl MemSystem {
                     }
                 }
             }
-            let mut visit = if per == 1 && !divfirst { active } else { 0 };
-            if per > 1 && !divfirst {
+            let mut visit = if per == 1 && P::BLOCK_SELECTS { active } else { 0 };
+            if per > 1 && P::BLOCK_SELECTS {
                 for g in 0..self.groups.len() {
                     visit |= u128::from(active >> (g * per) & set_of(per) != 0) << g;
                 }
@@ -848,27 +861,22 @@ impl MemSystem {
                 let pick = if self.ctrls[c].ch.refresh_due(now) {
                     self.refresh_command(c, now)
                 } else {
-                    match self.scheduler {
-                        Scheduler::Fcfs => self.fcfs(c, now),
-                        Scheduler::Frfcfs => self.frfcfs(c, now),
-                        Scheduler::Divfirst => self.divfirst(c, c / self.per_group, now),
-                        Scheduler::Warped => self.warped(c, self.sel[c]),
-                    }
+                    P::pick(self, c, now)
                 };
                 if let Some((cmd, entry)) = pick {
-                    self.issue(c, cmd, entry, now)?;
+                    self.issue::<P>(c, cmd, entry, now)?;
                     changed = true;
                 }
             }
             // Enqueued requests join their queues; write-drain mode follows the queue.
-            let (track, counted) = (self.uses_block(), self.counted());
+            let (track, counted) = (P::USES_BLOCK, P::COUNTED);
             let ctrl = &mut self.ctrls[c];
             if let Some(e) = self.incoming[c] {
                 ctrl.queue[usize::from(e.write)].push(e);
                 changed = true;
                 if counted && e.write == ctrl.write_mode {
-                    let hit = hits(&ctrl.ch, e.bank, e.row);
-                    ctrl.tally(e.bank, true, hit);
+                    let hit = hits(&ctrl.ch, e.bank(), e.row);
+                    ctrl.tally(e.bank(), true, hit);
                 }
                 if track && e.write == ctrl.write_mode {
                     self.cands[c].push(Some(cand(&ctrl.ch, &e)));
@@ -897,13 +905,13 @@ impl MemSystem {
             // recomputation would give is the old one or, once that has passed, the next
             // cycle, and a passed bound already lets the controller run then.
             if self.skip && changed {
-                self.wake[c] = self.wake_bound(c, now + 1);
+                self.wake[c] = self.wake_bound::<P>(c, now + 1);
             }
         }
         // Unit tests check the incrementally kept candidate windows every cycle.
         #[cfg(test)]
         for c in 0..self.ctrls.len() {
-            if self.uses_block() {
+            if P::USES_BLOCK {
                 let mut w = Vec::new();
                 self.ctrls[c].window(&mut w);
                 assert_eq!(self.cands[c], w, "controller {c}'s window at {now}");
@@ -915,7 +923,7 @@ impl MemSystem {
                 assert_eq!(kept, &present[..], "controller {c}'s warps at {now}");
             }
             let mut x = self.ctrls[c].clone();
-            if self.counted() {
+            if P::COUNTED {
                 x.recount(u64::MAX);
             }
             assert_eq!(
@@ -949,23 +957,14 @@ impl MemSystem {
     // idle time) the compiler would otherwise keep it out of line: 6% more instructions in
     // `MemSystem::run` (callgrind, turing-rtx2060s HOA loads, every scheduler).
     #[inline(always)]
-    fn wake_bound(&mut self, c: usize, from: u64) -> u64 {
+    fn wake_bound<P: Policy>(&mut self, c: usize, from: u64) -> u64 {
         let x = &self.ctrls[c];
         let mut wake = x.ch.refresh_due_at().unwrap_or(u64::MAX).max(from);
         if wake == from {
             return from;
         }
         // Per bank (dram.banks <= 64, validated): has a request, has a hit, has a miss.
-        let (any, hit, miss) = if self.scheduler == Scheduler::Fcfs {
-            match x.mode_queue().first() {
-                None => (0, 0, 0),
-                Some(e) if hits(&x.ch, e.bank, e.row) => (1u64 << e.bank, 1 << e.bank, 0),
-                Some(e) => (1u64 << e.bank, 0, 1 << e.bank),
-            }
-        } else {
-            (x.req_mask, x.hit_mask, x.miss_mask)
-        };
-        let divfirst = self.scheduler == Scheduler::Divfirst;
+        let (any, hit, miss) = P::wake_masks(x);
         let x = &mut self.ctrls[c];
         // A bound the bank's state forbids is no bound (`from`), conservatively.
         let at = |t: u64| if t == u64::MAX { from } else { t.max(from) };
@@ -982,7 +981,7 @@ impl MemSystem {
                     at(first)
                 } else {
                     let cas = (hit & bit != 0).then(|| at(first));
-                    let pre = (miss & bit != 0 && (hit & bit == 0 || divfirst)).then(|| at(pre));
+                    let pre = (miss & bit != 0 && (hit & bit == 0 || P::PRE_OVER_HITS)).then(|| at(pre));
                     cas.into_iter().chain(pre).min().unwrap_or(from)
                 };
                 wake = wake.min(t);
@@ -1086,7 +1085,7 @@ impl MemSystem {
         }
     }
 
-    fn refresh_command(&self, c: usize, now: u64) -> Option<(Command, Option<usize>)> {
+    fn refresh_command(&self, c: usize, now: u64) -> Pick {
         let ch = &self.ctrls[c].ch;
         let cmd = if ch.any_open() {
             Command::prea()
@@ -1094,14 +1093,6 @@ impl MemSystem {
             Command::refresh()
         };
         ch.can_issue(&cmd, now).then_some((cmd, None))
-    }
-
-    /// Oldest request first, strictly: nothing overtakes it.
-    fn fcfs(&self, c: usize, now: u64) -> Option<(Command, Option<usize>)> {
-        let x = &self.ctrls[c];
-        let cmd = x.needed(x.mode_queue().first()?);
-        x.ch.can_issue(&cmd, now)
-            .then_some((cmd, cmd.kind.is_column().then_some(0)))
     }
 
     /// Per bank, the request a GPGPU-Sim-style scheduler serves next: with `urgent` (a WET
@@ -1113,7 +1104,7 @@ impl MemSystem {
         c: usize,
         now: u64,
         urgent: Option<usize>,
-    ) -> Option<(Command, Option<usize>)> {
+    ) -> Pick {
         let wet = urgent.map(|sc| &self.wets[sc]);
         let x = &mut self.ctrls[c];
         // Per bank (dram.banks <= 64, validated): the entry index picked (valid where `has`
@@ -1122,16 +1113,16 @@ impl MemSystem {
         let mut pick = [0u16; 64];
         let (mut has, mut pref) = (0u64, 0u64);
         for (i, e) in x.mode_queue().iter().enumerate() {
-            let bit = 1u64 << e.bank;
+            let bit = 1u64 << e.bank();
             if pref & bit != 0 {
                 continue;
             }
             let p = match wet {
                 Some(w) => w.get(e.gwid) <= 1,
-                None => hits(&x.ch, e.bank, e.row),
+                None => hits(&x.ch, e.bank(), e.row),
             };
             if has & bit == 0 || p {
-                pick[e.bank as usize] = i as u16;
+                pick[e.bank() as usize] = i as u16;
                 has |= bit;
                 if p {
                     pref |= bit;
@@ -1163,47 +1154,16 @@ impl MemSystem {
         Some((cmd, cmd.kind.is_column().then_some(i)))
     }
 
-    /// FR-FCFS as GPGPU-Sim schedules it: per bank, hits on the open row first, then the bank's
-    /// oldest request; banks round-robin.
-    fn frfcfs(&mut self, c: usize, now: u64) -> Option<(Command, Option<usize>)> {
-        self.per_bank(c, now, None)
-    }
-
-    /// Div-First: per bank, a warp's last pending request first (ignoring row hits), then the
-    /// bank's oldest request; banks round-robin.
-    fn divfirst(&mut self, c: usize, g: usize, now: u64) -> Option<(Command, Option<usize>)> {
-        self.per_bank(c, now, Some(self.scope(g)))
-    }
-
-    /// The command the Warped-MC block selected.
-    fn warped(
-        &self,
-        c: usize,
-        sel: Option<(u32, BankCmd, u32, u32)>,
-    ) -> Option<(Command, Option<usize>)> {
-        let (bank, cmd, cand, row) = sel?;
-        match cmd {
-            BankCmd::None => None,
-            BankCmd::Pre => Some((Command::pre(bank), None)),
-            BankCmd::Act => Some((Command::act(bank, row), None)),
-            BankCmd::Cas => {
-                let i = cand as usize;
-                let x = &self.ctrls[c];
-                Some((x.needed(x.mode_queue().get(i)?), Some(i)))
-            }
-        }
-    }
-
     /// Issue `cmd` on controller `c`; `entry`: the index among the requests of the current
     /// mode (and in the candidate window) of the request a column command serves.
-    fn issue(
+    fn issue<P: Policy>(
         &mut self,
         c: usize,
         cmd: Command,
         entry: Option<usize>,
         now: u64,
     ) -> Result<(), McError> {
-        let (track, counted) = (self.uses_block(), self.counted());
+        let (track, counted) = (P::USES_BLOCK, P::COUNTED);
         let ctrl = &mut self.ctrls[c];
         let row_before = ctrl.ch.open_row(cmd.bank);
         let done = ctrl.ch.issue(&cmd, now).map_err(|v| McError::Request {
@@ -1230,7 +1190,7 @@ impl MemSystem {
             }
             let e = ctrl.queue[usize::from(ctrl.write_mode)].remove(i);
             if counted {
-                ctrl.tally(e.bank, false, row_before == Some(e.row));
+                ctrl.tally(e.bank(), false, row_before == Some(e.row));
             }
             let (req, tag) = ctrl.held[e.req as usize];
             ctrl.free.push(e.req);

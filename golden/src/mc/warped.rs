@@ -313,10 +313,19 @@ impl WarpedMc {
     /// the selection (`co.sel`) is computed, and the per-candidate classes and per-bank rows
     /// to open are left empty: the row scores are then looked up only for the bank selected
     /// for an ACT (the same rule picks its row; a proptest compares both ways).
-    fn decide<const FULL: bool>(&mut self, ci: usize, inp: &CtrlIn, co: &mut CtrlOut, wet: &Wet) {
+    ///
+    /// `WIDE`: the priority table has more than one word per bank (`pt_slots > 64`); without
+    /// it the word count is the constant 1 and the indexing folds away (the hot path).
+    fn decide<const FULL: bool, const WIDE: bool>(
+        &mut self,
+        ci: usize,
+        inp: &CtrlIn,
+        co: &mut CtrlOut,
+        wet: &Wet,
+    ) {
         let banks = self.spec.banks as usize;
         let slots = self.spec.pt_slots;
-        let words = self.pt_words;
+        let words = if WIDE { self.pt_words } else { 1 };
         let tracked = self.spec.rows_tracked;
         // Column slot (its word in a bank's row of the table, and its bit) and tracked row of a
         // candidate (a mask where the sizes allow).
@@ -326,7 +335,12 @@ impl WarpedMc {
             } else {
                 slot % slots
             } as usize;
-            (s / 64, 1u64 << (s % 64))
+            if WIDE {
+                (s / 64, 1u64 << (s % 64))
+            } else {
+                // s < pt_slots <= 64.
+                (0, 1u64 << s)
+            }
         };
         let row_idx = |row: u32| {
             (if tracked.is_power_of_two() {
@@ -664,7 +678,11 @@ impl WarpedMc {
         let mut out = std::mem::take(&mut self.out);
         out.ctrl.resize_with(inp.ctrl.len(), CtrlOut::default);
         for (c, (ci, co)) in inp.ctrl.iter().zip(out.ctrl.iter_mut()).enumerate() {
-            self.decide::<FULL>(c, ci, co, wet);
+            if self.pt_words == 1 {
+                self.decide::<FULL, false>(c, ci, co, wet);
+            } else {
+                self.decide::<FULL, true>(c, ci, co, wet);
+            }
         }
         self.update(inp, svc, &out, wet);
         self.pt_held = PtHeld::Stored;

@@ -1,0 +1,157 @@
+//! Request schedulers: one [`Policy`] implementation per [`spec::Scheduler`]. The controller
+//! ([`MemSystem`]) holds no scheduler `match`: its cycle is compiled once per policy
+//! (`MemSystem::tick_with::<P>`), so what a policy does not use (bank counts, candidate
+//! windows, the Warped-MC blocks) costs nothing in the loop, and the one choice, from the
+//! spec's scheduler to its implementation, is made here, when the system is built.
+//!
+//! A policy decides which command a controller issues when no refresh is due
+//! ([`Policy::pick`]), and tells the controller which of its state it reads (the associated
+//! constants) and which commands it could pick ([`Policy::wake_masks`]), so that the
+//! controller can skip cycles in which the policy would find nothing to issue.
+
+use super::{Controller, McError, MemSystem, Pick};
+use super::{hits, Hook};
+use crate::mc::dram::Command;
+use crate::mc::warped::BankCmd;
+use spec::Scheduler;
+
+/// A memory controller's request scheduler.
+pub(super) trait Policy {
+    /// It reads the per-bank request and hit counts (`Controller::nreq`, `nhit` and their
+    /// masks), which the controller then keeps current.
+    const COUNTED: bool;
+    /// It reads the warp entry tables and the candidate windows, which the controller then
+    /// keeps current.
+    const USES_BLOCK: bool;
+    /// Its command is the one the Warped-MC block selects, so every group that may issue steps
+    /// its block; without it only a co-simulated (watched) block steps.
+    const BLOCK_SELECTS: bool;
+    /// It may precharge a bank whose open row has requests (Div-First's urgent requests
+    /// overtake row hits), so its wake bound counts those precharges.
+    const PRE_OVER_HITS: bool;
+
+    /// The command controller `c` issues at `now` with no refresh due, and the index (among
+    /// the requests of the current mode) of the request a column command serves.
+    fn pick(sys: &mut MemSystem, c: usize, now: u64) -> Pick;
+
+    /// Bank masks `(with a request, with a hit, with a miss)` of the commands the policy could
+    /// pick, for the wake bound.
+    #[inline]
+    fn wake_masks(x: &Controller) -> (u64, u64, u64) {
+        (x.req_mask, x.hit_mask, x.miss_mask)
+    }
+}
+
+/// Oldest request first, strictly: nothing overtakes it.
+pub(super) struct Fcfs;
+
+impl Policy for Fcfs {
+    const COUNTED: bool = false;
+    const USES_BLOCK: bool = false;
+    const BLOCK_SELECTS: bool = false;
+    const PRE_OVER_HITS: bool = false;
+
+    fn pick(sys: &mut MemSystem, c: usize, now: u64) -> Pick {
+        let x = &sys.ctrls[c];
+        let cmd = x.needed(x.mode_queue().first()?);
+        x.ch.can_issue(&cmd, now)
+            .then_some((cmd, cmd.kind.is_column().then_some(0)))
+    }
+
+    /// Its oldest request's bank only.
+    #[inline]
+    fn wake_masks(x: &Controller) -> (u64, u64, u64) {
+        match x.mode_queue().first() {
+            None => (0, 0, 0),
+            Some(e) if hits(&x.ch, e.bank(), e.row) => (1u64 << e.bank, 1 << e.bank, 0),
+            Some(e) => (1u64 << e.bank, 0, 1 << e.bank),
+        }
+    }
+}
+
+/// FR-FCFS as GPGPU-Sim schedules it: per bank, hits on the open row first, then the bank's
+/// oldest request; banks round-robin.
+pub(super) struct FrFcfs;
+
+impl Policy for FrFcfs {
+    const COUNTED: bool = true;
+    const USES_BLOCK: bool = false;
+    const BLOCK_SELECTS: bool = false;
+    const PRE_OVER_HITS: bool = false;
+
+    fn pick(sys: &mut MemSystem, c: usize, now: u64) -> Pick {
+        sys.per_bank(c, now, None)
+    }
+}
+
+/// Div-First: per bank, a warp's last pending request first (ignoring row hits), then the
+/// bank's oldest request; banks round-robin. It reads the shared warp entry table only.
+pub(super) struct DivFirst;
+
+impl Policy for DivFirst {
+    const COUNTED: bool = true;
+    const USES_BLOCK: bool = true;
+    const BLOCK_SELECTS: bool = false;
+    const PRE_OVER_HITS: bool = true;
+
+    fn pick(sys: &mut MemSystem, c: usize, now: u64) -> Pick {
+        let scope = sys.scope(c / sys.per_group);
+        sys.per_bank(c, now, Some(scope))
+    }
+}
+
+/// Warped-MC: the command its group's block selected this cycle.
+pub(super) struct WarpedMc;
+
+impl Policy for WarpedMc {
+    const COUNTED: bool = true;
+    const USES_BLOCK: bool = true;
+    const BLOCK_SELECTS: bool = true;
+    const PRE_OVER_HITS: bool = false;
+
+    fn pick(sys: &mut MemSystem, c: usize, _now: u64) -> Pick {
+        let (bank, cmd, cand, row) = sys.sel[c]?;
+        let x = &sys.ctrls[c];
+        match cmd {
+            BankCmd::None => None,
+            BankCmd::Pre => Some((Command::pre(bank), None)),
+            BankCmd::Act => Some((Command::act(bank, row), None)),
+            BankCmd::Cas => {
+                let i = cand as usize;
+                Some((x.needed(x.mode_queue().get(i)?), Some(i)))
+            }
+        }
+    }
+}
+
+/// A system's cycle and idle skip, compiled for one policy.
+pub(super) type TickFn = fn(&mut MemSystem, Option<(usize, &mut Hook<'_>)>) -> Result<(), McError>;
+pub(super) type SkipFn = fn(&mut MemSystem, u64);
+
+/// The implementation of a scheduler, as the system calls it.
+#[derive(Clone, Copy)]
+pub(super) struct Impl {
+    pub tick: TickFn,
+    pub skip_idle: SkipFn,
+    pub uses_block: bool,
+}
+
+impl Impl {
+    fn of<P: Policy>() -> Impl {
+        Impl {
+            tick: MemSystem::tick_with::<P>,
+            skip_idle: MemSystem::skip_idle_slow::<P>,
+            uses_block: P::USES_BLOCK,
+        }
+    }
+}
+
+/// The implementation of scheduler `s`.
+pub(super) fn of(s: Scheduler) -> Impl {
+    match s {
+        Scheduler::Fcfs => Impl::of::<Fcfs>(),
+        Scheduler::Frfcfs => Impl::of::<FrFcfs>(),
+        Scheduler::Divfirst => Impl::of::<DivFirst>(),
+        Scheduler::Warped => Impl::of::<WarpedMc>(),
+    }
+}
