@@ -9,8 +9,8 @@
 //! constants) and which commands it could pick ([`Policy::wake_masks`]), so that the
 //! controller can skip cycles in which the policy would find nothing to issue.
 
-use super::{Controller, McError, MemSystem, Pick};
 use super::{hits, Hook};
+use super::{Controller, McError, MemSystem, Pick};
 use crate::mc::dram::Command;
 use crate::mc::warped::BankCmd;
 use spec::Scheduler;

@@ -757,7 +757,11 @@ impl MemSystem {
                     }
                 }
             }
-            let mut visit = if per == 1 && P::BLOCK_SELECTS { active } else { 0 };
+            let mut visit = if per == 1 && P::BLOCK_SELECTS {
+                active
+            } else {
+                0
+            };
             if per > 1 && P::BLOCK_SELECTS {
                 for g in 0..self.groups.len() {
                     visit |= u128::from(active >> (g * per) & set_of(per) != 0) << g;
@@ -981,7 +985,8 @@ impl MemSystem {
                     at(first)
                 } else {
                     let cas = (hit & bit != 0).then(|| at(first));
-                    let pre = (miss & bit != 0 && (hit & bit == 0 || P::PRE_OVER_HITS)).then(|| at(pre));
+                    let pre =
+                        (miss & bit != 0 && (hit & bit == 0 || P::PRE_OVER_HITS)).then(|| at(pre));
                     cas.into_iter().chain(pre).min().unwrap_or(from)
                 };
                 wake = wake.min(t);
@@ -1099,12 +1104,7 @@ impl MemSystem {
     /// scope: Div-First) a warp's last pending request first, else (FR-FCFS) the oldest hit on
     /// the open row, else the bank's oldest request. Banks are scanned round-robin from
     /// `prio`; the first bank whose command can issue wins.
-    fn per_bank(
-        &mut self,
-        c: usize,
-        now: u64,
-        urgent: Option<usize>,
-    ) -> Pick {
+    fn per_bank(&mut self, c: usize, now: u64, urgent: Option<usize>) -> Pick {
         let wet = urgent.map(|sc| &self.wets[sc]);
         let x = &mut self.ctrls[c];
         // Per bank (dram.banks <= 64, validated): the entry index picked (valid where `has`
