@@ -6,7 +6,8 @@
 #   scripts/fingerprint.sh --check FILE        # ... and compare with a recorded list (exit 1 on a difference)
 #   WARPSMITH_BIN=/path/to/warpsmith scripts/fingerprint.sh   # fingerprint another build
 #
-# What is hashed (wall-clock fields removed; nothing else is normalised):
+# What is hashed (wall-clock fields and config hashes removed -- a config hash names the whole
+# configuration, which gains keys as the model grows; nothing else is normalised):
 #   ot/P/S        `golden --block ot` responses and final table (--dump-state), 20,000 cycles
 #   mc/P/S/SCHED  `golden --block mc`: every request's completion (text), the JSON summary and the
 #                 DRAM command trace (--command-trace), 30,000 cycles of HOA, MOA and stress traffic
@@ -33,7 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
 strip_json() {
   python3 -c '
 import json, sys
-CLOCK = {"seconds", "requests_per_second", "cycles_per_second", "timing", "build_seconds"}
+CLOCK = {"seconds", "requests_per_second", "cycles_per_second", "timing", "build_seconds", "config_hash"}
 def strip(v):
     if isinstance(v, dict):
         return {k: strip(x) for k, x in v.items() if k not in CLOCK}

@@ -452,6 +452,12 @@ pub enum ImportError {
         location: String,
         reason: &'static str,
     },
+    #[error("`-{option}` ({location}): {error}")]
+    Cache {
+        option: &'static str,
+        location: String,
+        error: crate::cache::CacheStringError,
+    },
     #[error("inconsistent configuration: {message}")]
     Inconsistent { message: String },
 }
@@ -480,6 +486,8 @@ pub struct DramImport {
     pub chips_per_channel: u32,
     /// DRAM command clock in MHz: the 4th field of `-gpgpu_clock_domains`.
     pub dram_clock_mhz: f64,
+    /// Core, interconnect and L2 clocks in MHz: the first three fields.
+    pub clocks_mhz: [f64; 3],
     /// `-gpgpu_dram_scheduler`.
     pub scheduler: DramScheduler,
     /// `-gpgpu_frfcfs_dram_sched_queue_size`: scheduler entries per channel, 0 = unlimited.
@@ -583,18 +591,20 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
     let clocks = opts
         .get("gpgpu_clock_domains")
         .unwrap_or("500.0:2000.0:2000.0:2000.0");
-    let dram_clock_mhz = clocks
+    let fields: Vec<f64> = clocks
         .split(':')
-        .nth(3)
-        .filter(|_| clocks.split(':').count() == 4)
-        .and_then(|f| f.trim().parse::<f64>().ok())
+        .filter_map(|f| f.trim().parse::<f64>().ok())
         .filter(|mhz| mhz.is_finite() && *mhz > 0.0)
-        .ok_or_else(|| ImportError::BadValue {
+        .collect();
+    let [core, icnt, l2, dram_clock_mhz] = fields[..] else {
+        return Err(ImportError::BadValue {
             option: "gpgpu_clock_domains",
             value: clocks.to_string(),
             location: location(opts, "gpgpu_clock_domains"),
-            expected: "<core>:<icnt>:<L2>:<DRAM> clocks in MHz, the DRAM one a positive number",
-        })?;
+            expected: "<core>:<icnt>:<L2>:<DRAM> clocks in MHz, each a positive number",
+        });
+    };
+    let clocks_mhz = [core, icnt, l2];
 
     let timing_text = opts
         .get(TIMING)
@@ -698,6 +708,7 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
         data_command_ratio,
         chips_per_channel,
         dram_clock_mhz,
+        clocks_mhz,
         scheduler,
         scheduler_queue_size,
         atom_size,
@@ -759,6 +770,10 @@ const READ: &[&str] = &[
     "gpgpu_shader_cta",
     "gpgpu_cache:dl1",
     "gpgpu_cache:dl2",
+    "gpgpu_l2_rop_latency",
+    "rop_latency",
+    "dram_latency",
+    "gpgpu_dram_partition_queues",
 ];
 
 /// The configuration keys a GPGPU-Sim option set gives: the DRAM ([`import`]), the address
@@ -975,6 +990,65 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         );
     }
 
+    // The memory partitions and the clock domains.
+    const DL2: &str = "gpgpu_cache:dl2";
+    match opts.get(DL2) {
+        Some(text) => match crate::cache::CacheString::parse(text) {
+            Ok(Some(_)) => put("l2.cache", toml::Value::String(text.trim().into()), DL2),
+            Ok(None) => kept.push("l2.cache: -gpgpu_cache:dl2 is none (no L2)".into()),
+            Err(error) => {
+                return Err(ImportError::Cache {
+                    option: DL2,
+                    location: location(opts, DL2),
+                    error,
+                })
+            }
+        },
+        None => kept.push("l2.cache: -gpgpu_cache:dl2 is not set".into()),
+    }
+    // GPGPU-Sim 3.2.2 names the ROP latency `-rop_latency`; both default to 85.
+    let rop = if opts.get("gpgpu_l2_rop_latency").is_some() || opts.get("rop_latency").is_none() {
+        "gpgpu_l2_rop_latency"
+    } else {
+        "rop_latency"
+    };
+    put("l2.rop_latency", int(uint(opts, rop, 85)?.into()), rop);
+    put(
+        "l2.dram_latency",
+        int(uint(opts, "dram_latency", 30)?.into()),
+        "dram_latency",
+    );
+    const QUEUES: &str = "gpgpu_dram_partition_queues";
+    let queues = opts.get(QUEUES).unwrap_or("8:8:8:8");
+    let depths: Vec<u64> = queues
+        .trim()
+        .split(':')
+        .filter_map(|f| f.trim().parse::<u64>().ok())
+        .filter(|&v| v > 0)
+        .collect();
+    let [i2l, l2d, d2l, l2i] = depths[..] else {
+        return Err(ImportError::BadValue {
+            option: QUEUES,
+            value: queues.to_string(),
+            location: location(opts, QUEUES),
+            expected: "<icnt-to-L2>:<L2-to-DRAM>:<DRAM-to-L2>:<L2-to-icnt> queue depths, each >= 1",
+        });
+    };
+    put("l2.icnt_to_l2", int(i2l), QUEUES);
+    put("l2.l2_to_dram", int(l2d), QUEUES);
+    put("l2.dram_to_l2", int(d2l), QUEUES);
+    put("l2.l2_to_icnt", int(l2i), QUEUES);
+    for (key, mhz) in ["clocks.core_khz", "clocks.icnt_khz", "clocks.l2_khz"]
+        .into_iter()
+        .zip(&d.clocks_mhz)
+    {
+        put(
+            key,
+            int((mhz * 1000.0).round() as u64),
+            "gpgpu_clock_domains",
+        );
+    }
+
     let mut unmodelled = d.unmodelled.clone();
     if d.dual_bus_interface {
         unmodelled.push(format!(
@@ -1001,10 +1075,10 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
             "tRCDWR = RCD - (WL + 1) is 0: dram.t_rcdwr = 1 (the smallest legal value)".into(),
         );
     }
-    unmodelled.push(format!(
-        "-gpgpu_clock_domains ({}): only the DRAM clock is a key; the core, interconnect and L2 clocks are not modelled yet",
-        location(opts, "gpgpu_clock_domains")
-    ));
+    unmodelled.push(
+        "the memory partitions (l2.*) and the core, interconnect and L2 clocks (clocks.*) are imported as keys; no command runs them yet (issue 13)"
+            .into(),
+    );
     let ignored = opts
         .iter()
         .filter(|(name, _)| !READ.contains(name))

@@ -505,3 +505,125 @@ fn import_defaults_and_errors() {
         Err(ImportError::BadValue { .. })
     ));
 }
+
+/// The value `layer` gives `key`.
+fn imported(r: &ImportReport, key: &str) -> toml::Value {
+    r.imported
+        .iter()
+        .find(|k| k.key == key)
+        .unwrap_or_else(|| panic!("{key} not imported"))
+        .value
+        .clone()
+}
+
+#[test]
+fn import_memory_partitions_and_clocks() {
+    let int = |v: i64| toml::Value::Integer(v);
+    // (config, dl2, rop, dram latency, queue depth, core kHz): the values of the files, and
+    // GPGPU-Sim's defaults where a file leaves them (3.2.2: queues 8:8:8:8; its ROP latency is
+    // the old name -rop_latency).
+    for (o, dl2, rop, dlat, q, core) in [
+        (
+            opts(GTX480_322, "g"),
+            "64:128:8,L:B:m:W,A:32:4,4:0,32",
+            120,
+            100,
+            8,
+            700_000,
+        ),
+        (
+            opts(GTX480_4X, "g"),
+            "S:64:128:8,L:B:m:L:L,A:256:4,4:0,32",
+            120,
+            100,
+            64,
+            700_000,
+        ),
+        (
+            layered(RTX2060, RTX2060_TRACE),
+            "S:64:128:16,L:B:m:L:P,A:192:4,32:0,32",
+            194,
+            96,
+            64,
+            1_365_000,
+        ),
+        (
+            layered(QV100, QV100_TRACE),
+            "S:32:128:24,L:B:m:L:P,A:192:4,32:0,32",
+            160,
+            100,
+            64,
+            1_132_000,
+        ),
+        (
+            layered(RTX3070, RTX3070_TRACE),
+            "S:64:128:16,L:B:m:L:P,A:192:4,32:0,32",
+            187,
+            254,
+            64,
+            1_132_000,
+        ),
+    ] {
+        let r = layer(&o).unwrap();
+        assert_eq!(imported(&r, "l2.cache"), toml::Value::String(dl2.into()));
+        assert_eq!(imported(&r, "l2.rop_latency"), int(rop), "{dl2}");
+        assert_eq!(imported(&r, "l2.dram_latency"), int(dlat), "{dl2}");
+        for key in [
+            "l2.icnt_to_l2",
+            "l2.l2_to_dram",
+            "l2.dram_to_l2",
+            "l2.l2_to_icnt",
+        ] {
+            assert_eq!(imported(&r, key), int(q), "{dl2} {key}");
+        }
+        for key in ["clocks.core_khz", "clocks.icnt_khz", "clocks.l2_khz"] {
+            assert_eq!(imported(&r, key), int(core), "{dl2} {key}");
+        }
+    }
+    // Fields in order, and defaults (ROP 85, DRAM latency 30) when the file sets none.
+    let with = |extra: &str| {
+        let mut o = opts(GTX480_4X, "gpgpusim.config");
+        o.layer(opts(extra, "extra.config"));
+        layer(&o)
+    };
+    let r =
+        with("-gpgpu_dram_partition_queues 1:2:3:4\n-gpgpu_clock_domains 1000.5:2:3:4").unwrap();
+    let depths = [
+        "l2.icnt_to_l2",
+        "l2.l2_to_dram",
+        "l2.dram_to_l2",
+        "l2.l2_to_icnt",
+    ]
+    .map(|k| imported(&r, k));
+    assert_eq!(depths, [1, 2, 3, 4].map(int));
+    assert_eq!(imported(&r, "clocks.core_khz"), int(1_000_500));
+    let mapping = "-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RRBCCCCB.CCSSSSSS\n";
+    let r = layer(&opts(mapping, "m")).unwrap();
+    assert_eq!(imported(&r, "l2.rop_latency"), int(85));
+    assert_eq!(imported(&r, "l2.dram_latency"), int(30));
+    assert!(
+        r.kept.iter().any(|k| k.starts_with("l2.cache")),
+        "{:?}",
+        r.kept
+    );
+    // Bad values name the option, where it was set, and what was expected.
+    for bad in ["8:8:8", "8:8:8:0", "8:8:x:8"] {
+        let e = with(&format!("-gpgpu_dram_partition_queues {bad}")).unwrap_err();
+        assert!(
+            e.to_string().starts_with(&format!(
+                "`-gpgpu_dram_partition_queues` = `{bad}` (extra.config line 1): expected"
+            )),
+            "{e}"
+        );
+    }
+    let e = with("-gpgpu_cache:dl2 S:64:128").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("`-gpgpu_cache:dl2` (extra.config line 1): cache string `S:64:128`"),
+        "{e}"
+    );
+    assert!(matches!(
+        with("-dram_latency -3"),
+        Err(ImportError::BadValue { .. })
+    ));
+}

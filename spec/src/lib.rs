@@ -15,6 +15,7 @@ pub mod gpgpusim;
 pub mod gpu;
 pub mod mapping;
 pub mod mc;
+pub mod mem;
 pub mod ot;
 pub mod port;
 pub mod schema;
@@ -23,6 +24,7 @@ pub use dispatch::{DispatchConfig, DispatchPolicy, DispatchSpec};
 pub use dram::{DramConfig, DramSpec, DramStandard, Timing};
 pub use gpu::{GpuConfig, GpuSpec};
 pub use mc::{BankCmd, Class, McConfig, McSpec, Scheduler, WarpedMcConfig, WarpedMcSpec};
+pub use mem::{ClockConfig, ClockSpec, L2Config, L2Spec};
 pub use ot::{FieldSpec, OtConfig, OtEvent, OtSpec, Replacement};
 pub use port::{Dir, Elem, EnumDecl, Interface, Param, ParamValue, PortSpec, Role};
 
@@ -99,6 +101,8 @@ pub struct UserConfig {
     pub ot: OtConfig,
     pub dram: DramConfig,
     pub mc: McConfig,
+    pub l2: L2Config,
+    pub clocks: ClockConfig,
     pub warped_mc: WarpedMcConfig,
     pub dispatch: DispatchConfig,
 }
@@ -110,6 +114,8 @@ impl UserConfig {
         v.extend(OtConfig::keys());
         v.extend(DramConfig::keys());
         v.extend(McConfig::keys());
+        v.extend(L2Config::keys());
+        v.extend(ClockConfig::keys());
         v.extend(WarpedMcConfig::keys());
         v.extend(DispatchConfig::keys());
         v
@@ -122,6 +128,7 @@ impl UserConfig {
             .chain(ot::RULES)
             .chain(dram::RULES)
             .chain(mc::MC_RULES)
+            .chain(mem::RULES)
             .chain(mc::WMC_RULES)
             .chain(dispatch::RULES)
     }
@@ -420,6 +427,8 @@ pub struct Resolved {
     pub ot: OtSpec,
     pub dram: DramSpec,
     pub mc: McSpec,
+    pub l2: L2Spec,
+    pub clocks: ClockSpec,
     pub wmc: WarpedMcSpec,
     pub dispatch: DispatchSpec,
     /// Keys a layer above the preset set.
@@ -466,6 +475,8 @@ impl Spec {
         let dram =
             DramSpec::new(&config.dram).map_err(|message| SpecError::Inconsistent { message })?;
         let mc = McSpec::new(&config.mc);
+        let l2 = L2Spec::new(&config).map_err(|message| SpecError::Inconsistent { message })?;
+        let clocks = ClockSpec::new(&config);
         let wmc = WarpedMcSpec::new(&config.warped_mc, &gpu, &dram, &mc);
         let dispatch = DispatchSpec::new(&config.dispatch, &gpu);
         let hash = ConfigHash(hash_config(&config));
@@ -477,6 +488,8 @@ impl Spec {
             ot,
             dram,
             mc,
+            l2,
+            clocks,
             wmc,
             dispatch,
             user_keys,

@@ -194,11 +194,13 @@ fn clog2_matches_systemverilog() {
 #[test]
 fn preset_hashes_are_those_of_earlier_releases() {
     // The canonical TOML (and so every config hash, RTL header and reproducer name) must not
-    // change when the schema's Rust shape does (the DRAM timing is a flattened section).
+    // change when the schema's Rust shape does (the DRAM timing is a flattened section). They
+    // change when keys are added: last with the memory partitions (`l2.*`) and clock domains
+    // (`clocks.*`) of issue 13 (before: 8d3c348ddc952f94, 5b831cf4d18acb2f, c8a06d8822da4d42).
     for (name, hash) in [
-        ("fermi-gtx480", "8d3c348ddc952f94"),
-        ("turing-rtx2060s", "5b831cf4d18acb2f"),
-        ("tiny", "c8a06d8822da4d42"),
+        ("fermi-gtx480", "968f56ce4112a8d4"),
+        ("turing-rtx2060s", "0f61fa4e5b7b7f1d"),
+        ("tiny", "1284a78b61bbcc6f"),
     ] {
         let s = ConfigRequest::preset(name).resolve().unwrap();
         assert_eq!(s.hash.0, hash, "{name}");
@@ -457,4 +459,31 @@ fn every_reference_gpgpusim_config_imports_as_a_layer() {
     .resolve()
     .unwrap();
     assert_eq!(s.dram.timing.t_rcd, 13);
+}
+
+#[test]
+fn l2_cache_string_is_checked_when_the_spec_is_built() {
+    let err = |v: &str| {
+        ConfigRequest::preset("tiny")
+            .with(&format!("l2.cache={v}"))
+            .resolve()
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(err("\"S:8:128\"").contains("`l2.cache`: cache string `S:8:128`"));
+    assert!(err("\"none\"").contains("the memory partitions need an L2 slice"));
+    assert!(err("\"S:8:128:4,L:B:m:L:L,A:4:2,1:0,32\"").contains("a miss queue of 1"));
+    let s = ConfigRequest::preset("turing-rtx2060s").resolve().unwrap();
+    assert_eq!(s.l2.cache.size_bytes(), 128 * 1024);
+    assert_eq!(
+        (s.l2.fetch_bytes, s.l2.rop_latency, s.l2.icnt_to_l2),
+        (32, 194, 64)
+    );
+    assert_eq!(s.clocks.dram_khz, 3_500_000);
+    let f = ConfigRequest::preset("fermi-gtx480").resolve().unwrap();
+    assert_eq!(
+        (f.l2.fetch_bytes, f.l2.cache.size_bytes()),
+        (128, 64 * 1024)
+    );
 }

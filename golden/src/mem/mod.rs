@@ -3,4 +3,5 @@
 
 pub mod cache;
 pub mod mshr;
+pub mod partition;
 pub mod slice;

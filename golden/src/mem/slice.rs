@@ -35,12 +35,15 @@ pub struct SliceRequest<P> {
 
 /// A request for the next level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fetch {
+pub struct Fetch<P> {
     pub addr: u64,
     /// A write (a write-back or a write that goes on), else a read fill.
     pub write: bool,
     /// Bytes: a sector, a line, or a write-back's dirty sectors.
     pub bytes: u32,
+    /// The request that caused it (none for a write-back of an evicted line): the miss path
+    /// keeps who asked (a memory controller scheduling by warp reads it).
+    pub origin: Option<P>,
 }
 
 /// Why the slice could not take the head request this cycle.
@@ -81,7 +84,7 @@ pub struct Slice<P> {
     latency: u64,
     input: VecDeque<SliceRequest<P>>,
     input_cap: usize,
-    miss_queue: VecDeque<Fetch>,
+    miss_queue: VecDeque<Fetch<P>>,
     miss_cap: usize,
     /// Answers in flight: (cycle ready, payload), in ready order.
     answering: VecDeque<(u64, P)>,
@@ -162,6 +165,11 @@ impl<P: Copy> Slice<P> {
         self.now += 1;
     }
 
+    /// One cycle without an access (the caller holds the slice back).
+    pub fn idle(&mut self) {
+        self.now += 1;
+    }
+
     /// The head request's access; false when it is refused (nothing changed).
     fn access(&mut self, r: SliceRequest<P>) -> bool {
         let sector = spec::cache::SECTOR_BYTES;
@@ -203,6 +211,7 @@ impl<P: Copy> Slice<P> {
                 addr: r.addr,
                 write: true,
                 bytes: sector,
+                origin: Some(r.payload),
             });
             self.answer(r.payload);
             return true;
@@ -225,6 +234,7 @@ impl<P: Copy> Slice<P> {
                         addr: e.addr,
                         write: true,
                         bytes: e.dirty.count_ones() * sector,
+                        origin: None,
                     });
                 }
                 fetch
@@ -235,6 +245,7 @@ impl<P: Copy> Slice<P> {
                 addr: r.addr,
                 write: true,
                 bytes: sector,
+                origin: Some(r.payload),
             });
         }
         if fetch && !r.write {
@@ -244,6 +255,7 @@ impl<P: Copy> Slice<P> {
                     addr: r.addr,
                     write: false,
                     bytes: sector,
+                    origin: Some(r.payload),
                 });
             }
         } else {
@@ -254,6 +266,7 @@ impl<P: Copy> Slice<P> {
                     addr: r.addr,
                     write: false,
                     bytes: unit,
+                    origin: Some(r.payload),
                 });
             }
             self.answer(r.payload);
@@ -262,12 +275,12 @@ impl<P: Copy> Slice<P> {
     }
 
     /// The next request for the next level, if any (it stays until [`Slice::pop_fetch`]).
-    pub fn peek_fetch(&self) -> Option<&Fetch> {
+    pub fn peek_fetch(&self) -> Option<&Fetch<P>> {
         self.miss_queue.front()
     }
 
     /// The next level took the request [`Slice::peek_fetch`] showed.
-    pub fn pop_fetch(&mut self) -> Option<Fetch> {
+    pub fn pop_fetch(&mut self) -> Option<Fetch<P>> {
         self.miss_queue.pop_front()
     }
 
@@ -276,6 +289,22 @@ impl<P: Copy> Slice<P> {
         for p in self.mshr.fill(addr) {
             self.answer(p);
         }
+    }
+
+    /// The oldest answer ready by now, if any (one per cycle onto a bounded queue).
+    pub fn pop_answer(&mut self) -> Option<P> {
+        match self.answering.front() {
+            Some(&(at, p)) if at <= self.now => {
+                self.answering.pop_front();
+                Some(p)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the input queue has room for one more request.
+    pub fn has_room(&self) -> bool {
+        self.input.len() < self.input_cap
     }
 
     /// The answers ready by now, in order.
@@ -342,7 +371,8 @@ mod tests {
             Some(Fetch {
                 addr: 0x4000,
                 write: false,
-                bytes: 32
+                bytes: 32,
+                origin: Some(1),
             })
         );
         while s.now() < 300 {

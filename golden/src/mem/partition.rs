@@ -1,0 +1,451 @@
+//! The memory partitions as one streaming component ([`Partitions`]): per DRAM channel,
+//! `dram.sub_partitions` sub-partitions, each an L2 [`Slice`] with GPGPU-Sim's queues around it
+//! (`memory_sub_partition`, l2cache.cc), in front of the channel's controller (one
+//! [`MemSystem`] serves every channel). Requests keep their SM, warp and PC through the miss
+//! path: the DRAM requests of a fetch carry those of the request that caused it, so a Warped-MC
+//! controller behind the L2 schedules by warp as it does alone.
+//!
+//! Per sub-partition, per L2 cycle, in GPGPU-Sim's order (`cache_cycle`):
+//! 1. one answer ready in the slice (a fill's) goes to the L2-to-icnt queue, if it has room;
+//! 2. the head of the DRAM-to-L2 queue fills the slice;
+//! 3. one fetch or write-back of the slice's miss queue moves to the L2-to-DRAM queue, if it has
+//!    room (`baseline_cache::cycle`);
+//! 4. if the L2-to-DRAM and L2-to-icnt queues have room, the slice accesses the head of the
+//!    icnt-to-L2 queue (its input queue): a hit's answer goes to the L2-to-icnt queue at once,
+//!    a miss takes an MSHR and queues its fetch; a reservation failure retries next cycle;
+//! 5. the head of the ROP delay queue moves to the icnt-to-L2 queue once `l2.rop_latency` core
+//!    cycles have passed since it arrived, if the queue has room.
+//!
+//! Per channel, per DRAM cycle (`dram_cycle`):
+//! 1. at most one completed fetch returns to its sub-partition's DRAM-to-L2 queue (if it has
+//!    room; write-backs and written data complete without returning);
+//! 2. the controller steps one cycle ([`MemSystem::tick`]);
+//! 3. one request of the sub-partitions' L2-to-DRAM queues, round-robin after the last served,
+//!    enters the channel's DRAM latency queue, ready `l2.dram_latency` core cycles later;
+//! 4. the head of the latency queue, once ready, is offered to the controller: one DRAM
+//!    request per `dram.atom_bytes` of the fetch (a 128 B line fetch on 32 B atoms is four),
+//!    each refused while the channel's wait list is full; the fetch completes when all have.
+//!
+//! A request is offered at a core cycle into its sub-partition's ROP queue, accepted when the
+//! icnt-to-L2 queue has room (GPGPU-Sim's `full()` check), and answered through the L2-to-icnt
+//! queue ([`Partitions::pop_reply`]). Clock domains advance by [`ClockDomains`]; at an instant
+//! with several edges the DRAM steps before the L2 (GPGPU-Sim's order), and the core edge
+//! comes last (the caller's interconnect and SMs step between [`Partitions::step`] calls).
+//!
+//! Not modelled (docs/decisions.md, "Memory partitions"): the DRAM credits between
+//! sub-partitions (GPGPU-Sim lends a shared pool; here a full wait list refuses), the L2's
+//! data-port bandwidth beyond one access per cycle, texture-only L2s, and non-linear partition
+//! indexing.
+
+use super::slice::{Fetch, Slice, SliceRequest, SliceStats, Taken};
+use crate::clock::ClockDomains;
+use crate::mc::stimulus::Request;
+use crate::mc::system::{McError, MemSystem, Offer};
+use spec::Spec;
+use std::collections::VecDeque;
+
+/// A memory request from an SM port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemRequest {
+    /// Chosen by the sender; comes back with the reply.
+    pub tag: u64,
+    pub addr: u64,
+    pub write: bool,
+    pub sm: u32,
+    pub warp: u32,
+    pub pc: u64,
+}
+
+/// Clock domains of [`Partitions::step`] (bits of its result).
+pub const CORE: u32 = 1;
+pub const ICNT: u32 = 2;
+pub const L2: u32 = 4;
+pub const DRAM: u32 = 8;
+
+/// A fetch in flight to the DRAM.
+#[derive(Debug, Clone, Copy)]
+struct InFlight {
+    sub: usize,
+    fetch: Fetch<MemRequest>,
+    /// DRAM requests it takes, offered so far, completed so far.
+    parts: u32,
+    offered: u32,
+    done: u32,
+    /// DRAM cycle the last completed part's data ends.
+    last_done: u64,
+}
+
+#[derive(Debug, Clone)]
+struct SubPartition {
+    /// ROP delay queue: (core cycle it is ready, request).
+    rop: VecDeque<(u64, MemRequest)>,
+    slice: Slice<MemRequest>,
+    l2_to_dram: VecDeque<Fetch<MemRequest>>,
+    /// Completed fetches (read fills) for the slice.
+    dram_to_l2: VecDeque<u64>,
+    l2_to_icnt: VecDeque<MemRequest>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct ChannelSide {
+    /// DRAM latency queue: (core cycle it is ready, fetch id).
+    latency: VecDeque<(u64, usize)>,
+    /// Read fetches whose last DRAM request has issued, waiting to return: (DRAM cycle its
+    /// data has arrived, fetch id), in issue order (a read's data follows its column command
+    /// by a fixed time, so this is also arrival order).
+    returning: VecDeque<(u64, usize)>,
+    /// The sub-partition (local index) served last.
+    last: usize,
+}
+
+/// Counters over the run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PartitionStats {
+    pub slices: SliceStats,
+    /// Cycles a full queue held something back, by queue: ROP → icnt-to-L2, slice → L2-to-DRAM,
+    /// DRAM → DRAM-to-L2, answer → L2-to-icnt.
+    pub icnt_to_l2_full: u64,
+    pub l2_to_dram_full: u64,
+    pub dram_to_l2_full: u64,
+    pub l2_to_icnt_full: u64,
+    /// DRAM requests refused by a full controller wait list.
+    pub dram_refused: u64,
+}
+
+/// Every memory partition of a spec.
+pub struct Partitions {
+    subs: Vec<SubPartition>,
+    per_channel: usize,
+    chans: Vec<ChannelSide>,
+    dram: MemSystem,
+    fetches: Vec<Option<InFlight>>,
+    free: Vec<usize>,
+    clocks: ClockDomains,
+    /// Core cycles passed (the partitions' latencies count them).
+    core: u64,
+    rop_latency: u64,
+    dram_latency: u64,
+    caps: [usize; 4],
+    atom: u64,
+    stats: PartitionStats,
+    /// Requests accepted and not yet answered (reads) or accepted (writes, answered at once by
+    /// the slice too).
+    inside: usize,
+}
+
+impl Partitions {
+    /// The idle partitions of a validated spec, every clock at its first edge.
+    pub fn new(spec: &Spec) -> Partitions {
+        let l2 = &spec.l2;
+        let n = (spec.dram.channels * spec.dram.sub_partitions) as usize;
+        let subs = (0..n)
+            .map(|_| SubPartition {
+                rop: VecDeque::new(),
+                slice: Slice::new(l2.cache, 0, l2.icnt_to_l2 as usize),
+                l2_to_dram: VecDeque::new(),
+                dram_to_l2: VecDeque::new(),
+                l2_to_icnt: VecDeque::new(),
+            })
+            .collect();
+        let mut dram = MemSystem::new(spec);
+        // A fetch's parts wait for room in the pending queue; more are refused.
+        dram.set_wait_limit((l2.fetch_bytes / spec.dram.atom_bytes).max(1) as usize);
+        let c = &spec.clocks;
+        Partitions {
+            subs,
+            per_channel: spec.dram.sub_partitions as usize,
+            chans: vec![ChannelSide::default(); spec.dram.channels as usize],
+            dram,
+            fetches: Vec::new(),
+            free: Vec::new(),
+            clocks: ClockDomains::new(&[c.core_khz, c.icnt_khz, c.l2_khz, c.dram_khz]),
+            core: 0,
+            rop_latency: u64::from(l2.rop_latency),
+            dram_latency: u64::from(l2.dram_latency),
+            caps: [l2.icnt_to_l2, l2.l2_to_dram, l2.dram_to_l2, l2.l2_to_icnt].map(|v| v as usize),
+            atom: u64::from(spec.dram.atom_bytes),
+            stats: PartitionStats::default(),
+            inside: 0,
+        }
+    }
+
+    /// Sub-partitions (global index: channel × sub-partitions per channel + local index).
+    pub fn len(&self) -> usize {
+        self.subs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.subs.is_empty()
+    }
+
+    /// The sub-partition an address belongs to (the address map's decoding).
+    pub fn sub_of(&self, addr: u64) -> usize {
+        self.dram.address_map().decode(addr).sub_partition as usize
+    }
+
+    /// Core cycles passed.
+    pub fn core_cycle(&self) -> u64 {
+        self.core
+    }
+
+    /// Requests inside (accepted, not yet popped as replies).
+    pub fn inside(&self) -> usize {
+        self.inside
+    }
+
+    pub fn dram(&self) -> &MemSystem {
+        &self.dram
+    }
+
+    /// Offer a request to its sub-partition at the current core cycle: refused when the
+    /// sub-partition's icnt-to-L2 queue is full.
+    pub fn offer(&mut self, r: MemRequest) -> Offer {
+        let s = self.sub_of(r.addr);
+        let sp = &mut self.subs[s];
+        if !sp.slice.has_room() {
+            return Offer::Refused;
+        }
+        sp.rop.push_back((self.core + self.rop_latency, r));
+        self.inside += 1;
+        Offer::Accepted
+    }
+
+    /// The oldest reply of sub-partition `s`, if any (a network port takes one per cycle).
+    pub fn pop_reply(&mut self, s: usize) -> Option<MemRequest> {
+        let r = self.subs[s].l2_to_icnt.pop_front();
+        if r.is_some() {
+            self.inside -= 1;
+        }
+        r
+    }
+
+    /// Advance to the next clock edge: the DRAM and L2 domains with an edge then step (in that
+    /// order), then the core cycle count moves on if the core has one. Returns the domains that
+    /// had an edge ([`CORE`], [`ICNT`], [`L2`], [`DRAM`]) for the caller's interconnect and SMs.
+    pub fn step(&mut self) -> Result<u32, McError> {
+        let (mask, _) = self.clocks.advance();
+        let mask = mask_bits(mask);
+        if mask & DRAM != 0 {
+            self.dram_cycle()?;
+        }
+        if mask & L2 != 0 {
+            for s in 0..self.subs.len() {
+                self.cache_cycle(s);
+            }
+        }
+        if mask & CORE != 0 {
+            self.core += 1;
+        }
+        Ok(mask)
+    }
+
+    fn cache_cycle(&mut self, s: usize) {
+        let [_, l2d, _, l2i] = self.caps;
+        let core = self.core;
+        let sp = &mut self.subs[s];
+        // 1. A fill's answer out.
+        if sp.l2_to_icnt.len() < l2i {
+            if let Some(p) = sp.slice.pop_answer() {
+                sp.l2_to_icnt.push_back(p);
+            }
+        } else {
+            self.stats.l2_to_icnt_full += 1;
+        }
+        // 2. A fill in.
+        if let Some(addr) = sp.dram_to_l2.pop_front() {
+            sp.slice.fill(addr);
+        }
+        // 3. The miss queue's head on towards the DRAM.
+        if sp.l2_to_dram.len() < l2d {
+            if let Some(f) = sp.slice.pop_fetch() {
+                sp.l2_to_dram.push_back(f);
+            }
+        } else if sp.slice.peek_fetch().is_some() {
+            self.stats.l2_to_dram_full += 1;
+        }
+        // 4. One access, if its answer or its fetch could leave.
+        if sp.l2_to_dram.len() < l2d && sp.l2_to_icnt.len() < l2i {
+            sp.slice.tick();
+            if sp.l2_to_icnt.len() < l2i {
+                if let Some(p) = sp.slice.pop_answer() {
+                    sp.l2_to_icnt.push_back(p);
+                }
+            }
+        } else {
+            sp.slice.idle();
+        }
+        // 5. The ROP queue's head into the icnt-to-L2 queue.
+        if let Some(&(ready, r)) = sp.rop.front() {
+            if ready <= core {
+                let taken = sp.slice.offer(SliceRequest {
+                    addr: r.addr,
+                    write: r.write,
+                    payload: r,
+                });
+                if taken == Taken::Accepted {
+                    sp.rop.pop_front();
+                } else {
+                    self.stats.icnt_to_l2_full += 1;
+                }
+            }
+        }
+    }
+
+    fn dram_cycle(&mut self) -> Result<(), McError> {
+        let [_, _, d2l, _] = self.caps;
+        let now = self.dram.now();
+        // 1. One completed fetch back to its sub-partition.
+        for c in 0..self.chans.len() {
+            let Some(&(at, id)) = self.chans[c].returning.front() else {
+                continue;
+            };
+            if at > now {
+                continue;
+            }
+            let Some(f) = self.fetches[id] else {
+                continue;
+            };
+            let sp = &mut self.subs[f.sub];
+            if sp.dram_to_l2.len() < d2l {
+                sp.dram_to_l2.push_back(f.fetch.addr);
+                self.chans[c].returning.pop_front();
+                self.release(id);
+            } else {
+                self.stats.dram_to_l2_full += 1;
+            }
+        }
+        // 2. The controllers.
+        self.dram.tick(None)?;
+        let mut written = Vec::new();
+        for done in self.dram.take_completions() {
+            let id = done.tag as usize;
+            let Some(f) = self.fetches[id].as_mut() else {
+                continue;
+            };
+            f.done += 1;
+            f.last_done = f.last_done.max(done.done);
+            if f.done == f.parts {
+                if f.fetch.write {
+                    // Written data completes without returning.
+                    written.push(id);
+                } else {
+                    let c = f.sub / self.per_channel;
+                    self.chans[c].returning.push_back((f.last_done, id));
+                }
+            }
+        }
+        for id in written {
+            self.release(id);
+        }
+        let now = self.dram.now();
+        // 3. and 4. per channel.
+        for c in 0..self.chans.len() {
+            let first = c * self.per_channel;
+            let ch = &mut self.chans[c];
+            for k in 1..=self.per_channel {
+                let local = (ch.last + k) % self.per_channel;
+                if let Some(f) = self.subs[first + local].l2_to_dram.pop_front() {
+                    let parts = (u64::from(f.bytes).div_ceil(self.atom)).max(1) as u32;
+                    let id = match self.free.pop() {
+                        Some(i) => i,
+                        None => {
+                            self.fetches.push(None);
+                            self.fetches.len() - 1
+                        }
+                    };
+                    self.fetches[id] = Some(InFlight {
+                        sub: first + local,
+                        fetch: f,
+                        parts,
+                        offered: 0,
+                        done: 0,
+                        last_done: 0,
+                    });
+                    let ch = &mut self.chans[c];
+                    ch.latency.push_back((self.core + self.dram_latency, id));
+                    ch.last = local;
+                    break;
+                }
+            }
+            let Some(&(ready, id)) = self.chans[c].latency.front() else {
+                continue;
+            };
+            if ready > self.core {
+                continue;
+            }
+            let Some(f) = self.fetches[id].as_mut() else {
+                continue;
+            };
+            let origin = f.fetch.origin;
+            while f.offered < f.parts {
+                let addr = f.fetch.addr + u64::from(f.offered) * self.atom;
+                let req = Request {
+                    cycle: now,
+                    sm: origin.map_or(0, |o| o.sm),
+                    warp: origin.map_or(0, |o| o.warp),
+                    pc: origin.map_or(0, |o| o.pc),
+                    addr,
+                    write: f.fetch.write,
+                    load: 0,
+                };
+                match self.dram.offer(req, id as u64)? {
+                    Offer::Accepted => f.offered += 1,
+                    Offer::Refused => {
+                        self.stats.dram_refused += 1;
+                        break;
+                    }
+                }
+            }
+            if f.offered == f.parts {
+                self.chans[c].latency.pop_front();
+            }
+        }
+        Ok(())
+    }
+
+    fn release(&mut self, id: usize) {
+        self.fetches[id] = None;
+        self.free.push(id);
+    }
+
+    /// Counters so far (the slices' summed).
+    pub fn stats(&self) -> PartitionStats {
+        let mut s = self.stats.clone();
+        for sp in &self.subs {
+            let x = sp.slice.stats();
+            s.slices.accesses += x.accesses;
+            s.slices.hits += x.hits;
+            s.slices.sector_misses += x.sector_misses;
+            s.slices.misses += x.misses;
+            s.slices.mshr_merges += x.mshr_merges;
+            s.slices.writebacks += x.writebacks;
+            for (k, v) in &x.reservation_failures {
+                *s.slices.reservation_failures.entry(*k).or_insert(0) += v;
+            }
+        }
+        s
+    }
+
+    /// Every queue's length against its size, per sub-partition (for bounds checks):
+    /// `[icnt-to-L2, L2-to-DRAM, DRAM-to-L2, L2-to-icnt]` as (length, size).
+    pub fn queue_fill(&self, s: usize) -> [(usize, usize); 4] {
+        let sp = &self.subs[s];
+        let [i2l, l2d, d2l, l2i] = self.caps;
+        [
+            (sp.slice.input_len(), i2l),
+            (sp.l2_to_dram.len(), l2d),
+            (sp.dram_to_l2.len(), d2l),
+            (sp.l2_to_icnt.len(), l2i),
+        ]
+    }
+}
+
+/// The domain bits of a [`ClockDomains::advance`] mask (domains in the order core, icnt, L2,
+/// DRAM, as [`Partitions::new`] builds them).
+fn mask_bits(m: u32) -> u32 {
+    m & (CORE | ICNT | L2 | DRAM)
+}
+
+#[cfg(test)]
+#[path = "partition_tests.rs"]
+mod tests;

@@ -1,0 +1,135 @@
+//! The memory side between the interconnect and the DRAM controllers: the memory partitions
+//! (per channel, `dram.sub_partitions` sub-partitions, each an L2 slice with GPGPU-Sim's queues
+//! around it) and the clock domains. Keys, rules and the validated spec.
+//!
+//! A sub-partition follows GPGPU-Sim's `memory_sub_partition` (l2cache.cc): a request from the
+//! interconnect waits `rop_latency` core cycles in the ROP delay queue, then enters the
+//! icnt-to-L2 queue; the L2 slice takes one request per L2 cycle from it; misses and write-backs
+//! leave through the L2-to-DRAM queue, wait `dram_latency` core cycles and enter the channel's
+//! controller; DRAM data comes back through the DRAM-to-L2 queue; answers leave through the
+//! L2-to-icnt queue. The latencies count core cycles, as GPGPU-Sim's do.
+
+use crate::cache::CacheString;
+use crate::schema::{Legal, Rule};
+use crate::{section, UserConfig};
+
+section! {
+    /// The memory partitions: an L2 slice per sub-partition and the queues around it.
+    pub struct L2Config in "l2" {
+        cache: String = Legal::Text,
+            "the L2 slice of one sub-partition: a GPGPU-Sim cache string (-gpgpu_cache:dl2), e.g. `S:64:128:16,L:B:m:L:P,A:192:4,32:0,32`";
+        rop_latency: u32 = Legal::Range { min: 0, max: 100000 },
+            "core cycles a request spends in the ROP delay queue between the interconnect and the L2 (-gpgpu_l2_rop_latency)";
+        dram_latency: u32 = Legal::Range { min: 0, max: 100000 },
+            "core cycles a request spends in the delay queue between the L2-to-DRAM queue and the controller (-dram_latency)";
+        icnt_to_l2: u32 = Legal::Range { min: 1, max: 4096 },
+            "icnt-to-L2 queue entries per sub-partition (-gpgpu_dram_partition_queues, 1st field)";
+        l2_to_dram: u32 = Legal::Range { min: 1, max: 4096 },
+            "L2-to-DRAM queue entries per sub-partition (-gpgpu_dram_partition_queues, 2nd field)";
+        dram_to_l2: u32 = Legal::Range { min: 1, max: 4096 },
+            "DRAM-to-L2 queue entries per sub-partition (-gpgpu_dram_partition_queues, 3rd field)";
+        l2_to_icnt: u32 = Legal::Range { min: 1, max: 4096 },
+            "L2-to-icnt queue entries per sub-partition (-gpgpu_dram_partition_queues, 4th field)";
+    }
+}
+
+section! {
+    /// Clock domains (-gpgpu_clock_domains); the DRAM command clock is `dram.clock_mhz`.
+    pub struct ClockConfig in "clocks" {
+        core_khz: u32 = Legal::Range { min: 1000, max: 10000000 },
+            "SM (core) clock in kHz (-gpgpu_clock_domains, 1st field); the partitions' latencies count its cycles";
+        icnt_khz: u32 = Legal::Range { min: 1000, max: 10000000 },
+            "interconnect clock in kHz (-gpgpu_clock_domains, 2nd field)";
+        l2_khz: u32 = Legal::Range { min: 1000, max: 10000000 },
+            "L2 clock in kHz (-gpgpu_clock_domains, 3rd field): one access per slice per cycle";
+    }
+}
+
+/// The L2 cache string of a configuration, decoded.
+fn l2_cache(c: &UserConfig) -> Result<CacheString, String> {
+    match CacheString::parse(&c.l2.cache) {
+        Ok(Some(s)) => Ok(s),
+        Ok(None) => Err(
+            "`l2.cache` = `none`: the memory partitions need an L2 slice (a cache string)".into(),
+        ),
+        Err(e) => Err(format!("`l2.cache`: {e}")),
+    }
+}
+
+/// Rules between the memory-side keys.
+pub(crate) const RULES: &[Rule] = &[Rule {
+    text: "l2.cache is a GPGPU-Sim cache string with MSHRs and a miss queue of at least 2",
+    check: |c: &UserConfig| {
+        let s = l2_cache(c)?;
+        if s.mshr_entries == 0 || s.mshr_merge == 0 {
+            return Err(format!(
+                    "`l2.cache` = `{}` has {} MSHR entries merging {}: an L2 slice needs at least one of each",
+                    c.l2.cache, s.mshr_entries, s.mshr_merge
+                ));
+        }
+        if s.miss_queue < 2 {
+            return Err(format!(
+                    "`l2.cache` = `{}` has a miss queue of {}: a miss may send a fetch and a write-back at once, so at least 2",
+                    c.l2.cache, s.miss_queue
+                ));
+        }
+        Ok(())
+    },
+}];
+
+/// The validated memory partitions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct L2Spec {
+    pub cache: CacheString,
+    pub rop_latency: u32,
+    pub dram_latency: u32,
+    /// Queue entries per sub-partition: icnt-to-L2, L2-to-DRAM, DRAM-to-L2, L2-to-icnt.
+    pub icnt_to_l2: u32,
+    pub l2_to_dram: u32,
+    pub dram_to_l2: u32,
+    pub l2_to_icnt: u32,
+    /// Bytes one L2 fetch brings from DRAM: a sector, or the line of a line cache.
+    pub fetch_bytes: u32,
+}
+
+impl L2Spec {
+    /// From keys the rules have checked.
+    pub(crate) fn new(c: &UserConfig) -> Result<L2Spec, String> {
+        let cache = l2_cache(c)?;
+        let l = &c.l2;
+        let fetch_bytes = match cache.kind {
+            crate::cache::CacheKind::Sector => crate::cache::SECTOR_BYTES,
+            crate::cache::CacheKind::Line => cache.line_bytes,
+        };
+        Ok(L2Spec {
+            cache,
+            rop_latency: l.rop_latency,
+            dram_latency: l.dram_latency,
+            icnt_to_l2: l.icnt_to_l2,
+            l2_to_dram: l.l2_to_dram,
+            dram_to_l2: l.dram_to_l2,
+            l2_to_icnt: l.l2_to_icnt,
+            fetch_bytes,
+        })
+    }
+}
+
+/// The validated clock domains, in kHz (the DRAM's from `dram.clock_mhz`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockSpec {
+    pub core_khz: u64,
+    pub icnt_khz: u64,
+    pub l2_khz: u64,
+    pub dram_khz: u64,
+}
+
+impl ClockSpec {
+    pub(crate) fn new(c: &UserConfig) -> ClockSpec {
+        ClockSpec {
+            core_khz: u64::from(c.clocks.core_khz),
+            icnt_khz: u64::from(c.clocks.icnt_khz),
+            l2_khz: u64::from(c.clocks.l2_khz),
+            dram_khz: u64::from(c.dram.clock_mhz) * 1000,
+        }
+    }
+}
