@@ -6,7 +6,7 @@ use clap::builder::PossibleValuesParser;
 use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use golden::run::BlockOpts;
 use sim::blocks::BLOCKS;
-use sim::registry::{BlockEntry, Cmd};
+use sim::registry::{BlockEntry, Cmd, GoldenEntry};
 use spec::{ConfigRequest, Spec, DEFAULT_PRESET};
 use std::path::PathBuf;
 
@@ -64,9 +64,15 @@ pub fn command() -> clap::Command {
         "The stimulus. {} (file formats: README, \"Stimulus\")",
         per_block(&|b| format!("{}: {}", b.name, b.stimuli))
     );
+    let per_golden = |f: &dyn Fn(&GoldenEntry) -> String| {
+        sim::blocks::goldens()
+            .map(|(_, g)| f(g))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
     let golden = format!(
         "The stimulus (required but for dispatch). {}",
-        per_block(&|b| format!("{}: {}", b.golden.name, b.golden.stimuli))
+        per_golden(&|g| format!("{}: {}", g.name, g.stimuli))
     );
     let blocks = format!(
         "The block. {}",
@@ -74,7 +80,7 @@ pub fn command() -> clap::Command {
     );
     let goldens = format!(
         "The golden model. {}",
-        per_block(&|b| format!("{}: {}", b.golden.name, b.golden.about))
+        per_golden(&|g| format!("{}: {}", g.name, g.about))
     );
     let mut cmd = Cli::command();
     for sub in ["cosim", "mutants", "bench"] {
@@ -179,7 +185,7 @@ fn blocks_or_all() -> PossibleValuesParser {
 }
 
 fn golden_names() -> PossibleValuesParser {
-    PossibleValuesParser::new(BLOCKS.iter().map(|b| b.golden.name))
+    PossibleValuesParser::new(sim::blocks::goldens().map(|(_, g)| g.name))
 }
 
 /// The block named on the command line (a registry name; clap has checked it).

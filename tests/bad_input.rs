@@ -292,9 +292,11 @@ fn reproducers_of_different_runs_do_not_overwrite_each_other() {
     paths.sort();
     paths.dedup();
     assert_eq!(paths.len(), 3, "{paths:?}");
+    // Named by the configuration's hash.
+    let hash = spec("tiny", &[]).hash.to_string();
     for p in &paths {
         assert!(Path::new(p).is_file(), "{p}");
-        assert!(p.contains("dispatch-c8a06d8822da4d42-"), "{p}");
+        assert!(p.contains(&format!("dispatch-{hash}-")), "{p}");
     }
     // A reproduce command quotes what the shell would split: the presets' address maps hold `;`.
     let o = expect(

@@ -73,7 +73,9 @@ pub struct BlockEntry {
     /// Its storage cost.
     pub cost: fn(&Spec) -> BlockCost,
     /// Its golden run.
-    pub golden: GoldenEntry,
+    /// Its golden runs: the block's model, or the systems it lives in (Warped-MC: `mc`, the
+    /// DRAM controllers alone, and `memory`, the whole memory side).
+    pub golden: &'static [GoldenEntry],
     /// The forms of `--stimulus` its co-simulation takes (help text).
     pub stimuli: &'static str,
     /// The stimuli `flow` co-simulates it with.

@@ -458,6 +458,12 @@ pub enum ImportError {
         location: String,
         error: crate::cache::CacheStringError,
     },
+    #[error("`-inter_config_file` = `{path}` ({location}): {error}")]
+    IcntFile {
+        path: String,
+        location: String,
+        error: String,
+    },
     #[error("inconsistent configuration: {message}")]
     Inconsistent { message: String },
 }
@@ -774,7 +780,153 @@ const READ: &[&str] = &[
     "rop_latency",
     "dram_latency",
     "gpgpu_dram_partition_queues",
+    "network_mode",
+    "inter_config_file",
+    "icnt_flit_size",
+    "icnt_in_buffer_limit",
+    "icnt_out_buffer_limit",
+    "icnt_arbiter_algo",
 ];
+
+/// The `key = value;` settings of a BookSim `.icnt` file (`//` comments).
+pub fn parse_icnt(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.split("//").next().unwrap_or("");
+        for stmt in line.split(';') {
+            if let Some((k, v)) = stmt.split_once('=') {
+                let (k, v) = (k.trim(), v.trim());
+                if !k.is_empty() {
+                    out.push((k.to_string(), v.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The interconnect keys: from GPGPU-Sim's built-in crossbar options (`-network_mode 2`) or
+/// from the BookSim `.icnt` file (`-network_mode 1`, `-inter_config_file`, read relative to
+/// the options file that names it). Notes on what is not modelled go to `notes`.
+fn icnt_layer(
+    opts: &GpgpusimOptions,
+    put: &mut impl FnMut(&'static str, toml::Value, &str),
+    notes: &mut Vec<String>,
+) -> Result<(), ImportError> {
+    let int = |v: u64| toml::Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
+    let word = |w: &str| toml::Value::String(w.into());
+    match uint(opts, "network_mode", 1)? {
+        2 => {
+            put("icnt.flit_bytes", int(positive(opts, "icnt_flit_size", 32)?.into()), "icnt_flit_size");
+            put(
+                "icnt.in_buffer",
+                int(positive(opts, "icnt_in_buffer_limit", 64)?.into()),
+                "icnt_in_buffer_limit",
+            );
+            put(
+                "icnt.out_buffer",
+                int(positive(opts, "icnt_out_buffer_limit", 64)?.into()),
+                "icnt_out_buffer_limit",
+            );
+            let arbiter = match uint(opts, "icnt_arbiter_algo", 1)? {
+                0 => "rr",
+                1 => "islip",
+                v => {
+                    return Err(ImportError::BadValue {
+                        option: "icnt_arbiter_algo",
+                        value: v.to_string(),
+                        location: location(opts, "icnt_arbiter_algo"),
+                        expected: "0 (round-robin) or 1 (iSLIP)",
+                    })
+                }
+            };
+            put("icnt.arbiter", word(arbiter), "icnt_arbiter_algo");
+            put("icnt.latency", int(0), "network_mode");
+            notes.push(format!(
+                "-network_mode 2 ({}): GPGPU-Sim's crossbar moves every packet as one flit and counts its buffers in packets; warpsmith serialises ceil(bytes / flit) flits and counts flits (the same for one-flit packets)",
+                location(opts, "network_mode")
+            ));
+            Ok(())
+        }
+        1 => {
+            const FILE: &str = "inter_config_file";
+            let name = opts.get(FILE).unwrap_or("mesh").trim();
+            let at = location(opts, FILE);
+            let dir = opts
+                .entry(FILE)
+                .and_then(|e| std::path::Path::new(&e.source).parent().map(|p| p.to_path_buf()))
+                .unwrap_or_default();
+            let path = dir.join(name);
+            let text = std::fs::read_to_string(&path).map_err(|e| ImportError::IcntFile {
+                path: path.display().to_string(),
+                location: at.clone(),
+                error: format!("cannot read it: {e} (the file is read relative to the options file that names it)"),
+            })?;
+            let kv = parse_icnt(&text);
+            let get = |k: &str| kv.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+            let num = |k: &'static str| -> Result<Option<u64>, ImportError> {
+                get(k)
+                    .map(|v| {
+                        v.parse::<f64>()
+                            .ok()
+                            .filter(|f| f.is_finite() && *f >= 0.0 && f.fract() == 0.0)
+                            .map(|f| f as u64)
+                            .ok_or_else(|| ImportError::IcntFile {
+                                path: path.display().to_string(),
+                                location: at.clone(),
+                                error: format!("`{k} = {v}` is not a whole number"),
+                            })
+                    })
+                    .transpose()
+            };
+            let need = |k: &'static str, v: Option<u64>| {
+                v.ok_or_else(|| ImportError::IcntFile {
+                    path: path.display().to_string(),
+                    location: at.clone(),
+                    error: format!("`{k}` is not set"),
+                })
+            };
+            let flit = need("flit_size", num("flit_size")?)?;
+            let vcs = num("num_vcs")?.unwrap_or(1).max(1);
+            let vc_buf = num("vc_buf_size")?;
+            let input = match num("input_buffer_size")? {
+                Some(v) => v,
+                None => need("vc_buf_size", vc_buf)? * vcs,
+            };
+            let output = match num("ejection_buffer_size")? {
+                Some(v) => v,
+                None => need("vc_buf_size", vc_buf)? * vcs,
+            };
+            let delay: u64 = ["routing_delay", "vc_alloc_delay", "sw_alloc_delay"]
+                .into_iter()
+                .map(|k| num(k).map(Option::unwrap_or_default))
+                .sum::<Result<u64, _>>()?;
+            let arbiter = if get("sw_allocator") == Some("islip") { "islip" } else { "rr" };
+            put("icnt.flit_bytes", int(flit), FILE);
+            put("icnt.in_buffer", int(input), FILE);
+            put("icnt.out_buffer", int(output), FILE);
+            put("icnt.arbiter", word(arbiter), FILE);
+            put("icnt.latency", int(delay), FILE);
+            let topology = (get("topology").unwrap_or("?"), get("n").unwrap_or("?"));
+            notes.push(format!(
+                "-inter_config_file {} ({at}): BookSim's network (topology {} n = {}, {} virtual channel(s), speedups in {} / internal {}) is modelled as one crossbar per direction with these buffers and delays; virtual channels, credits and speedups are not modelled",
+                path.display(),
+                topology.0,
+                topology.1,
+                vcs,
+                get("input_speedup").unwrap_or("1"),
+                get("internal_speedup").unwrap_or("1"),
+            ));
+            Ok(())
+        }
+        v => Err(ImportError::Unsupported {
+            option: "network_mode",
+            value: v,
+            location: location(opts, "network_mode"),
+            reason: "only 1 (BookSim, read from -inter_config_file) and 2 (the built-in crossbar) are modelled",
+        }),
+    }
+}
 
 /// The configuration keys a GPGPU-Sim option set gives: the DRAM ([`import`]), the address
 /// map, the controller's scheduler and queue, and the SM keys (`gpu.*`). Keys the options
@@ -1049,7 +1201,11 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         );
     }
 
+    let mut icnt_notes = Vec::new();
+    icnt_layer(opts, &mut put, &mut icnt_notes)?;
+
     let mut unmodelled = d.unmodelled.clone();
+    unmodelled.extend(icnt_notes);
     if d.dual_bus_interface {
         unmodelled.push(format!(
             "-dram_dual_bus_interface ({}) = 1: one command per cycle is modelled",

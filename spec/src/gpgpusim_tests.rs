@@ -12,6 +12,16 @@ fn opts(text: &str, name: &str) -> GpgpusimOptions {
     GpgpusimOptions::parse(text, name).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// A reference options file of tests-data, named by its full path (so that the `.icnt` file it
+/// names is found next to it).
+fn file_opts(rel: &str) -> GpgpusimOptions {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests-data/gpgpusim-configs")
+        .join(rel);
+    let text = std::fs::read_to_string(&path).unwrap();
+    opts(&text, &path.display().to_string())
+}
+
 fn layered(config: &str, trace: &str) -> GpgpusimOptions {
     let mut o = opts(config, "gpgpusim.config");
     o.layer(opts(trace, "trace.config"));
@@ -524,7 +534,7 @@ fn import_memory_partitions_and_clocks() {
     // the old name -rop_latency).
     for (o, dl2, rop, dlat, q, core) in [
         (
-            opts(GTX480_322, "g"),
+            file_opts("GTX480/gpgpusim-3.2.2/gpgpusim.config"),
             "64:128:8,L:B:m:W,A:32:4,4:0,32",
             120,
             100,
@@ -532,7 +542,7 @@ fn import_memory_partitions_and_clocks() {
             700_000,
         ),
         (
-            opts(GTX480_4X, "g"),
+            file_opts("GTX480/gpgpusim-4.x/gpgpusim.config"),
             "S:64:128:8,L:B:m:L:L,A:256:4,4:0,32",
             120,
             100,
@@ -582,7 +592,7 @@ fn import_memory_partitions_and_clocks() {
     }
     // Fields in order, and defaults (ROP 85, DRAM latency 30) when the file sets none.
     let with = |extra: &str| {
-        let mut o = opts(GTX480_4X, "gpgpusim.config");
+        let mut o = file_opts("GTX480/gpgpusim-4.x/gpgpusim.config");
         o.layer(opts(extra, "extra.config"));
         layer(&o)
     };
@@ -597,7 +607,7 @@ fn import_memory_partitions_and_clocks() {
     .map(|k| imported(&r, k));
     assert_eq!(depths, [1, 2, 3, 4].map(int));
     assert_eq!(imported(&r, "clocks.core_khz"), int(1_000_500));
-    let mapping = "-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RRBCCCCB.CCSSSSSS\n";
+    let mapping = "-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RRBCCCCB.CCSSSSSS\n-network_mode 2\n";
     let r = layer(&opts(mapping, "m")).unwrap();
     assert_eq!(imported(&r, "l2.rop_latency"), int(85));
     assert_eq!(imported(&r, "l2.dram_latency"), int(30));
@@ -626,4 +636,72 @@ fn import_memory_partitions_and_clocks() {
         with("-dram_latency -3"),
         Err(ImportError::BadValue { .. })
     ));
+}
+
+#[test]
+fn import_the_interconnect() {
+    let s = |v: &str| toml::Value::String(v.into());
+    let int = |v: i64| toml::Value::Integer(v);
+    // (files, flit bytes, input and output buffer flits, arbiter, latency): BookSim's .icnt
+    // for GTX480 (vc_buf_size x num_vcs, routing + VC + switch allocation delays), the built-in
+    // crossbar's options for the others.
+    for (o, flit, inb, outb, arb, lat) in [
+        (
+            file_opts("GTX480/gpgpusim-3.2.2/gpgpusim.config"),
+            32,
+            8,
+            8,
+            "islip",
+            2,
+        ),
+        (
+            file_opts("GTX480/gpgpusim-4.x/gpgpusim.config"),
+            40,
+            64,
+            64,
+            "islip",
+            2,
+        ),
+        (layered(RTX2060, RTX2060_TRACE), 40, 512, 512, "islip", 0),
+        (layered(QV100, QV100_TRACE), 40, 512, 512, "islip", 0),
+        (layered(RTX3070, RTX3070_TRACE), 40, 512, 512, "islip", 0),
+    ] {
+        let r = layer(&o).unwrap();
+        assert_eq!(imported(&r, "icnt.flit_bytes"), int(flit));
+        assert_eq!(imported(&r, "icnt.in_buffer"), int(inb));
+        assert_eq!(imported(&r, "icnt.out_buffer"), int(outb));
+        assert_eq!(imported(&r, "icnt.arbiter"), s(arb));
+        assert_eq!(imported(&r, "icnt.latency"), int(lat));
+        assert!(
+            r.unmodelled.iter().any(|u| u.contains("network")),
+            "{:?}",
+            r.unmodelled
+        );
+    }
+    let with = |extra: &str| {
+        let mut o = file_opts("RTX2060/gpgpusim.config");
+        o.layer(opts(extra, "extra.config"));
+        layer(&o)
+    };
+    let r = with("-icnt_arbiter_algo 0").unwrap();
+    assert_eq!(imported(&r, "icnt.arbiter"), s("rr"));
+    assert!(matches!(
+        with("-icnt_arbiter_algo 5"),
+        Err(ImportError::BadValue { .. })
+    ));
+    assert!(matches!(
+        with("-network_mode 3"),
+        Err(ImportError::Unsupported { value: 3, .. })
+    ));
+    let e = with("-network_mode 1\n-inter_config_file nowhere.icnt").unwrap_err();
+    assert!(
+        e.to_string().starts_with("`-inter_config_file` = `")
+            && e.to_string()
+                .contains("nowhere.icnt` (extra.config line 2): cannot read it"),
+        "{e}"
+    );
+    assert_eq!(
+        parse_icnt("a = 1; b=two // c = 3\n// d = 4\n e = 5;"),
+        [("a", "1"), ("b", "two"), ("e", "5")].map(|(k, v)| (k.to_string(), v.to_string()))
+    );
 }

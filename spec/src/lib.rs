@@ -24,7 +24,7 @@ pub use dispatch::{DispatchConfig, DispatchPolicy, DispatchSpec};
 pub use dram::{DramConfig, DramSpec, DramStandard, Timing};
 pub use gpu::{GpuConfig, GpuSpec};
 pub use mc::{BankCmd, Class, McConfig, McSpec, Scheduler, WarpedMcConfig, WarpedMcSpec};
-pub use mem::{ClockConfig, ClockSpec, L2Config, L2Spec};
+pub use mem::{ClockConfig, ClockSpec, IcntArbiter, IcntConfig, IcntSpec, L2Config, L2Spec};
 pub use ot::{FieldSpec, OtConfig, OtEvent, OtSpec, Replacement};
 pub use port::{Dir, Elem, EnumDecl, Interface, Param, ParamValue, PortSpec, Role};
 
@@ -102,6 +102,7 @@ pub struct UserConfig {
     pub dram: DramConfig,
     pub mc: McConfig,
     pub l2: L2Config,
+    pub icnt: IcntConfig,
     pub clocks: ClockConfig,
     pub warped_mc: WarpedMcConfig,
     pub dispatch: DispatchConfig,
@@ -115,6 +116,7 @@ impl UserConfig {
         v.extend(DramConfig::keys());
         v.extend(McConfig::keys());
         v.extend(L2Config::keys());
+        v.extend(IcntConfig::keys());
         v.extend(ClockConfig::keys());
         v.extend(WarpedMcConfig::keys());
         v.extend(DispatchConfig::keys());
@@ -129,6 +131,7 @@ impl UserConfig {
             .chain(dram::RULES)
             .chain(mc::MC_RULES)
             .chain(mem::RULES)
+            .chain(mem::ICNT_RULES)
             .chain(mc::WMC_RULES)
             .chain(dispatch::RULES)
     }
@@ -428,6 +431,7 @@ pub struct Resolved {
     pub dram: DramSpec,
     pub mc: McSpec,
     pub l2: L2Spec,
+    pub icnt: IcntSpec,
     pub clocks: ClockSpec,
     pub wmc: WarpedMcSpec,
     pub dispatch: DispatchSpec,
@@ -476,6 +480,7 @@ impl Spec {
             DramSpec::new(&config.dram).map_err(|message| SpecError::Inconsistent { message })?;
         let mc = McSpec::new(&config.mc);
         let l2 = L2Spec::new(&config).map_err(|message| SpecError::Inconsistent { message })?;
+        let icnt = IcntSpec::new(&config);
         let clocks = ClockSpec::new(&config);
         let wmc = WarpedMcSpec::new(&config.warped_mc, &gpu, &dram, &mc);
         let dispatch = DispatchSpec::new(&config.dispatch, &gpu);
@@ -489,6 +494,7 @@ impl Spec {
             dram,
             mc,
             l2,
+            icnt,
             clocks,
             wmc,
             dispatch,

@@ -476,6 +476,30 @@ fn test_data_matches_shared_reference() {
         ("QV100/trace.config", QV100_TRACE),
         ("RTX3070/gpgpusim.config", RTX3070),
         ("RTX3070/trace.config", RTX3070_TRACE),
+        (
+            "GTX480/gpgpusim-3.2.2/config_fermi_islip.icnt",
+            include_str!(
+                "../tests-data/gpgpusim-configs/GTX480/gpgpusim-3.2.2/config_fermi_islip.icnt"
+            ),
+        ),
+        (
+            "GTX480/gpgpusim-4.x/config_fermi_islip.icnt",
+            include_str!(
+                "../tests-data/gpgpusim-configs/GTX480/gpgpusim-4.x/config_fermi_islip.icnt"
+            ),
+        ),
+        (
+            "QV100/config_volta_islip.icnt",
+            include_str!("../tests-data/gpgpusim-configs/QV100/config_volta_islip.icnt"),
+        ),
+        (
+            "RTX2060/config_turing_islip.icnt",
+            include_str!("../tests-data/gpgpusim-configs/RTX2060/config_turing_islip.icnt"),
+        ),
+        (
+            "RTX3070/config_ampere_islip.icnt",
+            include_str!("../tests-data/gpgpusim-configs/RTX3070/config_ampere_islip.icnt"),
+        ),
     ] {
         let original = std::fs::read_to_string(shared.join(rel)).expect("reference file");
         assert!(

@@ -133,3 +133,81 @@ impl ClockSpec {
         }
     }
 }
+
+crate::word_enum! {
+    /// Arbitration of the interconnect's crossbar.
+    pub enum IcntArbiter {
+        /// Inputs round-robin from a pointer that moves every cycle (GPGPU-Sim NAIVE_RR).
+        Rr = "rr",
+        /// Each output round-robin from its own pointer, moved past the input it granted
+        /// (one iteration of iSLIP, GPGPU-Sim's default).
+        Islip = "islip",
+    }
+}
+
+section! {
+    /// The interconnect: a request and a reply crossbar between the SMs and the sub-partitions.
+    pub struct IcntConfig in "icnt" {
+        flit_bytes: u32 = Legal::Range { min: 1, max: 4096 },
+            "bytes per flit; a packet is ceil(bytes / flit) flits, one crossing per port per cycle (-icnt_flit_size, or the .icnt file's flit_size)";
+        in_buffer: u32 = Legal::Range { min: 1, max: 65536 },
+            "flits an input port buffers (-icnt_in_buffer_limit; .icnt: input_buffer_size, else vc_buf_size x num_vcs)";
+        out_buffer: u32 = Legal::Range { min: 1, max: 65536 },
+            "flits an output port buffers (-icnt_out_buffer_limit; .icnt: ejection_buffer_size, else vc_buf_size x num_vcs)";
+        arbiter: IcntArbiter = Legal::OneOf(IcntArbiter::NAMES),
+            "crossbar arbitration: rr or islip (-icnt_arbiter_algo 0 / 1; .icnt: sw_allocator)";
+        latency: u32 = Legal::Range { min: 0, max: 1000 },
+            "interconnect cycles a packet takes beyond its flits' serialisation (.icnt: routing_delay + vc_alloc_delay + sw_alloc_delay; GPGPU-Sim's built-in crossbar: 0)";
+    }
+}
+
+/// Bytes of a packet's header (GPGPU-Sim's control size: a read request is this alone).
+pub const PACKET_HEADER_BYTES: u32 = 8;
+
+/// The validated interconnect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IcntSpec {
+    pub flit_bytes: u32,
+    pub in_buffer: u32,
+    pub out_buffer: u32,
+    pub arbiter: IcntArbiter,
+    pub latency: u32,
+}
+
+impl IcntSpec {
+    pub(crate) fn new(c: &UserConfig) -> IcntSpec {
+        let i = &c.icnt;
+        IcntSpec {
+            flit_bytes: i.flit_bytes,
+            in_buffer: i.in_buffer,
+            out_buffer: i.out_buffer,
+            arbiter: i.arbiter,
+            latency: i.latency,
+        }
+    }
+
+    /// Flits of a packet carrying `data` bytes after its header.
+    pub fn flits(&self, data: u32) -> u32 {
+        (PACKET_HEADER_BYTES + data).div_ceil(self.flit_bytes)
+    }
+}
+
+/// Rules between the interconnect keys and the rest.
+pub(crate) const ICNT_RULES: &[Rule] = &[Rule {
+    text: "an interconnect buffer holds the largest packet (a line and its header)",
+    check: |c: &UserConfig| {
+        let line = c
+            .gpu
+            .line_bytes
+            .max(l2_cache(c).map_or(0, |s| s.line_bytes));
+        let flits = (PACKET_HEADER_BYTES + line).div_ceil(c.icnt.flit_bytes);
+        let smallest = c.icnt.in_buffer.min(c.icnt.out_buffer);
+        if flits > smallest {
+            return Err(format!(
+                "a {line}-byte line's packet is {flits} flits of `icnt.flit_bytes` = {} but `icnt.in_buffer` = {} and `icnt.out_buffer` = {}: a buffer must hold it",
+                c.icnt.flit_bytes, c.icnt.in_buffer, c.icnt.out_buffer
+            ));
+        }
+        Ok(())
+    },
+}];

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(a: &GoldenArgs) -> CliResult<ExitCode> {
-    let block = sim::blocks::find_golden(&a.block).map_err(bad)?;
+    let (block, golden) = sim::blocks::find_golden(&a.block).map_err(bad)?;
     let opts = a.block_args.for_block(block)?;
     let spec = a.config.resolve()?;
     if let Some(t) = opts.get("command-trace") {
@@ -17,7 +17,7 @@ pub fn run(a: &GoldenArgs) -> CliResult<ExitCode> {
     let progress = |done: u64, _: u64| bar.set_position(done);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let r = (block.golden.run)(
+    let r = (golden.run)(
         &spec,
         &GoldenRun {
             stimulus: a.stimulus.as_deref(),

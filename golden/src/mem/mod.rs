@@ -2,6 +2,9 @@
 //! the L2 slices of the memory partitions and the interconnect), as streaming components.
 
 pub mod cache;
+pub mod closed_loop;
+pub mod icnt;
 pub mod mshr;
 pub mod partition;
+pub mod side;
 pub mod slice;

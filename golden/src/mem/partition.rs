@@ -37,7 +37,7 @@
 //! data-port bandwidth beyond one access per cycle, texture-only L2s, and non-linear partition
 //! indexing.
 
-use super::slice::{Fetch, Slice, SliceRequest, SliceStats, Taken};
+use super::slice::{Fetch, Served, Slice, SliceRequest, SliceStats, Taken};
 use crate::clock::ClockDomains;
 use crate::mc::stimulus::Request;
 use crate::mc::system::{McError, MemSystem, Offer};
@@ -83,7 +83,7 @@ struct SubPartition {
     l2_to_dram: VecDeque<Fetch<MemRequest>>,
     /// Completed fetches (read fills) for the slice.
     dram_to_l2: VecDeque<u64>,
-    l2_to_icnt: VecDeque<MemRequest>,
+    l2_to_icnt: VecDeque<(MemRequest, Served)>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -210,8 +210,14 @@ impl Partitions {
         Offer::Accepted
     }
 
-    /// The oldest reply of sub-partition `s`, if any (a network port takes one per cycle).
-    pub fn pop_reply(&mut self, s: usize) -> Option<MemRequest> {
+    /// The oldest reply of sub-partition `s` without taking it.
+    pub fn peek_reply(&self, s: usize) -> Option<&(MemRequest, Served)> {
+        self.subs[s].l2_to_icnt.front()
+    }
+
+    /// The oldest reply of sub-partition `s`, if any, and whether the L2 served it or it
+    /// waited for the DRAM (a network port takes one per cycle).
+    pub fn pop_reply(&mut self, s: usize) -> Option<(MemRequest, Served)> {
         let r = self.subs[s].l2_to_icnt.pop_front();
         if r.is_some() {
             self.inside -= 1;

@@ -40,7 +40,7 @@ fn stages(p: &mut Partitions, r: MemRequest, at: u64) -> (u64, u64, Option<u64>)
         if entered.is_none() && p.dram().outstanding() > 0 {
             entered = Some(p.core_cycle() - from);
         }
-        if let Some(x) = p.pop_reply(s) {
+        if let Some((x, _)) = p.pop_reply(s) {
             assert_eq!(x, r);
             return (from, p.core_cycle() - from, entered);
         }
@@ -213,7 +213,7 @@ fn closed_loop(s: &Spec, seed: u64, n: u64, take: u32) -> (Vec<Vec<u64>>, Partit
                 assert!(len <= cap, "sub-partition {sub}: {len} > {cap}");
             }
             if rng.below(100) < u64::from(take) {
-                if let Some(r) = p.pop_reply(sub) {
+                if let Some((r, _)) = p.pop_reply(sub) {
                     answered[r.tag as usize] += 1;
                     assert_eq!(r, reqs[r.tag as usize], "a reply is its request");
                     replies.push(r.tag);

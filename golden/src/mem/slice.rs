@@ -86,10 +86,19 @@ pub struct Slice<P> {
     input_cap: usize,
     miss_queue: VecDeque<Fetch<P>>,
     miss_cap: usize,
-    /// Answers in flight: (cycle ready, payload), in ready order.
-    answering: VecDeque<(u64, P)>,
+    /// Answers in flight: (cycle ready, payload, who served it), in ready order.
+    answering: VecDeque<(u64, P, Served)>,
     now: u64,
     stats: SliceStats,
+}
+
+/// Where an answered request's data came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Served {
+    /// The slice itself: a hit, or a write it took (or sent on) without waiting.
+    Slice,
+    /// The next level: the request waited for a fill.
+    NextLevel,
 }
 
 /// What [`Slice::offer`] did.
@@ -151,8 +160,8 @@ impl<P: Copy> Slice<P> {
         }
     }
 
-    fn answer(&mut self, p: P) {
-        self.answering.push_back((self.now + self.latency, p));
+    fn answer(&mut self, p: P, by: Served) {
+        self.answering.push_back((self.now + self.latency, p, by));
     }
 
     /// One cycle: the head request's access (see the module documentation).
@@ -213,7 +222,7 @@ impl<P: Copy> Slice<P> {
                 bytes: sector,
                 origin: Some(r.payload),
             });
-            self.answer(r.payload);
+            self.answer(r.payload, Served::Slice);
             return true;
         };
         self.stats.accesses += 1;
@@ -269,7 +278,7 @@ impl<P: Copy> Slice<P> {
                     origin: Some(r.payload),
                 });
             }
-            self.answer(r.payload);
+            self.answer(r.payload, Served::Slice);
         }
         true
     }
@@ -287,16 +296,16 @@ impl<P: Copy> Slice<P> {
     /// The next level's data for `addr` arrived: the requests waiting for it are answered.
     pub fn fill(&mut self, addr: u64) {
         for p in self.mshr.fill(addr) {
-            self.answer(p);
+            self.answer(p, Served::NextLevel);
         }
     }
 
     /// The oldest answer ready by now, if any (one per cycle onto a bounded queue).
-    pub fn pop_answer(&mut self) -> Option<P> {
+    pub fn pop_answer(&mut self) -> Option<(P, Served)> {
         match self.answering.front() {
-            Some(&(at, p)) if at <= self.now => {
+            Some(&(at, p, by)) if at <= self.now => {
                 self.answering.pop_front();
-                Some(p)
+                Some((p, by))
             }
             _ => None,
         }
@@ -309,7 +318,7 @@ impl<P: Copy> Slice<P> {
 
     /// The answers ready by now, in order.
     pub fn take_answers(&mut self, out: &mut Vec<P>) {
-        while let Some(&(at, p)) = self.answering.front() {
+        while let Some(&(at, p, _)) = self.answering.front() {
             if at > self.now {
                 break;
             }

@@ -24,12 +24,12 @@ static ENTRIES: [BlockEntry; 3] = [
             render: rtlgen::ot,
         },
         cost: golden::cost::ot_cost,
-        golden: GoldenEntry {
+        golden: &[GoldenEntry {
             name: "ot",
             about: "the OT predictor: one JSON response per transaction",
             stimuli: golden::ot::FORMS,
             run: golden::ot::run_golden,
-        },
+        }],
         stimuli: "`random` (biased to what stresses the table), `kernel:NAME` (a built-in kernel, `all`, or a kernel TOML file) or a JSON-lines file of transactions",
         flow: &["random", "kernel:all"],
         options: &[BlockOption {
@@ -55,12 +55,20 @@ static ENTRIES: [BlockEntry; 3] = [
             render: rtlgen::warped_mc,
         },
         cost: golden::cost::wmc_cost,
-        golden: GoldenEntry {
-            name: "mc",
-            about: "the memory system: every channel's controller and DRAM under mc.scheduler",
-            stimuli: golden::mc::source::FORMS,
-            run: golden::mc::source::run_golden,
-        },
+        golden: &[
+            GoldenEntry {
+                name: "mc",
+                about: "the memory system: every channel's controller and DRAM under mc.scheduler",
+                stimuli: golden::mc::source::FORMS,
+                run: golden::mc::source::run_golden,
+            },
+            GoldenEntry {
+                name: "memory",
+                about: "the memory side in a closed loop: SM ports, interconnect, L2 partitions, DRAM controllers under mc.scheduler",
+                stimuli: golden::mc::source::FORMS,
+                run: golden::mem::closed_loop::run_golden,
+            },
+        ],
         stimuli: "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service rate), `random` (table stress) or a JSON-lines file of requests",
         flow: &["random", "hoa"],
         options: &[
@@ -74,6 +82,18 @@ static ENTRIES: [BlockEntry; 3] = [
                 name: "command-trace",
                 value: Some("FILE"),
                 help: "mc: write every issued DRAM command (cycle,channel,bank,CMD,row,col) to FILE",
+                commands: &[Cmd::Golden],
+            },
+            BlockOption {
+                name: "ports",
+                value: Some("N"),
+                help: "memory: SM ports of the closed loop (default: gpu.sms); a request's port is its SM modulo N",
+                commands: &[Cmd::Golden],
+            },
+            BlockOption {
+                name: "outstanding",
+                value: Some("M"),
+                help: "memory: requests each port keeps in flight (default 8)",
                 commands: &[Cmd::Golden],
             },
         ],
@@ -97,12 +117,12 @@ static ENTRIES: [BlockEntry; 3] = [
             render: rtlgen::dispatch,
         },
         cost: golden::cost::dispatch_cost,
-        golden: GoldenEntry {
+        golden: &[GoldenEntry {
             name: "dispatch",
             about: "thread-block dispatch (seed 002 locality-aware, seed 003 CTA mapping, RR, BCS) of a kernel",
             stimuli: "`kernel:NAME` (or --kernel NAME)",
             run: golden::dispatch::run_golden,
-        },
+        }],
         stimuli: dispatch::STIMULI,
         flow: &["random", "kernel:colmajor"],
         options: &[BlockOption {
@@ -133,15 +153,21 @@ pub fn find(name: &str) -> Result<&'static BlockEntry, UnknownName> {
         })
 }
 
-/// A block by the name of its golden run (`mc` for Warped-MC's memory system).
-pub fn find_golden(name: &str) -> Result<&'static BlockEntry, UnknownName> {
+/// Every golden run, with its block.
+pub fn goldens() -> impl Iterator<Item = (&'static BlockEntry, &'static GoldenEntry)> {
     BLOCKS
         .iter()
-        .find(|b| b.golden.name == name)
+        .flat_map(|b| b.golden.iter().map(move |g| (b, g)))
+}
+
+/// A golden run by name (`mc` and `memory` for the systems around Warped-MC), with its block.
+pub fn find_golden(name: &str) -> Result<(&'static BlockEntry, &'static GoldenEntry), UnknownName> {
+    goldens()
+        .find(|(_, g)| g.name == name)
         .ok_or_else(|| UnknownName {
             what: "golden model",
             name: name.to_string(),
             of: String::new(),
-            known: BLOCKS.iter().map(|b| b.golden.name).collect(),
+            known: goldens().map(|(_, g)| g.name).collect(),
         })
 }

@@ -1,0 +1,343 @@
+//! The memory side alone in a closed loop (`warpsmith golden --block memory`): every SM port
+//! keeps at most `outstanding` requests in flight and offers its next request (its requests in
+//! stimulus order, by SM) as soon as it has room and its port's input buffer accepts it. The
+//! requests' cycles are not used: the loop, not a schedule, sets the pace. Latency counts core
+//! cycles from the accepted offer to the reply's arrival at the port.
+
+use super::partition::{MemRequest, CORE};
+use super::side::MemorySide;
+use super::slice::Served;
+use crate::mc::source::{requests, McStimulus, FORMS};
+use crate::mc::stimulus::Request;
+use crate::mc::system::{Dist, McError, Offer, STALL_CYCLES};
+use crate::run::{BadInput, GoldenError, GoldenRun};
+use serde::Serialize;
+use spec::Spec;
+use std::collections::{BTreeMap, VecDeque};
+use std::io::Write;
+
+/// Requests each SM port keeps in flight unless `--outstanding` says otherwise.
+pub const DEFAULT_OUTSTANDING: usize = 8;
+
+/// What a closed-loop run measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemorySummary {
+    pub requests: u64,
+    pub completed: u64,
+    pub ports: usize,
+    pub outstanding: usize,
+    /// Core cycles.
+    pub cycles: u64,
+    pub l2: L2Summary,
+    pub icnt: IcntSummary,
+    pub dram: DramSummary,
+    /// Core cycles from offer to reply: every request, those the L2 served, those that waited
+    /// for the DRAM.
+    pub latency: LatencySummary,
+    /// Per warp load: first offer to last reply, core cycles.
+    pub warp_time: Dist,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct L2Summary {
+    pub accesses: u64,
+    pub hits: u64,
+    pub sector_misses: u64,
+    pub misses: u64,
+    pub mshr_merges: u64,
+    pub writebacks: u64,
+    /// Cycles a slice refused its head request, by cause.
+    pub reservation_failures: BTreeMap<String, u64>,
+    /// Cycles a full queue held something back, by queue.
+    pub queue_full: BTreeMap<&'static str, u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct NetSummary {
+    pub packets: u64,
+    pub flits: u64,
+    /// Input-cycles a head packet waited for its output.
+    pub stall_cycles: u64,
+    /// Offers refused by a full input buffer.
+    pub refused: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct IcntSummary {
+    pub request: NetSummary,
+    pub reply: NetSummary,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DramSummary {
+    pub scheduler: &'static str,
+    /// DRAM command cycles.
+    pub cycles: u64,
+    pub bandwidth_util: f64,
+    pub row_hit_rate: f64,
+    pub commands: u64,
+    pub activations: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LatencySummary {
+    pub all: Dist,
+    pub l2_hit: Dist,
+    pub dram: Dist,
+}
+
+/// Run `reqs` (tags are their indices) through the memory side of `spec` in a closed loop of
+/// `ports` ports with `outstanding` requests each, up to `max_cycles` core cycles. `progress`
+/// sees the core cycle now and then.
+pub fn run(
+    spec: &Spec,
+    reqs: &[Request],
+    ports: usize,
+    outstanding: usize,
+    max_cycles: u64,
+    progress: Option<&dyn Fn(u64, u64)>,
+) -> Result<MemorySummary, McError> {
+    let mut side = MemorySide::new(spec, ports);
+    let ports = side.ports();
+    let outstanding = outstanding.max(1);
+    let mut queues: Vec<VecDeque<usize>> = vec![VecDeque::new(); ports];
+    for (i, r) in reqs.iter().enumerate() {
+        queues[r.sm as usize % ports].push_back(i);
+    }
+    let mut in_flight = vec![0usize; ports];
+    let mut offered_at = vec![u64::MAX; reqs.len()];
+    let (mut all, mut hit, mut dram) = (Vec::new(), Vec::new(), Vec::new());
+    // Per warp load: (first offer, last reply).
+    let mut loads: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
+    let mut completed = 0u64;
+    let mut last_reply = 0u64;
+    while (completed as usize) < reqs.len() && side.core_cycle() < max_cycles {
+        let mask = side.step()?;
+        if mask & CORE == 0 {
+            continue;
+        }
+        let now = side.core_cycle();
+        for (port, flight) in in_flight.iter_mut().enumerate() {
+            while let Some((r, by)) = side.pop_reply(port) {
+                let i = r.tag as usize;
+                let lat = now - offered_at[i];
+                all.push(lat);
+                match by {
+                    Served::Slice => hit.push(lat),
+                    Served::NextLevel => dram.push(lat),
+                }
+                let l = loads.entry(reqs[i].load).or_insert((offered_at[i], now));
+                l.1 = l.1.max(now);
+                *flight -= 1;
+                completed += 1;
+                last_reply = now;
+            }
+        }
+        for (port, q) in queues.iter_mut().enumerate() {
+            let Some(&i) = q.front() else {
+                continue;
+            };
+            if in_flight[port] >= outstanding {
+                continue;
+            }
+            let r = &reqs[i];
+            let m = MemRequest {
+                tag: i as u64,
+                addr: r.addr,
+                write: r.write,
+                sm: r.sm,
+                warp: r.warp,
+                pc: r.pc,
+            };
+            if side.offer(m) == Offer::Accepted {
+                q.pop_front();
+                in_flight[port] += 1;
+                offered_at[i] = now;
+                let l = loads.entry(r.load).or_insert((now, now));
+                l.0 = l.0.min(now);
+            }
+        }
+        if now.is_multiple_of(1 << 16) {
+            if let Some(p) = progress {
+                p(now, max_cycles);
+            }
+        }
+        let pending: usize = in_flight.iter().sum();
+        if pending > 0 && now - last_reply.max(1) > STALL_CYCLES {
+            return Err(McError::Stalled {
+                pending,
+                since: last_reply,
+                now,
+            });
+        }
+    }
+    let (p, rq, rp) = side.stats();
+    let s = &p.slices;
+    let net = |x: super::icnt::IcntStats| NetSummary {
+        packets: x.packets,
+        flits: x.flits,
+        stall_cycles: x.stalled,
+        refused: x.refused,
+    };
+    let d = side.dram().dram_totals();
+    Ok(MemorySummary {
+        requests: reqs.len() as u64,
+        completed,
+        ports,
+        outstanding,
+        cycles: side.core_cycle(),
+        l2: L2Summary {
+            accesses: s.accesses,
+            hits: s.hits,
+            sector_misses: s.sector_misses,
+            misses: s.misses,
+            mshr_merges: s.mshr_merges,
+            writebacks: s.writebacks,
+            reservation_failures: s
+                .reservation_failures
+                .iter()
+                .map(|(k, v)| (format!("{k:?}"), *v))
+                .collect(),
+            queue_full: BTreeMap::from([
+                ("icnt_to_l2", p.icnt_to_l2_full),
+                ("l2_to_dram", p.l2_to_dram_full),
+                ("dram_to_l2", p.dram_to_l2_full),
+                ("l2_to_icnt", p.l2_to_icnt_full),
+                ("dram_refused", p.dram_refused),
+            ]),
+        },
+        icnt: IcntSummary {
+            request: net(rq),
+            reply: net(rp),
+        },
+        dram: DramSummary {
+            scheduler: d.scheduler,
+            cycles: d.cycles,
+            bandwidth_util: d.bandwidth_util,
+            row_hit_rate: d.row_hit_rate,
+            commands: d.commands,
+            activations: d.activations,
+        },
+        latency: LatencySummary {
+            all: Dist::of(all),
+            l2_hit: Dist::of(hit),
+            dram: Dist::of(dram),
+        },
+        warp_time: Dist::of(loads.values().map(|&(a, b)| b - a).collect()),
+    })
+}
+
+/// `warpsmith golden --block memory`: the closed-loop run of a stimulus, a summary (text or
+/// JSON). Options: `ports` (default: the GPU's SMs), `outstanding` (default
+/// [`DEFAULT_OUTSTANDING`]); `--cycles` sizes the generators' traffic and bounds the run.
+pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(), GoldenError> {
+    let stimulus = r.stimulus.ok_or_else(|| {
+        BadInput(format!(
+            "--stimulus is required for --block memory: give {FORMS}"
+        ))
+    })?;
+    let kind = McStimulus::parse(stimulus)?;
+    let number = |name: &str, default: usize| -> Result<usize, BadInput> {
+        match r.opts.get(name) {
+            None => Ok(default),
+            Some(v) => v
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| (1..=4096).contains(&n))
+                .ok_or_else(|| {
+                    BadInput(format!("--{name} {v}: give a whole number from 1 to 4096"))
+                }),
+        }
+    };
+    let ports = number("ports", spec.gpu.sms as usize)?;
+    let outstanding = number("outstanding", DEFAULT_OUTSTANDING)?;
+    let reqs = requests(spec, &kind, r.cycles, r.seed)?;
+    // Generators size their traffic in DRAM cycles; the loop may take longer in core cycles.
+    let max_cycles = r.cycles.saturating_mul(64).max(1 << 20);
+    let s = run(spec, &reqs, ports, outstanding, max_cycles, r.progress)
+        .map_err(|e| GoldenError::Failed(e.to_string()))?;
+    if r.json {
+        serde_json::to_writer_pretty(&mut *out, &s)
+            .map_err(|e| GoldenError::Failed(e.to_string()))?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    write_text(&s, out)?;
+    Ok(())
+}
+
+fn write_text(s: &MemorySummary, out: &mut dyn Write) -> std::io::Result<()> {
+    let pct = |a: u64, b: u64| {
+        if b == 0 {
+            0.0
+        } else {
+            100.0 * a as f64 / b as f64
+        }
+    };
+    let dist = |d: &Dist| {
+        format!(
+            "mean {:.1}  p50 {}  p95 {}  p99 {}",
+            d.mean, d.p50, d.p95, d.p99
+        )
+    };
+    writeln!(
+        out,
+        "memory side: {} of {} requests completed in {} core cycles ({} ports x {} outstanding)",
+        s.completed, s.requests, s.cycles, s.ports, s.outstanding
+    )?;
+    let l = &s.l2;
+    writeln!(
+        out,
+        "L2: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR merges, {} write-backs",
+        l.accesses,
+        l.hits,
+        pct(l.hits, l.accesses),
+        l.sector_misses,
+        l.misses,
+        l.mshr_merges,
+        l.writebacks
+    )?;
+    let fails: Vec<String> = l
+        .reservation_failures
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    writeln!(
+        out,
+        "L2 reservation failures (cycles): {}",
+        if fails.is_empty() {
+            "none".to_string()
+        } else {
+            fails.join(", ")
+        }
+    )?;
+    let full: Vec<String> = l
+        .queue_full
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    writeln!(out, "partition queues full (cycles): {}", full.join(", "))?;
+    for (name, n) in [("request", &s.icnt.request), ("reply", &s.icnt.reply)] {
+        writeln!(
+            out,
+            "{name} network: {} packets, {} flits, {} stall cycles, {} refused offers",
+            n.packets, n.flits, n.stall_cycles, n.refused
+        )?;
+    }
+    let d = &s.dram;
+    writeln!(
+        out,
+        "DRAM ({}): {} cycles, bandwidth {:.1}%, row hits {:.1}%, {} commands, {} activations",
+        d.scheduler,
+        d.cycles,
+        100.0 * d.bandwidth_util,
+        100.0 * d.row_hit_rate,
+        d.commands,
+        d.activations
+    )?;
+    writeln!(out, "latency (core cycles): all {}", dist(&s.latency.all))?;
+    writeln!(out, "  L2 hits {}", dist(&s.latency.l2_hit))?;
+    writeln!(out, "  DRAM    {}", dist(&s.latency.dram))?;
+    writeln!(out, "warp-load time (core cycles): {}", dist(&s.warp_time))?;
+    Ok(())
+}

@@ -1,0 +1,227 @@
+//! The memory side of the GPU as one streaming component ([`MemorySide`]): SM ports, a request
+//! and a reply crossbar ([`Crossbar`]), and the memory partitions ([`Partitions`]) with their
+//! DRAM controllers. What an SM sees: offer a request at its port (refused when the port's
+//! input buffer is full), step, take replies at its port.
+//!
+//! Per interconnect cycle, after the partitions' DRAM and L2 work of the instant: each
+//! sub-partition's oldest reply enters the reply network if its input buffer has room; both
+//! networks step; each sub-partition takes the oldest request landed at its output if its ROP
+//! queue accepts it (else it waits there, holding the output buffer: back-pressure into the
+//! network and on to the SMs).
+//!
+//! Packets: a read request is its header alone (8 bytes), a write request the header and the
+//! data, a read reply the header and the data, a write acknowledgement the header alone; the
+//! data is one L2 fetch unit (a 32-byte sector, or the line of a line L2). A request's SM is
+//! its port (modulo the ports).
+
+use super::icnt::{Arbiter, Crossbar, IcntStats, Packet};
+use super::partition::{MemRequest, PartitionStats, Partitions, ICNT};
+use super::slice::Served;
+use crate::mc::system::{McError, MemSystem, Offer};
+use spec::{IcntArbiter, IcntSpec, Spec};
+
+pub struct MemorySide {
+    parts: Partitions,
+    req: Crossbar<MemRequest>,
+    rep: Crossbar<(MemRequest, Served)>,
+    ports: usize,
+    icnt: IcntSpec,
+    data_bytes: u32,
+}
+
+impl MemorySide {
+    /// The idle memory side of a validated spec with `ports` SM ports (at least 1).
+    pub fn new(spec: &Spec, ports: usize) -> MemorySide {
+        let parts = Partitions::new(spec);
+        let i = spec.icnt;
+        let arbiter = match i.arbiter {
+            IcntArbiter::Rr => Arbiter::RoundRobin,
+            IcntArbiter::Islip => Arbiter::Islip,
+        };
+        let ports = ports.max(1);
+        let subs = parts.len();
+        let lat = u64::from(i.latency);
+        MemorySide {
+            req: Crossbar::new(ports, subs, i.in_buffer, i.out_buffer, arbiter, lat),
+            rep: Crossbar::new(subs, ports, i.in_buffer, i.out_buffer, arbiter, lat),
+            parts,
+            ports,
+            icnt: i,
+            data_bytes: spec.l2.fetch_bytes,
+        }
+    }
+
+    pub fn ports(&self) -> usize {
+        self.ports
+    }
+
+    pub fn port_of(&self, r: &MemRequest) -> usize {
+        r.sm as usize % self.ports
+    }
+
+    /// Flits of `r`'s request packet and of its reply.
+    pub fn flits(&self, r: &MemRequest) -> (u32, u32) {
+        let d = self.data_bytes;
+        if r.write {
+            (self.icnt.flits(d), self.icnt.flits(0))
+        } else {
+            (self.icnt.flits(0), self.icnt.flits(d))
+        }
+    }
+
+    /// Offer `r` at its SM's port at the current core cycle.
+    pub fn offer(&mut self, r: MemRequest) -> Offer {
+        let port = self.port_of(&r);
+        let p = Packet {
+            dest: self.parts.sub_of(r.addr),
+            flits: self.flits(&r).0,
+            payload: r,
+        };
+        if self.req.offer(port, p) {
+            Offer::Accepted
+        } else {
+            Offer::Refused
+        }
+    }
+
+    /// Advance to the next clock edge (see [`Partitions::step`]); the interconnect moves on
+    /// its edges. Returns the domains that had an edge.
+    pub fn step(&mut self) -> Result<u32, McError> {
+        let mask = self.parts.step()?;
+        if mask & ICNT != 0 {
+            for s in 0..self.parts.len() {
+                let Some(&(r, by)) = self.parts.peek_reply(s) else {
+                    continue;
+                };
+                let p = Packet {
+                    dest: self.port_of(&r),
+                    flits: self.flits(&r).1,
+                    payload: (r, by),
+                };
+                if self.rep.offer(s, p) {
+                    self.parts.pop_reply(s);
+                }
+            }
+            self.req.tick();
+            self.rep.tick();
+            for s in 0..self.parts.len() {
+                let Some(p) = self.req.peek(s) else {
+                    continue;
+                };
+                if self.parts.offer(p.payload) == Offer::Accepted {
+                    self.req.pop(s);
+                }
+            }
+        }
+        Ok(mask)
+    }
+
+    /// The oldest reply landed at `port`, and whether the L2 served it.
+    pub fn pop_reply(&mut self, port: usize) -> Option<(MemRequest, Served)> {
+        self.rep.pop(port).map(|p| p.payload)
+    }
+
+    pub fn core_cycle(&self) -> u64 {
+        self.parts.core_cycle()
+    }
+
+    /// Requests inside (networks and partitions).
+    pub fn inside(&self) -> usize {
+        self.req.inside() + self.rep.inside() + self.parts.inside()
+    }
+
+    pub fn partitions(&self) -> &Partitions {
+        &self.parts
+    }
+
+    pub fn dram(&self) -> &MemSystem {
+        self.parts.dram()
+    }
+
+    /// Counters: the partitions', the request network's and the reply network's.
+    pub fn stats(&self) -> (PartitionStats, IcntStats, IcntStats) {
+        (self.parts.stats(), self.req.stats(), self.rep.stats())
+    }
+
+    /// Flits in each network's buffers against their sizes (for bounds checks): per port pair.
+    pub fn network_fill(&self) -> Vec<((u32, u32), (u32, u32))> {
+        let mut v = Vec::new();
+        for port in 0..self.ports {
+            for s in 0..self.parts.len() {
+                v.push((self.req.fill(port, s), self.rep.fill(s, port)));
+            }
+        }
+        v
+    }
+
+    pub fn network_caps(&self) -> (u32, u32) {
+        self.req.caps()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::partition::CORE;
+    use spec::ConfigRequest;
+
+    fn read(tag: u64, addr: u64, sm: u32) -> MemRequest {
+        MemRequest {
+            tag,
+            addr,
+            write: false,
+            sm,
+            warp: 1,
+            pc: 0x40,
+        }
+    }
+
+    /// Offer `r` after a core edge past `at`, step until its reply reaches its port: core
+    /// cycles taken, and who served it.
+    fn latency(m: &mut MemorySide, r: MemRequest, at: u64) -> (u64, Served) {
+        while m.core_cycle() < at {
+            m.step().unwrap();
+        }
+        // Offers happen after a core edge (the SM's phase).
+        while m.step().unwrap() & CORE == 0 {}
+        assert_eq!(m.offer(r), Offer::Accepted);
+        let from = m.core_cycle();
+        let port = m.port_of(&r);
+        for _ in 0..1_000_000 {
+            m.step().unwrap();
+            if let Some((x, by)) = m.pop_reply(port) {
+                assert_eq!(x, r);
+                return (m.core_cycle() - from, by);
+            }
+        }
+        panic!("no reply")
+    }
+
+    #[test]
+    fn unloaded_latencies_through_the_networks() {
+        // Equal clocks (tiny): one-flit packets cross in 1 + latency cycles each way; the
+        // partition adds its documented sums (rop + 2 for a hit; rop + DRAM latency + tRCD +
+        // tCL + tBL + 6 for a miss to a closed bank).
+        let s = ConfigRequest::preset("tiny")
+            .with("dram.refresh=false")
+            .resolve()
+            .unwrap();
+        let mut m = MemorySide::new(&s, 4);
+        let l = u64::from(s.icnt.latency);
+        let (rop, dlat) = (u64::from(s.l2.rop_latency), u64::from(s.l2.dram_latency));
+        let t = &s.dram.timing;
+        let net = 1 + 2 * l;
+        let (miss, by) = latency(&mut m, read(1, 0x40000, 3), 10);
+        assert_eq!(by, Served::NextLevel);
+        assert_eq!(
+            miss,
+            net + rop + dlat + u64::from(t.t_rcd + t.t_cl + t.t_bl) + 6
+        );
+        let at = m.core_cycle() + 3;
+        let (hit, by) = latency(&mut m, read(2, 0x40000, 1), at);
+        assert_eq!(by, Served::Slice);
+        assert_eq!(hit, net + rop + 2);
+        // Packet sizes: a read is one header flit, its reply the header and a sector.
+        assert_eq!(m.flits(&read(0, 0, 0)), (1, 1));
+    }
+}
