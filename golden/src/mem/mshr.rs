@@ -1,11 +1,13 @@
-//! Miss status holding registers of a cache (GPGPU-Sim's `mshr_table`): one entry per line (or,
-//! for a sector-associative table, per sector) with a fill outstanding, each holding the
+//! Miss status holding registers of a cache (GPGPU-Sim's `mshr_table`): one entry per line (per
+//! 32 B sector in a sector cache: GPGPU-Sim's `mshr_addr` keeps the cache's atom, whatever the
+//! MSHR kind; a sector-associative kind only splits a line cache's fetch into sector requests
+//! to the next level) with a fill outstanding, each holding the
 //! requests waiting for it, up to the merge limit. A request to a pending line or sector merges
 //! into its entry; beyond the limit, or with every entry taken, it is refused, and the caller
 //! counts a reservation failure by that cause and retries it later. The fill returns every
 //! merged request, oldest first.
 
-use spec::cache::{CacheString, MshrKind};
+use spec::cache::{CacheKind, CacheString};
 use std::collections::VecDeque;
 
 /// Why the table refused a request.
@@ -31,7 +33,7 @@ pub enum Added {
 pub struct MshrTable<R> {
     entries: usize,
     merge: usize,
-    /// Bytes one entry covers: the line, or a 32 B sector.
+    /// Bytes one entry covers: the cache's atom, a 32 B sector or the line.
     block: u64,
     /// (block address, waiting requests), in allocation order.
     pending: VecDeque<(u64, Vec<R>)>,
@@ -40,11 +42,9 @@ pub struct MshrTable<R> {
 impl<R> MshrTable<R> {
     /// The table of a cache string.
     pub fn new(cfg: &CacheString) -> MshrTable<R> {
-        let block = match cfg.mshr {
-            MshrKind::SectorAssociative | MshrKind::SectorTexFifo => {
-                u64::from(spec::cache::SECTOR_BYTES)
-            }
-            MshrKind::Associative | MshrKind::TexFifo => u64::from(cfg.line_bytes),
+        let block = match cfg.kind {
+            CacheKind::Sector => u64::from(spec::cache::SECTOR_BYTES),
+            CacheKind::Line => u64::from(cfg.line_bytes),
         };
         MshrTable {
             entries: cfg.mshr_entries as usize,
@@ -125,10 +125,10 @@ mod tests {
 
     #[test]
     fn merges_up_to_the_limit_then_refuses_by_cause() {
-        // 2 entries of 2 requests, per 128 B line.
+        // 2 entries of 2 requests, per 32 B sector (a sector cache).
         let mut t = table("S:64:128:16,L:B:m:L:P,A:2:2,32:0,32");
         assert_eq!(t.add(0x1000, 1), Ok(Added::New));
-        assert_eq!(t.add(0x1040, 2), Ok(Added::Merged), "same line");
+        assert_eq!(t.add(0x1010, 2), Ok(Added::Merged), "same sector");
         assert_eq!(t.add(0x1000, 3), Err((Refusal::MergeFull, 3)));
         assert_eq!(t.add(0x2000, 4), Ok(Added::New));
         assert_eq!(t.add(0x3000, 5), Err((Refusal::EntriesFull, 5)));
@@ -138,8 +138,9 @@ mod tests {
     }
 
     #[test]
-    fn a_sector_table_keeps_sectors_apart() {
-        let mut t = table("N:32:128:4,L:L:m:N:H,S:64:8,8");
+    fn a_sector_cache_keeps_sectors_apart() {
+        // The reference L2: a sector cache with an associative MSHR.
+        let mut t = table("S:64:128:16,L:B:m:L:P,A:192:4,32:0,32");
         assert_eq!(t.add(0x1000, 1), Ok(Added::New));
         assert_eq!(
             t.add(0x1020, 2),
@@ -149,6 +150,11 @@ mod tests {
         assert_eq!(t.add(0x101f, 3), Ok(Added::Merged));
         assert_eq!(t.fill(0x1000), vec![1, 3]);
         assert!(t.probe(0x1020) && !t.probe(0x1000));
+        // A line cache keys by line, even with a sector-associative MSHR (GTX480 4.x's L1).
+        let mut t = table("N:32:128:4,L:L:m:N:H,S:64:8,8");
+        assert_eq!(t.add(0x1000, 1), Ok(Added::New));
+        assert_eq!(t.add(0x1060, 2), Ok(Added::Merged));
+        assert_eq!(t.fill(0x1040), vec![1, 2]);
     }
 
     proptest! {

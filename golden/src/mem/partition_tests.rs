@@ -119,10 +119,15 @@ fn documented(s: &Spec, c: u128, closed: bool) -> (u128, u128, u128) {
         offered += 1;
     }
     // The controller enqueues it in cycle n (= offered + 1) and issues from cycle n + 1: ACT
-    // (closed bank), RD tRCD later; the data ends tCL + tBL after the RD.
+    // (closed bank), RD tRCD later; the data ends tCL + tBL after the RD. A fetch of several
+    // atoms (a 128 B line on 64 B atoms) is that many reads of the open row, each a column
+    // command max(tCCDL, tBL) after the one before (same bank: same bank group); the fetch is
+    // done with the last one's data.
     let n = offered + 1;
     let act = if closed { u128::from(t.t_rcd) } else { 0 };
-    let done = n + 1 + act + u128::from(t.t_cl + t.t_bl);
+    let parts = u128::from((s.l2.fetch_bytes / s.dram.atom_bytes).max(1));
+    let more = (parts - 1) * u128::from(t.t_ccdl.max(t.t_bl));
+    let done = n + 1 + act + more + u128::from(t.t_cl + t.t_bl);
     // It returns at DRAM edge `done` (its now is then `done`), fills the slice at the L2 edge
     // at or after it, and the answer leaves in that L2 cycle.
     let fill = e.from(L2_D, e.at(DRAM_D, done));

@@ -260,10 +260,11 @@ impl<P: Copy> Slice<P> {
         if fetch && !r.write {
             // A read waits for its fill.
             if matches!(self.mshr.add(r.addr, r.payload), Ok(Added::New)) {
+                // The whole unit: a sector, or a line cache's line.
                 self.miss_queue.push_back(Fetch {
-                    addr: r.addr,
+                    addr: r.addr / u64::from(unit) * u64::from(unit),
                     write: false,
-                    bytes: sector,
+                    bytes: unit,
                     origin: Some(r.payload),
                 });
             }
