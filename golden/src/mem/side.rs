@@ -276,7 +276,7 @@ mod soundness {
             if mask & CORE == 0 {
                 continue;
             }
-            for port in 0..ports {
+            for (port, queue) in queues.iter_mut().enumerate() {
                 if rng.below(100) < take {
                     if let Some((r, by)) = m.pop_reply(port) {
                         assert!(!std::mem::replace(&mut seen[r.tag as usize], true), "twice");
@@ -284,9 +284,9 @@ mod soundness {
                         out.push((r.tag, by));
                     }
                 }
-                if let Some(&r) = queues[port].front() {
+                if let Some(&r) = queue.front() {
                     if m.offer(r) == Offer::Accepted {
-                        queues[port].pop_front();
+                        queue.pop_front();
                     }
                 }
             }
