@@ -107,8 +107,8 @@ pub fn run(
     let mut in_flight = vec![0usize; ports];
     let mut offered_at = vec![u64::MAX; reqs.len()];
     let (mut all, mut hit, mut dram) = (Vec::new(), Vec::new(), Vec::new());
-    // Per warp load: (first offer, last reply).
-    let mut loads: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
+    // Per warp load (dense ids): (first offer, last reply); u64::MAX until offered.
+    let mut loads: Vec<(u64, u64)> = Vec::new();
     let mut completed = 0u64;
     let mut last_reply = 0u64;
     while (completed as usize) < reqs.len() && side.core_cycle() < max_cycles {
@@ -126,7 +126,7 @@ pub fn run(
                     Served::Slice => hit.push(lat),
                     Served::NextLevel => dram.push(lat),
                 }
-                let l = loads.entry(reqs[i].load).or_insert((offered_at[i], now));
+                let l = &mut loads[reqs[i].load as usize];
                 l.1 = l.1.max(now);
                 *flight -= 1;
                 completed += 1;
@@ -153,8 +153,11 @@ pub fn run(
                 q.pop_front();
                 in_flight[port] += 1;
                 offered_at[i] = now;
-                let l = loads.entry(r.load).or_insert((now, now));
-                l.0 = l.0.min(now);
+                let k = r.load as usize;
+                if k >= loads.len() {
+                    loads.resize(k + 1, (u64::MAX, 0));
+                }
+                loads[k].0 = loads[k].0.min(now);
             }
         }
         if now.is_multiple_of(1 << 16) {
@@ -223,7 +226,13 @@ pub fn run(
             l2_hit: Dist::of(hit),
             dram: Dist::of(dram),
         },
-        warp_time: Dist::of(loads.values().map(|&(a, b)| b - a).collect()),
+        warp_time: Dist::of(
+            loads
+                .iter()
+                .filter(|&&(a, _)| a != u64::MAX)
+                .map(|&(a, b)| b.saturating_sub(a))
+                .collect(),
+        ),
     })
 }
 

@@ -79,6 +79,13 @@ pub struct Crossbar<P> {
     latency: u64,
     now: u64,
     stats: IcntStats,
+    /// Packets in input buffers.
+    queued: usize,
+    /// Working storage of `arbitrate`, kept to avoid allocating every cycle.
+    ready: Vec<usize>,
+    granted: Vec<bool>,
+    best: Vec<Option<(usize, usize)>>,
+    touched: Vec<usize>,
 }
 
 impl<P: Copy> Crossbar<P> {
@@ -108,6 +115,11 @@ impl<P: Copy> Crossbar<P> {
             latency,
             now: 0,
             stats: IcntStats::default(),
+            queued: 0,
+            ready: Vec::new(),
+            granted: vec![false; outputs],
+            best: vec![None; outputs],
+            touched: Vec::new(),
         }
     }
 
@@ -128,6 +140,7 @@ impl<P: Copy> Crossbar<P> {
         }
         self.in_flits[i] += p.flits;
         self.inputs[i].push_back(p);
+        self.queued += 1;
         true
     }
 
@@ -168,6 +181,7 @@ impl<P: Copy> Crossbar<P> {
         let Some(p) = self.inputs[i].pop_front() else {
             return;
         };
+        self.queued -= 1;
         let k = u64::from(p.flits);
         self.in_flits[i] -= p.flits;
         self.out_flits[p.dest] += p.flits;
@@ -185,52 +199,11 @@ impl<P: Copy> Crossbar<P> {
     /// One interconnect cycle: the arbiter grants, then packets whose last flit has crossed
     /// (and whose latency has passed) land.
     pub fn tick(&mut self) {
-        let n = self.inputs.len();
-        let mut granted = vec![false; self.outputs.len()];
-        let mut moved = vec![false; n];
-        match self.arbiter {
-            Arbiter::RoundRobin => {
-                for k in 0..n {
-                    let i = (self.rr + k) % n;
-                    let Some(p) = self.inputs[i].front().copied() else {
-                        continue;
-                    };
-                    if self.in_busy[i] > self.now {
-                        continue;
-                    }
-                    if self.free_for(p.dest, &p, &granted) {
-                        granted[p.dest] = true;
-                        moved[i] = true;
-                        self.grant(i);
-                    }
-                }
-                self.rr = (self.rr + 1) % n.max(1);
-            }
-            Arbiter::Islip => {
-                for o in 0..self.outputs.len() {
-                    for k in 0..n {
-                        let i = (self.grant_ptr[o] + k) % n;
-                        let Some(p) = self.inputs[i].front().copied() else {
-                            continue;
-                        };
-                        if p.dest != o || moved[i] || self.in_busy[i] > self.now {
-                            continue;
-                        }
-                        if self.free_for(o, &p, &granted) {
-                            granted[o] = true;
-                            moved[i] = true;
-                            self.grant(i);
-                            self.grant_ptr[o] = (i + 1) % n;
-                        }
-                        break;
-                    }
-                }
-            }
-        }
-        for (i, moved) in moved.iter().enumerate() {
-            if !moved && !self.inputs[i].is_empty() && self.in_busy[i] <= self.now {
-                self.stats.stalled += 1;
-            }
+        if self.queued > 0 {
+            self.arbitrate();
+        } else if self.arbiter == Arbiter::RoundRobin {
+            // The pointer moves every cycle, busy or not (GPGPU-Sim's RR_Advance).
+            self.rr = (self.rr + 1) % self.inputs.len().max(1);
         }
         while let Some(&(at, p)) = self.crossing.front() {
             if at > self.now {
@@ -240,6 +213,73 @@ impl<P: Copy> Crossbar<P> {
             self.outputs[p.dest].push_back(p);
         }
         self.now += 1;
+    }
+
+    /// The grants of one cycle. Work follows the inputs that can send (a head packet, a free
+    /// port), not the port count squared.
+    fn arbitrate(&mut self) {
+        let n = self.inputs.len();
+        let mut ready = std::mem::take(&mut self.ready);
+        ready.clear();
+        ready.extend((0..n).filter(|&i| !self.inputs[i].is_empty() && self.in_busy[i] <= self.now));
+        let mut granted = std::mem::take(&mut self.granted);
+        let mut sent = 0u64;
+        match self.arbiter {
+            Arbiter::RoundRobin => {
+                // Inputs in round-robin order from the pointer.
+                let split = ready.partition_point(|&i| i < self.rr);
+                ready.rotate_left(split);
+                for &i in &ready {
+                    let Some(p) = self.inputs[i].front().copied() else {
+                        continue;
+                    };
+                    if self.free_for(p.dest, &p, &granted) {
+                        granted[p.dest] = true;
+                        self.touched.push(p.dest);
+                        self.grant(i);
+                        sent += 1;
+                    }
+                }
+                for o in self.touched.drain(..) {
+                    granted[o] = false;
+                }
+                self.rr = (self.rr + 1) % n.max(1);
+            }
+            Arbiter::Islip => {
+                // Per output, the requesting input nearest after its pointer.
+                let mut best = std::mem::take(&mut self.best);
+                let mut outs = std::mem::take(&mut self.touched);
+                outs.clear();
+                for &i in &ready {
+                    let o = self.inputs[i][0].dest;
+                    let d = (i + n - self.grant_ptr[o]) % n;
+                    match best[o] {
+                        Some((bd, _)) if bd <= d => {}
+                        None => {
+                            outs.push(o);
+                            best[o] = Some((d, i));
+                        }
+                        Some(_) => best[o] = Some((d, i)),
+                    }
+                }
+                for &o in &outs {
+                    let Some((_, i)) = best[o].take() else {
+                        continue;
+                    };
+                    let p = self.inputs[i][0];
+                    if self.free_for(o, &p, &granted) {
+                        self.grant(i);
+                        self.grant_ptr[o] = (i + 1) % n;
+                        sent += 1;
+                    }
+                }
+                self.best = best;
+                self.touched = outs;
+            }
+        }
+        self.stats.stalled += ready.len() as u64 - sent;
+        self.ready = ready;
+        self.granted = granted;
     }
 }
 

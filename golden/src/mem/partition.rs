@@ -96,6 +96,8 @@ struct ChannelSide {
     returning: VecDeque<(u64, usize)>,
     /// The sub-partition (local index) served last.
     last: usize,
+    /// Fetches in its sub-partitions' L2-to-DRAM queues.
+    to_dram: usize,
 }
 
 /// Counters over the run.
@@ -131,6 +133,12 @@ pub struct Partitions {
     /// Requests accepted and not yet answered (reads) or accepted (writes, answered at once by
     /// the slice too).
     inside: usize,
+    /// Working storage: fetches whose written data completed this cycle.
+    written: Vec<usize>,
+    /// Per sub-partition: it may have work in an L2 cycle (something in its ROP or DRAM-to-L2
+    /// queue, or its slice not quiet). Kept apart from the sub-partitions so that the idle
+    /// ones cost one byte each per L2 cycle.
+    busy: Vec<bool>,
 }
 
 impl Partitions {
@@ -166,6 +174,8 @@ impl Partitions {
             atom: u64::from(spec.dram.atom_bytes),
             stats: PartitionStats::default(),
             inside: 0,
+            written: Vec::new(),
+            busy: vec![false; n],
         }
     }
 
@@ -206,6 +216,7 @@ impl Partitions {
             return Offer::Refused;
         }
         sp.rop.push_back((self.core + self.rop_latency, r));
+        self.busy[s] = true;
         self.inside += 1;
         Offer::Accepted
     }
@@ -236,7 +247,13 @@ impl Partitions {
         }
         if mask & L2 != 0 {
             for s in 0..self.subs.len() {
+                // A sub-partition with nothing queued anywhere would change nothing.
+                if !self.busy[s] {
+                    continue;
+                }
                 self.cache_cycle(s);
+                let sp = &self.subs[s];
+                self.busy[s] = !(sp.rop.is_empty() && sp.dram_to_l2.is_empty() && sp.slice.quiet());
             }
         }
         if mask & CORE != 0 {
@@ -265,6 +282,7 @@ impl Partitions {
         if sp.l2_to_dram.len() < l2d {
             if let Some(f) = sp.slice.pop_fetch() {
                 sp.l2_to_dram.push_back(f);
+                self.chans[s / self.per_channel].to_dram += 1;
             }
         } else if sp.slice.peek_fetch().is_some() {
             self.stats.l2_to_dram_full += 1;
@@ -314,6 +332,7 @@ impl Partitions {
             let sp = &mut self.subs[f.sub];
             if sp.dram_to_l2.len() < d2l {
                 sp.dram_to_l2.push_back(f.fetch.addr);
+                self.busy[f.sub] = true;
                 self.chans[c].returning.pop_front();
                 self.release(id);
             } else {
@@ -322,7 +341,7 @@ impl Partitions {
         }
         // 2. The controllers.
         self.dram.tick(None)?;
-        let mut written = Vec::new();
+        let mut written = std::mem::take(&mut self.written);
         for done in self.dram.take_completions() {
             let id = done.tag as usize;
             let Some(f) = self.fetches[id].as_mut() else {
@@ -340,16 +359,23 @@ impl Partitions {
                 }
             }
         }
-        for id in written {
+        for id in written.drain(..) {
             self.release(id);
         }
+        self.written = written;
         let now = self.dram.now();
         // 3. and 4. per channel.
         for c in 0..self.chans.len() {
+            if self.chans[c].to_dram == 0 && self.chans[c].latency.is_empty() {
+                continue;
+            }
             let first = c * self.per_channel;
             let ch = &mut self.chans[c];
             for k in 1..=self.per_channel {
-                let local = (ch.last + k) % self.per_channel;
+                let mut local = ch.last + k;
+                if local >= self.per_channel {
+                    local -= self.per_channel;
+                }
                 if let Some(f) = self.subs[first + local].l2_to_dram.pop_front() {
                     let parts = (u64::from(f.bytes).div_ceil(self.atom)).max(1) as u32;
                     let id = match self.free.pop() {
@@ -368,6 +394,7 @@ impl Partitions {
                         last_done: 0,
                     });
                     let ch = &mut self.chans[c];
+                    ch.to_dram -= 1;
                     ch.latency.push_back((self.core + self.dram_latency, id));
                     ch.last = local;
                     break;

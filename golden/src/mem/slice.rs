@@ -312,6 +312,13 @@ impl<P: Copy> Slice<P> {
         }
     }
 
+    /// Nothing to do in a cycle but count it: no request queued, no answer in flight, no fetch
+    /// to send (pending fills come through [`Slice::fill`]). A caller may then skip the cycle:
+    /// the slice's cycle count only times answers relative to their access.
+    pub fn quiet(&self) -> bool {
+        self.input.is_empty() && self.answering.is_empty() && self.miss_queue.is_empty()
+    }
+
     /// Whether the input queue has room for one more request.
     pub fn has_room(&self) -> bool {
         self.input.len() < self.input_cap
