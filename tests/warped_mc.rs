@@ -210,7 +210,10 @@ fn warped_mc_bench_reports_memory_system_throughput_per_scheduler() {
     let r = bench_report("warped-mc", 20_000);
     let t = r["system"].as_array().unwrap();
     let names: Vec<&str> = t.iter().map(|x| x["what"].as_str().unwrap()).collect();
-    assert_eq!(names, ["fcfs", "frfcfs", "warped", "divfirst"]);
+    assert_eq!(
+        names,
+        ["fcfs", "frfcfs", "warped", "divfirst", "memory side"]
+    );
     for x in t {
         let runs: Vec<f64> = x["runs"]
             .as_array()

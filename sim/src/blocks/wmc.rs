@@ -208,7 +208,8 @@ pub fn counter_never_saturates(s: &Spec) -> Option<String> {
 
 /// The golden memory system's throughput under every scheduler on HOA warp loads of
 /// `o.cycles` cycles' worth: system construction and run, fastest of [`THROUGHPUT_RUNS`]
-/// runs, every run reported.
+/// runs, every run reported; then the whole memory side (interconnect, L2 partitions and the
+/// controllers, closed loop) on the same traffic.
 pub fn memory_system_throughput(
     spec: &Spec,
     o: &BenchOptions,
@@ -243,5 +244,30 @@ pub fn memory_system_throughput(
             ratio: rps / THROUGHPUT_TARGET,
         });
     }
+    // The memory side around the controllers (interconnect, L2 partitions), closed loop, on the
+    // same traffic under the configuration's own scheduler.
+    let reqs = requests(spec, &McStimulus::class(LoadClass::Hoa), o.cycles, o.seed)?;
+    let ports = spec.gpu.sms as usize;
+    let outstanding = golden::mem::closed_loop::DEFAULT_OUTSTANDING;
+    let mut runs = Vec::with_capacity(THROUGHPUT_RUNS);
+    let mut cycles = 0;
+    for _ in 0..THROUGHPUT_RUNS {
+        let t = Instant::now();
+        let s = golden::mem::closed_loop::run(spec, &reqs, ports, outstanding, u64::MAX, None)
+            .map_err(bad)?;
+        runs.push(t.elapsed().as_secs_f64());
+        cycles = s.cycles;
+    }
+    let seconds = runs.iter().copied().fold(f64::INFINITY, f64::min);
+    let rps = reqs.len() as f64 / seconds;
+    out.push(Throughput {
+        what: "memory side",
+        requests: reqs.len() as u64,
+        cycles,
+        seconds,
+        runs,
+        requests_per_second: rps,
+        ratio: rps / THROUGHPUT_TARGET,
+    });
     Ok(out)
 }
