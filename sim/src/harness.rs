@@ -149,6 +149,11 @@ pub trait Driver: Sized {
     fn replay(&self, items: Vec<Self::Item>) -> Self;
     /// The stimulus as reports show it, and whether it ends by itself.
     fn stimulus(&self) -> StimulusName;
+    /// The `--stimulus` that replays a reproducer file at `path` the way this run ran (a
+    /// driver with modes keeps its mode).
+    fn replay_stimulus(&self, path: &str) -> String {
+        path.to_string()
+    }
     /// Run from reset until `limit` compared cycles, the end of the stimulus, or a failed
     /// check. An input the golden model refuses is [`CosimError::BadInput`], naming it.
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError>;
@@ -435,7 +440,8 @@ fn reproducer<D: Driver>(
     golden::run::write_file(&path, text.as_bytes()).map_err(|e| io("write", &path, e))?;
     let shown = path.display().to_string();
     let items = driver.stimulus().items;
-    let command = reproduce(block, o, &StimulusName::new(&shown, true, items), None);
+    let replay = driver.replay_stimulus(&shown);
+    let command = reproduce(block, o, &StimulusName::new(&replay, true, items), None);
     // Waves of the reproducer: a traced build of the same RTL.
     let vcd_path = o.out_dir.join(format!("{stem}.vcd"));
     let mut vcd = None;

@@ -9,7 +9,7 @@ use super::side::MemorySide;
 use super::slice::Served;
 use crate::mc::source::{requests, McStimulus, FORMS};
 use crate::mc::stimulus::Request;
-use crate::mc::system::{Dist, McError, Offer, STALL_CYCLES};
+use crate::mc::system::{Dist, Hook, McError, Offer, STALL_CYCLES};
 use crate::run::{BadInput, GoldenError, GoldenRun};
 use serde::Serialize;
 use spec::Spec;
@@ -86,17 +86,38 @@ pub struct LatencySummary {
     pub dram: Dist,
 }
 
-/// Run `reqs` (tags are their indices) through the memory side of `spec` in a closed loop of
-/// `ports` ports with `outstanding` requests each, up to `max_cycles` core cycles. `progress`
-/// sees the core cycle now and then.
+/// How a closed-loop run is shaped and bounded.
+#[derive(Debug, Clone, Copy)]
+pub struct LoopShape {
+    pub ports: usize,
+    pub outstanding: usize,
+    /// Stop after this many core cycles, or this many DRAM cycles (a co-simulation's budget).
+    pub max_core_cycles: u64,
+    pub max_dram_cycles: u64,
+}
+
+impl LoopShape {
+    pub fn new(ports: usize, outstanding: usize, max_core_cycles: u64) -> LoopShape {
+        LoopShape {
+            ports,
+            outstanding,
+            max_core_cycles,
+            max_dram_cycles: u64::MAX,
+        }
+    }
+}
+
+/// Run `reqs` (tags are their indices) through the memory side of `spec` in a closed loop
+/// shaped by `shape`. `progress` sees the core cycle now and then; with a hook, a Warped-MC
+/// block of the controllers is co-simulated ([`MemSystem::tick`](crate::mc::system::MemSystem::tick)).
 pub fn run(
     spec: &Spec,
     reqs: &[Request],
-    ports: usize,
-    outstanding: usize,
-    max_cycles: u64,
+    shape: LoopShape,
     progress: Option<&dyn Fn(u64, u64)>,
+    mut hook: Option<(usize, &mut Hook<'_>)>,
 ) -> Result<MemorySummary, McError> {
+    let (ports, outstanding, max_cycles) = (shape.ports, shape.outstanding, shape.max_core_cycles);
     let mut side = MemorySide::new(spec, ports);
     let ports = side.ports();
     let outstanding = outstanding.max(1);
@@ -111,8 +132,11 @@ pub fn run(
     let mut loads: Vec<(u64, u64)> = Vec::new();
     let mut completed = 0u64;
     let mut last_reply = 0u64;
-    while (completed as usize) < reqs.len() && side.core_cycle() < max_cycles {
-        let mask = side.step()?;
+    while (completed as usize) < reqs.len()
+        && side.core_cycle() < max_cycles
+        && side.dram().now() < shape.max_dram_cycles
+    {
+        let mask = side.step(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
         if mask & CORE == 0 {
             continue;
         }
@@ -263,7 +287,8 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
     let reqs = requests(spec, &kind, r.cycles, r.seed)?;
     // Generators size their traffic in DRAM cycles; the loop may take longer in core cycles.
     let max_cycles = r.cycles.saturating_mul(64).max(1 << 20);
-    let s = run(spec, &reqs, ports, outstanding, max_cycles, r.progress)
+    let shape = LoopShape::new(ports, outstanding, max_cycles);
+    let s = run(spec, &reqs, shape, r.progress, None)
         .map_err(|e| GoldenError::Failed(e.to_string()))?;
     if r.json {
         serde_json::to_writer_pretty(&mut *out, &s)

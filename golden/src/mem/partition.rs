@@ -40,7 +40,7 @@
 use super::slice::{Fetch, Served, Slice, SliceRequest, SliceStats, Taken};
 use crate::clock::ClockDomains;
 use crate::mc::stimulus::Request;
-use crate::mc::system::{McError, MemSystem, Offer};
+use crate::mc::system::{Hook, McError, MemSystem, Offer};
 use spec::Spec;
 use std::collections::VecDeque;
 
@@ -239,11 +239,13 @@ impl Partitions {
     /// Advance to the next clock edge: the DRAM and L2 domains with an edge then step (in that
     /// order), then the core cycle count moves on if the core has one. Returns the domains that
     /// had an edge ([`CORE`], [`ICNT`], [`L2`], [`DRAM`]) for the caller's interconnect and SMs.
-    pub fn step(&mut self) -> Result<u32, McError> {
+    /// With a hook `(g, f)`, Warped-MC group `g`'s block steps every DRAM cycle and `f` sees
+    /// its cycles ([`MemSystem::tick`]): a co-simulation inside the memory side.
+    pub fn step(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<u32, McError> {
         let (mask, _) = self.clocks.advance();
         let mask = mask_bits(mask);
         if mask & DRAM != 0 {
-            self.dram_cycle()?;
+            self.dram_cycle(hook)?;
         }
         if mask & L2 != 0 {
             for s in 0..self.subs.len() {
@@ -315,7 +317,7 @@ impl Partitions {
         }
     }
 
-    fn dram_cycle(&mut self) -> Result<(), McError> {
+    fn dram_cycle(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<(), McError> {
         let [_, _, d2l, _] = self.caps;
         let now = self.dram.now();
         // 1. One completed fetch back to its sub-partition.
@@ -340,7 +342,7 @@ impl Partitions {
             }
         }
         // 2. The controllers.
-        self.dram.tick(None)?;
+        self.dram.tick(hook)?;
         let mut written = std::mem::take(&mut self.written);
         for done in self.dram.take_completions() {
             let id = done.tag as usize;

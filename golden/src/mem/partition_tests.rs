@@ -27,16 +27,16 @@ fn latency(p: &mut Partitions, r: MemRequest, at: u64) -> (u64, u64) {
 /// request (the fetch entering the DRAM), if it ever does.
 fn stages(p: &mut Partitions, r: MemRequest, at: u64) -> (u64, u64, Option<u64>) {
     while p.core_cycle() < at {
-        p.step().unwrap();
+        p.step(None).unwrap();
     }
     // Offers happen after a core edge (the SM's phase).
-    while p.step().unwrap() & CORE == 0 {}
+    while p.step(None).unwrap() & CORE == 0 {}
     assert_eq!(p.offer(r), Offer::Accepted);
     let from = p.core_cycle();
     let s = p.sub_of(r.addr);
     let mut entered = None;
     loop {
-        p.step().unwrap();
+        p.step(None).unwrap();
         if entered.is_none() && p.dram().outstanding() > 0 {
             entered = Some(p.core_cycle() - from);
         }
@@ -210,7 +210,7 @@ fn closed_loop(s: &Spec, seed: u64, n: u64, take: u32) -> (Vec<Vec<u64>>, Partit
     let mut steps = 0u64;
     let mut refused = 0u64;
     while out.iter().map(Vec::len).sum::<usize>() < n as usize {
-        let mask = p.step().unwrap();
+        let mask = p.step(None).unwrap();
         steps += 1;
         assert!(steps < 2_000_000, "requests lost: {} inside", p.inside());
         for (sub, replies) in out.iter_mut().enumerate() {

@@ -17,7 +17,7 @@
 use super::icnt::{Arbiter, Crossbar, IcntStats, Packet};
 use super::partition::{MemRequest, PartitionStats, Partitions, ICNT};
 use super::slice::Served;
-use crate::mc::system::{McError, MemSystem, Offer};
+use crate::mc::system::{Hook, McError, MemSystem, Offer};
 use spec::{IcntArbiter, IcntSpec, Spec};
 
 pub struct MemorySide {
@@ -86,10 +86,10 @@ impl MemorySide {
         }
     }
 
-    /// Advance to the next clock edge (see [`Partitions::step`]); the interconnect moves on
-    /// its edges. Returns the domains that had an edge.
-    pub fn step(&mut self) -> Result<u32, McError> {
-        let mask = self.parts.step()?;
+    /// Advance to the next clock edge (see [`Partitions::step`], also for the hook); the
+    /// interconnect moves on its edges. Returns the domains that had an edge.
+    pub fn step(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<u32, McError> {
+        let mask = self.parts.step(hook)?;
         if mask & ICNT != 0 {
             for s in 0..self.parts.len() {
                 let Some(&(r, by)) = self.parts.peek_reply(s) else {
@@ -182,15 +182,15 @@ mod tests {
     /// cycles taken, and who served it.
     fn latency(m: &mut MemorySide, r: MemRequest, at: u64) -> (u64, Served) {
         while m.core_cycle() < at {
-            m.step().unwrap();
+            m.step(None).unwrap();
         }
         // Offers happen after a core edge (the SM's phase).
-        while m.step().unwrap() & CORE == 0 {}
+        while m.step(None).unwrap() & CORE == 0 {}
         assert_eq!(m.offer(r), Offer::Accepted);
         let from = m.core_cycle();
         let port = m.port_of(&r);
         for _ in 0..1_000_000 {
-            m.step().unwrap();
+            m.step(None).unwrap();
             if let Some((x, by)) = m.pop_reply(port) {
                 assert_eq!(x, r);
                 return (m.core_cycle() - from, by);
@@ -261,7 +261,7 @@ mod soundness {
         let mut out = Vec::new();
         let (ic, oc) = m.network_caps();
         for _ in 0..5_000_000u64 {
-            let mask = m.step().unwrap();
+            let mask = m.step(None).unwrap();
             for ((a, b), (c, d)) in m.network_fill() {
                 assert!(
                     a <= ic && b <= oc && c <= ic && d <= oc,

@@ -75,6 +75,9 @@ impl CosimStats for WmcStats {
 pub struct WmcDriver {
     spec: Spec,
     kind: McStimulus,
+    /// `memory:STIMULUS`: the controllers behind the interconnect and the L2 partitions, in
+    /// the memory side's closed loop (else the controllers alone, open loop).
+    closed: bool,
     seed: u64,
     group: usize,
     /// The requests (generated for the cycle budget at the first run, or a file's, or the
@@ -95,7 +98,11 @@ impl Driver for WmcDriver {
     }
 
     fn new(spec: &Spec, s: &Stim<'_>) -> Result<WmcDriver, CosimError> {
-        let (kind, seed, opts) = (McStimulus::parse(s.text)?, s.seed, s.opts);
+        let (closed, text) = match s.text.strip_prefix(MEMORY_PREFIX) {
+            Some(rest) => (true, rest),
+            None => (false, s.text),
+        };
+        let (kind, seed, opts) = (McStimulus::parse(text)?, s.seed, s.opts);
         let groups = (spec.dram.channels / spec.wmc.controllers_per_wet) as usize;
         let group = opts.number::<usize>("group")?.unwrap_or(0);
         if group >= groups {
@@ -112,6 +119,7 @@ impl Driver for WmcDriver {
         Ok(WmcDriver {
             spec: spec.clone(),
             kind,
+            closed,
             seed,
             group,
             reqs,
@@ -130,7 +138,20 @@ impl Driver for WmcDriver {
     }
 
     fn stimulus(&self) -> StimulusName {
-        StimulusName::new(&self.kind, self.kind.is_finite(), "requests")
+        let prefix = if self.closed { MEMORY_PREFIX } else { "" };
+        StimulusName::new(
+            format!("{prefix}{}", self.kind),
+            self.kind.is_finite(),
+            "requests",
+        )
+    }
+
+    fn replay_stimulus(&self, path: &str) -> String {
+        if self.closed {
+            format!("{MEMORY_PREFIX}{path}")
+        } else {
+            path.to_string()
+        }
     }
 
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
@@ -147,7 +168,6 @@ impl Driver for WmcDriver {
                 r
             }
         };
-        let mut sys = OpenLoop::new(&self.spec, reqs.iter().copied(), None);
         let fail: RefCell<Option<StepFail>> = RefCell::new(None);
         let mut hook = |gc: GroupCycle| -> Result<(), String> {
             check(gc.input, gc.output).map_err(|e| {
@@ -155,6 +175,38 @@ impl Driver for WmcDriver {
                 "mismatch".to_string()
             })
         };
+        if self.closed {
+            // The budget counts the block's (DRAM) cycles; the core runs as long as it takes.
+            let shape = golden::mem::closed_loop::LoopShape {
+                max_dram_cycles: limit,
+                ..golden::mem::closed_loop::LoopShape::new(
+                    self.spec.gpu.sms as usize,
+                    golden::mem::closed_loop::DEFAULT_OUTSTANDING,
+                    u64::MAX,
+                )
+            };
+            let r = golden::mem::closed_loop::run(
+                &self.spec,
+                &reqs,
+                shape,
+                None,
+                Some((self.group, &mut hook)),
+            );
+            let (cycles, requests) = match &r {
+                Ok(m) => (m.dram.cycles, m.completed),
+                Err(_) => (0, 0),
+            };
+            // Every request may have been offered (the loop does not follow their cycles).
+            self.now = u64::MAX;
+            self.stats = WmcStats {
+                group: self.group,
+                cycles,
+                requests,
+                memory: None,
+            };
+            return ended(r.map(|_| ()), fail.into_inner(), &self.kind);
+        }
+        let mut sys = OpenLoop::new(&self.spec, reqs.iter().copied(), None);
         let mut completed = 0u64;
         let r = sys.run(limit, Some((self.group, &mut hook)), &mut |_, _| {
             completed += 1
@@ -166,16 +218,7 @@ impl Driver for WmcDriver {
             requests: completed,
             memory: Some(sys.summary()),
         };
-        match (r, fail.into_inner()) {
-            (_, Some(f)) => Ok(Ended::Failed(f)),
-            (Err(McError::Illegal(e)), None) => Err(CosimError::BadInput(format!(
-                "{}: a request gives the block an input it refuses: {e}",
-                self.kind
-            ))),
-            (Err(e @ McError::Request { .. }), None) => Err(CosimError::BadInput(e.to_string())),
-            (Err(e), None) => Err(CosimError::Model(e.to_string())),
-            (Ok(()), None) => Ok(Ended::Completed),
-        }
+        ended(r, fail.into_inner(), &self.kind)
     }
 
     fn consumed(&self) -> Vec<Self::Item> {
@@ -190,6 +233,26 @@ impl Driver for WmcDriver {
 
     fn stats(&self) -> &WmcStats {
         &self.stats
+    }
+}
+
+/// The stimulus prefix that runs the controllers inside the memory side's closed loop.
+pub const MEMORY_PREFIX: &str = "memory:";
+
+/// How a run over `kind` ended, from the memory system's result and the hook's failure.
+fn ended(
+    r: Result<(), McError>,
+    fail: Option<StepFail>,
+    kind: &McStimulus,
+) -> Result<Ended, CosimError> {
+    match (r, fail) {
+        (_, Some(f)) => Ok(Ended::Failed(f)),
+        (Err(McError::Illegal(e)), None) => Err(CosimError::BadInput(format!(
+            "{kind}: a request gives the block an input it refuses: {e}"
+        ))),
+        (Err(e @ McError::Request { .. }), None) => Err(CosimError::BadInput(e.to_string())),
+        (Err(e), None) => Err(CosimError::Model(e.to_string())),
+        (Ok(()), None) => Ok(Ended::Completed),
     }
 }
 
@@ -253,8 +316,8 @@ pub fn memory_system_throughput(
     let mut cycles = 0;
     for _ in 0..THROUGHPUT_RUNS {
         let t = Instant::now();
-        let s = golden::mem::closed_loop::run(spec, &reqs, ports, outstanding, u64::MAX, None)
-            .map_err(bad)?;
+        let shape = golden::mem::closed_loop::LoopShape::new(ports, outstanding, u64::MAX);
+        let s = golden::mem::closed_loop::run(spec, &reqs, shape, None, None).map_err(bad)?;
         runs.push(t.elapsed().as_secs_f64());
         cycles = s.cycles;
     }
