@@ -6,6 +6,7 @@
 //! string. A deliberately wrong tag array (most recently used victim) is caught.
 
 use super::*;
+use crate::mem::slice::Served;
 use crate::rng::Rng;
 use std::collections::HashMap;
 
@@ -256,4 +257,94 @@ fn a_read_only_cache_refuses_writes() {
         Outcome::Miss { .. }
     ));
     assert!(t.holds(0x80));
+}
+
+/// What the slice must do for one access, from the reference's outcome: who answers it, and
+/// the requests it sends to the next level (write-back of a dirty victim, written data, the
+/// fetch), in that order.
+fn slice_expects(
+    cfg: &CacheString,
+    a: u64,
+    w: bool,
+    x: &Access,
+) -> (Served, Vec<(u64, bool, u32)>) {
+    let unit = if cfg.kind == CacheKind::Sector {
+        32
+    } else {
+        cfg.line_bytes
+    };
+    let mut sent = Vec::new();
+    let fetch = match x.outcome {
+        Outcome::Hit => false,
+        Outcome::SectorMiss { fetch } => fetch,
+        Outcome::Miss { fetch, evicted, .. } => {
+            if let Some(e) = evicted.filter(|e| e.dirty != 0) {
+                let bytes = if cfg.kind == CacheKind::Sector {
+                    e.dirty.count_ones() * 32
+                } else {
+                    cfg.line_bytes
+                };
+                sent.push((e.addr, true, bytes));
+            }
+            fetch
+        }
+    };
+    if x.write_through {
+        sent.push((a, true, 32));
+    }
+    if fetch {
+        sent.push((a / u64::from(unit) * u64::from(unit), false, unit));
+    }
+    let by = if fetch && !w {
+        Served::NextLevel
+    } else {
+        Served::Slice
+    };
+    (by, sent)
+}
+
+#[test]
+fn the_slice_agrees_with_the_reference_cache_one_request_at_a_time() {
+    // One request at a time through the streaming slice (fills arrive at once): who answers
+    // each request and what goes to the next level follow the reference's outcomes exactly,
+    // for every reference L2 string (and the rest of the strings).
+    use crate::mem::slice::{Slice, SliceRequest, Taken};
+    for s in STRINGS {
+        let cfg = CacheString::parse(s).unwrap().unwrap();
+        for (strided, seed) in [(false, 5), (true, 6)] {
+            let mut r = RefCache {
+                cfg,
+                sets: HashMap::new(),
+            };
+            let mut sl: Slice<usize> = Slice::new(cfg, 0, 1);
+            for (k, (a, w)) in traffic(&cfg, strided, 100_000, seed)
+                .into_iter()
+                .enumerate()
+            {
+                let want = slice_expects(&cfg, a, w, &r.access(a, w));
+                let req = SliceRequest {
+                    addr: a,
+                    write: w,
+                    payload: k,
+                };
+                assert_eq!(sl.offer(req), Taken::Accepted);
+                sl.tick();
+                let mut sent = Vec::new();
+                while let Some(f) = sl.pop_fetch() {
+                    if !f.write {
+                        sl.fill(f.addr);
+                    }
+                    sent.push((f.addr, f.write, f.bytes));
+                }
+                let got = sl.pop_answer().map(|(p, by)| (p, by));
+                assert_eq!(got.map(|g| g.0), Some(k), "{s}: access {k} answered");
+                assert_eq!(
+                    (got.map(|g| g.1).unwrap(), sent),
+                    want,
+                    "{s}: access {k} ({a:#x}, write {w})"
+                );
+                assert!(sl.quiet(), "{s}: access {k} left work behind");
+            }
+        }
+    }
 }

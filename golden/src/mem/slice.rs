@@ -239,10 +239,15 @@ impl<P: Copy> Slice<P> {
                 self.stats.misses += 1;
                 if let Some(e) = evicted.filter(|e| e.dirty != 0) {
                     self.stats.writebacks += 1;
+                    // Its dirty sectors, or a line cache's whole line (one dirty bit).
+                    let bytes = match self.tags.config().kind {
+                        spec::cache::CacheKind::Sector => e.dirty.count_ones() * sector,
+                        spec::cache::CacheKind::Line => unit,
+                    };
                     self.miss_queue.push_back(Fetch {
                         addr: e.addr,
                         write: true,
-                        bytes: e.dirty.count_ones() * sector,
+                        bytes,
                         origin: None,
                     });
                 }
@@ -273,7 +278,7 @@ impl<P: Copy> Slice<P> {
                 // A write that allocates and fetches: the fetch fills the rest of the sector;
                 // the write itself is done.
                 self.miss_queue.push_back(Fetch {
-                    addr: r.addr,
+                    addr: r.addr / u64::from(unit) * u64::from(unit),
                     write: false,
                     bytes: unit,
                     origin: Some(r.payload),
