@@ -336,7 +336,7 @@ fn the_slice_agrees_with_the_reference_cache_one_request_at_a_time() {
                     }
                     sent.push((f.addr, f.write, f.bytes));
                 }
-                let got = sl.pop_answer().map(|(p, by)| (p, by));
+                let got = sl.pop_answer();
                 assert_eq!(got.map(|g| g.0), Some(k), "{s}: access {k} answered");
                 assert_eq!(
                     (got.map(|g| g.1).unwrap(), sent),
