@@ -1231,10 +1231,6 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
             "tRCDWR = RCD - (WL + 1) is 0: dram.t_rcdwr = 1 (the smallest legal value)".into(),
         );
     }
-    unmodelled.push(
-        "the memory partitions (l2.*) and the core, interconnect and L2 clocks (clocks.*) are imported as keys; no command runs them yet (issue 13)"
-            .into(),
-    );
     let ignored = opts
         .iter()
         .filter(|(name, _)| !READ.contains(name))
