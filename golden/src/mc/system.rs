@@ -77,7 +77,7 @@ pub enum Offer {
 }
 
 /// The DRAM side of a run's statistics ([`MemSystem::dram_totals`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct DramTotals {
     pub scheduler: &'static str,
     pub cycles: u64,

@@ -6,10 +6,10 @@
 
 use super::partition::{MemRequest, CORE};
 use super::side::MemorySide;
-use super::slice::Served;
+use super::slice::{Served, SliceStats};
 use crate::mc::source::{requests, McStimulus, FORMS};
 use crate::mc::stimulus::Request;
-use crate::mc::system::{Dist, Hook, McError, Offer, STALL_CYCLES};
+use crate::mc::system::{Dist, DramTotals, Hook, McError, Offer, STALL_CYCLES};
 use crate::run::{BadInput, GoldenError, GoldenRun};
 use serde::Serialize;
 use spec::Spec;
@@ -28,28 +28,16 @@ pub struct MemorySummary {
     pub outstanding: usize,
     /// Core cycles.
     pub cycles: u64,
-    pub l2: L2Summary,
+    pub l2: SliceStats,
+    /// Cycles a full queue held something back, by queue (and DRAM requests refused).
+    pub queue_full: BTreeMap<&'static str, u64>,
     pub icnt: IcntSummary,
-    pub dram: DramSummary,
+    pub dram: DramTotals,
     /// Core cycles from offer to reply: every request, those the L2 served, those that waited
     /// for the DRAM.
     pub latency: LatencySummary,
     /// Per warp load: first offer to last reply, core cycles.
     pub warp_time: Dist,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct L2Summary {
-    pub accesses: u64,
-    pub hits: u64,
-    pub sector_misses: u64,
-    pub misses: u64,
-    pub mshr_merges: u64,
-    pub writebacks: u64,
-    /// Cycles a slice refused its head request, by cause.
-    pub reservation_failures: BTreeMap<String, u64>,
-    /// Cycles a full queue held something back, by queue.
-    pub queue_full: BTreeMap<&'static str, u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -66,17 +54,6 @@ pub struct NetSummary {
 pub struct IcntSummary {
     pub request: NetSummary,
     pub reply: NetSummary,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct DramSummary {
-    pub scheduler: &'static str,
-    /// DRAM command cycles.
-    pub cycles: u64,
-    pub bandwidth_util: f64,
-    pub row_hit_rate: f64,
-    pub commands: u64,
-    pub activations: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -199,52 +176,31 @@ pub fn run(
         }
     }
     let (p, rq, rp) = side.stats();
-    let s = &p.slices;
     let net = |x: super::icnt::IcntStats| NetSummary {
         packets: x.packets,
         flits: x.flits,
         stall_cycles: x.stalled,
         refused: x.refused,
     };
-    let d = side.dram().dram_totals();
     Ok(MemorySummary {
         requests: reqs.len() as u64,
         completed,
         ports,
         outstanding,
         cycles: side.core_cycle(),
-        l2: L2Summary {
-            accesses: s.accesses,
-            hits: s.hits,
-            sector_misses: s.sector_misses,
-            misses: s.misses,
-            mshr_merges: s.mshr_merges,
-            writebacks: s.writebacks,
-            reservation_failures: s
-                .reservation_failures
-                .iter()
-                .map(|(k, v)| (format!("{k:?}"), *v))
-                .collect(),
-            queue_full: BTreeMap::from([
-                ("icnt_to_l2", p.icnt_to_l2_full),
-                ("l2_to_dram", p.l2_to_dram_full),
-                ("dram_to_l2", p.dram_to_l2_full),
-                ("l2_to_icnt", p.l2_to_icnt_full),
-                ("dram_refused", p.dram_refused),
-            ]),
-        },
+        l2: p.slices.clone(),
+        queue_full: BTreeMap::from([
+            ("icnt_to_l2", p.icnt_to_l2_full),
+            ("l2_to_dram", p.l2_to_dram_full),
+            ("dram_to_l2", p.dram_to_l2_full),
+            ("l2_to_icnt", p.l2_to_icnt_full),
+            ("dram_refused", p.dram_refused),
+        ]),
         icnt: IcntSummary {
             request: net(rq),
             reply: net(rp),
         },
-        dram: DramSummary {
-            scheduler: d.scheduler,
-            cycles: d.cycles,
-            bandwidth_util: d.bandwidth_util,
-            row_hit_rate: d.row_hit_rate,
-            commands: d.commands,
-            activations: d.activations,
-        },
+        dram: side.dram().dram_totals(),
         latency: LatencySummary {
             all: Dist::of(all),
             l2_hit: Dist::of(hit),
@@ -334,7 +290,7 @@ fn write_text(s: &MemorySummary, out: &mut dyn Write) -> std::io::Result<()> {
     let fails: Vec<String> = l
         .reservation_failures
         .iter()
-        .map(|(k, v)| format!("{k} {v}"))
+        .map(|(k, v)| format!("{k:?} {v}"))
         .collect();
     writeln!(
         out,
@@ -345,7 +301,7 @@ fn write_text(s: &MemorySummary, out: &mut dyn Write) -> std::io::Result<()> {
             fails.join(", ")
         }
     )?;
-    let full: Vec<String> = l
+    let full: Vec<String> = s
         .queue_full
         .iter()
         .map(|(k, v)| format!("{k} {v}"))
