@@ -102,13 +102,25 @@ impl Edges {
 /// its bank closed (`closed`) or its row open, and when the miss's fetch enters the controller.
 fn documented(s: &Spec, c: u128, closed: bool) -> (u128, u128, u128) {
     let e = Edges::of(s);
+    let (hit, miss, entered) = answers(s, c, closed);
+    (
+        e.upto(CORE_D, hit) - c,
+        e.upto(CORE_D, miss) - c,
+        e.upto(CORE_D, entered) - c,
+    )
+}
+
+/// [`documented`] as times (units of [`Edges`]): when a hit's answer and a miss's answer
+/// leave the slice, and when the miss's fetch enters the controller.
+fn answers(s: &Spec, c: u128, closed: bool) -> (u128, u128, u128) {
+    let e = Edges::of(s);
     let (rop, dlat) = (u128::from(s.l2.rop_latency), u128::from(s.l2.dram_latency));
     let t = &s.dram.timing;
     // The ROP queue lets it go at the first L2 edge after core edge c + rop - 1 (0-based
     // edges); the slice accesses it at the next L2 edge, and a hit's answer leaves then.
     let moved = e.after(L2_D, e.at(CORE_D, c + rop - 1));
     let access = moved + 1;
-    let hit = e.upto(CORE_D, e.at(L2_D, access)) - c;
+    let hit = e.at(L2_D, access);
     // A miss's fetch reaches the L2-to-DRAM queue one L2 cycle later; the next DRAM edge puts
     // it into the latency queue, ready dram_latency core cycles on; it is offered at the first
     // DRAM edge that sees it ready, after the controller's step (its now: edge index + 1).
@@ -131,9 +143,66 @@ fn documented(s: &Spec, c: u128, closed: bool) -> (u128, u128, u128) {
     // It returns at DRAM edge `done` (its now is then `done`), fills the slice at the L2 edge
     // at or after it, and the answer leaves in that L2 cycle.
     let fill = e.from(L2_D, e.at(DRAM_D, done));
-    let miss = e.upto(CORE_D, e.at(L2_D, fill)) - c;
-    let entered = e.upto(CORE_D, e.at(DRAM_D, offered)) - c;
-    (hit, miss, entered)
+    (hit, e.at(L2_D, fill), e.at(DRAM_D, offered))
+}
+
+const ICNT_D: usize = 1;
+
+/// The documented unloaded latency through the networks, in core cycles from an offer at an
+/// SM port after core edge `c`: the request packet (`kq` flits) is granted at the first
+/// interconnect edge after the offer and lands `kq - 1 + latency` edges later, entering its
+/// sub-partition then (at that instant's core count: the interconnect steps after the
+/// partitions); the answer enters the reply network at the first interconnect edge at or after
+/// the L2 edge that produced it and lands `kr - 1 + latency` edges later.
+fn documented_side(s: &Spec, c: u128, closed: bool, hit: bool) -> u128 {
+    let e = Edges::of(s);
+    let l = u128::from(s.icnt.latency);
+    let (kq, kr) = (
+        u128::from(s.icnt.flits(0)),
+        u128::from(s.icnt.flits(s.l2.fetch_bytes)),
+    );
+    let granted = e.after(ICNT_D, e.at(CORE_D, c - 1));
+    let landed = e.at(ICNT_D, granted + kq - 1 + l);
+    let (h, m, _) = answers(s, e.upto(CORE_D, landed), closed);
+    let sent = e.from(ICNT_D, if hit { h } else { m });
+    e.upto(CORE_D, e.at(ICNT_D, sent + kr - 1 + l)) - c
+}
+
+#[test]
+fn unloaded_latencies_through_the_networks_on_every_preset() {
+    use crate::mem::side::MemorySide;
+    for name in ["tiny", "turing-rtx2060s", "fermi-gtx480"] {
+        let s = spec(name).variant(&["dram.refresh=false"]).unwrap();
+        let mut m = MemorySide::new(&s, 4);
+        let mut measure = |r: MemRequest, at: u64| {
+            while m.core_cycle() < at {
+                m.step(None).unwrap();
+            }
+            while m.step(None).unwrap() & CORE == 0 {}
+            assert_eq!(m.offer(r), Offer::Accepted);
+            let from = m.core_cycle();
+            let port = m.port_of(&r);
+            loop {
+                m.step(None).unwrap();
+                if let Some((x, _)) = m.pop_reply(port) {
+                    assert_eq!(x, r);
+                    return (from, m.core_cycle() - from);
+                }
+            }
+        };
+        let (c, miss) = measure(read(1, 0x40000), 10);
+        assert_eq!(
+            u128::from(miss),
+            documented_side(&s, c.into(), true, false),
+            "{name} miss"
+        );
+        let (c, hit) = measure(read(2, 0x40000), c + miss + 7);
+        assert_eq!(
+            u128::from(hit),
+            documented_side(&s, c.into(), true, true),
+            "{name} hit"
+        );
+    }
 }
 
 /// An address in the same channel, bank and row as `a` but in another L2 line.
