@@ -352,6 +352,15 @@ impl CacheString {
         Ok(())
     }
 
+    /// The cache's atom, GPGPU-Sim's `m_atom_sz`: a 32 B sector in a sector cache, else the
+    /// line. What one MSHR entry covers and what one fetch brings.
+    pub fn atom_bytes(&self) -> u32 {
+        match self.kind {
+            CacheKind::Sector => SECTOR_BYTES,
+            CacheKind::Line => self.line_bytes,
+        }
+    }
+
     /// Capacity in bytes: sets x line x ways.
     pub fn size_bytes(&self) -> u64 {
         u64::from(self.sets) * u64::from(self.line_bytes) * u64::from(self.ways)

@@ -88,8 +88,6 @@ pub struct L2Spec {
     pub l2_to_dram: u32,
     pub dram_to_l2: u32,
     pub l2_to_icnt: u32,
-    /// Bytes one L2 fetch brings from DRAM: a sector, or the line of a line cache.
-    pub fetch_bytes: u32,
 }
 
 impl L2Spec {
@@ -97,10 +95,6 @@ impl L2Spec {
     pub(crate) fn new(c: &UserConfig) -> Result<L2Spec, String> {
         let cache = l2_cache(c)?;
         let l = &c.l2;
-        let fetch_bytes = match cache.kind {
-            crate::cache::CacheKind::Sector => crate::cache::SECTOR_BYTES,
-            crate::cache::CacheKind::Line => cache.line_bytes,
-        };
         Ok(L2Spec {
             cache,
             rop_latency: l.rop_latency,
@@ -109,8 +103,12 @@ impl L2Spec {
             l2_to_dram: l.l2_to_dram,
             dram_to_l2: l.dram_to_l2,
             l2_to_icnt: l.l2_to_icnt,
-            fetch_bytes,
         })
+    }
+
+    /// Bytes one L2 fetch brings from DRAM: the slice's atom (a sector, or a line L2's line).
+    pub fn fetch_bytes(&self) -> u32 {
+        self.cache.atom_bytes()
     }
 }
 

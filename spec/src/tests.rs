@@ -478,13 +478,13 @@ fn l2_cache_string_is_checked_when_the_spec_is_built() {
     let s = ConfigRequest::preset("turing-rtx2060s").resolve().unwrap();
     assert_eq!(s.l2.cache.size_bytes(), 128 * 1024);
     assert_eq!(
-        (s.l2.fetch_bytes, s.l2.rop_latency, s.l2.icnt_to_l2),
+        (s.l2.fetch_bytes(), s.l2.rop_latency, s.l2.icnt_to_l2),
         (32, 194, 64)
     );
     assert_eq!(s.clocks.dram_khz, 3_500_000);
     let f = ConfigRequest::preset("fermi-gtx480").resolve().unwrap();
     assert_eq!(
-        (f.l2.fetch_bytes, f.l2.cache.size_bytes()),
+        (f.l2.fetch_bytes(), f.l2.cache.size_bytes()),
         (128, 64 * 1024)
     );
 }

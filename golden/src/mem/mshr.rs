@@ -7,7 +7,7 @@
 //! counts a reservation failure by that cause and retries it later. The fill returns every
 //! merged request, oldest first.
 
-use spec::cache::{CacheKind, CacheString};
+use spec::cache::CacheString;
 use std::collections::VecDeque;
 
 /// Why the table refused a request.
@@ -42,14 +42,10 @@ pub struct MshrTable<R> {
 impl<R> MshrTable<R> {
     /// The table of a cache string.
     pub fn new(cfg: &CacheString) -> MshrTable<R> {
-        let block = match cfg.kind {
-            CacheKind::Sector => u64::from(spec::cache::SECTOR_BYTES),
-            CacheKind::Line => u64::from(cfg.line_bytes),
-        };
         MshrTable {
             entries: cfg.mshr_entries as usize,
             merge: cfg.mshr_merge as usize,
-            block,
+            block: u64::from(cfg.atom_bytes()),
             pending: VecDeque::new(),
         }
     }

@@ -157,7 +157,7 @@ impl Partitions {
             .collect();
         let mut dram = MemSystem::new(spec);
         // A fetch's parts wait for room in the pending queue; more are refused.
-        dram.set_wait_limit((l2.fetch_bytes / spec.dram.atom_bytes).max(1) as usize);
+        dram.set_wait_limit((l2.fetch_bytes() / spec.dram.atom_bytes).max(1) as usize);
         let c = &spec.clocks;
         Partitions {
             subs,

@@ -137,7 +137,7 @@ fn answers(s: &Spec, c: u128, closed: bool) -> (u128, u128, u128) {
     // done with the last one's data.
     let n = offered + 1;
     let act = if closed { u128::from(t.t_rcd) } else { 0 };
-    let parts = u128::from((s.l2.fetch_bytes / s.dram.atom_bytes).max(1));
+    let parts = u128::from((s.l2.fetch_bytes() / s.dram.atom_bytes).max(1));
     let more = (parts - 1) * u128::from(t.t_ccdl.max(t.t_bl));
     let done = n + 1 + act + more + u128::from(t.t_cl + t.t_bl);
     // It returns at DRAM edge `done` (its now is then `done`), fills the slice at the L2 edge
@@ -159,7 +159,7 @@ fn documented_side(s: &Spec, c: u128, closed: bool, hit: bool) -> u128 {
     let l = u128::from(s.icnt.latency);
     let (kq, kr) = (
         u128::from(s.icnt.flits(0)),
-        u128::from(s.icnt.flits(s.l2.fetch_bytes)),
+        u128::from(s.icnt.flits(s.l2.fetch_bytes())),
     );
     let granted = e.after(ICNT_D, e.at(CORE_D, c - 1));
     let landed = e.at(ICNT_D, granted + kq - 1 + l);

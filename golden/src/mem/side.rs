@@ -47,7 +47,7 @@ impl MemorySide {
             parts,
             ports,
             icnt: i,
-            data_bytes: spec.l2.fetch_bytes,
+            data_bytes: spec.l2.fetch_bytes(),
         }
     }
 

@@ -152,14 +152,6 @@ impl<P: Copy> Slice<P> {
         *self.stats.reservation_failures.entry(why).or_insert(0) += 1;
     }
 
-    /// Bytes one fetch brings: a sector, or the line of a line cache.
-    fn fetch_bytes(&self) -> u32 {
-        match self.tags.config().kind {
-            spec::cache::CacheKind::Sector => spec::cache::SECTOR_BYTES,
-            spec::cache::CacheKind::Line => self.tags.config().line_bytes,
-        }
-    }
-
     fn answer(&mut self, p: P, by: Served) {
         self.answering.push_back((self.now + self.latency, p, by));
     }
@@ -182,7 +174,7 @@ impl<P: Copy> Slice<P> {
     /// The head request's access; false when it is refused (nothing changed).
     fn access(&mut self, r: SliceRequest<P>) -> bool {
         let sector = spec::cache::SECTOR_BYTES;
-        let unit = self.fetch_bytes();
+        let unit = self.tags.config().atom_bytes();
         if self.mshr.probe(r.addr) && !r.write {
             return match self.mshr.add(r.addr, r.payload) {
                 Ok(_) => {
