@@ -1,4 +1,5 @@
 use super::*;
+use crate::mem::side::MemorySide;
 use spec::ConfigRequest;
 
 fn spec(name: &str) -> Spec {
@@ -168,40 +169,62 @@ fn documented_side(s: &Spec, c: u128, closed: bool, hit: bool) -> u128 {
     e.upto(CORE_D, e.at(ICNT_D, sent + kr - 1 + l)) - c
 }
 
+/// [`latency`] through the memory side's networks: offer `r` at its port at the first core
+/// edge after `at`, step until its reply reaches the port. The core cycle of the offer, the
+/// core cycles to the reply, and who served it.
+fn through_side(m: &mut MemorySide, r: MemRequest, at: u64) -> (u64, u64, Served) {
+    while m.core_cycle() < at {
+        m.step(None).unwrap();
+    }
+    // Offers happen after a core edge (the SM's phase).
+    while m.step(None).unwrap() & CORE == 0 {}
+    assert_eq!(m.offer(r), Offer::Accepted);
+    let from = m.core_cycle();
+    let port = m.port_of(&r);
+    loop {
+        m.step(None).unwrap();
+        if let Some((x, by)) = m.pop_reply(port) {
+            assert_eq!(x, r);
+            return (from, m.core_cycle() - from, by);
+        }
+        assert!(m.core_cycle() < from + 100_000, "no reply");
+    }
+}
+
 #[test]
 fn unloaded_latencies_through_the_networks_on_every_preset() {
-    use crate::mem::side::MemorySide;
     for name in ["tiny", "turing-rtx2060s", "fermi-gtx480"] {
         let s = spec(name).variant(&["dram.refresh=false"]).unwrap();
         let mut m = MemorySide::new(&s, 4);
-        let mut measure = |r: MemRequest, at: u64| {
-            while m.core_cycle() < at {
-                m.step(None).unwrap();
-            }
-            while m.step(None).unwrap() & CORE == 0 {}
-            assert_eq!(m.offer(r), Offer::Accepted);
-            let from = m.core_cycle();
-            let port = m.port_of(&r);
-            loop {
-                m.step(None).unwrap();
-                if let Some((x, _)) = m.pop_reply(port) {
-                    assert_eq!(x, r);
-                    return (from, m.core_cycle() - from);
-                }
-            }
-        };
-        let (c, miss) = measure(read(1, 0x40000), 10);
+        let (c, miss, by) = through_side(&mut m, read(1, 0x40000), 10);
+        assert_eq!(by, Served::NextLevel, "{name}");
         assert_eq!(
             u128::from(miss),
             documented_side(&s, c.into(), true, false),
             "{name} miss"
         );
-        let (c, hit) = measure(read(2, 0x40000), c + miss + 7);
+        let (c, hit, by) = through_side(&mut m, read(2, 0x40000), c + miss + 7);
+        assert_eq!(by, Served::Slice, "{name}");
         assert_eq!(
             u128::from(hit),
             documented_side(&s, c.into(), true, true),
             "{name} hit"
         );
+        // Equal clocks (tiny): one-flit packets cross in 1 + latency cycles each way, and the
+        // partition adds its sums in closed form (rop + 2 for a hit; rop + DRAM latency + tRCD
+        // + tCL + tBL + 6 for a miss to a closed bank).
+        if name == "tiny" {
+            let net = 1 + 2 * u64::from(s.icnt.latency);
+            let (rop, dlat) = (u64::from(s.l2.rop_latency), u64::from(s.l2.dram_latency));
+            let t = &s.dram.timing;
+            assert_eq!(
+                miss,
+                net + rop + dlat + u64::from(t.t_rcd + t.t_cl + t.t_bl) + 6
+            );
+            assert_eq!(hit, net + rop + 2);
+            // Packet sizes: a read is one header flit, its reply the header and a sector.
+            assert_eq!(m.flits(&read(0, 0)), (1, 1));
+        }
     }
 }
 
