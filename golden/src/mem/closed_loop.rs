@@ -107,7 +107,7 @@ pub fn run(
     let (mut all, mut hit, mut dram) = (Vec::new(), Vec::new(), Vec::new());
     // Per warp load (dense ids): (first offer, last reply); u64::MAX until offered.
     let mut loads: Vec<(u64, u64)> = Vec::new();
-    let mut completed = 0u64;
+    let (mut offered, mut completed) = (0u64, 0u64);
     let mut last_reply = 0u64;
     while (completed as usize) < reqs.len()
         && side.core_cycle() < max_cycles
@@ -153,6 +153,7 @@ pub fn run(
             if side.offer(m) == Offer::Accepted {
                 q.pop_front();
                 in_flight[port] += 1;
+                offered += 1;
                 offered_at[i] = now;
                 let k = r.load as usize;
                 if k >= loads.len() {
@@ -166,10 +167,10 @@ pub fn run(
                 p(now, max_cycles);
             }
         }
-        let pending: usize = in_flight.iter().sum();
+        let pending = offered - completed;
         if pending > 0 && now - last_reply.max(1) > STALL_CYCLES {
             return Err(McError::Stalled {
-                pending,
+                pending: pending as usize,
                 since: last_reply,
                 now,
             });

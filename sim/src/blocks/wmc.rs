@@ -196,8 +196,6 @@ impl Driver for WmcDriver {
                 Ok(m) => (m.dram.cycles, m.completed),
                 Err(_) => (0, 0),
             };
-            // Every request may have been offered (the loop does not follow their cycles).
-            self.now = u64::MAX;
             self.stats = WmcStats {
                 group: self.group,
                 cycles,
@@ -223,10 +221,12 @@ impl Driver for WmcDriver {
 
     fn consumed(&self) -> Vec<Self::Item> {
         let reqs = self.reqs.as_deref().map_or(&[][..], |r| &r[..]);
+        // The closed loop does not follow the requests' cycles: any of them may have been
+        // offered.
         let arrived: Vec<Request> = reqs
             .iter()
             .copied()
-            .filter(|r| r.cycle <= self.now)
+            .filter(|r| self.closed || r.cycle <= self.now)
             .collect();
         golden::mc::stimulus::to_txns(&arrived)
     }
