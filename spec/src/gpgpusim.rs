@@ -788,6 +788,11 @@ const READ: &[&str] = &[
     "icnt_arbiter_algo",
 ];
 
+/// A key's integer value (values beyond `i64` saturate; the spec's range check refuses them).
+fn int(v: u64) -> toml::Value {
+    toml::Value::Integer(i64::try_from(v).unwrap_or(i64::MAX))
+}
+
 /// The `key = value;` settings of a BookSim `.icnt` file (`//` comments).
 pub fn parse_icnt(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -813,7 +818,6 @@ fn icnt_layer(
     put: &mut impl FnMut(&'static str, toml::Value, &str),
     notes: &mut Vec<String>,
 ) -> Result<(), ImportError> {
-    let int = |v: u64| toml::Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
     let word = |w: &str| toml::Value::String(w.into());
     match uint(opts, "network_mode", 1)? {
         2 => {
@@ -945,7 +949,6 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
             from: format!("-{option} ({})", location(opts, option)),
         });
     };
-    let int = |v: u64| toml::Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
 
     // SMs.
     let clusters = positive(opts, "gpgpu_n_clusters", 10)?;
