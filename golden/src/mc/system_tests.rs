@@ -8,6 +8,19 @@ use crate::mc::stimulus::{self, LoadClass};
 use proptest::prelude::*;
 use spec::ConfigRequest;
 
+/// A read of SM 0, warp 0 arriving at `cycle`.
+fn read_at(cycle: u64, addr: u64) -> stimulus::Request {
+    stimulus::Request {
+        cycle,
+        sm: 0,
+        warp: 0,
+        pc: 0,
+        addr,
+        write: false,
+        load: 0,
+    }
+}
+
 fn spec(preset: &str, scheduler: &str, extra: &[&str]) -> Spec {
     let mut req = ConfigRequest::preset(preset).with(&format!("mc.scheduler={scheduler}"));
     for kv in extra {
@@ -120,15 +133,7 @@ fn idle_time_is_skipped_and_changes_nothing() {
             .with(&format!("dram.refresh={refresh}"))
             .resolve()
             .unwrap();
-        let at = |cycle| stimulus::Request {
-            cycle,
-            sm: 0,
-            warp: 0,
-            pc: 0,
-            addr: 0x1000,
-            write: false,
-            load: 0,
-        };
+        let at = |cycle| read_at(cycle, 0x1000);
         let far = 1_000_000_000_000_000u64;
         let mut a = OpenLoop::new(&s, vec![at(100), at(far)].into_iter(), None);
         let t = std::time::Instant::now();
@@ -156,18 +161,9 @@ fn a_lost_request_stops_the_run_as_stalled() {
             .with(&format!("dram.refresh={refresh}"))
             .resolve()
             .unwrap();
-        let at = |cycle, addr| stimulus::Request {
-            cycle,
-            sm: 0,
-            warp: 0,
-            pc: 0,
-            addr,
-            write: false,
-            load: 0,
-        };
         let mut sys = OpenLoop::new(
             &s,
-            vec![at(10, 0x1000), at(5_000, 0x2000)].into_iter(),
+            vec![read_at(10, 0x1000), read_at(5_000, 0x2000)].into_iter(),
             None,
         );
         let mut done = [u64::MAX; 2];
@@ -212,15 +208,7 @@ fn a_full_wait_list_refuses_and_a_refused_request_is_taken_later() {
         .with("mc.scheduler=fcfs")
         .resolve()
         .unwrap();
-    let r = |addr| stimulus::Request {
-        cycle: 0,
-        sm: 0,
-        warp: 0,
-        pc: 0,
-        addr,
-        write: false,
-        load: 0,
-    };
+    let r = |addr| read_at(0, addr);
     let mut sys = MemSystem::new(&s);
     sys.set_wait_limit(1);
     assert_eq!(sys.offer(r(0x1000), 0).unwrap(), Offer::Accepted);
