@@ -323,11 +323,7 @@ impl<P: Copy> Slice<P> {
 
     /// The answers ready by now, in order.
     pub fn take_answers(&mut self, out: &mut Vec<P>) {
-        while let Some(&(at, p, _)) = self.answering.front() {
-            if at > self.now {
-                break;
-            }
-            self.answering.pop_front();
+        while let Some((p, _)) = self.pop_answer() {
             out.push(p);
         }
     }
