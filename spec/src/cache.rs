@@ -401,6 +401,25 @@ const IPOLY_64: [&[u32]; 6] = [
     &[17, 16, 15, 14, 11, 9, 5, 4],
 ];
 
+/// The taps of each index bit as one mask over the bits above the index, so that a bit's
+/// parity is one population count (the set index is on every cache access's path).
+const fn tap_masks<const N: usize>(taps: [&[u32]; N]) -> [u64; N] {
+    let mut out = [0u64; N];
+    let mut b = 0;
+    while b < N {
+        let mut i = 0;
+        while i < taps[b].len() {
+            out[b] |= 1 << taps[b][i];
+            i += 1;
+        }
+        b += 1;
+    }
+    out
+}
+const IPOLY_16_MASKS: [u64; 4] = tap_masks(IPOLY_16);
+const IPOLY_32_MASKS: [u64; 5] = tap_masks(IPOLY_32);
+const IPOLY_64_MASKS: [u64; 6] = tap_masks(IPOLY_64);
+
 impl CacheString {
     /// The set of byte address `addr` (for an L2 slice, the address within its partition),
     /// by the string's set-index function.
@@ -426,15 +445,16 @@ impl CacheString {
                 set
             }
             SetIndex::Ipoly => {
-                let taps: &[&[u32]] = match self.sets {
-                    16 => &IPOLY_16,
-                    32 => &IPOLY_32,
-                    _ => &IPOLY_64,
+                let masks: &[u64] = match self.sets {
+                    16 => &IPOLY_16_MASKS,
+                    32 => &IPOLY_32_MASKS,
+                    _ => &IPOLY_64_MASKS,
                 };
-                taps.iter().enumerate().fold(0, |set, (b, bits)| {
-                    let parity = bits.iter().fold(0, |p, &t| p ^ (higher >> t) & 1) as u32;
-                    set | ((index >> b & 1) ^ parity) << b
-                })
+                let parity = masks
+                    .iter()
+                    .enumerate()
+                    .fold(0, |p, (b, m)| p | ((higher & m).count_ones() & 1) << b);
+                index ^ parity
             }
         }
     }
@@ -618,6 +638,27 @@ mod tests {
         let p = with(64, 'P');
         assert_eq!(p.set_of(1 << 13), 0b11);
         assert_eq!(p.set_of(5 << 7), 5, "no higher bits: linear");
+        // The masks are the tap lists: each index bit XORs the parity of its taps.
+        for (sets, taps) in [
+            (16u32, &IPOLY_16[..]),
+            (32, &IPOLY_32[..]),
+            (64, &IPOLY_64[..]),
+        ] {
+            let c = with(sets, 'P');
+            let mut x = 0x9E37_79B9_7F4A_7C15u64;
+            for _ in 0..10_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let addr = x >> 24;
+                let index = ((addr >> 7) & u64::from(sets - 1)) as u32;
+                let higher = addr >> (7 + sets.trailing_zeros());
+                let walked = taps.iter().enumerate().fold(index, |set, (b, bits)| {
+                    set ^ (bits.iter().fold(0, |p, &t| p ^ (higher >> t) & 1) as u32) << b
+                });
+                assert_eq!(c.set_of(addr), walked, "{sets} sets, address {addr:#x}");
+            }
+        }
     }
 
     #[test]

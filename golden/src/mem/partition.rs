@@ -242,7 +242,7 @@ impl Partitions {
     /// With a hook `(g, f)`, Warped-MC group `g`'s block steps every DRAM cycle and `f` sees
     /// its cycles ([`MemSystem::tick`]): a co-simulation inside the memory side.
     pub fn step(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<u32, McError> {
-        let (mask, _) = self.clocks.advance();
+        let mask = self.clocks.advance();
         let mask = mask_bits(mask);
         if mask & DRAM != 0 {
             self.dram_cycle(hook)?;
