@@ -7,13 +7,14 @@
 use super::partition::{MemRequest, CORE};
 use super::side::MemorySide;
 use super::slice::{Served, SliceStats};
+use crate::mc::open_loop::Hist;
 use crate::mc::source::{requests, McStimulus, FORMS};
 use crate::mc::stimulus::Request;
 use crate::mc::system::{Dist, DramTotals, Hook, McError, Offer, STALL_CYCLES};
 use crate::run::{BadInput, GoldenError, GoldenRun};
 use serde::Serialize;
 use spec::Spec;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io::Write;
 
 /// Requests each SM port keeps in flight unless `--outstanding` says otherwise.
@@ -84,7 +85,7 @@ impl LoopShape {
     }
 }
 
-/// Run `reqs` (tags are their indices) through the memory side of `spec` in a closed loop
+/// Run `reqs` through the memory side of `spec` in a closed loop
 /// shaped by `shape`. `progress` sees the core cycle now and then; with a hook, a Warped-MC
 /// block of the controllers is co-simulated ([`MemSystem::tick`](crate::mc::system::MemSystem::tick)).
 pub fn run(
@@ -98,13 +99,18 @@ pub fn run(
     let mut side = MemorySide::new(spec, ports);
     let ports = side.ports();
     let outstanding = outstanding.max(1);
-    let mut queues: Vec<VecDeque<usize>> = vec![VecDeque::new(); ports];
+    // Per port, its requests' indices in stimulus order, and how many it has offered.
+    let mut queues: Vec<Vec<u32>> = vec![Vec::new(); ports];
     for (i, r) in reqs.iter().enumerate() {
-        queues[r.sm as usize % ports].push_back(i);
+        queues[r.sm as usize % ports].push(i as u32);
     }
+    let mut next = vec![0usize; ports];
     let mut in_flight = vec![0usize; ports];
-    let mut offered_at = vec![u64::MAX; reqs.len()];
-    let (mut all, mut hit, mut dram) = (Vec::new(), Vec::new(), Vec::new());
+    // Requests in flight, by tag: (offer cycle, warp load); free tags are reused, so that
+    // what a reply needs is in a table of `ports x outstanding` entries, not per request.
+    let mut flight: Vec<(u64, u32)> = Vec::new();
+    let mut free: Vec<u32> = Vec::new();
+    let (mut all, mut hit, mut dram) = (Hist::default(), Hist::default(), Hist::default());
     // Per warp load (dense ids): (first offer, last reply); u64::MAX until offered.
     let mut loads: Vec<(u64, u64)> = Vec::new();
     let (mut offered, mut completed) = (0u64, 0u64);
@@ -118,32 +124,34 @@ pub fn run(
             continue;
         }
         let now = side.core_cycle();
-        for (port, flight) in in_flight.iter_mut().enumerate() {
+        for (port, in_port) in in_flight.iter_mut().enumerate() {
             while let Some((r, by)) = side.pop_reply(port) {
-                let i = r.tag as usize;
-                let lat = now - offered_at[i];
-                all.push(lat);
+                let (at, load) = flight[r.tag as usize];
+                free.push(r.tag as u32);
+                let lat = now - at;
+                all.add(lat);
                 match by {
-                    Served::Slice => hit.push(lat),
-                    Served::NextLevel => dram.push(lat),
+                    Served::Slice => hit.add(lat),
+                    Served::NextLevel => dram.add(lat),
                 }
-                let l = &mut loads[reqs[i].load as usize];
+                let l = &mut loads[load as usize];
                 l.1 = l.1.max(now);
-                *flight -= 1;
+                *in_port -= 1;
                 completed += 1;
                 last_reply = now;
             }
         }
-        for (port, q) in queues.iter_mut().enumerate() {
-            let Some(&i) = q.front() else {
+        for (port, q) in queues.iter().enumerate() {
+            let Some(&i) = q.get(next[port]) else {
                 continue;
             };
             if in_flight[port] >= outstanding {
                 continue;
             }
-            let r = &reqs[i];
+            let r = &reqs[i as usize];
+            let tag = free.last().copied().unwrap_or(flight.len() as u32);
             let m = MemRequest {
-                tag: i as u64,
+                tag: u64::from(tag),
                 addr: r.addr,
                 write: r.write,
                 sm: r.sm,
@@ -151,10 +159,14 @@ pub fn run(
                 pc: r.pc,
             };
             if side.offer(m) == Offer::Accepted {
-                q.pop_front();
+                next[port] += 1;
                 in_flight[port] += 1;
                 offered += 1;
-                offered_at[i] = now;
+                if free.pop().is_some() {
+                    flight[tag as usize] = (now, r.load);
+                } else {
+                    flight.push((now, r.load));
+                }
                 let k = r.load as usize;
                 if k >= loads.len() {
                     loads.resize(k + 1, (u64::MAX, 0));
@@ -203,9 +215,9 @@ pub fn run(
         },
         dram: side.dram().dram_totals(),
         latency: LatencySummary {
-            all: Dist::of(all),
-            l2_hit: Dist::of(hit),
-            dram: Dist::of(dram),
+            all: all.dist(),
+            l2_hit: hit.dist(),
+            dram: dram.dist(),
         },
         warp_time: Dist::of(
             loads

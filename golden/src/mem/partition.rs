@@ -372,9 +372,13 @@ impl Partitions {
                 continue;
             }
             let first = c * self.per_channel;
-            let ch = &mut self.chans[c];
-            for k in 1..=self.per_channel {
-                let mut local = ch.last + k;
+            // The sub-partitions are searched only when one has a fetch for the DRAM.
+            let (searched, last) = match self.chans[c].to_dram {
+                0 => (0, 0),
+                _ => (self.per_channel, self.chans[c].last),
+            };
+            for k in 1..=searched {
+                let mut local = last + k;
                 if local >= self.per_channel {
                     local -= self.per_channel;
                 }
