@@ -64,8 +64,8 @@ pub struct BenchReport {
 /// system under one scheduler on HOA warp loads).
 #[derive(Debug, Clone, Serialize)]
 pub struct Throughput {
-    /// The configuration measured (`frfcfs`).
-    pub what: &'static str,
+    /// The configuration measured (`frfcfs`, `memory side, 8/port`).
+    pub what: String,
     pub requests: u64,
     pub cycles: u64,
     /// The fastest of [`THROUGHPUT_RUNS`] runs (the one least disturbed by the machine).
@@ -75,6 +75,8 @@ pub struct Throughput {
     pub requests_per_second: f64,
     /// Relative to [`THROUGHPUT_TARGET`].
     pub ratio: f64,
+    /// DRAM data-bus utilisation the run reached (0-1): how heavy the traffic was.
+    pub dram_bandwidth: f64,
 }
 
 /// Target golden memory-system throughput, requests per second on one core.

@@ -80,10 +80,11 @@ fn print(r: &BenchReport) {
         for t in &r.system {
             let runs: Vec<String> = t.runs.iter().map(|s| format!("{s:.2}")).collect();
             println!(
-                "    {:9} {:>10} requests {:>11} cycles in {:>6.2} s = {:>10} requests/s   {:>5.2} x target ({})   runs {} s",
+                "    {:21} {:>10} requests {:>11} cycles (DRAM bus {:>4.1}%) in {:>6.2} s = {:>10} requests/s   {:>5.2} x target ({})   runs {} s",
                 t.what,
                 thousands(t.requests),
                 thousands(t.cycles),
+                100.0 * t.dram_bandwidth,
                 t.seconds,
                 thousands(t.requests_per_second as u64),
                 t.ratio,

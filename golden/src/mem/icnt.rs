@@ -79,8 +79,9 @@ pub struct Crossbar<P> {
     latency: u64,
     now: u64,
     stats: IcntStats,
-    /// Packets in input buffers.
+    /// Packets in input buffers; packets landed in output buffers.
     queued: usize,
+    landed: usize,
     /// Working storage of `arbitrate`, kept to avoid allocating every cycle.
     ready: Vec<usize>,
     granted: Vec<bool>,
@@ -116,6 +117,7 @@ impl<P: Copy> Crossbar<P> {
             now: 0,
             stats: IcntStats::default(),
             queued: 0,
+            landed: 0,
             ready: Vec::new(),
             granted: vec![false; outputs],
             best: vec![None; outputs],
@@ -149,10 +151,16 @@ impl<P: Copy> Crossbar<P> {
         self.outputs[o].front()
     }
 
+    /// Packets landed in the output buffers, over every output.
+    pub fn landed(&self) -> usize {
+        self.landed
+    }
+
     /// Take the oldest packet landed at output `o`.
     pub fn pop(&mut self, o: usize) -> Option<Packet<P>> {
         let p = self.outputs[o].pop_front()?;
         self.out_flits[o] -= p.flits;
+        self.landed -= 1;
         Some(p)
     }
 
@@ -211,6 +219,7 @@ impl<P: Copy> Crossbar<P> {
             }
             self.crossing.pop_front();
             self.outputs[p.dest].push_back(p);
+            self.landed += 1;
         }
         self.now += 1;
     }

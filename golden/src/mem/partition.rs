@@ -133,6 +133,9 @@ pub struct Partitions {
     /// Requests accepted and not yet answered (reads) or accepted (writes, answered at once by
     /// the slice too).
     inside: usize,
+    /// Read fetches in the channels' `returning` lists; replies in the L2-to-icnt queues.
+    returning: usize,
+    replies: usize,
     /// Working storage: fetches whose written data completed this cycle.
     written: Vec<usize>,
     /// Per sub-partition: it may have work in an L2 cycle (something in its ROP or DRAM-to-L2
@@ -174,6 +177,8 @@ impl Partitions {
             atom: u64::from(spec.dram.atom_bytes),
             stats: PartitionStats::default(),
             inside: 0,
+            returning: 0,
+            replies: 0,
             written: Vec::new(),
             busy: vec![false; n],
         }
@@ -221,6 +226,11 @@ impl Partitions {
         Offer::Accepted
     }
 
+    /// Replies waiting in the L2-to-icnt queues, over every sub-partition.
+    pub fn replies(&self) -> usize {
+        self.replies
+    }
+
     /// The oldest reply of sub-partition `s` without taking it.
     pub fn peek_reply(&self, s: usize) -> Option<&(MemRequest, Served)> {
         self.subs[s].l2_to_icnt.front()
@@ -232,6 +242,7 @@ impl Partitions {
         let r = self.subs[s].l2_to_icnt.pop_front();
         if r.is_some() {
             self.inside -= 1;
+            self.replies -= 1;
         }
         r
     }
@@ -272,6 +283,7 @@ impl Partitions {
         if sp.l2_to_icnt.len() < l2i {
             if let Some(p) = sp.slice.pop_answer() {
                 sp.l2_to_icnt.push_back(p);
+                self.replies += 1;
             }
         } else {
             self.stats.l2_to_icnt_full += 1;
@@ -295,6 +307,7 @@ impl Partitions {
             if sp.l2_to_icnt.len() < l2i {
                 if let Some(p) = sp.slice.pop_answer() {
                     sp.l2_to_icnt.push_back(p);
+                    self.replies += 1;
                 }
             }
         } else {
@@ -320,8 +333,14 @@ impl Partitions {
     fn dram_cycle(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<(), McError> {
         let [_, _, d2l, _] = self.caps;
         let now = self.dram.now();
-        // 1. One completed fetch back to its sub-partition.
-        for c in 0..self.chans.len() {
+        // 1. One completed fetch back to its sub-partition (channels visited only when one
+        // has a fetch returning).
+        let visited = if self.returning > 0 {
+            self.chans.len()
+        } else {
+            0
+        };
+        for c in 0..visited {
             let Some(&(at, id)) = self.chans[c].returning.front() else {
                 continue;
             };
@@ -336,6 +355,7 @@ impl Partitions {
                 sp.dram_to_l2.push_back(f.fetch.addr);
                 self.busy[f.sub] = true;
                 self.chans[c].returning.pop_front();
+                self.returning -= 1;
                 self.release(id);
             } else {
                 self.stats.dram_to_l2_full += 1;
@@ -358,6 +378,7 @@ impl Partitions {
                 } else {
                     let c = f.sub / self.per_channel;
                     self.chans[c].returning.push_back((f.last_done, id));
+                    self.returning += 1;
                 }
             }
         }

@@ -91,7 +91,12 @@ impl MemorySide {
     pub fn step(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<u32, McError> {
         let mask = self.parts.step(hook)?;
         if mask & ICNT != 0 {
-            for s in 0..self.parts.len() {
+            let with_replies = if self.parts.replies() > 0 {
+                self.parts.len()
+            } else {
+                0
+            };
+            for s in 0..with_replies {
                 let Some(&(r, by)) = self.parts.peek_reply(s) else {
                     continue;
                 };
@@ -106,7 +111,12 @@ impl MemorySide {
             }
             self.req.tick();
             self.rep.tick();
-            for s in 0..self.parts.len() {
+            let with_requests = if self.req.landed() > 0 {
+                self.parts.len()
+            } else {
+                0
+            };
+            for s in 0..with_requests {
                 let Some(p) = self.req.peek(s) else {
                     continue;
                 };
