@@ -124,7 +124,8 @@ pub fn run(
             continue;
         }
         let now = side.core_cycle();
-        for (port, in_port) in in_flight.iter_mut().enumerate() {
+        let with_replies = if side.replies_landed() > 0 { ports } else { 0 };
+        for (port, in_port) in in_flight.iter_mut().enumerate().take(with_replies) {
             while let Some((r, by)) = side.pop_reply(port) {
                 let (at, load) = flight[r.tag as usize];
                 free.push(r.tag as u32);

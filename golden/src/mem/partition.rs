@@ -98,6 +98,9 @@ struct ChannelSide {
     last: usize,
     /// Fetches in its sub-partitions' L2-to-DRAM queues.
     to_dram: usize,
+    /// The core cycle from which steps 3 and 4 have work: 0 while a sub-partition holds a
+    /// fetch for it, else when its latency queue's head is ready (`u64::MAX`: empty).
+    wake: u64,
 }
 
 /// Counters over the run.
@@ -142,6 +145,10 @@ pub struct Partitions {
     /// queue, or its slice not quiet). Kept apart from the sub-partitions so that the idle
     /// ones cost one byte each per L2 cycle.
     busy: Vec<bool>,
+    /// Per sub-partition: the core cycle before which its only work is waiting for its ROP
+    /// queue's head (an L2 cycle then changes nothing but the slice's cycle count, which
+    /// only times answers, and it has none); 0 when it has other work.
+    asleep: Vec<u64>,
 }
 
 impl Partitions {
@@ -181,6 +188,7 @@ impl Partitions {
             replies: 0,
             written: Vec::new(),
             busy: vec![false; n],
+            asleep: vec![0; n],
         }
     }
 
@@ -259,14 +267,21 @@ impl Partitions {
             self.dram_cycle(hook)?;
         }
         if mask & L2 != 0 {
+            let l2i = self.caps[3];
             for s in 0..self.subs.len() {
-                // A sub-partition with nothing queued anywhere would change nothing.
-                if !self.busy[s] {
+                // A sub-partition with nothing queued anywhere would change nothing, nor one
+                // whose only work is its ROP queue's head, until that is ready.
+                if !self.busy[s] || self.core < self.asleep[s] {
                     continue;
                 }
                 self.cache_cycle(s);
                 let sp = &self.subs[s];
-                self.busy[s] = !(sp.rop.is_empty() && sp.dram_to_l2.is_empty() && sp.slice.quiet());
+                let waits = sp.dram_to_l2.is_empty() && sp.slice.quiet();
+                self.busy[s] = !(sp.rop.is_empty() && waits);
+                self.asleep[s] = match sp.rop.front() {
+                    Some(&(ready, _)) if waits && sp.l2_to_icnt.len() < l2i => ready,
+                    _ => 0,
+                };
             }
         }
         if mask & CORE != 0 {
@@ -296,7 +311,9 @@ impl Partitions {
         if sp.l2_to_dram.len() < l2d {
             if let Some(f) = sp.slice.pop_fetch() {
                 sp.l2_to_dram.push_back(f);
-                self.chans[s / self.per_channel].to_dram += 1;
+                let ch = &mut self.chans[s / self.per_channel];
+                ch.to_dram += 1;
+                ch.wake = 0;
             }
         } else if sp.slice.peek_fetch().is_some() {
             self.stats.l2_to_dram_full += 1;
@@ -354,6 +371,7 @@ impl Partitions {
             if sp.dram_to_l2.len() < d2l {
                 sp.dram_to_l2.push_back(f.fetch.addr);
                 self.busy[f.sub] = true;
+                self.asleep[f.sub] = 0;
                 self.chans[c].returning.pop_front();
                 self.returning -= 1;
                 self.release(id);
@@ -389,76 +407,88 @@ impl Partitions {
         let now = self.dram.now();
         // 3. and 4. per channel.
         for c in 0..self.chans.len() {
-            if self.chans[c].to_dram == 0 && self.chans[c].latency.is_empty() {
+            if self.core < self.chans[c].wake {
                 continue;
             }
-            let first = c * self.per_channel;
-            // The sub-partitions are searched only when one has a fetch for the DRAM.
-            let (searched, last) = match self.chans[c].to_dram {
-                0 => (0, 0),
-                _ => (self.per_channel, self.chans[c].last),
+            self.channel_cycle(c, now)?;
+            let ch = &mut self.chans[c];
+            ch.wake = match (ch.to_dram, ch.latency.front()) {
+                (0, None) => u64::MAX,
+                (0, Some(&(ready, _))) => ready,
+                _ => 0,
             };
-            for k in 1..=searched {
-                let mut local = last + k;
-                if local >= self.per_channel {
-                    local -= self.per_channel;
-                }
-                if let Some(f) = self.subs[first + local].l2_to_dram.pop_front() {
-                    let parts = (u64::from(f.bytes).div_ceil(self.atom)).max(1) as u32;
-                    let id = match self.free.pop() {
-                        Some(i) => i,
-                        None => {
-                            self.fetches.push(None);
-                            self.fetches.len() - 1
-                        }
-                    };
-                    self.fetches[id] = Some(InFlight {
-                        sub: first + local,
-                        fetch: f,
-                        parts,
-                        offered: 0,
-                        done: 0,
-                        last_done: 0,
-                    });
-                    let ch = &mut self.chans[c];
-                    ch.to_dram -= 1;
-                    ch.latency.push_back((self.core + self.dram_latency, id));
-                    ch.last = local;
+        }
+        Ok(())
+    }
+
+    /// Steps 3 and 4 of a DRAM cycle for channel `c`.
+    fn channel_cycle(&mut self, c: usize, now: u64) -> Result<(), McError> {
+        let first = c * self.per_channel;
+        // The sub-partitions are searched only when one has a fetch for the DRAM.
+        let (searched, last) = match self.chans[c].to_dram {
+            0 => (0, 0),
+            _ => (self.per_channel, self.chans[c].last),
+        };
+        for k in 1..=searched {
+            let mut local = last + k;
+            if local >= self.per_channel {
+                local -= self.per_channel;
+            }
+            if let Some(f) = self.subs[first + local].l2_to_dram.pop_front() {
+                let parts = (u64::from(f.bytes).div_ceil(self.atom)).max(1) as u32;
+                let id = match self.free.pop() {
+                    Some(i) => i,
+                    None => {
+                        self.fetches.push(None);
+                        self.fetches.len() - 1
+                    }
+                };
+                self.fetches[id] = Some(InFlight {
+                    sub: first + local,
+                    fetch: f,
+                    parts,
+                    offered: 0,
+                    done: 0,
+                    last_done: 0,
+                });
+                let ch = &mut self.chans[c];
+                ch.to_dram -= 1;
+                ch.latency.push_back((self.core + self.dram_latency, id));
+                ch.last = local;
+                break;
+            }
+        }
+        let Some(&(ready, id)) = self.chans[c].latency.front() else {
+            return Ok(());
+        };
+        if ready > self.core {
+            return Ok(());
+        }
+        let Some(f) = self.fetches[id].as_mut() else {
+            return Ok(());
+        };
+        let origin = f.fetch.origin;
+        while f.offered < f.parts {
+            let addr = f.fetch.addr + u64::from(f.offered) * self.atom;
+            let req = Request {
+                cycle: now,
+                sm: origin.map_or(0, |o| o.sm),
+                warp: origin.map_or(0, |o| o.warp),
+                pc: origin.map_or(0, |o| o.pc),
+                addr,
+                write: f.fetch.write,
+                load: 0,
+            };
+            match self.dram.offer(req, id as u64)? {
+                Offer::Accepted => f.offered += 1,
+                Offer::Refused => {
+                    self.stats.dram_refused += 1;
                     break;
                 }
             }
-            let Some(&(ready, id)) = self.chans[c].latency.front() else {
-                continue;
-            };
-            if ready > self.core {
-                continue;
-            }
-            let Some(f) = self.fetches[id].as_mut() else {
-                continue;
-            };
-            let origin = f.fetch.origin;
-            while f.offered < f.parts {
-                let addr = f.fetch.addr + u64::from(f.offered) * self.atom;
-                let req = Request {
-                    cycle: now,
-                    sm: origin.map_or(0, |o| o.sm),
-                    warp: origin.map_or(0, |o| o.warp),
-                    pc: origin.map_or(0, |o| o.pc),
-                    addr,
-                    write: f.fetch.write,
-                    load: 0,
-                };
-                match self.dram.offer(req, id as u64)? {
-                    Offer::Accepted => f.offered += 1,
-                    Offer::Refused => {
-                        self.stats.dram_refused += 1;
-                        break;
-                    }
-                }
-            }
-            if f.offered == f.parts {
-                self.chans[c].latency.pop_front();
-            }
+        }
+        if f.offered == f.parts {
+            self.chans[c].latency.pop_front();
         }
         Ok(())
     }

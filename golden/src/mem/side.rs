@@ -128,6 +128,11 @@ impl MemorySide {
         Ok(mask)
     }
 
+    /// Replies landed at the ports, over every port (none: no port has one to pop).
+    pub fn replies_landed(&self) -> usize {
+        self.rep.landed()
+    }
+
     /// The oldest reply landed at `port`, and whether the L2 served it.
     pub fn pop_reply(&mut self, port: usize) -> Option<(MemRequest, Served)> {
         self.rep.pop(port).map(|p| p.payload)
