@@ -387,6 +387,8 @@ pub struct MemSystem {
     /// Per controller: a lower bound on the next cycle it can issue a command (see
     /// [`MemSystem::cycle`]).
     wake: Vec<u64>,
+    /// The earliest of `wake` (no controller runs before it).
+    first_wake: u64,
     /// Controller sets (bit `c` for controller `c`; dram.channels <= 128, validated): waiting
     /// requests, an enqueue this cycle (`incoming`), a service / an activation last cycle
     /// (`svc` / `act` of the controller).
@@ -515,6 +517,7 @@ impl MemSystem {
             inputs: Vec::new(),
             sel: vec![None; d.channels as usize],
             wake: vec![0; d.channels as usize],
+            first_wake: 0,
             waiting: 0,
             enq_set: 0,
             svc_set: 0,
@@ -678,6 +681,7 @@ impl MemSystem {
             }
         }
         let wake = self.wake.iter().copied().min().unwrap_or(u64::MAX);
+        self.first_wake = wake;
         let to = target.min(wake);
         if to > self.now {
             self.now = to;
@@ -743,8 +747,10 @@ impl MemSystem {
         // otherwise the step would select nothing and [`WarpedMc::absorb`] takes the cycle's
         // events instead. `run`: the controllers that run their scheduler.
         let mut run = 0u128;
-        for (c, &w) in self.wake.iter().enumerate() {
-            run |= u128::from(!self.skip || now >= w) << c;
+        if !self.skip || now >= self.first_wake {
+            for (c, &w) in self.wake.iter().enumerate() {
+                run |= u128::from(!self.skip || now >= w) << c;
+            }
         }
         let events = self.enq_set | self.svc_set | self.act_set;
         if P::USES_BLOCK {
@@ -894,6 +900,7 @@ impl MemSystem {
             self.ctrls[c].act = None;
         }
         (self.svc_set, self.act_set) = (0, 0);
+        let mut rewoken = false;
         for c in bits(run | self.enq_set) {
             let mut changed = false;
             if run >> c & 1 != 0 {
@@ -945,7 +952,11 @@ impl MemSystem {
             // cycle, and a passed bound already lets the controller run then.
             if self.skip && changed {
                 self.wake[c] = self.wake_bound::<P>(c, now + 1);
+                rewoken = true;
             }
+        }
+        if rewoken {
+            self.first_wake = self.wake.iter().copied().min().unwrap_or(u64::MAX);
         }
         // Unit tests check the incrementally kept candidate windows every cycle.
         #[cfg(test)]
