@@ -3,7 +3,8 @@
 # generator, over every preset. Two builds behave the same where their fingerprints are equal.
 #
 #   scripts/fingerprint.sh                     # build this tree, print "name hash" lines
-#   scripts/fingerprint.sh --check FILE        # ... and compare with a recorded list (exit 1 on a difference)
+#   scripts/fingerprint.sh --check FILE        # ... and compare with a recorded list (exit 1 on a difference;
+#                                              # runs the list lacks are reported as new, not compared)
 #   WARPSMITH_BIN=/path/to/warpsmith scripts/fingerprint.sh   # fingerprint another build
 #
 # What is hashed (wall-clock fields and config hashes removed -- a config hash names the whole
@@ -11,6 +12,8 @@
 #   ot/P/S        `golden --block ot` responses and final table (--dump-state), 20,000 cycles
 #   mc/P/S/SCHED  `golden --block mc`: every request's completion (text), the JSON summary and the
 #                 DRAM command trace (--command-trace), 30,000 cycles of HOA, MOA and stress traffic
+#   memory/P/S/SCHED  `golden --block memory --format json`: the memory side's closed loop (32 requests
+#                 per port), 30,000 cycles' worth of HOA, MOA and stress traffic
 #   dispatch/P/K/POLICY  `golden --block dispatch --format json`: the dispatch order, shared lines
 #   cost/P        `cost --format json` of every block
 #   rtl/P/B       the code lines of the generated SystemVerilog (comments and blank lines removed)
@@ -83,6 +86,16 @@ for p in $PRESETS; do
 done
 
 for p in $PRESETS; do
+  for s in hoa moa random; do
+    for sched in fcfs frfcfs warped divfirst; do
+      hash=$("$BIN" golden --block memory --preset "$p" --stimulus "$s" --cycles 30000 --seed 3 \
+        --outstanding 32 --set "mc.scheduler=$sched" --format json | strip_json | h)
+      emit "memory/$p/$s/$sched" "$hash"
+    done
+  done
+done
+
+for p in $PRESETS; do
   for k in colmajor rowmajor; do
     for pol in rr bcs locality map-x map-y map-auto; do
       hash=$("$BIN" golden --block dispatch --preset "$p" --kernel "$k" --seed 3 \
@@ -105,11 +118,26 @@ done
 
 echo "runs: $(wc -l < "$out")"
 if [ -n "$check" ]; then
-  if diff <(grep -v '^#' "$check") "$out" > "$tmp/diff"; then
-    echo "fingerprint: identical to $check"
-  else
-    echo "fingerprint: DIFFERS from $check:"
-    cat "$tmp/diff"
-    exit 1
-  fi
+  # Runs the recorded list has are compared; runs it lacks (added since) are listed as new.
+  python3 - "$check" "$out" <<'EOF'
+import sys
+def runs(path):
+    return dict(l.split(" ", 1) for l in open(path).read().splitlines() if l and not l.startswith("#"))
+ref, now = runs(sys.argv[1]), runs(sys.argv[2])
+new = [n for n in now if n not in ref]
+missing = [n for n in ref if n not in now]
+differ = [n for n in ref if n in now and ref[n] != now[n]]
+if new:
+    more = " ..." if len(new) > 4 else ""
+    print(f"fingerprint: {len(new)} runs not in {sys.argv[1]} (not compared): {' '.join(new[:4])}{more}")
+if differ or missing:
+    same = len(ref) - len(differ) - len(missing)
+    print(f"fingerprint: DIFFERS from {sys.argv[1]}: {same} identical, {len(differ)} differ, {len(missing)} missing")
+    for n in differ:
+        print(f"  {n}: {ref[n]} -> {now[n]}")
+    for n in missing:
+        print(f"  {n}: missing")
+    sys.exit(1)
+print(f"fingerprint: the {len(ref)} runs of {sys.argv[1]} are identical")
+EOF
 fi
