@@ -15,6 +15,7 @@
 //! the stream adapts it itself (`crate::ot::ot_stimulus` turns it into observation-table
 //! transactions).
 
+pub mod accelsim;
 mod builtin;
 mod kernel;
 mod schedule;

@@ -1,0 +1,532 @@
+//! Accel-Sim SASS traces, read as a stream: `kernelslist.g` ([`read_list`]) names the kernels
+//! (`kernel-<id>.traceg`) and the host-to-device copies between them; a [`KernelReader`] reads
+//! one kernel's header, then hands out its thread blocks one at a time, so memory follows the
+//! largest thread block, not the trace's length.
+//!
+//! Both instruction-line formats are read (the format notes: `../shared/notes/gpgpusim-formats.md`,
+//! section 3): the legacy one (no `-accelsim tracer version`, so version 0, and every line led by
+//! `tb_x tb_y tb_z warpid_tb`) and the newer ones (versions 3 to 5: `[line_num]` when
+//! `-enable lineinfo = 1`, an immediate at the end from version 5). A memory instruction's
+//! addresses are expanded per active lane from the three address modes (0: one per lane, 1:
+//! base and stride, 2: base and deltas). Every error names the file and line and what was
+//! expected there.
+//!
+//! Compressed traces (`.traceg.xz`) are not read: decompress them first (`xz -dk`); the error
+//! says so.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// A trace that could not be read: the file, the line (1-based; 0 when the file itself could
+/// not be opened) and what was wrong.
+#[derive(Debug, Error)]
+#[error("{}:{line}: {message}", file.display())]
+pub struct TraceError {
+    pub file: PathBuf,
+    pub line: usize,
+    pub message: String,
+}
+
+/// One command of `kernelslist.g`, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListEntry {
+    /// `MemcpyHtoD,0x<address>,<bytes>`: data copied to the device before the next kernel.
+    Memcpy { addr: u64, bytes: u64 },
+    /// A kernel's trace file (relative names resolved against the list's folder).
+    Kernel(PathBuf),
+}
+
+/// The commands of a trace folder's `kernelslist.g` (`path` is the folder or the list file).
+/// Other lines are skipped, as Accel-Sim skips them.
+pub fn read_list(path: &Path) -> Result<Vec<ListEntry>, TraceError> {
+    let list = if path.is_dir() {
+        path.join("kernelslist.g")
+    } else {
+        path.to_path_buf()
+    };
+    let dir = list.parent().map(Path::to_path_buf).unwrap_or_default();
+    let text = std::fs::read_to_string(&list).map_err(|e| TraceError {
+        file: list.clone(),
+        line: 0,
+        message: format!(
+            "cannot read the kernel list: {e} (give a trace folder holding kernelslist.g, or the list file)"
+        ),
+    })?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        let bad = |message: String| TraceError {
+            file: list.clone(),
+            line: i + 1,
+            message,
+        };
+        if let Some(rest) = line.strip_prefix("MemcpyHtoD,") {
+            let (addr, bytes) = rest.split_once(',').ok_or_else(|| {
+                bad(format!(
+                    "`{line}`: a copy is MemcpyHtoD,0x<address>,<bytes>"
+                ))
+            })?;
+            out.push(ListEntry::Memcpy {
+                addr: hex(addr.trim())
+                    .ok_or_else(|| bad(format!("`{addr}` is not a hex address")))?,
+                bytes: bytes
+                    .trim()
+                    .parse()
+                    .map_err(|_| bad(format!("`{bytes}` is not a byte count")))?,
+            });
+        } else if line.contains(".traceg") {
+            out.push(ListEntry::Kernel(dir.join(line)));
+        }
+    }
+    Ok(out)
+}
+
+/// A kernel trace's header.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KernelHeader {
+    pub name: String,
+    pub id: u64,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Shared memory per block (bytes) and registers per thread.
+    pub shmem: u32,
+    pub nregs: u32,
+    pub binary_version: u32,
+    pub stream: u64,
+    /// Bases of the shared and local windows of the generic address space (0: not given).
+    pub shmem_base: u64,
+    pub local_base: u64,
+    /// `-accelsim tracer version` (0 when absent: the legacy format).
+    pub tracer_version: u32,
+    /// `-enable lineinfo = 1`: every line starts with a source line number.
+    pub lineinfo: bool,
+}
+
+impl KernelHeader {
+    /// Threads per block.
+    pub fn threads(&self) -> u32 {
+        self.block.iter().product()
+    }
+
+    /// Warps per block (32 threads each).
+    pub fn warps(&self) -> u32 {
+        self.threads().div_ceil(32)
+    }
+
+    /// Thread blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&d| u64::from(d)).product()
+    }
+}
+
+/// A register number (`R<n>`; R255 is the zero register).
+pub type Reg = u16;
+
+/// One warp instruction of a trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inst {
+    /// Offset within the kernel.
+    pub pc: u64,
+    /// Active lanes (and true guard predicate).
+    pub mask: u32,
+    /// The opcode, an index into [`KernelReader::opcode`].
+    pub op: u16,
+    pub dest: Option<Reg>,
+    pub srcs: Vec<Reg>,
+    /// Bytes per lane of a memory instruction (from the opcode, as Accel-Sim derives it); 0
+    /// for other instructions.
+    pub mem_bytes: u32,
+    /// A memory instruction's address per active lane, in lane order (empty otherwise).
+    pub addrs: Vec<u64>,
+}
+
+impl Inst {
+    pub fn is_memory(&self) -> bool {
+        self.mem_bytes > 0
+    }
+}
+
+/// One thread block of a kernel: its index and every warp's instructions, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceBlock {
+    pub id: [u32; 3],
+    pub warps: Vec<Vec<Inst>>,
+}
+
+impl TraceBlock {
+    /// Warp instructions in the block.
+    pub fn instructions(&self) -> usize {
+        self.warps.iter().map(Vec::len).sum()
+    }
+}
+
+/// A kernel trace read thread block by thread block.
+pub struct KernelReader<R> {
+    file: PathBuf,
+    input: R,
+    line: usize,
+    buf: String,
+    header: KernelHeader,
+    ops: Vec<String>,
+    op_ids: HashMap<String, u16>,
+}
+
+impl KernelReader<BufReader<File>> {
+    /// Open a `.traceg` file and read its header.
+    pub fn open(path: &Path) -> Result<Self, TraceError> {
+        let name = path.to_string_lossy();
+        if name.ends_with(".xz") {
+            return Err(TraceError {
+                file: path.to_path_buf(),
+                line: 0,
+                message: "compressed traces are not read: decompress it first (xz -dk FILE) and \
+                          name the .traceg in kernelslist.g"
+                    .into(),
+            });
+        }
+        let f = File::open(path).map_err(|e| TraceError {
+            file: path.to_path_buf(),
+            line: 0,
+            message: format!("cannot open the kernel trace: {e}"),
+        })?;
+        KernelReader::new(path, BufReader::with_capacity(1 << 16, f))
+    }
+}
+
+impl<R: BufRead> KernelReader<R> {
+    /// Read the header from `input` (`file` names it in errors).
+    pub fn new(file: &Path, input: R) -> Result<Self, TraceError> {
+        let mut r = KernelReader {
+            file: file.to_path_buf(),
+            input,
+            line: 0,
+            buf: String::new(),
+            header: KernelHeader::default(),
+            ops: Vec::new(),
+            op_ids: HashMap::new(),
+        };
+        r.read_header()?;
+        Ok(r)
+    }
+
+    pub fn header(&self) -> &KernelHeader {
+        &self.header
+    }
+
+    /// The text of opcode `op` (an [`Inst::op`]).
+    pub fn opcode(&self, op: u16) -> &str {
+        &self.ops[usize::from(op)]
+    }
+
+    fn err(&self, message: String) -> TraceError {
+        TraceError {
+            file: self.file.clone(),
+            line: self.line,
+            message,
+        }
+    }
+
+    /// The next line (without its end), or `None` at the end of the file.
+    fn next_line(&mut self) -> Result<Option<&str>, TraceError> {
+        self.buf.clear();
+        let n = self
+            .input
+            .read_line(&mut self.buf)
+            .map_err(|e| TraceError {
+                file: self.file.clone(),
+                line: self.line + 1,
+                message: format!("cannot read: {e}"),
+            })?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        Ok(Some(self.buf.trim_end()))
+    }
+
+    /// The next line that is not blank.
+    fn next_text(&mut self) -> Result<Option<String>, TraceError> {
+        loop {
+            match self.next_line()? {
+                None => return Ok(None),
+                Some(l) if l.trim().is_empty() => continue,
+                Some(l) => return Ok(Some(l.trim().to_string())),
+            }
+        }
+    }
+
+    fn read_header(&mut self) -> Result<(), TraceError> {
+        let mut seen_name = false;
+        loop {
+            let Some(line) = self.next_text()? else {
+                return Err(
+                    self.err("the file ends inside the header (no `#traces format` line)".into())
+                );
+            };
+            if line.starts_with('#') {
+                break;
+            }
+            let Some(rest) = line.strip_prefix('-') else {
+                return Err(self.err(format!("`{line}`: a header line is `-key = value`")));
+            };
+            let Some((key, value)) = rest.split_once('=') else {
+                return Err(self.err(format!("`{line}`: a header line is `-key = value`")));
+            };
+            let (key, value) = (key.trim(), value.trim());
+            let h = &mut self.header;
+            let number = |v: &str| v.parse::<u64>().ok();
+            let ok = match key {
+                "kernel name" => {
+                    h.name = value.to_string();
+                    seen_name = true;
+                    true
+                }
+                "kernel id" => number(value).map(|v| h.id = v).is_some(),
+                "grid dim" => dims(value).map(|v| h.grid = v).is_some(),
+                "block dim" => dims(value).map(|v| h.block = v).is_some(),
+                "shmem" => number(value).map(|v| h.shmem = v as u32).is_some(),
+                "nregs" => number(value).map(|v| h.nregs = v as u32).is_some(),
+                "binary version" => number(value).map(|v| h.binary_version = v as u32).is_some(),
+                "cuda stream id" => number(value).map(|v| h.stream = v).is_some(),
+                "shmem base_addr" => hex(value).map(|v| h.shmem_base = v).is_some(),
+                "local mem base_addr" => hex(value).map(|v| h.local_base = v).is_some(),
+                "accelsim tracer version" => {
+                    number(value).map(|v| h.tracer_version = v as u32).is_some()
+                }
+                "enable lineinfo" => number(value).map(|v| h.lineinfo = v != 0).is_some(),
+                // Keys Accel-Sim does not use either (`-nvbit version`, ...).
+                _ => true,
+            };
+            if !ok {
+                return Err(self.err(format!("`-{key} = {value}` is not a legal value")));
+            }
+        }
+        if !seen_name {
+            return Err(self.err("the header has no `-kernel name`".into()));
+        }
+        if self.header.threads() == 0 {
+            return Err(self.err("the header has no `-block dim` (or a zero dimension)".into()));
+        }
+        Ok(())
+    }
+
+    /// The next thread block, or `None` at the end of the trace.
+    pub fn next_block(&mut self) -> Result<Option<TraceBlock>, TraceError> {
+        let Some(line) = self.next_text()? else {
+            return Ok(None);
+        };
+        if line != "#BEGIN_TB" {
+            return Err(self.err(format!("`{line}`: expected `#BEGIN_TB`")));
+        }
+        let line = self.next_text()?.unwrap_or_default();
+        let id = line
+            .strip_prefix("thread block")
+            .and_then(|r| r.trim_start().strip_prefix('='))
+            .and_then(|v| dims(&format!("({})", v.trim())))
+            .ok_or_else(|| self.err(format!("`{line}`: expected `thread block = x,y,z`")))?;
+        let mut warps = vec![Vec::new(); self.header.warps() as usize];
+        loop {
+            let Some(line) = self.next_text()? else {
+                return Err(self.err("the file ends inside a thread block (no `#END_TB`)".into()));
+            };
+            if line == "#END_TB" {
+                return Ok(Some(TraceBlock { id, warps }));
+            }
+            let w = field(&line, "warp")
+                .ok_or_else(|| self.err(format!("`{line}`: expected `warp = N` or `#END_TB`")))?;
+            if w >= warps.len() as u64 {
+                return Err(self.err(format!(
+                    "warp {w}, but a block of {} threads has {} warps",
+                    self.header.threads(),
+                    warps.len()
+                )));
+            }
+            let line = self.next_text()?.unwrap_or_default();
+            let n = field(&line, "insts")
+                .ok_or_else(|| self.err(format!("`{line}`: expected `insts = N`")))?;
+            let mut insts = Vec::with_capacity(n.min(1 << 16) as usize);
+            for k in 0..n {
+                let Some(text) = self.next_text()? else {
+                    return Err(self.err(format!(
+                        "the file ends after {k} of warp {w}'s {n} instructions"
+                    )));
+                };
+                if text.starts_with('#') || text.contains('=') {
+                    return Err(self.err(format!(
+                        "`{text}`: warp {w} has {k} instruction lines, but `insts = {n}`"
+                    )));
+                }
+                let inst = self.parse_inst(&text).map_err(|m| self.err(m))?;
+                insts.push(inst);
+            }
+            warps[w as usize] = insts;
+        }
+    }
+
+    /// One instruction line.
+    fn parse_inst(&mut self, line: &str) -> Result<Inst, String> {
+        let mut t = line.split_ascii_whitespace();
+        let mut next = |what: &str| t.next().ok_or_else(|| format!("`{line}`: no {what}"));
+        if self.header.tracer_version < 3 {
+            for what in ["tb_x", "tb_y", "tb_z", "warpid_tb"] {
+                next(what)?;
+            }
+        }
+        if self.header.lineinfo {
+            next("line number")?;
+        }
+        let pc = next("PC").and_then(|v| {
+            u64::from_str_radix(v, 16).map_err(|_| format!("`{v}` is not a hex PC"))
+        })?;
+        let mask = next("mask").and_then(|v| {
+            u32::from_str_radix(v, 16).map_err(|_| format!("`{v}` is not a 32-bit hex mask"))
+        })?;
+        let dests = count(next("destination count")?, 1)?;
+        let dest = match dests {
+            0 => None,
+            _ => Some(reg(next("destination register")?)?),
+        };
+        let opcode = next("opcode")?;
+        let op = match self.op_ids.get(opcode) {
+            Some(&id) => id,
+            None => {
+                let id = u16::try_from(self.ops.len())
+                    .map_err(|_| "more than 65,536 distinct opcodes".to_string())?;
+                self.ops.push(opcode.to_string());
+                self.op_ids.insert(opcode.to_string(), id);
+                id
+            }
+        };
+        let n = count(next("source count")?, 4)?;
+        let mut srcs = Vec::with_capacity(n);
+        for _ in 0..n {
+            srcs.push(reg(next("source register")?)?);
+        }
+        let width = next("memory width")?;
+        let width: u32 = width
+            .parse()
+            .map_err(|_| format!("`{width}` is not a memory width"))?;
+        let (mut mem_bytes, mut addrs) = (0, Vec::new());
+        if width > 0 {
+            mem_bytes = access_bytes(&self.ops[usize::from(op)]);
+            let lanes = mask.count_ones() as usize;
+            let mode = next("address mode")?;
+            match mode {
+                "0" => {
+                    for _ in 0..lanes {
+                        let a = next("lane address")?;
+                        addrs.push(hex(a).ok_or_else(|| format!("`{a}` is not a hex address"))?);
+                    }
+                }
+                "1" => {
+                    let base = next("base address")?;
+                    let base = hex(base).ok_or_else(|| format!("`{base}` is not a hex address"))?;
+                    let stride = next("stride")?;
+                    let stride: i64 = stride
+                        .parse()
+                        .map_err(|_| format!("`{stride}` is not a stride"))?;
+                    addrs.extend((0..lanes as i64).map(|k| base.wrapping_add((k * stride) as u64)));
+                }
+                "2" => {
+                    let base = next("base address")?;
+                    let mut a =
+                        hex(base).ok_or_else(|| format!("`{base}` is not a hex address"))?;
+                    if lanes > 0 {
+                        addrs.push(a);
+                    }
+                    for _ in 1..lanes {
+                        let d = next("address delta")?;
+                        let d: i64 = d.parse().map_err(|_| format!("`{d}` is not a delta"))?;
+                        a = a.wrapping_add(d as u64);
+                        addrs.push(a);
+                    }
+                }
+                m => return Err(format!("`{line}`: address mode {m} (known: 0, 1, 2)")),
+            }
+        }
+        if self.header.tracer_version >= 5 {
+            next("immediate")?;
+        }
+        if let Some(extra) = t.next() {
+            return Err(format!(
+                "`{line}`: `{extra}` after the instruction's last field (tracer version {})",
+                self.header.tracer_version
+            ));
+        }
+        Ok(Inst {
+            pc,
+            mask,
+            op,
+            dest,
+            srcs,
+            mem_bytes,
+            addrs,
+        })
+    }
+}
+
+/// Bytes per lane a memory opcode moves, as Accel-Sim's trace parser derives them: the first
+/// all-digit modifier in bits (`LDG.E.128` moves 16), else a `U<bits>` / `S<bits>` modifier,
+/// else 4; constant loads (`LDC`) 4.
+pub fn access_bytes(opcode: &str) -> u32 {
+    let mut parts = opcode.split('.');
+    if parts.next() == Some("LDC") {
+        return 4;
+    }
+    let mods: Vec<&str> = parts.collect();
+    let bits = |s: &str| s.parse::<u32>().ok().filter(|b| b % 8 == 0 && *b > 0);
+    mods.iter()
+        .find_map(|m| bits(m))
+        .or_else(|| {
+            mods.iter().find_map(|m| {
+                m.strip_prefix('U')
+                    .or_else(|| m.strip_prefix('S'))
+                    .and_then(bits)
+            })
+        })
+        .map_or(4, |b| b / 8)
+}
+
+fn hex(s: &str) -> Option<u64> {
+    let digits = s
+        .strip_prefix("0x")
+        .or_else(|| s.strip_prefix("0X"))
+        .unwrap_or(s);
+    u64::from_str_radix(digits, 16).ok()
+}
+
+/// `(x,y,z)` as three numbers.
+fn dims(s: &str) -> Option<[u32; 3]> {
+    let inner = s.trim().strip_prefix('(')?.strip_suffix(')')?;
+    let v: Vec<u32> = inner
+        .split(',')
+        .map(|x| x.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    v.try_into().ok()
+}
+
+/// The number of `key = N`.
+fn field(line: &str, key: &str) -> Option<u64> {
+    let (k, v) = line.split_once('=')?;
+    (k.trim() == key).then(|| v.trim().parse().ok())?
+}
+
+fn count(s: &str, most: usize) -> Result<usize, String> {
+    s.parse::<usize>()
+        .ok()
+        .filter(|&n| n <= most)
+        .ok_or_else(|| format!("`{s}` is not a register count from 0 to {most}"))
+}
+
+fn reg(s: &str) -> Result<Reg, String> {
+    s.strip_prefix('R')
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("`{s}` is not a register (R<n>)"))
+}
+
+#[cfg(test)]
+#[path = "accelsim_tests.rs"]
+mod tests;
