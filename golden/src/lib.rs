@@ -13,6 +13,7 @@ pub mod block;
 pub mod clock;
 pub mod cost;
 pub mod dispatch;
+pub mod gpu;
 pub mod mc;
 pub mod mem;
 pub mod ot;

@@ -1,0 +1,161 @@
+//! The coalescer: a warp memory instruction's per-lane addresses turned into the memory
+//! accesses an SM sends to its L1, by GPGPU-Sim's rules (`warp_inst_t::memory_coalescing_arch`
+//! and `memory_coalescing_arch_reduce_and_send`, `-gpgpu_coalesce_arch`).
+//!
+//! * Segment size: 32 bytes for 1-byte accesses; for 2-byte ones 64 bytes, for 4-, 8- and
+//!   16-byte ones 128 bytes — on architectures below 40 when the access goes through the L1;
+//!   32 bytes (a sector) when it skips the L1 (`-gpgpu_gmem_skip_L1D`, or a `.cg` / L2-only
+//!   access) on Fermi and Kepler (20 to 38), and always from 40 (Maxwell on).
+//! * Per sub-warp (`-gpgpu_shmem_warp_parts` parts), the active lanes' addresses are grouped by
+//!   segment; a lane whose bytes cross a segment boundary also touches the next one.
+//! * Each segment becomes one access, reduced from 128 to 64 to 32 bytes while only one half
+//!   of it is touched, with its lanes, its 32-byte chunks (sectors) of the 128-byte block, and
+//!   its bytes. Accesses leave in sub-warp order, then by address.
+//!
+//! Local-memory accesses of 4 bytes or more are 4-byte accesses at each lane's address: in
+//! GPGPU-Sim a wider local access is split into 4-byte parts, and a trace gives only the first
+//! part's address, so trace mode coalesces that one.
+//!
+//! One departure: GPGPU-Sim keeps a segment's address in a 32-bit `unsigned`, so a trace's
+//! 64-bit addresses lose their upper half there (two segments 4 GiB apart would merge); here
+//! addresses keep their 64 bits (docs/decisions.md, "The coalescer").
+
+/// What decides the coalescing of an access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoalesceRules {
+    /// `-gpgpu_coalesce_arch` (13 GT200, 20 Fermi, 35-38 Kepler, 40+ Maxwell on).
+    pub arch: u32,
+    /// `-gpgpu_shmem_warp_parts`: sub-warps coalesced apart (1, 2, 4, ... up to 32).
+    pub warp_parts: u32,
+    /// `-gpgpu_gmem_skip_L1D`: global accesses bypass the L1.
+    pub skip_l1: bool,
+}
+
+/// The memory space of an access (what changes its coalescing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Space {
+    Global,
+    Local,
+}
+
+/// One access to the memory hierarchy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Access {
+    /// Aligned to its size.
+    pub addr: u64,
+    /// 32, 64 or 128 bytes.
+    pub size: u32,
+    /// The lanes it serves.
+    pub lanes: u32,
+    /// The 32-byte chunks of its 128-byte block that lanes touch (bit `k`: bytes `32k..32k+32`).
+    pub chunks: u8,
+    /// The bytes of its 128-byte block that lanes touch.
+    pub bytes: u128,
+}
+
+/// The accesses of one warp instruction: `lanes` holds `(lane, address)` for each active lane
+/// (any order), each moving `data_size` bytes (1, 2, 4, 8 or 16); `l2_only` marks an access
+/// that skips the L1 by its own cache operator (`.cg`).
+pub fn coalesce(
+    rules: CoalesceRules,
+    lanes: &[(u32, u64)],
+    data_size: u32,
+    space: Space,
+    l2_only: bool,
+) -> Vec<Access> {
+    let sector = match rules.arch {
+        20..=38 => rules.skip_l1 || l2_only,
+        40.. => true,
+        _ => false,
+    };
+    let segment: u64 = match data_size {
+        1 => 32,
+        2 if !sector => 64,
+        4 | 8 | 16 if !sector => 128,
+        _ => 32,
+    };
+    let size = if space == Space::Local && data_size >= 4 {
+        4
+    } else {
+        u64::from(data_size.max(1))
+    };
+    let parts = rules.warp_parts.clamp(1, 32);
+    let per_part = 32 / parts;
+    let mut out = Vec::new();
+    // Per segment of the sub-warp: (segment address, lanes, chunks, bytes), kept sorted.
+    let mut segments: Vec<(u64, u32, u8, u128)> = Vec::new();
+    for part in 0..parts {
+        segments.clear();
+        let range = part * per_part..(part + 1) * per_part;
+        for &(lane, addr) in lanes.iter().filter(|(l, _)| range.contains(l)) {
+            let last = addr.wrapping_add(size - 1);
+            let crosses = last & !(segment - 1) != addr & !(segment - 1);
+            for a in std::iter::once(addr).chain(crosses.then_some(last)) {
+                let seg = a & !(segment - 1);
+                let i = match segments.binary_search_by_key(&seg, |s| s.0) {
+                    Ok(i) => i,
+                    Err(i) => {
+                        segments.insert(i, (seg, 0, 0, 0));
+                        i
+                    }
+                };
+                let s = &mut segments[i];
+                s.1 |= 1 << lane;
+                s.2 |= 1 << ((a & 127) / 32);
+                let idx = (a & 127) as u32;
+                for b in idx..(idx + size as u32).min(128) {
+                    s.3 |= 1 << b;
+                }
+            }
+        }
+        for &(seg, lanes, chunks, bytes) in &segments {
+            out.push(reduce(seg, segment as u32, lanes, chunks, bytes));
+        }
+    }
+    out
+}
+
+/// A segment's access, halved while only one half is touched (128 -> 64 -> 32 bytes).
+fn reduce(mut addr: u64, segment: u32, lanes: u32, chunks: u8, bytes: u128) -> Access {
+    let mut size = segment;
+    // The two 32-byte chunks of the 64-byte half in question (bits 0 and 1).
+    let mut halves = 0u8;
+    if segment == 128 {
+        let (low, high) = (chunks & 0b0011 != 0, chunks & 0b1100 != 0);
+        if low && !high {
+            size = 64;
+            halves = chunks & 0b11;
+        } else if high && !low {
+            addr += 64;
+            size = 64;
+            halves = chunks >> 2 & 0b11;
+        }
+    } else if segment == 64 {
+        halves = if addr % 128 == 0 {
+            chunks & 0b11
+        } else {
+            chunks >> 2 & 0b11
+        };
+    }
+    if size == 64 {
+        match halves {
+            0b01 => size = 32,
+            0b10 => {
+                addr += 32;
+                size = 32;
+            }
+            _ => {}
+        }
+    }
+    Access {
+        addr,
+        size,
+        lanes,
+        chunks,
+        bytes,
+    }
+}
+
+#[cfg(test)]
+#[path = "coalesce_tests.rs"]
+mod tests;
