@@ -131,7 +131,7 @@ fn reduce(mut addr: u64, segment: u32, lanes: u32, chunks: u8, bytes: u128) -> A
             halves = chunks >> 2 & 0b11;
         }
     } else if segment == 64 {
-        halves = if addr % 128 == 0 {
+        halves = if addr.is_multiple_of(128) {
             chunks & 0b11
         } else {
             chunks >> 2 & 0b11
