@@ -303,6 +303,22 @@ impl<const C: u8> BlockArgs<C> {
         }
         Ok(opts)
     }
+
+    /// [`BlockArgs::for_block`] for `golden --block NAME`: also checked to be options of that
+    /// golden run (`--ports` is `memory`'s, not `mc`'s).
+    pub fn for_golden(&self, block: &BlockEntry, golden: &str) -> CliResult<BlockOpts> {
+        let opts = self.for_block(block)?;
+        for (name, _) in &self.given {
+            let runs = block.option_goldens(name);
+            if !runs.is_empty() && !runs.contains(&golden) {
+                return Err(bad(anyhow::anyhow!(
+                    "--{name} does not apply to --block {golden}: it is an option of --block {}",
+                    runs.join(", ")
+                )));
+            }
+        }
+        Ok(opts)
+    }
 }
 
 #[derive(Args)]

@@ -457,6 +457,32 @@ fn options_and_settings_a_block_cannot_use_are_refused() {
         ],
         &["--kernel does not apply"],
     );
+    // Options of one golden run of a block are refused by its other runs.
+    for (run, option, owner) in [
+        ("mc", "--ports", "memory"),
+        ("mc", "--outstanding", "memory"),
+        ("memory", "--command-trace", "mc"),
+    ] {
+        expect(
+            2,
+            20,
+            &[
+                "golden",
+                "--block",
+                run,
+                "--preset",
+                "tiny",
+                "--stimulus",
+                "hoa",
+                option,
+                "4",
+            ],
+            &[
+                &format!("{option} does not apply to --block {run}"),
+                &format!("an option of --block {owner}"),
+            ],
+        );
+    }
     // Warped-MC is co-simulated under its own scheduler; one the user chose is not overridden.
     expect(
         2,

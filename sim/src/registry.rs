@@ -34,6 +34,8 @@ pub struct BlockOption {
     pub help: &'static str,
     /// The commands it applies to.
     pub commands: &'static [Cmd],
+    /// Under `golden`, the golden runs it applies to (`mc`, `memory`); empty: every one.
+    pub goldens: &'static [&'static str],
 }
 
 /// The golden run of a block (`warpsmith golden --block NAME`).
@@ -157,6 +159,14 @@ impl BlockEntry {
     }
 
     /// Whether the block takes option `name` in command `cmd`.
+    /// The golden runs option `name` is limited to (empty: every one, or no such option).
+    pub fn option_goldens(&self, name: &str) -> &'static [&'static str] {
+        self.options
+            .iter()
+            .find(|o| o.name == name)
+            .map_or(&[], |o| o.goldens)
+    }
+
     pub fn takes(&self, name: &str, cmd: Cmd) -> bool {
         self.options
             .iter()

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 pub fn run(a: &GoldenArgs) -> CliResult<ExitCode> {
     let (block, golden) = sim::blocks::find_golden(&a.block).map_err(bad)?;
-    let opts = a.block_args.for_block(block)?;
+    let opts = a.block_args.for_golden(block, golden.name)?;
     let spec = a.config.resolve()?;
     if let Some(t) = opts.get("command-trace") {
         crate::out::writable_file(std::path::Path::new(t), "--command-trace")?;

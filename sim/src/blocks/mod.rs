@@ -37,7 +37,8 @@ static ENTRIES: [BlockEntry; 3] = [
             value: None,
             help: "ot: after the responses, print the final table as one JSON array of valid entries",
             commands: &[Cmd::Golden],
-        }],
+                goldens: &[],
+            }],
         mutants: Catalogue::new(
             "sim/mutants/ot.toml",
             include_str!("../../mutants/ot.toml"),
@@ -77,24 +78,28 @@ static ENTRIES: [BlockEntry; 3] = [
                 value: Some("N"),
                 help: "warped-mc: the warp-entry-table group whose block is co-simulated (default 0)",
                 commands: &[Cmd::Cosim, Cmd::Mutants, Cmd::Bench],
+                goldens: &[],
             },
             BlockOption {
                 name: "command-trace",
                 value: Some("FILE"),
                 help: "mc: write every issued DRAM command (cycle,channel,bank,CMD,row,col) to FILE",
                 commands: &[Cmd::Golden],
+                goldens: &["mc"],
             },
             BlockOption {
                 name: "ports",
                 value: Some("N"),
                 help: "memory: SM ports of the closed loop (default: gpu.sms); a request's port is its SM modulo N",
                 commands: &[Cmd::Golden],
+                goldens: &["memory"],
             },
             BlockOption {
                 name: "outstanding",
                 value: Some("M"),
                 help: "memory: requests each port keeps in flight (default 8)",
                 commands: &[Cmd::Golden],
+                goldens: &["memory"],
             },
         ],
         mutants: Catalogue::new(
@@ -130,7 +135,8 @@ static ENTRIES: [BlockEntry; 3] = [
             value: Some("NAME|FILE"),
             help: "dispatch: the kernel (a built-in name, `rowmajor`, `colmajor`, `nolocality`, or a kernel TOML file)",
             commands: &[Cmd::Golden],
-        }],
+                goldens: &[],
+            }],
         mutants: Catalogue::new(
             "sim/mutants/dispatch.toml",
             include_str!("../../mutants/dispatch.toml"),
