@@ -416,6 +416,24 @@ const fn tap_masks<const N: usize>(taps: [&[u32]; N]) -> [u64; N] {
     }
     out
 }
+/// The IPOLY term XORed into an index of `n` values (16, 32 or 64; else `None`) by the bits
+/// `higher` above it: GPGPU-Sim's `ipoly_hash_function(higher, index, n)` is `index ^` this,
+/// for cache sets and for memory sub-partitions alike.
+pub fn ipoly_xor(higher: u64, n: u32) -> Option<u32> {
+    let masks: &[u64] = match n {
+        16 => &IPOLY_16_MASKS,
+        32 => &IPOLY_32_MASKS,
+        64 => &IPOLY_64_MASKS,
+        _ => return None,
+    };
+    Some(
+        masks
+            .iter()
+            .enumerate()
+            .fold(0, |p, (b, m)| p | ((higher & m).count_ones() & 1) << b),
+    )
+}
+
 const IPOLY_16_MASKS: [u64; 4] = tap_masks(IPOLY_16);
 const IPOLY_32_MASKS: [u64; 5] = tap_masks(IPOLY_32);
 const IPOLY_64_MASKS: [u64; 6] = tap_masks(IPOLY_64);
@@ -444,18 +462,7 @@ impl CacheString {
                 }
                 set
             }
-            SetIndex::Ipoly => {
-                let masks: &[u64] = match self.sets {
-                    16 => &IPOLY_16_MASKS,
-                    32 => &IPOLY_32_MASKS,
-                    _ => &IPOLY_64_MASKS,
-                };
-                let parity = masks
-                    .iter()
-                    .enumerate()
-                    .fold(0, |p, (b, m)| p | ((higher & m).count_ones() & 1) << b);
-                index ^ parity
-            }
+            SetIndex::Ipoly => index ^ ipoly_xor(higher, self.sets).unwrap_or(0),
         }
     }
 }

@@ -13,6 +13,16 @@ word_enum! {
     }
 }
 
+word_enum! {
+    /// How channel and sub-partition are hashed from an address (GPGPU-Sim's
+    /// `-gpgpu_memory_partition_indexing` 0, 1 and 2; [`crate::mapping::AddressMap::with_partition_hash`]).
+    pub enum PartitionHash {
+        Linear = "linear",
+        Xor = "xor",
+        Ipoly = "ipoly",
+    }
+}
+
 section! {
     /// Timing parameters of one channel in command-clock cycles (names follow
     /// docs/dram-timing.md; rule names R1-R8, C1-C9, F1-F6 are the notes' tables). The keys are
@@ -92,6 +102,8 @@ section! {
             "physical address to channel/bank/row/column: a GPGPU-Sim mapping string `[dramid@S;]` + 64 symbols of R B C S D 0";
         bank_xor: bool = Legal::Bool,
             "XOR the bank index with low row bits (GPGPU-Sim -dram_bnk_indexing_policy 1)";
+        partition_indexing: PartitionHash = Legal::OneOf(PartitionHash::NAMES),
+            "channel and L2 sub-partition hashing: linear, xor (channel ^= the bits above it) or ipoly (the sub-partition IPOLY-hashed with them; 16, 32 or 64 in all); xor and ipoly need a dramid@ map with a power-of-two channel count (-gpgpu_memory_partition_indexing 0, 1, 2)";
         refresh: bool = Legal::Bool,
             "model all-bank refresh (REF every t_refi, blocking t_rfc)";
         @flatten timing: Timing;
@@ -102,7 +114,9 @@ section! {
 fn map_of(d: &DramConfig) -> Result<AddressMap, String> {
     AddressMap::parse_gpgpusim(&d.address_map, d.channels, d.sub_partitions)
         .map(|m| m.with_bank_xor(d.bank_xor))
-        .map_err(|e| format!("`dram.address_map`: {e}"))
+        .map_err(|e| format!("`dram.address_map`: {e}"))?
+        .with_partition_hash(d.partition_indexing)
+        .map_err(|e| format!("`dram.partition_indexing`: {e}"))
 }
 
 /// Rules between DRAM keys: what the channel model needs of a timing set and an address map.
@@ -219,6 +233,7 @@ pub struct DramSpec {
     pub clock_mhz: u32,
     pub address_map: String,
     pub bank_xor: bool,
+    pub partition_indexing: PartitionHash,
     pub refresh: bool,
     /// The timing parameters in command-clock cycles, as configured.
     pub timing: Timing,
@@ -245,6 +260,7 @@ impl DramSpec {
             clock_mhz: d.clock_mhz,
             address_map: d.address_map.clone(),
             bank_xor: d.bank_xor,
+            partition_indexing: d.partition_indexing,
             refresh: d.refresh,
             timing: d.timing,
             bank_bits: clog2(d.banks.into()),

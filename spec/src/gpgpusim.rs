@@ -500,9 +500,8 @@ pub struct DramImport {
     pub scheduler_queue_size: u32,
     /// Bytes moved by one column command: `burst_length * bus_width_bytes * chips_per_channel`.
     pub atom_size: u32,
-    /// `-gpgpu_memory_partition_indexing`. Only [`PartitionIndexing::Linear`] is what
-    /// `address_map` decodes; other values are recorded (and listed in `unmodelled`) so callers
-    /// can refuse or approximate them.
+    /// `-gpgpu_memory_partition_indexing`. `address_map` hashes by it when it is XOR or IPOLY
+    /// and the map allows it; other values are listed in `unmodelled`.
     pub partition_indexing: PartitionIndexing,
     /// `-dram_dual_bus_interface` (HBM: a row and a column command per cycle).
     pub dual_bus_interface: bool,
@@ -679,13 +678,34 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
         4 => PartitionIndexing::Random,
         v => PartitionIndexing::Other(v),
     };
-    if partition_indexing != PartitionIndexing::Linear {
-        unmodelled.push(format!(
-            "-gpgpu_memory_partition_indexing ({}) = {:?}: the address map decodes linear channel/sub-partition indexing; the re-hashing is not applied",
-            location(opts, "gpgpu_memory_partition_indexing"),
-            partition_indexing
-        ));
-    }
+    // Linear, XOR and IPOLY hash the address map's channel and sub-partition; the software
+    // hash table of RANDOM (4) and the asserting values are not hardware and stay linear.
+    let hashed = match partition_indexing {
+        PartitionIndexing::Xor => Some(crate::dram::PartitionHash::Xor),
+        PartitionIndexing::Ipoly => Some(crate::dram::PartitionHash::Ipoly),
+        _ => None,
+    };
+    let address_map = match hashed.map(|h| address_map.clone().with_partition_hash(h)) {
+        Some(Ok(m)) => m,
+        Some(Err(e)) => {
+            unmodelled.push(format!(
+                "-gpgpu_memory_partition_indexing ({}) = {:?}: {e}; linear indexing is used",
+                location(opts, "gpgpu_memory_partition_indexing"),
+                partition_indexing
+            ));
+            address_map
+        }
+        None => {
+            if partition_indexing != PartitionIndexing::Linear {
+                unmodelled.push(format!(
+                    "-gpgpu_memory_partition_indexing ({}) = {:?}: not a hardware hash (random is a software table); linear indexing is used",
+                    location(opts, "gpgpu_memory_partition_indexing"),
+                    partition_indexing
+                ));
+            }
+            address_map
+        }
+    };
     let dual_bus_interface = flag(opts, "dram_dual_bus_interface")?;
     if flag(opts, "dram_seperate_write_queue_enable")? {
         unmodelled.push(format!(
@@ -1045,6 +1065,11 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         "dram.bank_xor",
         toml::Value::Boolean(d.address_map.bank_xor()),
         "dram_bnk_indexing_policy",
+    );
+    put(
+        "dram.partition_indexing",
+        toml::Value::String(d.address_map.partition_hash().name().to_string()),
+        "gpgpu_memory_partition_indexing",
     );
     put(
         "dram.banks",

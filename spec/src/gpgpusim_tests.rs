@@ -405,12 +405,12 @@ fn import_rtx2060_qv100_rtx3070() {
     assert_eq!((q.channels, q.atom_size, q.dram_clock_mhz), (32, 32, 850.0));
     assert!(q.dual_bus_interface);
     assert_eq!(q.partition_indexing, PartitionIndexing::Ipoly);
-    assert_eq!(q.unmodelled.len(), 1);
-    assert!(
-        q.unmodelled[0].contains("gpgpusim.config line"),
-        "{}",
-        q.unmodelled[0]
+    // IPOLY over 32 channels x 2 sub-partitions is applied by the address map.
+    assert_eq!(
+        q.address_map.partition_hash(),
+        crate::dram::PartitionHash::Ipoly
     );
+    assert!(q.unmodelled.is_empty(), "{:?}", q.unmodelled);
     assert_eq!(
         (
             q.derived.t_rcdwr,
@@ -428,6 +428,28 @@ fn import_rtx2060_qv100_rtx3070() {
     );
     assert_eq!(r.address_map.masks().bank, 0x70080);
     assert_eq!(r.partition_indexing, PartitionIndexing::Ipoly);
+    assert_eq!(
+        r.address_map.partition_hash(),
+        crate::dram::PartitionHash::Ipoly
+    );
+    // Random indexing is a software table, not hardware: kept linear and reported.
+    let random = import(&layered(
+        &QV100.replace(
+            "-gpgpu_memory_partition_indexing 2",
+            "-gpgpu_memory_partition_indexing 4",
+        ),
+        QV100_TRACE,
+    ))
+    .unwrap();
+    assert_eq!(
+        random.address_map.partition_hash(),
+        crate::dram::PartitionHash::Linear
+    );
+    assert!(
+        random.unmodelled.iter().any(|u| u.contains("random")),
+        "{:?}",
+        random.unmodelled
+    );
 }
 
 #[test]

@@ -32,6 +32,8 @@
 
 use thiserror::Error;
 
+pub use crate::dram::PartitionHash;
+
 /// Number of symbols a mapping string must have (one per address bit, bit 63 first).
 pub const MAPPING_SYMBOLS: usize = 64;
 
@@ -253,6 +255,10 @@ pub struct AddressMap {
     col: BitField,
     burst: BitField,
     bank_xor: bool,
+    /// Channel / sub-partition hashing (`-gpgpu_memory_partition_indexing`), and the shift that
+    /// gives the address bits above the channel and sub-partition fields it hashes with.
+    hash: PartitionHash,
+    hash_shift: u32,
 }
 
 /// Case-insensitive `strip_prefix` for an ASCII prefix.
@@ -485,6 +491,8 @@ impl AddressMap {
             col: BitField::new(col),
             burst: BitField::new(burst),
             bank_xor: false,
+            hash: PartitionHash::Linear,
+            hash_shift: 0,
         })
     }
 
@@ -499,6 +507,68 @@ impl AddressMap {
     /// Whether XOR bank hashing is on.
     pub fn bank_xor(&self) -> bool {
         self.bank_xor
+    }
+
+    /// Hash the channel and sub-partition as GPGPU-Sim's `-gpgpu_memory_partition_indexing`
+    /// does (`addrdec_tlx`), with `high` = the address bits above the channel field and the
+    /// sub-partition's bank bits (`addr >> (S + log2 channels + log2 subs)` for `dramid@S`):
+    /// * `xor` (1): `channel ^= high & (channels - 1)`, the sub-partition from that channel;
+    /// * `ipoly` (2): the sub-partition `channel * subs + (bank & (subs - 1))` is IPOLY-hashed
+    ///   with `high` over `channels x subs` (16, 32 or 64) values, and the channel is its
+    ///   quotient by `subs` (the bank keeps its bits).
+    ///
+    /// Both need a `dramid@S` map with a power-of-two channel count (GPGPU-Sim asserts the
+    /// first; the second keeps [`AddressMap::encode`] exact), and `ipoly` 16, 32 or 64
+    /// sub-partitions in all. The hashed fields depend on every address bit above the channel
+    /// field, covered or not.
+    pub fn with_partition_hash(mut self, hash: PartitionHash) -> Result<AddressMap, String> {
+        if hash == PartitionHash::Linear {
+            self.hash = hash;
+            return Ok(self);
+        }
+        let ChannelSelect::Inserted { start, bits } = self.select else {
+            return Err(format!(
+                "partition indexing `{}` needs a `dramid@S;` address map and a power-of-two channel count ({} channels{})",
+                hash.name(),
+                self.channels,
+                if self.channels.is_power_of_two() { ", explicit D bits" } else { "" }
+            ));
+        };
+        let n = self.channels * self.subs;
+        if hash == PartitionHash::Ipoly && crate::cache::ipoly_xor(0, n).is_none() {
+            return Err(format!(
+                "partition indexing `ipoly` hashes 16, 32 or 64 sub-partitions, not {} ({} channels x {})",
+                n, self.channels, self.subs
+            ));
+        }
+        self.hash = hash;
+        self.hash_shift = start + bits + self.subs.trailing_zeros();
+        Ok(self)
+    }
+
+    /// The channel / sub-partition hashing.
+    pub fn partition_hash(&self) -> PartitionHash {
+        self.hash
+    }
+
+    /// The (channel, sub-partition) of an address whose unhashed channel is `channel` and
+    /// unhashed bank `raw_bank`.
+    #[inline]
+    fn hashed(&self, addr: u64, channel: u32, raw_bank: u32) -> (u32, u32) {
+        let low = raw_bank & (self.subs - 1);
+        match self.hash {
+            PartitionHash::Linear => (channel, channel * self.subs + low),
+            PartitionHash::Xor => {
+                let c = channel ^ ((addr >> self.hash_shift) as u32 & (self.channels - 1));
+                (c, c * self.subs + low)
+            }
+            PartitionHash::Ipoly => {
+                let n = self.channels * self.subs;
+                let s = (channel * self.subs + low)
+                    ^ crate::cache::ipoly_xor(addr >> self.hash_shift, n).unwrap_or(0);
+                (s / self.subs, s)
+            }
+        }
     }
 
     /// Decodes one physical address. Bits not covered by any symbol are ignored.
@@ -517,7 +587,7 @@ impl AddressMap {
         };
         let raw_bank = self.bank.extract(rest) as u32;
         let row = self.row.extract(rest);
-        let sub_partition = channel * self.subs + (raw_bank & (self.subs - 1));
+        let (channel, sub_partition) = self.hashed(addr, channel, raw_bank);
         let bank = if self.bank_xor {
             raw_bank ^ (row as u32 & (self.banks() - 1))
         } else {
@@ -565,7 +635,19 @@ impl AddressMap {
                 Some((hi << start) | (rest & ((1u64 << start) - 1)))
             }
             ChannelSelect::Inserted { .. } | ChannelSelect::Explicit => {
-                Some(rest | self.chip.deposit(u64::from(d.channel)))
+                // The channel field that hashes to `d.channel` with the bits above it (which
+                // hold no channel bits).
+                let high = rest >> self.hash_shift;
+                let raw = match self.hash {
+                    PartitionHash::Linear => d.channel,
+                    PartitionHash::Xor => d.channel ^ (high as u32 & (self.channels - 1)),
+                    PartitionHash::Ipoly => {
+                        let n = self.channels * self.subs;
+                        let f = crate::cache::ipoly_xor(high, n).unwrap_or(0);
+                        d.channel ^ (f >> self.subs.trailing_zeros())
+                    }
+                };
+                Some(rest | self.chip.deposit(u64::from(raw)))
             }
         }
     }

@@ -667,3 +667,85 @@ proptest! {
         }
     }
 }
+
+/// GPGPU-Sim's IPOLY equations for 64 values (`ipoly_hash_function`, `bank_set_num == 64`),
+/// written out bit by bit, independently of the spec's tap masks.
+fn ipoly64(a: u64, index: u32) -> u32 {
+    let bit = |k: u32| (a >> k & 1) as u32;
+    let eq: [&[u32]; 6] = [
+        &[18, 17, 16, 15, 12, 10, 6, 5, 0],
+        &[15, 13, 12, 11, 10, 7, 5, 1, 0],
+        &[16, 14, 13, 12, 11, 8, 6, 2, 1],
+        &[17, 15, 14, 13, 12, 9, 7, 3, 2],
+        &[18, 16, 15, 14, 13, 10, 8, 4, 3],
+        &[17, 16, 15, 14, 11, 9, 5, 4],
+    ];
+    let mut out = 0;
+    for (b, taps) in eq.iter().enumerate() {
+        let x = taps.iter().fold(index >> b & 1, |p, &t| p ^ bit(t));
+        out |= x << b;
+    }
+    out
+}
+
+#[test]
+fn partition_hashing_follows_addrdec() {
+    use crate::dram::PartitionHash;
+    // QV100: dramid@8, 32 channels, 2 sub-partitions: the hashed bits are those above bit 14.
+    let linear = map_of(QV100, "QV100");
+    let ipoly = linear
+        .clone()
+        .with_partition_hash(PartitionHash::Ipoly)
+        .unwrap();
+    let xor = linear
+        .clone()
+        .with_partition_hash(PartitionHash::Xor)
+        .unwrap();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    for _ in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let addr = x >> 20;
+        let l = linear.decode(addr);
+        let high = addr >> (8 + 5 + 1);
+        let s = ipoly64(high, l.sub_partition);
+        let p = ipoly.decode(addr);
+        assert_eq!((p.channel, p.sub_partition), (s / 2, s), "{addr:#x}");
+        assert_eq!((p.bank, p.row, p.col), (l.bank, l.row, l.col));
+        let c = l.channel ^ (high as u32 & 31);
+        let q = xor.decode(addr);
+        assert_eq!(
+            (q.channel, q.sub_partition),
+            (c, c * 2 + (l.bank & 1)),
+            "{addr:#x}"
+        );
+        // Encoding is exact: the hashed fields come back.
+        for m in [&ipoly, &xor] {
+            let d = m.decode(addr);
+            assert_eq!(m.decode(m.encode(&d).unwrap()), d, "{addr:#x}");
+        }
+    }
+    // What the hashes need.
+    let explicit =
+        AddressMap::parse_gpgpusim(&format!("{}RRRRBBDD.CCSSSSSS", "0".repeat(48)), 4, 2).unwrap();
+    let e = explicit
+        .with_partition_hash(PartitionHash::Xor)
+        .unwrap_err();
+    assert!(e.contains("dramid@"), "{e}");
+    let twelve = AddressMap::parse_gpgpusim(
+        &format!("dramid@8;{}", "0".repeat(40) + "RRRRRRRR.RRBBBBCC.CCSSSSSS"),
+        12,
+        2,
+    )
+    .unwrap();
+    assert!(twelve.with_partition_hash(PartitionHash::Ipoly).is_err());
+    let eight = AddressMap::parse_gpgpusim(
+        &format!("dramid@8;{}", "0".repeat(40) + "RRRRRRRR.RRBBBBCC.CCSSSSSS"),
+        8,
+        1,
+    )
+    .unwrap();
+    let e = eight.with_partition_hash(PartitionHash::Ipoly).unwrap_err();
+    assert!(e.contains("16, 32 or 64"), "{e}");
+}

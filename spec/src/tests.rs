@@ -195,13 +195,14 @@ fn clog2_matches_systemverilog() {
 fn preset_hashes_are_those_of_earlier_releases() {
     // The canonical TOML (and so every config hash, RTL header and reproducer name) must not
     // change when the schema's Rust shape does (the DRAM timing is a flattened section). They
-    // change when keys are added: last with the memory partitions (`l2.*`), interconnect
-    // (`icnt.*`) and clock domains (`clocks.*`) of issue 13 (before: 8d3c348ddc952f94,
-    // 5b831cf4d18acb2f, c8a06d8822da4d42).
+    // change when keys are added: last with `dram.partition_indexing` (before:
+    // 6357b84df1b4b1ba, 89b8e9719a5c4d91, 8458526dfec6c6f3; and before the memory partitions,
+    // interconnect and clock domains of issue 13: 8d3c348ddc952f94, 5b831cf4d18acb2f,
+    // c8a06d8822da4d42).
     for (name, hash) in [
-        ("fermi-gtx480", "6357b84df1b4b1ba"),
-        ("turing-rtx2060s", "89b8e9719a5c4d91"),
-        ("tiny", "8458526dfec6c6f3"),
+        ("fermi-gtx480", "ddebf28fe3e37a51"),
+        ("turing-rtx2060s", "88741691bc14b3ea"),
+        ("tiny", "d927e98ca6ce635d"),
     ] {
         let s = ConfigRequest::preset(name).resolve().unwrap();
         assert_eq!(s.hash.0, hash, "{name}");

@@ -416,10 +416,6 @@ pub fn stress(spec: &Spec, requests: usize, seed: u64) -> Vec<Request> {
     } else {
         held + 8
     };
-    let map =
-        spec::mapping::AddressMap::parse_gpgpusim(&d.address_map, d.channels, d.sub_partitions)
-            .ok()
-            .map(|m| m.with_bank_xor(d.bank_xor));
     let mut out: Vec<Request> = Vec::with_capacity(requests);
     let mut cycle = 0u64;
     let mut load = 0u32;
@@ -456,10 +452,7 @@ pub fn stress(spec: &Spec, requests: usize, seed: u64) -> Vec<Request> {
                 let mut rows = Vec::with_capacity(4);
                 for _ in 0..4096 {
                     let st = rng.below(stripes);
-                    if map
-                        .as_ref()
-                        .is_none_or(|m| m.decode(st * row_span).channel / per == target)
-                    {
+                    if d.map.decode(st * row_span).channel / per == target {
                         rows.push(st);
                         if rows.len() == 4 {
                             break;
@@ -474,10 +467,7 @@ pub fn stress(spec: &Spec, requests: usize, seed: u64) -> Vec<Request> {
                     let mut addr = st * row_span;
                     for _ in 0..16 {
                         let a = st * row_span + rng.below(row_span / atom) * atom;
-                        if map
-                            .as_ref()
-                            .is_none_or(|m| m.decode(a).channel / per == target)
-                        {
+                        if d.map.decode(a).channel / per == target {
                             addr = a;
                             break;
                         }

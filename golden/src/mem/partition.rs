@@ -34,8 +34,8 @@
 //!
 //! Not modelled (docs/decisions.md, "Memory partitions"): the DRAM credits between
 //! sub-partitions (GPGPU-Sim lends a shared pool; here a full wait list refuses), the L2's
-//! data-port bandwidth beyond one access per cycle, texture-only L2s, and non-linear partition
-//! indexing.
+//! data-port bandwidth beyond one access per cycle, and texture-only L2s. Channel and
+//! sub-partition hashing (`dram.partition_indexing`) is the address map's.
 
 use super::slice::{Fetch, Served, Slice, SliceRequest, SliceStats, Taken};
 use crate::clock::ClockDomains;
