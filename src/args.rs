@@ -53,6 +53,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Measure co-simulation speed against golden-only and a plain C++ Verilator loop
     Bench(BenchArgs),
+    /// Run the GPU (SMs with warp schedulers and L1s, interconnect, L2 partitions, DRAM) on an Accel-Sim trace
+    Run(RunArgs),
 }
 
 /// The command line, with the help that comes from the block registry: each block's forms of
@@ -440,6 +442,17 @@ pub struct MutantsArgs {
     pub format: Format,
     #[command(flatten)]
     pub block_args: BlockArgs<2>,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Accel-Sim trace folder (holding kernelslist.g and the kernel-*.traceg it names) or list file
+    #[arg(long, value_name = "DIR")]
+    pub trace: PathBuf,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
 }
 
 #[derive(Args)]

@@ -514,6 +514,61 @@ fn options_and_settings_a_block_cannot_use_are_refused() {
     );
 }
 
+// ---- Traces the GPU cannot read ----------------------------------------------------------
+
+#[test]
+fn bad_traces_exit_2_naming_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nothing");
+    expect(
+        2,
+        20,
+        &[
+            "run",
+            "--preset",
+            "tiny",
+            "--trace",
+            missing.to_str().unwrap(),
+        ],
+        &["cannot read the kernel list", "kernelslist.g"],
+    );
+    write(dir.path(), "kernelslist.g", "kernel-1.traceg\n");
+    let header = "-kernel name = k\n-block dim = (32,1,1)\n-grid dim = (1,1,1)\n\
+                  -accelsim tracer version = 5\n#traces format\n";
+    write(
+        dir.path(),
+        "kernel-1.traceg",
+        &format!("{header}#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n"),
+    );
+    let d = dir.path().to_str().unwrap();
+    expect(
+        2,
+        20,
+        &["run", "--preset", "tiny", "--trace", d],
+        &["kernel-1.traceg:11:", "insts = 2"],
+    );
+    // A block larger than an SM holds.
+    write(
+        dir.path(),
+        "kernel-1.traceg",
+        &header.replace("(32,1,1)", "(1024,1,1)"),
+    );
+    expect(
+        2,
+        20,
+        &[
+            "run",
+            "--preset",
+            "tiny",
+            "--set",
+            "gpu.warps_per_sm=8",
+            "--trace",
+            d,
+        ],
+        &["does not fit an SM", "gpu.warps_per_sm"],
+    );
+}
+
 // ---- A run that checked nothing does not pass --------------------------------------------
 
 #[test]

@@ -796,6 +796,14 @@ const READ: &[&str] = &[
     "gpgpu_shader_cta",
     "gpgpu_cache:dl1",
     "gpgpu_cache:dl2",
+    "gpgpu_l1_latency",
+    "gpgpu_num_sched_per_core",
+    "gpgpu_scheduler",
+    "gpgpu_coalesce_arch",
+    "gpgpu_shmem_warp_parts",
+    "gpgpu_gmem_skip_L1D",
+    "ptx_opcode_latency_int",
+    "gpgpu_smem_latency",
     "gpgpu_l2_rop_latency",
     "rop_latency",
     "dram_latency",
@@ -1168,6 +1176,71 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
             "mc.queue_entries, mc.write_high, mc.write_low: -gpgpu_frfcfs_dram_sched_queue_size 0 is unlimited"
                 .into(),
         );
+    }
+
+    // The SM: its L1, schedulers, coalescer and latencies.
+    const DL1: &str = "gpgpu_cache:dl1";
+    match opts.get(DL1) {
+        Some(text) => match crate::cache::CacheString::parse(text) {
+            Ok(Some(_)) => put("gpu.l1_cache", toml::Value::String(text.trim().into()), DL1),
+            Ok(None) => kept.push("gpu.l1_cache: -gpgpu_cache:dl1 is none (no L1)".into()),
+            Err(error) => {
+                return Err(ImportError::Cache {
+                    option: DL1,
+                    location: location(opts, DL1),
+                    error,
+                })
+            }
+        },
+        None => kept.push("gpu.l1_cache: -gpgpu_cache:dl1 is not set".into()),
+    }
+    for (key, option) in [
+        ("gpu.l1_latency", "gpgpu_l1_latency"),
+        ("gpu.schedulers", "gpgpu_num_sched_per_core"),
+        ("gpu.coalesce_arch", "gpgpu_coalesce_arch"),
+        ("gpu.warp_parts", "gpgpu_shmem_warp_parts"),
+        ("gpu.shared_latency", "gpgpu_smem_latency"),
+    ] {
+        if opts.get(option).is_some() {
+            put(key, int(uint(opts, option, 0)?.into()), option);
+        } else {
+            kept.push(format!("{key}: -{option} is not set"));
+        }
+    }
+    match opts.get("gpgpu_scheduler").map(str::trim) {
+        Some(v @ ("lrr" | "gto")) => put(
+            "gpu.scheduler",
+            toml::Value::String(v.into()),
+            "gpgpu_scheduler",
+        ),
+        Some(v) => kept.push(format!(
+            "gpu.scheduler: -gpgpu_scheduler {v} is not modelled (lrr and gto are)"
+        )),
+        None => kept.push("gpu.scheduler: -gpgpu_scheduler is not set".into()),
+    }
+    if opts.get("gpgpu_gmem_skip_L1D").is_some() {
+        put(
+            "gpu.skip_l1",
+            toml::Value::Boolean(flag(opts, "gpgpu_gmem_skip_L1D")?),
+            "gpgpu_gmem_skip_L1D",
+        );
+    }
+    // The integer table's first field (add and the like) stands for every arithmetic opcode.
+    match opts
+        .get("ptx_opcode_latency_int")
+        .and_then(|v| v.split(',').next())
+        .map(|f| f.trim().parse::<u64>())
+    {
+        Some(Ok(v)) => put("gpu.alu_latency", int(v), "ptx_opcode_latency_int"),
+        Some(Err(_)) => {
+            return Err(ImportError::BadValue {
+                option: "ptx_opcode_latency_int",
+                value: opts.get("ptx_opcode_latency_int").unwrap_or("").to_string(),
+                location: location(opts, "ptx_opcode_latency_int"),
+                expected: "comma-separated cycle counts",
+            })
+        }
+        None => kept.push("gpu.alu_latency: -ptx_opcode_latency_int is not set".into()),
     }
 
     // The memory partitions and the clock domains.

@@ -1,7 +1,18 @@
 //! The GPU around the blocks: what the workloads and the blocks sized by the GPU need.
 
+use crate::cache::CacheString;
 use crate::schema::{Legal, Rule};
-use crate::section;
+use crate::{section, word_enum, UserConfig};
+
+word_enum! {
+    /// How a warp scheduler picks the warp it issues (GPGPU-Sim's -gpgpu_scheduler).
+    pub enum WarpScheduler {
+        /// Loose round robin: from the warp after the last one issued.
+        Lrr = "lrr",
+        /// Greedy then oldest: the last one issued while it can, else the oldest.
+        Gto = "gto",
+    }
+}
 
 section! {
     /// The GPU around the blocks.
@@ -16,11 +27,43 @@ section! {
             "threads per warp";
         line_bytes: u32 = Legal::Pow2 { min: 16, max: 1024 },
             "cache-line (memory request) size in bytes; the coalescer merges a warp's accesses into requests of this size";
+        l1_cache: String = Legal::Text,
+            "the L1 data cache of an SM: a GPGPU-Sim cache string (-gpgpu_cache:dl1), e.g. `S:4:128:64,L:T:m:L:L,A:256:32,16:0,32`";
+        l1_latency: u32 = Legal::Range { min: 0, max: 10000 },
+            "core cycles from an L1 access to its answer (-gpgpu_l1_latency)";
+        schedulers: u32 = Legal::Range { min: 1, max: 16 },
+            "warp schedulers per SM, each issuing one instruction per cycle (-gpgpu_num_sched_per_core); warp w belongs to scheduler w mod schedulers";
+        scheduler: WarpScheduler = Legal::OneOf(WarpScheduler::NAMES),
+            "warp scheduling policy: lrr (loose round robin) or gto (greedy then oldest) (-gpgpu_scheduler)";
+        coalesce_arch: u32 = Legal::Range { min: 10, max: 99 },
+            "coalescing rules (-gpgpu_coalesce_arch): from 20 to 38, 128- and 64-byte segments through the L1; from 40, 32-byte sectors";
+        warp_parts: u32 = Legal::Pow2 { min: 1, max: 32 },
+            "sub-warps coalesced apart (-gpgpu_shmem_warp_parts)";
+        skip_l1: bool = Legal::Bool,
+            "global accesses bypass the L1: 32-byte segments on Fermi and Kepler (-gpgpu_gmem_skip_L1D)";
+        alu_latency: u32 = Legal::Range { min: 1, max: 1000 },
+            "core cycles before an arithmetic result can be read, for every non-memory opcode (-ptx_opcode_latency_int, 1st field)";
+        shared_latency: u32 = Legal::Range { min: 1, max: 1000 },
+            "core cycles before a shared-memory or constant load's result can be read (-gpgpu_smem_latency)";
     }
 }
 
-/// Rules between GPU keys: none.
-pub(crate) const RULES: &[Rule] = &[];
+/// The L1 cache string of a configuration, decoded.
+fn l1_cache(g: &GpuConfig) -> Result<CacheString, String> {
+    match CacheString::parse(&g.l1_cache) {
+        Ok(Some(s)) => Ok(s),
+        Ok(None) => {
+            Err("`gpu.l1_cache` = `none`: the SM model needs an L1 (a cache string)".into())
+        }
+        Err(e) => Err(format!("`gpu.l1_cache`: {e}")),
+    }
+}
+
+/// Rules between GPU keys.
+pub(crate) const RULES: &[Rule] = &[Rule {
+    text: "gpu.l1_cache is a GPGPU-Sim cache string",
+    check: |c: &UserConfig| l1_cache(&c.gpu).map(|_| ()),
+}];
 
 /// Validated GPU-level parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,17 +75,37 @@ pub struct GpuSpec {
     pub line_bytes: u32,
     /// log2(line_bytes).
     pub line_bits: u32,
+    pub l1: CacheString,
+    pub l1_latency: u32,
+    pub schedulers: u32,
+    pub scheduler: WarpScheduler,
+    pub coalesce_arch: u32,
+    pub warp_parts: u32,
+    pub skip_l1: bool,
+    pub alu_latency: u32,
+    pub shared_latency: u32,
 }
 
 impl GpuSpec {
-    pub(crate) fn new(g: &GpuConfig) -> GpuSpec {
-        GpuSpec {
+    /// From keys the rules have checked.
+    pub(crate) fn new(g: &GpuConfig) -> Result<GpuSpec, String> {
+        let l1 = l1_cache(g)?;
+        Ok(GpuSpec {
             sms: g.sms,
             warps_per_sm: g.warps_per_sm,
             ctas_per_sm: g.ctas_per_sm,
             warp_size: g.warp_size,
             line_bytes: g.line_bytes,
             line_bits: g.line_bytes.trailing_zeros(),
-        }
+            l1,
+            l1_latency: g.l1_latency,
+            schedulers: g.schedulers,
+            scheduler: g.scheduler,
+            coalesce_arch: g.coalesce_arch,
+            warp_parts: g.warp_parts,
+            skip_l1: g.skip_l1,
+            alu_latency: g.alu_latency,
+            shared_latency: g.shared_latency,
+        })
     }
 }

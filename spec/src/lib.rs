@@ -474,7 +474,8 @@ impl Spec {
         for rule in UserConfig::rules() {
             (rule.check)(&config).map_err(|message| SpecError::Inconsistent { message })?;
         }
-        let gpu = GpuSpec::new(&config.gpu);
+        let gpu =
+            GpuSpec::new(&config.gpu).map_err(|message| SpecError::Inconsistent { message })?;
         let ot = OtSpec::new(&config.ot);
         let dram =
             DramSpec::new(&config.dram).map_err(|message| SpecError::Inconsistent { message })?;

@@ -8,6 +8,7 @@ mod describe;
 mod flow;
 mod generate;
 mod golden_cmd;
+mod run;
 
 use crate::args::{Cli, Command};
 use crate::CliResult;
@@ -25,6 +26,7 @@ pub fn run(cli: Cli) -> CliResult<ExitCode> {
         Command::Cost(a) => cost::run(&a),
         Command::Check(a) => check::run(&a),
         Command::Bench(a) => bench::run(&a),
+        Command::Run(a) => run::run(&a),
     }
 }
 

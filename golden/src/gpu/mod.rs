@@ -1,5 +1,8 @@
-//! The GPU in front of the memory side, built up component by component (issue 14): so far the
-//! coalescer ([`coalesce`]), which turns a warp memory instruction's lane addresses into the
-//! accesses an SM sends to its L1.
+//! The GPU in front of the memory side (issue 14), built from components: the coalescer
+//! ([`coalesce`]: a warp memory instruction's lane addresses to the accesses an SM sends its L1),
+//! the SM ([`sm`]: resident blocks, warp schedulers, scoreboard, LD/ST unit, L1) and the run
+//! of an Accel-Sim trace over every SM and one memory side ([`run`]).
 
 pub mod coalesce;
+pub mod run;
+pub mod sm;

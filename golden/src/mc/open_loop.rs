@@ -41,6 +41,21 @@ impl Hist {
         self.sum += v;
     }
 
+    /// Add every sample of `other`.
+    pub fn merge(&mut self, other: &Hist) {
+        if other.dense.len() > self.dense.len() {
+            self.dense.resize(other.dense.len(), 0);
+        }
+        for (a, b) in self.dense.iter_mut().zip(&other.dense) {
+            *a += b;
+        }
+        for (&v, &c) in &other.sparse {
+            *self.sparse.entry(v).or_insert(0) += c;
+        }
+        self.n += other.n;
+        self.sum += other.sum;
+    }
+
     /// (value, count) in increasing value order.
     fn counts(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.dense

@@ -502,16 +502,7 @@ impl Partitions {
     pub fn stats(&self) -> PartitionStats {
         let mut s = self.stats.clone();
         for sp in &self.subs {
-            let x = sp.slice.stats();
-            s.slices.accesses += x.accesses;
-            s.slices.hits += x.hits;
-            s.slices.sector_misses += x.sector_misses;
-            s.slices.misses += x.misses;
-            s.slices.mshr_merges += x.mshr_merges;
-            s.slices.writebacks += x.writebacks;
-            for (k, v) in &x.reservation_failures {
-                *s.slices.reservation_failures.entry(*k).or_insert(0) += v;
-            }
+            s.slices.add(sp.slice.stats());
         }
         s
     }

@@ -77,6 +77,21 @@ pub struct SliceStats {
 }
 
 /// The slice.
+impl SliceStats {
+    /// Add `x`'s counts (several caches' totals).
+    pub fn add(&mut self, x: &SliceStats) {
+        self.accesses += x.accesses;
+        self.hits += x.hits;
+        self.sector_misses += x.sector_misses;
+        self.misses += x.misses;
+        self.mshr_merges += x.mshr_merges;
+        self.writebacks += x.writebacks;
+        for (k, v) in &x.reservation_failures {
+            *self.reservation_failures.entry(*k).or_insert(0) += v;
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Slice<P> {
     tags: TagArray,

@@ -26,6 +26,7 @@ pub(crate) fn gpu(
         warp_size,
         line_bytes,
         line_bits: line_bytes.trailing_zeros(),
+        ..fermi()
     }
 }
 

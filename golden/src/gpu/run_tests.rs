@@ -1,0 +1,126 @@
+use super::*;
+use spec::ConfigRequest;
+use std::path::PathBuf;
+
+fn traces(dir: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests-data/accelsim-traces")
+        .join(dir)
+}
+
+fn preset(name: &str) -> Spec {
+    ConfigRequest::preset(name).resolve().unwrap()
+}
+
+/// Instruction lines of a trace file, counted from its text alone.
+fn counted(path: &Path) -> u64 {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !(l.is_empty() || l.starts_with('#') || l.starts_with('-') || l.contains('=')))
+        .count() as u64
+}
+
+#[test]
+fn the_reference_traces_run_to_completion_instruction_for_instruction() {
+    let lud = traces("rodinia2-lud-kernel8-volta-legacy-format");
+    let excerpt = traces("pytorch-pow-kernel593-tracer-v5-excerpt")
+        .join("kernel-593-ctx_0x55c28dad19e0.traceg.excerpt-TB0-TB1");
+    // The excerpt's own list names the whole trace, which is not there: list the excerpt.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("kernelslist.g"),
+        format!("{}\n", excerpt.display()),
+    )
+    .unwrap();
+    for p in spec::PRESETS.iter().map(|p| p.name) {
+        let s = preset(p);
+        let r = run_trace(&s, &lud, None).unwrap();
+        assert_eq!(r.kernels.len(), 1);
+        assert_eq!(r.instructions, counted(&lud.join("kernel-8.traceg")), "{p}");
+        assert_eq!((r.kernels[0].blocks, r.instructions), (1, 1027), "{p}");
+        assert!(r.l1.accesses > 0 && r.cycles > 0, "{p}");
+        let x = run_trace(&s, dir.path(), None).unwrap();
+        assert_eq!(x.instructions, counted(&excerpt), "{p}");
+        assert_eq!((x.kernels[0].blocks, x.instructions), (2, 264), "{p}");
+    }
+}
+
+/// A one-warp kernel (tracer version 5): `body` instruction lines, then EXIT.
+fn kernel(dir: &Path, body: &[String]) {
+    let mut t = String::from(
+        "-kernel name = k\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n\
+         -accelsim tracer version = 5\n\n#traces format = ...\n\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n",
+    );
+    t += &format!("insts = {}\n", body.len() + 1);
+    for l in body {
+        t += l;
+        t += "\n";
+    }
+    t += &format!("{:04x} ffffffff 0 EXIT 0 0 0\n#END_TB\n", 16 * body.len());
+    std::fs::write(dir.join("kernel-1.traceg"), t).unwrap();
+    std::fs::write(dir.join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
+}
+
+/// A load of R4 (32 lanes, 4 bytes each, one 128-byte line), then a chain of `n` additions
+/// that starts from `first` (R4: waits for the load; R6: does not).
+fn load_then_chain(first: u32, n: usize) -> Vec<String> {
+    let mut b = vec!["0000 ffffffff 1 R4 LDG.E.SYS 1 R2 4 1 0x10000 4 0".to_string()];
+    let mut src = first;
+    for k in 0..n {
+        let dst = 10 + (k % 2) as u32;
+        b.push(format!(
+            "{:04x} ffffffff 1 R{dst} IADD3 2 R{src} R255 0 0",
+            16 * (k + 1)
+        ));
+        src = dst;
+    }
+    b
+}
+
+fn cycles_of(s: &Spec, body: &[String]) -> RunSummary {
+    let dir = tempfile::tempdir().unwrap();
+    kernel(dir.path(), body);
+    run_trace(s, dir.path(), None).unwrap()
+}
+
+#[test]
+fn a_warp_waits_for_its_load_only_when_it_reads_the_loaded_register() {
+    for p in spec::PRESETS.iter().map(|p| p.name) {
+        let s = preset(p);
+        let n = 60;
+        let chain = u64::from(s.gpu.alu_latency) * (n as u64 - 1);
+        let waits = cycles_of(&s, &load_then_chain(4, n));
+        let free = cycles_of(&s, &load_then_chain(6, n));
+        let load = waits.load_latency.mean as u64;
+        assert_eq!(
+            (waits.instructions, free.instructions),
+            (n as u64 + 2, n as u64 + 2)
+        );
+        // Dependent: the chain starts after the load; independent: it runs beside it.
+        assert!(
+            waits.kernels[0].cycles >= load + chain,
+            "{p}: {} < load {load} + chain {chain}",
+            waits.kernels[0].cycles
+        );
+        assert!(
+            free.kernels[0].cycles + chain.min(load) <= waits.kernels[0].cycles + 8,
+            "{p}: independent {} vs dependent {} (load {load}, chain {chain})",
+            free.kernels[0].cycles,
+            waits.kernels[0].cycles
+        );
+    }
+}
+
+#[test]
+fn a_coalesced_load_is_one_line_or_four_sectors_and_runs_are_repeatable() {
+    for p in spec::PRESETS.iter().map(|p| p.name) {
+        let s = preset(p);
+        let a = cycles_of(&s, &load_then_chain(4, 1));
+        let sector = s.gpu.l1.kind == spec::cache::CacheKind::Sector;
+        let want = if sector { 4 } else { 1 };
+        assert_eq!((a.l1.accesses, a.l1.hits), (want, 0), "{p}");
+        assert_eq!(a, cycles_of(&s, &load_then_chain(4, 1)), "{p}");
+    }
+}

@@ -1,0 +1,474 @@
+//! One streaming multiprocessor (SM): resident thread blocks and their warps, warp schedulers
+//! with in-order issue and a register scoreboard, the LD/ST unit and the L1 data cache in front
+//! of the memory side's port.
+//!
+//! Per core cycle, in this order ([`Sm::cycle`]):
+//! 1. one reply from the memory side fills the L1 (a write's acknowledgement is dropped);
+//! 2. the L1's oldest miss (a fetch or written data) is offered to the memory side;
+//! 3. the L1 takes one access from its input queue; its ready answers complete their
+//!    instructions' accesses, and a load whose accesses are all answered frees its register;
+//! 4. the LD/ST unit moves one access of the memory instruction it holds into the L1's input
+//!    queue, if it has room;
+//! 5. each warp scheduler issues at most one instruction of one of its warps (warp `w` belongs
+//!    to scheduler `w % schedulers`), picked loosely round-robin (`lrr`: from the warp after
+//!    the last one issued) or greedy-then-oldest (`gto`: the last one issued while it can,
+//!    else the oldest); a warp issues its next instruction when no source or destination
+//!    register awaits a result, it is not at a barrier, and (a global memory instruction) the
+//!    LD/ST unit is free;
+//! 6. a block whose warps all wait at a barrier passes it; a block whose warps have exited and
+//!    whose memory instructions are answered leaves.
+//!
+//! Latencies: an arithmetic result is readable `gpu.alu_latency` cycles after issue, a shared
+//! memory or constant load's `gpu.shared_latency` cycles after; a global load's when its last
+//! access is answered. Stores do not hold their warp.
+
+use super::coalesce::{coalesce, CoalesceRules, Space};
+use crate::mc::open_loop::Hist;
+use crate::mc::system::Offer;
+use crate::mem::partition::MemRequest;
+use crate::mem::side::MemorySide;
+use crate::mem::slice::{Slice, SliceRequest, SliceStats, Taken};
+use crate::workload::accelsim::{Inst, KernelHeader, Reg, TraceBlock};
+use spec::gpu::WarpScheduler;
+use spec::Spec;
+use std::collections::VecDeque;
+
+/// The zero register: never waits.
+const RZ: Reg = 255;
+
+/// What an instruction is to the SM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Alu,
+    /// Shared memory or constant: a fixed latency, no memory traffic.
+    Shared,
+    /// Through the L1 and the memory side; `l2_only`: atomics and reductions.
+    Global {
+        space: Space,
+        write: bool,
+        l2_only: bool,
+    },
+    Barrier,
+    Exit,
+}
+
+/// The kind of a trace instruction, from its opcode (Accel-Sim's `trace_driven.cc` classes) and,
+/// for generic `LD`/`ST`, the kernel's shared and local windows.
+pub fn kind_of(op: &str, inst: &Inst, h: &KernelHeader) -> Kind {
+    let base = op.split('.').next().unwrap_or(op);
+    match base {
+        "EXIT" => Kind::Exit,
+        "BAR" => Kind::Barrier,
+        _ if !inst.is_memory() => Kind::Alu,
+        "LDS" | "STS" | "ATOMS" | "LDSM" | "LDC" => Kind::Shared,
+        "LDL" | "STL" => Kind::Global {
+            space: Space::Local,
+            write: base == "STL",
+            l2_only: false,
+        },
+        "ATOM" | "ATOMG" | "RED" => Kind::Global {
+            space: Space::Global,
+            write: true,
+            l2_only: true,
+        },
+        "LD" | "ST" => {
+            // Generic: shared below the local window's base, local above it (Accel-Sim
+            // treats generic accesses as shared when a base is not given).
+            let a = inst.addrs.first().copied().unwrap_or(0);
+            let no_windows = h.shmem_base == 0 || h.local_base == 0;
+            if no_windows || (a >= h.shmem_base && a < h.local_base) {
+                Kind::Shared
+            } else {
+                Kind::Global {
+                    space: if a >= h.local_base {
+                        Space::Local
+                    } else {
+                        Space::Global
+                    },
+                    write: base == "ST",
+                    l2_only: false,
+                }
+            }
+        }
+        _ => Kind::Global {
+            space: Space::Global,
+            write: base.starts_with("ST"),
+            l2_only: false,
+        },
+    }
+}
+
+/// A memory instruction whose accesses are not all answered.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    id: u16,
+    dest: Option<Reg>,
+    left: u32,
+    issued: u64,
+}
+
+#[derive(Debug)]
+struct Warp {
+    insts: Vec<Inst>,
+    kinds: Vec<Kind>,
+    next: usize,
+    /// Launch order (GTO's age).
+    age: u64,
+    done: bool,
+    at_barrier: bool,
+    /// Registers awaiting a load, and arithmetic results not yet readable (register, cycle).
+    loading: [u64; 4],
+    writing: Vec<(Reg, u64)>,
+    pending: Vec<Pending>,
+    next_id: u16,
+}
+
+impl Warp {
+    fn waits_on(&self, r: Reg, now: u64) -> bool {
+        r != RZ
+            && (self.loading[usize::from(r / 64)] >> (r % 64) & 1 != 0
+                || self.writing.iter().any(|&(w, t)| w == r && t > now))
+    }
+}
+
+/// A resident thread block: its warps' slots.
+#[derive(Debug)]
+struct Block {
+    warps: Vec<usize>,
+}
+
+/// A memory instruction in the LD/ST unit: its warp slot, its pending id, and its requests
+/// (address, write) not yet moved into the L1.
+type Unit = (usize, u16, VecDeque<(u64, bool)>);
+
+/// Counters of one SM.
+#[derive(Debug, Clone, Default)]
+pub struct SmStats {
+    pub instructions: u64,
+    pub blocks: u64,
+    pub l1: SliceStats,
+    /// Cycles from a global load's issue to its last answer.
+    pub load_latency: Hist,
+}
+
+/// One SM.
+pub struct Sm {
+    id: u32,
+    l1: Slice<u32>,
+    warps: Vec<Option<Warp>>,
+    blocks: Vec<Option<Block>>,
+    schedulers: usize,
+    policy: WarpScheduler,
+    last: Vec<Option<usize>>,
+    rules: CoalesceRules,
+    /// The L1 is a sector cache (requests per 32-byte chunk) rather than a line cache.
+    l1_sector: bool,
+    alu_latency: u64,
+    shared_latency: u64,
+    /// The LD/ST unit: the memory instruction it holds.
+    unit: Option<Unit>,
+    /// A miss the memory side refused, offered again next cycle.
+    held: Option<MemRequest>,
+    launched: u64,
+    stats: SmStats,
+}
+
+impl Sm {
+    pub fn new(spec: &Spec, id: u32) -> Sm {
+        let g = &spec.gpu;
+        Sm {
+            id,
+            l1: Slice::new(g.l1, u64::from(g.l1_latency), 8),
+            warps: (0..g.warps_per_sm).map(|_| None).collect(),
+            blocks: (0..g.ctas_per_sm).map(|_| None).collect(),
+            schedulers: g.schedulers as usize,
+            policy: g.scheduler,
+            last: vec![None; g.schedulers as usize],
+            rules: CoalesceRules {
+                arch: g.coalesce_arch,
+                warp_parts: g.warp_parts,
+                skip_l1: g.skip_l1,
+            },
+            l1_sector: g.l1.kind == spec::cache::CacheKind::Sector,
+            alu_latency: u64::from(g.alu_latency),
+            shared_latency: u64::from(g.shared_latency),
+            unit: None,
+            held: None,
+            launched: 0,
+            stats: SmStats::default(),
+        }
+    }
+
+    pub fn stats(&self) -> SmStats {
+        let mut s = self.stats.clone();
+        s.l1 = self.l1.stats().clone();
+        s
+    }
+
+    /// Whether a block of `warps` warps fits now.
+    pub fn fits(&self, warps: usize) -> bool {
+        self.blocks.iter().any(Option::is_none)
+            && self.warps.iter().filter(|w| w.is_none()).count() >= warps
+    }
+
+    /// Whether nothing is resident and nothing is in flight.
+    pub fn idle(&self) -> bool {
+        self.blocks.iter().all(Option::is_none)
+            && self.unit.is_none()
+            && self.held.is_none()
+            && self.l1.quiet()
+            && self.l1.busy() == 0
+    }
+
+    /// Make `block` resident (the caller checked [`Sm::fits`]); `kinds` classify its warps'
+    /// instructions.
+    pub fn launch(&mut self, block: TraceBlock, kinds: Vec<Vec<Kind>>) {
+        let Some(slot) = self.blocks.iter().position(Option::is_none) else {
+            return;
+        };
+        let mut ids = Vec::new();
+        for (insts, kinds) in block.warps.into_iter().zip(kinds) {
+            let Some(w) = self.warps.iter().position(Option::is_none) else {
+                break;
+            };
+            self.warps[w] = Some(Warp {
+                done: insts.is_empty(),
+                insts,
+                kinds,
+                next: 0,
+                age: self.launched,
+                at_barrier: false,
+                loading: [0; 4],
+                writing: Vec::new(),
+                pending: Vec::new(),
+                next_id: 0,
+            });
+            self.launched += 1;
+            ids.push(w);
+        }
+        self.blocks[slot] = Some(Block { warps: ids });
+    }
+
+    /// One core cycle at cycle `now`, against the memory side.
+    pub fn cycle(&mut self, now: u64, side: &mut MemorySide) {
+        let port = self.id as usize;
+        // 1. A reply fills the L1.
+        if let Some((r, _)) = side.pop_reply(port) {
+            if !r.write {
+                self.l1.fill(r.addr);
+            }
+        }
+        // 2. The L1's oldest miss to the memory side.
+        if self.held.is_none() {
+            if let Some(f) = self.l1.pop_fetch() {
+                self.held = Some(MemRequest {
+                    tag: 0,
+                    addr: f.addr,
+                    write: f.write,
+                    sm: self.id,
+                    warp: f.origin.map_or(0, |p| p >> 16),
+                    pc: 0,
+                });
+            }
+        }
+        if let Some(m) = self.held {
+            if side.offer(m) == Offer::Accepted {
+                self.held = None;
+            }
+        }
+        // 3. The L1's access and its answers.
+        self.l1.tick();
+        while let Some((p, _)) = self.l1.pop_answer() {
+            self.answered(p, now);
+        }
+        // 4. The LD/ST unit's next access.
+        if let Some((w, id, accesses)) = &mut self.unit {
+            if let Some(&(addr, write)) = accesses.front() {
+                let payload = (*w as u32) << 16 | u32::from(*id);
+                let r = SliceRequest {
+                    addr,
+                    write,
+                    payload,
+                };
+                if self.l1.offer(r) == Taken::Accepted {
+                    accesses.pop_front();
+                }
+            }
+            if accesses.is_empty() {
+                self.unit = None;
+            }
+        }
+        // 5. Issue.
+        for s in 0..self.schedulers {
+            if let Some(w) = self.pick(s, now) {
+                self.issue(w, now);
+                self.last[s] = Some(w);
+            }
+        }
+        // 6. Barriers and finished blocks.
+        for slot in 0..self.blocks.len() {
+            let Some(b) = &self.blocks[slot] else {
+                continue;
+            };
+            let live: Vec<usize> = b
+                .warps
+                .iter()
+                .copied()
+                .filter(|&w| self.warps[w].as_ref().is_some_and(|x| !x.done))
+                .collect();
+            if !live.is_empty()
+                && live
+                    .iter()
+                    .all(|&w| self.warps[w].as_ref().is_some_and(|x| x.at_barrier))
+            {
+                for &w in &live {
+                    if let Some(x) = self.warps[w].as_mut() {
+                        x.at_barrier = false;
+                    }
+                }
+            }
+            let finished = b.warps.iter().all(|&w| {
+                self.warps[w]
+                    .as_ref()
+                    .is_none_or(|x| x.done && x.pending.is_empty())
+            });
+            if finished {
+                for &w in &b.warps {
+                    self.warps[w] = None;
+                }
+                self.blocks[slot] = None;
+                self.stats.blocks += 1;
+            }
+        }
+    }
+
+    /// An access of warp slot `p >> 16`'s memory instruction `p & 0xffff` is answered.
+    fn answered(&mut self, p: u32, now: u64) {
+        let (w, id) = ((p >> 16) as usize, (p & 0xffff) as u16);
+        let Some(warp) = self.warps[w].as_mut() else {
+            return;
+        };
+        let Some(i) = warp.pending.iter().position(|x| x.id == id) else {
+            return;
+        };
+        warp.pending[i].left -= 1;
+        if warp.pending[i].left == 0 {
+            let done = warp.pending.swap_remove(i);
+            if let Some(r) = done.dest {
+                warp.loading[usize::from(r / 64)] &= !(1 << (r % 64));
+                self.stats.load_latency.add(now - done.issued);
+            }
+        }
+    }
+
+    /// Whether warp slot `w` can issue its next instruction at `now`.
+    fn ready(&self, w: usize, now: u64) -> bool {
+        let Some(x) = &self.warps[w] else {
+            return false;
+        };
+        if x.done || x.at_barrier || x.next >= x.insts.len() {
+            return false;
+        }
+        let i = &x.insts[x.next];
+        if i.srcs.iter().chain(&i.dest).any(|&r| x.waits_on(r, now)) {
+            return false;
+        }
+        !matches!(x.kinds[x.next], Kind::Global { .. }) || self.unit.is_none()
+    }
+
+    /// Scheduler `s`'s pick.
+    fn pick(&self, s: usize, now: u64) -> Option<usize> {
+        let n = self.warps.len();
+        let own = |w: usize| w % self.schedulers == s;
+        match self.policy {
+            WarpScheduler::Lrr => {
+                let from = self.last[s].map_or(0, |w| w + 1);
+                (0..n)
+                    .map(|k| (from + k) % n)
+                    .find(|&w| own(w) && self.ready(w, now))
+            }
+            WarpScheduler::Gto => {
+                if let Some(w) = self.last[s].filter(|&w| self.ready(w, now)) {
+                    return Some(w);
+                }
+                (0..n)
+                    .filter(|&w| own(w) && self.ready(w, now))
+                    .min_by_key(|&w| self.warps[w].as_ref().map_or(u64::MAX, |x| x.age))
+            }
+        }
+    }
+
+    fn issue(&mut self, w: usize, now: u64) {
+        let rules = self.rules;
+        let (alu, shared, sector) = (self.alu_latency, self.shared_latency, self.l1_sector);
+        let Some(x) = self.warps[w].as_mut() else {
+            return;
+        };
+        let idx = x.next;
+        let kind = x.kinds[idx];
+        let dest = x.insts[idx].dest.filter(|&r| r != RZ);
+        // A global instruction's requests to the L1: one per coalesced access (a line L1), or
+        // one per 32-byte chunk an access touches (a sector L1).
+        let mut parts: VecDeque<(u64, bool)> = VecDeque::new();
+        if let Kind::Global {
+            space,
+            write,
+            l2_only,
+        } = kind
+        {
+            let i = &x.insts[idx];
+            let lanes: Vec<(u32, u64)> = (0..32)
+                .filter(|l| i.mask >> l & 1 != 0)
+                .zip(i.addrs.iter().copied())
+                .collect();
+            for a in coalesce(rules, &lanes, i.mem_bytes, space, l2_only) {
+                if !sector {
+                    parts.push_back((a.addr, write));
+                    continue;
+                }
+                let block = a.addr & !127;
+                for c in 0..4u64 {
+                    let at = block + 32 * c;
+                    if a.chunks >> c & 1 != 0 && at >= a.addr && at < a.addr + u64::from(a.size) {
+                        parts.push_back((at, write));
+                    }
+                }
+            }
+        }
+        x.next += 1;
+        self.stats.instructions += 1;
+        x.writing.retain(|&(_, t)| t > now);
+        match kind {
+            // A warp ends when its trace does: an EXIT of some lanes is followed by the others'
+            // instructions (Accel-Sim's trace-driven warps end the same way).
+            Kind::Exit => {}
+            Kind::Barrier => x.at_barrier = true,
+            Kind::Alu | Kind::Shared => {
+                if let Some(r) = dest {
+                    let lat = if kind == Kind::Alu { alu } else { shared };
+                    x.writing.push((r, now + lat));
+                }
+            }
+            Kind::Global { write, .. } => {
+                if !parts.is_empty() {
+                    let id = x.next_id;
+                    x.next_id = x.next_id.wrapping_add(1);
+                    let dest = dest.filter(|_| !write);
+                    if let Some(r) = dest {
+                        x.loading[usize::from(r / 64)] |= 1 << (r % 64);
+                    }
+                    x.pending.push(Pending {
+                        id,
+                        dest,
+                        left: parts.len() as u32,
+                        issued: now,
+                    });
+                    self.unit = Some((w, id, parts));
+                }
+            }
+        }
+        if x.next >= x.insts.len() {
+            x.done = true;
+        }
+    }
+}

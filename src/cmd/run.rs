@@ -1,0 +1,86 @@
+//! `run`: the GPU (SMs, L1s, the memory side) on an Accel-Sim trace.
+
+use crate::args::{Format, RunArgs};
+use crate::cmd::thousands;
+use crate::{bad, CliResult};
+use golden::gpu::run::{run_trace, GpuError, RunSummary};
+use std::process::ExitCode;
+
+pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
+    let spec = a.config.resolve()?;
+    let bar = sim::progress::cycles(super::show_progress(), u64::MAX);
+    let progress = |now: u64| bar.set_position(now);
+    let r = run_trace(&spec, &a.trace, Some(&progress));
+    bar.finish_and_clear();
+    let r = match r {
+        Ok(r) => r,
+        Err(e @ (GpuError::Trace(_) | GpuError::BlockTooLarge { .. })) => return Err(bad(e)),
+        Err(e) => return Err(anyhow::Error::new(e).context("the GPU run failed").into()),
+    };
+    match a.format {
+        Format::Json => super::print_json(&r)?,
+        Format::Text => print(&spec.name, &r),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pct(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        100.0 * a as f64 / b as f64
+    }
+}
+
+fn print(config: &str, r: &RunSummary) {
+    println!(
+        "GPU run  config {config}  {} kernel(s), {} host copies (not simulated)",
+        r.kernels.len(),
+        r.copies
+    );
+    println!(
+        "  {:>6} {:>8} {:>14} {:>12} {:>7}  kernel",
+        "id", "blocks", "instructions", "cycles", "IPC"
+    );
+    for k in &r.kernels {
+        println!(
+            "  {:>6} {:>8} {:>14} {:>12} {:>7.3}  {}",
+            k.id,
+            thousands(k.blocks),
+            thousands(k.instructions),
+            thousands(k.cycles),
+            k.ipc,
+            k.name
+        );
+    }
+    println!(
+        "  total: {} warp instructions in {} core cycles, IPC {:.3}",
+        thousands(r.instructions),
+        thousands(r.cycles),
+        r.ipc
+    );
+    for (name, c) in [("L1", &r.l1), ("L2", &r.l2)] {
+        let fails: u64 = c.reservation_failures.values().sum();
+        println!(
+            "  {name}: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR merges, {} reservation failures",
+            thousands(c.accesses),
+            thousands(c.hits),
+            pct(c.hits, c.accesses),
+            thousands(c.sector_misses),
+            thousands(c.misses),
+            thousands(c.mshr_merges),
+            thousands(fails)
+        );
+    }
+    let d = &r.load_latency;
+    println!(
+        "  global loads, issue to last answer (core cycles): mean {:.1}  p50 {}  p95 {}  p99 {}",
+        d.mean, d.p50, d.p95, d.p99
+    );
+    println!(
+        "  DRAM ({}): bandwidth {:.1}%, row hits {:.1}%",
+        r.dram.scheduler,
+        100.0 * r.dram.bandwidth_util,
+        100.0 * r.dram.row_hit_rate
+    );
+}
