@@ -816,6 +816,32 @@ const READ: &[&str] = &[
     "icnt_arbiter_algo",
 ];
 
+/// The value of cache-string key `key` from `option`, if the option names a cache; why not in
+/// `kept` otherwise. A malformed string is an error.
+fn cache_value(
+    opts: &GpgpusimOptions,
+    option: &'static str,
+    key: &str,
+    kept: &mut Vec<String>,
+) -> Result<Option<toml::Value>, ImportError> {
+    let Some(text) = opts.get(option) else {
+        kept.push(format!("{key}: -{option} is not set"));
+        return Ok(None);
+    };
+    match crate::cache::CacheString::parse(text) {
+        Ok(Some(_)) => Ok(Some(toml::Value::String(text.trim().into()))),
+        Ok(None) => {
+            kept.push(format!("{key}: -{option} is none"));
+            Ok(None)
+        }
+        Err(error) => Err(ImportError::Cache {
+            option,
+            location: location(opts, option),
+            error,
+        }),
+    }
+}
+
 /// A key's integer value (values beyond `i64` saturate; the spec's range check refuses them).
 fn int(v: u64) -> toml::Value {
     toml::Value::Integer(i64::try_from(v).unwrap_or(i64::MAX))
@@ -1179,20 +1205,8 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     }
 
     // The SM: its L1, schedulers, coalescer and latencies.
-    const DL1: &str = "gpgpu_cache:dl1";
-    match opts.get(DL1) {
-        Some(text) => match crate::cache::CacheString::parse(text) {
-            Ok(Some(_)) => put("gpu.l1_cache", toml::Value::String(text.trim().into()), DL1),
-            Ok(None) => kept.push("gpu.l1_cache: -gpgpu_cache:dl1 is none (no L1)".into()),
-            Err(error) => {
-                return Err(ImportError::Cache {
-                    option: DL1,
-                    location: location(opts, DL1),
-                    error,
-                })
-            }
-        },
-        None => kept.push("gpu.l1_cache: -gpgpu_cache:dl1 is not set".into()),
+    if let Some(v) = cache_value(opts, "gpgpu_cache:dl1", "gpu.l1_cache", &mut kept)? {
+        put("gpu.l1_cache", v, "gpgpu_cache:dl1");
     }
     for (key, option) in [
         ("gpu.l1_latency", "gpgpu_l1_latency"),
@@ -1244,20 +1258,8 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     }
 
     // The memory partitions and the clock domains.
-    const DL2: &str = "gpgpu_cache:dl2";
-    match opts.get(DL2) {
-        Some(text) => match crate::cache::CacheString::parse(text) {
-            Ok(Some(_)) => put("l2.cache", toml::Value::String(text.trim().into()), DL2),
-            Ok(None) => kept.push("l2.cache: -gpgpu_cache:dl2 is none (no L2)".into()),
-            Err(error) => {
-                return Err(ImportError::Cache {
-                    option: DL2,
-                    location: location(opts, DL2),
-                    error,
-                })
-            }
-        },
-        None => kept.push("l2.cache: -gpgpu_cache:dl2 is not set".into()),
+    if let Some(v) = cache_value(opts, "gpgpu_cache:dl2", "l2.cache", &mut kept)? {
+        put("l2.cache", v, "gpgpu_cache:dl2");
     }
     // GPGPU-Sim 3.2.2 names the ROP latency `-rop_latency`; both default to 85.
     let rop = if opts.get("gpgpu_l2_rop_latency").is_some() || opts.get("rop_latency").is_none() {
