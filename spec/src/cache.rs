@@ -439,6 +439,16 @@ const IPOLY_32_MASKS: [u64; 5] = tap_masks(IPOLY_32);
 const IPOLY_64_MASKS: [u64; 6] = tap_masks(IPOLY_64);
 
 impl CacheString {
+    /// The cache string of key `key`, which must name a cache: `none` is refused, saying that
+    /// `needed` ("the SM model needs an L1").
+    pub(crate) fn required(text: &str, key: &str, needed: &str) -> Result<CacheString, String> {
+        match CacheString::parse(text) {
+            Ok(Some(s)) => Ok(s),
+            Ok(None) => Err(format!("`{key}` = `none`: {needed} (a cache string)")),
+            Err(e) => Err(format!("`{key}`: {e}")),
+        }
+    }
+
     /// The set of byte address `addr` (for an L2 slice, the address within its partition),
     /// by the string's set-index function.
     pub fn set_of(&self, addr: u64) -> u32 {

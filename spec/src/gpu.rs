@@ -50,13 +50,7 @@ section! {
 
 /// The L1 cache string of a configuration, decoded.
 fn l1_cache(g: &GpuConfig) -> Result<CacheString, String> {
-    match CacheString::parse(&g.l1_cache) {
-        Ok(Some(s)) => Ok(s),
-        Ok(None) => {
-            Err("`gpu.l1_cache` = `none`: the SM model needs an L1 (a cache string)".into())
-        }
-        Err(e) => Err(format!("`gpu.l1_cache`: {e}")),
-    }
+    CacheString::required(&g.l1_cache, "gpu.l1_cache", "the SM model needs an L1")
 }
 
 /// Rules between GPU keys.

@@ -47,13 +47,11 @@ section! {
 
 /// The L2 cache string of a configuration, decoded.
 fn l2_cache(c: &UserConfig) -> Result<CacheString, String> {
-    match CacheString::parse(&c.l2.cache) {
-        Ok(Some(s)) => Ok(s),
-        Ok(None) => Err(
-            "`l2.cache` = `none`: the memory partitions need an L2 slice (a cache string)".into(),
-        ),
-        Err(e) => Err(format!("`l2.cache`: {e}")),
-    }
+    CacheString::required(
+        &c.l2.cache,
+        "l2.cache",
+        "the memory partitions need an L2 slice",
+    )
 }
 
 /// Rules between the memory-side keys.
