@@ -92,7 +92,7 @@ pub fn run_trace(
                 most: spec.gpu.warps_per_sm,
             });
         }
-        let before: u64 = sms.iter().map(|s| s.stats().instructions).sum();
+        let before: u64 = sms.iter().map(Sm::instructions).sum();
         let start = side.core_cycle();
         let mut next = reader.next_block()?;
         let mut blocks = 0;
@@ -133,7 +133,7 @@ pub fn run_trace(
             if next.is_none() && sms.iter().all(Sm::idle) {
                 break;
             }
-            let issued: u64 = sms.iter().map(|s| s.stats().instructions).sum();
+            let issued: u64 = sms.iter().map(Sm::instructions).sum();
             if issued != seen {
                 seen = issued;
                 last_work = now;
@@ -150,7 +150,7 @@ pub fn run_trace(
                 }
             }
         }
-        let instructions = sms.iter().map(|s| s.stats().instructions).sum::<u64>() - before;
+        let instructions = sms.iter().map(Sm::instructions).sum::<u64>() - before;
         let cycles = side.core_cycle() - start;
         kernels.push(KernelSummary {
             name: h.name.clone(),

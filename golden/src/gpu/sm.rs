@@ -199,6 +199,11 @@ impl Sm {
         }
     }
 
+    /// Warp instructions issued so far (what [`Sm::stats`] counts, without copying the rest).
+    pub fn instructions(&self) -> u64 {
+        self.stats.instructions
+    }
+
     pub fn stats(&self) -> SmStats {
         let mut s = self.stats.clone();
         s.l1 = self.l1.stats().clone();
@@ -310,19 +315,17 @@ impl Sm {
             let Some(b) = &self.blocks[slot] else {
                 continue;
             };
-            let live: Vec<usize> = b
-                .warps
-                .iter()
-                .copied()
-                .filter(|&w| self.warps[w].as_ref().is_some_and(|x| !x.done))
-                .collect();
-            if !live.is_empty()
-                && live
-                    .iter()
-                    .all(|&w| self.warps[w].as_ref().is_some_and(|x| x.at_barrier))
-            {
-                for &w in &live {
-                    if let Some(x) = self.warps[w].as_mut() {
+            // A block whose live warps all wait at the barrier passes it.
+            let (mut any, mut all) = (false, true);
+            for x in b.warps.iter().filter_map(|&w| self.warps[w].as_ref()) {
+                if !x.done {
+                    any = true;
+                    all &= x.at_barrier;
+                }
+            }
+            if any && all {
+                for &w in &b.warps {
+                    if let Some(x) = self.warps[w].as_mut().filter(|x| !x.done) {
                         x.at_barrier = false;
                     }
                 }
