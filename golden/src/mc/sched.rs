@@ -100,7 +100,15 @@ impl Policy for DivFirst {
 
     fn pick(sys: &mut MemSystem, c: usize, now: u64) -> Pick {
         let scope = sys.scope(c / sys.per_group);
-        sys.per_bank(c, now, Some(scope))
+        let pick = sys.ctrls[c].divfirst_pick(&sys.wets[scope], now);
+        // Unit tests check the pick against the scan of every request.
+        #[cfg(test)]
+        assert_eq!(
+            pick,
+            sys.per_bank(c, now, Some(scope)),
+            "Div-First pick at {now}"
+        );
+        pick
     }
 }
 

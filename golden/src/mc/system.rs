@@ -160,6 +160,20 @@ impl Controller {
         }
     }
 
+    /// Make `times` valid for every bank of `banks` (a mask), and return it: a scheduler reads
+    /// the bounds of every bank with a request, so they are brought up to date in one pass.
+    #[inline(always)]
+    fn times_of(&mut self, banks: u64) -> &[[u64; 2]] {
+        let mut stale = banks & !self.timed;
+        while stale != 0 {
+            let b = stale.trailing_zeros();
+            stale &= stale - 1;
+            self.times[b as usize] = self.ch.bank_earliest(b, self.write_mode);
+        }
+        self.timed |= banks;
+        &self.times
+    }
+
     /// Bank `b`'s entry of `times`, computed if not valid.
     #[inline]
     fn bank_times(&mut self, b: u32) -> [u64; 2] {
@@ -206,10 +220,11 @@ impl Controller {
     fn frfcfs_pick(&mut self, now: u64) -> Pick {
         let mut ready = 0u64;
         let mut m = self.req_mask;
+        self.times_of(m);
         while m != 0 {
             let b = m.trailing_zeros();
             m &= m - 1;
-            let [first, pre] = self.bank_times(b);
+            let [first, pre] = self.times[b as usize];
             let t = if self.hit_mask >> b & 1 != 0 || self.ch.open_row(b).is_none() {
                 first
             } else {
@@ -229,6 +244,64 @@ impl Controller {
             .position(|e| e.bank() == b && (!hit || hits(&self.ch, b, e.row)))?;
         let cmd = self.needed(&q[i]);
         Some((cmd, cmd.kind.is_column().then_some(i)))
+    }
+
+    /// Div-First's pick ([`MemSystem::per_bank`] with urgency from `wet`) without scoring
+    /// every request: a closed bank's activate and an open bank's column command wait for the
+    /// bank's first bound, its precharge for the second, so a bank past both bounds (or closed
+    /// and past the first) is ready whichever request it picks, and a bank past neither is not.
+    /// Banks are tried round-robin from `prio`; only a tried bank's requests are scanned (up to
+    /// its first urgent one), and the first tried bank is usually the winner.
+    #[inline]
+    fn divfirst_pick(&mut self, wet: &Wet, now: u64) -> Pick {
+        let (mut sure, mut maybe) = (0u64, 0u64);
+        let mut m = self.req_mask;
+        self.times_of(m);
+        while m != 0 {
+            let b = m.trailing_zeros();
+            m &= m - 1;
+            let [first, pre] = self.times[b as usize];
+            let (f, p) = (first <= now, pre <= now);
+            if self.ch.open_row(b).is_none() || f && p {
+                sure |= u64::from(f) << b;
+            } else {
+                maybe |= u64::from(f || p) << b;
+            }
+        }
+        let all = sure | maybe;
+        let (late, early) = (
+            all & (u64::MAX << self.prio),
+            all & !(u64::MAX << self.prio),
+        );
+        for b in bits64(late).chain(bits64(early)) {
+            let q = self.mode_queue();
+            let mut oldest = None;
+            let mut pick = None;
+            for (i, e) in q.iter().enumerate() {
+                if e.bank() != b {
+                    continue;
+                }
+                if wet.get(e.gwid) <= 1 {
+                    pick = Some(i);
+                    break;
+                }
+                oldest.get_or_insert(i);
+            }
+            let i = pick.or(oldest)?;
+            let ready = sure >> b & 1 != 0 || {
+                let [first, pre] = self.times[b as usize];
+                let q = self.mode_queue();
+                match self.ch.open_row(b) {
+                    Some(r) if r != q[i].row => pre <= now,
+                    _ => first <= now,
+                }
+            };
+            if ready {
+                let cmd = self.needed(&self.mode_queue()[i]);
+                return Some((cmd, cmd.kind.is_column().then_some(i)));
+            }
+        }
+        None
     }
 
     /// Its candidate window, from its queue and banks, written into `w`: its occupied slots
@@ -259,6 +332,18 @@ fn bits(mut set: u128) -> impl Iterator<Item = usize> {
             let c = set.trailing_zeros() as usize;
             set &= set - 1;
             c
+        })
+    })
+}
+
+/// The members of a bank set, in ascending order.
+#[inline]
+fn bits64(mut set: u64) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        (set != 0).then(|| {
+            let b = set.trailing_zeros();
+            set &= set - 1;
+            b
         })
     })
 }
@@ -1121,11 +1206,12 @@ impl MemSystem {
             }
             // Readiness of the banks holding candidates (dram.banks <= 64, validated).
             let mut banks = x.req_mask;
+            let times = x.times_of(banks);
             while banks != 0 {
                 let bank = banks.trailing_zeros();
                 banks &= banks - 1;
                 let bit = 1u64 << bank;
-                let [first, pre] = x.bank_times(bank);
+                let [first, pre] = times[bank as usize];
                 if ci.bank_open & bit != 0 {
                     ci.cas_ready |= u64::from(first <= now) << bank;
                     ci.pre_ready |= u64::from(pre <= now) << bank;
@@ -1149,7 +1235,10 @@ impl MemSystem {
     /// Per bank, the request a GPGPU-Sim-style scheduler serves next: with `urgent` (a WET
     /// scope: Div-First) a warp's last pending request first, else (FR-FCFS) the oldest hit on
     /// the open row, else the bank's oldest request. Banks are scanned round-robin from
-    /// `prio`; the first bank whose command can issue wins.
+    /// `prio`; the first bank whose command can issue wins. It scores every request each
+    /// call: the reference the schedulers' picks ([`Controller::frfcfs_pick`],
+    /// [`Controller::divfirst_pick`]) are checked against in unit tests.
+    #[cfg(test)]
     fn per_bank(&mut self, c: usize, now: u64, urgent: Option<usize>) -> Pick {
         let wet = urgent.map(|sc| &self.wets[sc]);
         let x = &mut self.ctrls[c];
