@@ -445,12 +445,19 @@ pub struct MutantsArgs {
 }
 
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("workload").required(true).args(["trace", "kernel"])))]
 pub struct RunArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// Accel-Sim trace folder (holding kernelslist.g and the kernel-*.traceg it names) or list file
+    /// Accel-Sim trace folder (holding kernelslist.g and the kernel-*.traceg it names) or list file; its blocks are dispatched under rr or bcs
     #[arg(long, value_name = "DIR")]
-    pub trace: PathBuf,
+    pub trace: Option<PathBuf>,
+    /// A built-in kernel (cp, scalarprod, stencil2d, irregular, matmul3d, rowmajor, colmajor, nolocality) or a kernel TOML file; its blocks are dispatched under dispatch.policy
+    #[arg(long, value_name = "NAME|FILE")]
+    pub kernel: Option<String>,
+    /// Seed of a kernel's irregular loads
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 }

@@ -567,6 +567,57 @@ fn bad_traces_exit_2_naming_the_file_and_line() {
         ],
         &["does not fit an SM", "gpu.warps_per_sm"],
     );
+    // A trace under a policy that needs a kernel's access ranges.
+    write(
+        dir.path(),
+        "kernel-1.traceg",
+        &format!("{header}#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n0000 ffffffff 0 EXIT 0 0\n#END_TB\n"),
+    );
+    expect(
+        2,
+        20,
+        &[
+            "run",
+            "--preset",
+            "tiny",
+            "--set",
+            "dispatch.policy=locality",
+            "--trace",
+            d,
+        ],
+        &["dispatch.policy = locality", "--set dispatch.policy=rr"],
+    );
+}
+
+#[test]
+fn bad_kernels_for_the_gpu_exit_2() {
+    // Neither a trace nor a kernel, an unknown kernel, a kernel the dispatcher cannot hold.
+    expect(
+        2,
+        20,
+        &["run", "--preset", "tiny"],
+        &["--trace", "--kernel"],
+    );
+    expect(
+        2,
+        20,
+        &["run", "--preset", "tiny", "--kernel", "nosuchkernel"],
+        &["unknown kernel `nosuchkernel`", "stencil2d"],
+    );
+    expect(
+        2,
+        20,
+        &[
+            "run",
+            "--preset",
+            "turing-rtx2060s",
+            "--set",
+            "dispatch.policy=locality",
+            "--kernel",
+            "irregular",
+        ],
+        &["raise dispatch.arrays"],
+    );
 }
 
 // ---- A run that checked nothing does not pass --------------------------------------------

@@ -1,20 +1,44 @@
-//! `run`: the GPU (SMs, L1s, the memory side) on an Accel-Sim trace.
+//! `run`: the GPU (SMs, L1s, the memory side) on an Accel-Sim trace or a kernel.
 
 use crate::args::{Format, RunArgs};
 use crate::cmd::thousands;
 use crate::{bad, CliResult};
-use golden::gpu::run::{run_trace, GpuError, RunSummary};
+use golden::gpu::run::{GpuError, RunSummary, Workload};
 use std::process::ExitCode;
 
 pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
     let spec = a.config.resolve()?;
     let bar = sim::progress::cycles(super::show_progress(), u64::MAX);
     let progress = |now: u64| bar.set_position(now);
-    let r = run_trace(&spec, &a.trace, Some(&progress));
+    let kernel = match &a.kernel {
+        Some(name) => Some(golden::dispatch::kernel(name).map_err(bad)?),
+        None => None,
+    };
+    let w = match (&a.trace, &kernel) {
+        (Some(t), None) => Workload::Trace(t),
+        (None, Some(k)) => Workload::Kernel {
+            kernel: k,
+            seed: a.seed,
+        },
+        // clap requires exactly one of the two.
+        _ => {
+            return Err(bad(anyhow::anyhow!(
+                "give --trace DIR or --kernel NAME, not both"
+            )))
+        }
+    };
+    let r = golden::gpu::run::run(&spec, w, Some(&progress));
     bar.finish_and_clear();
     let r = match r {
         Ok(r) => r,
-        Err(e @ (GpuError::Trace(_) | GpuError::BlockTooLarge { .. })) => return Err(bad(e)),
+        Err(
+            e @ (GpuError::Trace(_)
+            | GpuError::BlockTooLarge { .. }
+            | GpuError::TracePolicy { .. }
+            | GpuError::WarpSize { .. }
+            | GpuError::Kernel(_)
+            | GpuError::Dispatch(_)),
+        ) => return Err(bad(e)),
         Err(e) => return Err(anyhow::Error::new(e).context("the GPU run failed").into()),
     };
     match a.format {

@@ -8,12 +8,14 @@
 mod mapping;
 mod ranges;
 mod run;
+mod stream;
 mod unit;
 mod warps;
 
 pub use mapping::{balanced_sm, direction, reuse_distances, Direction, MappingOrder};
 pub use ranges::{access_ranges, block_coords, block_count, overlap, Rect, MAX_EVALUATIONS};
 pub use run::{dispatch, BlockTimes, Dispatch, DispatchReport};
+pub use stream::{Dispatcher, Placed};
 pub use unit::{unit_rects, DispatchUnit, Entry, UnitBlock, UnitCodec, UnitIn, UnitOut};
 pub use warps::{degree_table, locality_degree, warp_ranges, WarpRange};
 

@@ -20,14 +20,12 @@
 //! A block dispatched at cycle `t` leaves at `t + duration`. Durations come from a stimulus or
 //! from the documented model [`BlockTimes::Model`].
 
-use super::mapping::{balanced_sm, direction, reuse_distances, Direction, MappingOrder};
-use super::ranges::{block_coords, block_count, overlap, Rect};
-use super::unit::{unit_rects, DispatchUnit, Entry, UnitIn};
+use super::mapping::Direction;
+use super::ranges::{block_coords, overlap, Rect};
+use super::stream::Dispatcher;
 use super::DispatchError;
-use crate::block::CycleModel;
 use crate::workload::KernelDesc;
 use spec::{DispatchPolicy, DispatchSpec};
-use std::collections::VecDeque;
 
 /// How long each block runs.
 #[derive(Debug, Clone)]
@@ -83,7 +81,8 @@ pub struct DispatchReport {
 }
 
 /// Dispatch every block of `k` (rectangles from [`super::access_ranges`]) on the GPU of `unit`
-/// (`sms` x `slots`) under `policy`.
+/// (`sms` x `slots`) under `policy`, each block running for its [`BlockTimes`]: the
+/// [`Dispatcher`] driven by block-finished events, as the GPU drives it.
 pub fn dispatch(
     k: &KernelDesc,
     rects: &[Vec<Option<Rect>>],
@@ -92,214 +91,66 @@ pub fn dispatch(
     times: &BlockTimes,
     line_bytes: u32,
 ) -> Result<DispatchReport, DispatchError> {
-    let (sms, slots) = (unit.sms, unit.slots);
-    if policy == DispatchPolicy::Locality {
-        return with_unit(k, rects, unit, times);
-    }
-    let n = block_count(k);
-    let s_count = sms as usize;
-    let gy = u64::from(k.grid[1]);
-    // Mapping policies: each SM's own list, in the mapping's order.
-    let (mut reuse, mut dir) = (None, None);
-    let map_dir = match policy {
-        DispatchPolicy::MapX => Some(Direction::X),
-        DispatchPolicy::MapY => Some(Direction::Y),
-        DispatchPolicy::MapAuto => {
-            let (x, y) = reuse_distances(k, line_bytes)?;
-            reuse = Some((x, y));
-            Some(direction(x, y))
-        }
-        _ => None,
-    };
-    dir = map_dir.or(dir);
-    let mapped = matches!(map_dir, Some(Direction::X | Direction::Y));
-    let mut own: Vec<VecDeque<u64>> = vec![VecDeque::new(); s_count];
-    let mut queue: VecDeque<u64> = VecDeque::new();
-    if let (true, Some(d)) = (mapped, map_dir) {
-        let order = MappingOrder::new(k, d);
-        let mut by_pos: Vec<(u64, u64)> = (0..n)
-            .map(|b| (order.position(block_coords(k, b), gy), b))
-            .collect();
-        by_pos.sort_unstable();
-        for (_, b) in by_pos {
-            let sm = balanced_sm(&order, block_coords(k, b), gy, u64::from(sms));
-            own[sm as usize].push_back(b);
-        }
-    } else {
-        queue.extend(0..n);
-    }
-    let pairs = policy == DispatchPolicy::Bcs;
-    let mut running: Vec<Vec<(u64, u64)>> = vec![Vec::new(); s_count];
-    let mut dispatches = Vec::with_capacity(n as usize);
-    let mut shared_per_sm = vec![0u64; s_count];
-    let mut next_sm = 0usize;
+    let mut d = Dispatcher::new(k, rects, unit, policy, line_bytes)?;
+    let (sms, slots) = (unit.sms as usize, unit.slots as usize);
+    let mut dispatches = Vec::with_capacity(d.blocks() as usize);
+    let mut shared_per_sm = vec![0u64; sms];
+    // (end cycle, block, SM, slot) of running blocks, and the blocks on each SM.
+    let mut running: Vec<(u64, u64, u32, u32)> = Vec::new();
+    let mut on_sm: Vec<Vec<u64>> = vec![Vec::new(); sms];
+    let mut placed = Vec::new();
     let mut t = 0u64;
-    let mut left = n;
-    let shared_with = |running: &[(u64, u64)], b: u64| -> u64 {
-        running
-            .iter()
-            .map(|&(r, _)| overlap(&rects[b as usize], &rects[r as usize]))
-            .sum()
-    };
     loop {
-        for r in running.iter_mut() {
-            r.retain(|&(_, end)| end > t);
+        // Blocks that finish now leave their SM, in (end, block) order.
+        running.sort_unstable();
+        while running.first().is_some_and(|r| r.0 <= t) {
+            let (_, b, sm, slot) = running.remove(0);
+            on_sm[sm as usize].retain(|&x| x != b);
+            d.finished(sm, slot);
         }
-        if left == 0 && running.iter().all(Vec::is_empty) {
+        if d.all_placed() && running.is_empty() && !d.events_pending() {
             break;
         }
-        let wants = |s: usize, running: &[Vec<(u64, u64)>]| -> bool {
-            let free = slots as usize - running[s].len();
-            if mapped {
-                free >= 1 && !own[s].is_empty()
-            } else if pairs {
-                !queue.is_empty() && (free >= 2 || (free >= 1 && queue.len() == 1))
-            } else {
-                free >= 1 && !queue.is_empty()
-            }
-        };
-        let Some(s) = (0..s_count)
-            .map(|i| (next_sm + i) % s_count)
-            .find(|&s| wants(s, &running))
-        else {
+        placed.clear();
+        d.cycle(&|s, n| slots - on_sm[s].len() >= n, &mut placed)?;
+        if placed.is_empty() && d.waits_for_finish() {
             // Nothing can be dispatched until a block leaves.
-            match running.iter().flatten().map(|&(_, end)| end).min() {
+            match running.iter().map(|r| r.0).min() {
                 Some(end) => {
                     t = end;
                     continue;
                 }
                 None => break,
             }
-        };
-        let chosen: Vec<u64> = if mapped {
-            own[s].pop_front().into_iter().collect()
-        } else if pairs {
-            (0..2).filter_map(|_| queue.pop_front()).collect()
-        } else {
-            queue.pop_front().into_iter().collect()
-        };
-        for b in chosen {
-            let shared = shared_with(&running[s], b);
-            shared_per_sm[s] += shared;
-            running[s].push((b, t + times.of(b)));
+        }
+        for p in &placed {
+            let b = p.block;
+            let on = &mut on_sm[p.sm as usize];
+            let shared: u64 = on
+                .iter()
+                .map(|&r| overlap(&rects[b as usize], &rects[r as usize]))
+                .sum();
+            shared_per_sm[p.sm as usize] += shared;
+            on.push(b);
+            // The slot matters to the locality unit only (its `finished` events).
+            running.push((t + times.of(b), b, p.sm, p.slot.unwrap_or(0)));
             dispatches.push(Dispatch {
                 block: b,
                 coords: block_coords(k, b),
-                sm: s as u32,
+                sm: p.sm,
                 cycle: t,
                 shared,
             });
-            left -= 1;
         }
-        next_sm = (s + 1) % s_count;
         t += 1;
     }
     Ok(DispatchReport {
         kernel: k.name.clone(),
         policy: policy.name(),
-        sms,
-        slots,
-        reuse,
-        direction: dir,
-        shared_total: shared_per_sm.iter().sum(),
-        shared_per_sm,
-        dispatches,
-        cycles: t,
-    })
-}
-
-/// The locality-aware policy: the decision unit drives the dispatch.
-fn with_unit(
-    k: &KernelDesc,
-    rects: &[Vec<Option<Rect>>],
-    spec: &DispatchSpec,
-    times: &BlockTimes,
-) -> Result<DispatchReport, DispatchError> {
-    let n = block_count(k);
-    let mut unit = DispatchUnit::new(spec);
-    let entry = |b: u64| -> Result<Entry, DispatchError> {
-        let rects =
-            unit_rects(spec, b, &rects[b as usize]).map_err(|message| DispatchError::Kernel {
-                kernel: k.name.clone(),
-                message,
-            })?;
-        if b > crate::block::mask(spec.id_bits) {
-            return Err(DispatchError::Kernel {
-                kernel: k.name.clone(),
-                message: format!(
-                    "{n} blocks need more than {}-bit ids (raise dispatch.id_bits)",
-                    spec.id_bits
-                ),
-            });
-        }
-        Ok(Entry {
-            id: b as u32,
-            rects,
-        })
-    };
-    let s_count = spec.sms as usize;
-    let mut shared_per_sm = vec![0u64; s_count];
-    let mut dispatches = Vec::with_capacity(n as usize);
-    // (end cycle, block, sm, slot) of running blocks; finished ones wait to be reported.
-    let mut running: Vec<(u64, u64, u32, u32)> = Vec::new();
-    let mut done_fifo: VecDeque<(u32, u32)> = VecDeque::new();
-    let mut on_sm: Vec<Vec<u64>> = vec![Vec::new(); s_count];
-    let mut next_block = 0u64;
-    let mut offered: Option<(u32, u32, u32)> = None;
-    let mut ready = true;
-    let mut t = 0u64;
-    while (dispatches.len() as u64) < n || !running.is_empty() || !done_fifo.is_empty() {
-        // Blocks that finish now are reported, one per cycle, in order.
-        running.sort_unstable();
-        while running.first().is_some_and(|r| r.0 <= t) {
-            let (_, b, sm, slot) = running.remove(0);
-            on_sm[sm as usize].retain(|&x| x != b);
-            done_fifo.push_back((sm, slot));
-        }
-        let enq = if ready && next_block < n {
-            next_block += 1;
-            Some(entry(next_block - 1)?)
-        } else {
-            None
-        };
-        let inp = UnitIn {
-            enq,
-            done: done_fifo.pop_front(),
-            disp_ready: true,
-        };
-        // The offered decision is committed at this edge.
-        if let Some((id, sm, slot)) = offered {
-            let b = u64::from(id);
-            let shared: u64 = on_sm[sm as usize]
-                .iter()
-                .map(|&r| overlap(&rects[b as usize], &rects[r as usize]))
-                .sum();
-            shared_per_sm[sm as usize] += shared;
-            on_sm[sm as usize].push(b);
-            running.push((t + times.of(b), b, sm, slot));
-            dispatches.push(Dispatch {
-                block: b,
-                coords: block_coords(k, b),
-                sm,
-                cycle: t,
-                shared,
-            });
-        }
-        let out = unit.step(&inp).map_err(|e| DispatchError::Kernel {
-            kernel: k.name.clone(),
-            message: e.to_string(),
-        })?;
-        offered = out.disp;
-        ready = out.enq_ready;
-        t += 1;
-    }
-    Ok(DispatchReport {
-        kernel: k.name.clone(),
-        policy: DispatchPolicy::Locality.name(),
-        sms: spec.sms,
-        slots: spec.slots,
-        reuse: None,
-        direction: None,
+        sms: unit.sms,
+        slots: unit.slots,
+        reuse: d.reuse,
+        direction: d.direction,
         shared_total: shared_per_sm.iter().sum(),
         shared_per_sm,
         dispatches,

@@ -4,5 +4,6 @@
 //! of an Accel-Sim trace over every SM and one memory side ([`run`]).
 
 pub mod coalesce;
+pub mod kernel;
 pub mod run;
 pub mod sm;

@@ -1,17 +1,24 @@
-//! The GPU on an Accel-Sim trace: the kernels of a `kernelslist.g`, one after another, their
-//! thread blocks dispatched round-robin over the SMs as slots free (one block per SM per
-//! cycle, streamed from the trace file), every SM in front of one memory side
+//! The GPU on an Accel-Sim trace (the kernels of a `kernelslist.g`, one after another, their
+//! blocks streamed from the trace file) or on a built-in or TOML kernel (its blocks generated,
+//! [`super::kernel`]): blocks placed by the [`Dispatcher`] under `dispatch.policy` (at most one
+//! decision per core cycle, told of every block that finishes), every SM in front of one memory
+//! side
 //! ([`MemorySide`]: interconnect, L2 partitions, DRAM controllers), stepped across the clock
 //! domains. Host-to-device copies of the list are counted, not simulated.
 
+use super::kernel::KernelBlocks;
 use super::sm::{kind_of, Kind, Sm};
+use crate::dispatch::{access_ranges, DispatchError, Dispatcher, Rect};
 use crate::mc::system::{Dist, DramTotals, McError};
 use crate::mem::partition::CORE;
 use crate::mem::side::MemorySide;
 use crate::mem::slice::SliceStats;
-use crate::workload::accelsim::{read_list, KernelReader, ListEntry, TraceError};
+use crate::workload::accelsim::{
+    read_list, KernelHeader, KernelReader, ListEntry, TraceBlock, TraceError,
+};
+use crate::workload::{KernelDesc, WorkloadError};
 use serde::Serialize;
-use spec::Spec;
+use spec::{DispatchPolicy, Spec};
 use std::path::Path;
 use thiserror::Error;
 
@@ -32,6 +39,16 @@ pub enum GpuError {
     Stalled { since: u64, now: u64 },
     #[error(transparent)]
     Memory(#[from] McError),
+    #[error(transparent)]
+    Dispatch(#[from] DispatchError),
+    #[error(transparent)]
+    Kernel(#[from] Box<WorkloadError>),
+    #[error("dispatch.policy = {policy} needs the kernel's access ranges and any block in any order; an Accel-Sim trace runs under rr or bcs (--set dispatch.policy=rr)")]
+    TracePolicy { policy: &'static str },
+    #[error("gpu.warp_size = {size}: the GPU runs 32-thread warps (Accel-Sim's lane masks); use --set gpu.warp_size=32")]
+    WarpSize { size: u32 },
+    #[error("internal: the dispatcher placed block {block} on SM {sm}, which cannot take it")]
+    Placement { block: u64, sm: u32 },
 }
 
 /// One kernel's figures.
@@ -62,6 +79,63 @@ pub struct RunSummary {
     pub dram: DramTotals,
 }
 
+/// What the GPU runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Workload<'a> {
+    /// An Accel-Sim trace folder (or its `kernelslist.g`): its kernels one after another.
+    Trace(&'a Path),
+    /// A built-in or TOML kernel; `seed` fixes the indices of its irregular loads.
+    Kernel { kernel: &'a KernelDesc, seed: u64 },
+}
+
+/// Where the dispatcher's blocks come from.
+trait Blocks {
+    fn header(&self) -> &KernelHeader;
+    fn opcode(&self, op: u16) -> &str;
+    /// Block `linear` of the grid; `None` if the source ended before it.
+    fn take(&mut self, linear: u64) -> Result<Option<TraceBlock>, GpuError>;
+}
+
+/// A trace's blocks, streamed from its file in file order: the queue-based policies the GPU
+/// runs traces under hand out the oldest waiting block, and file order is the age.
+struct TraceBlocks {
+    reader: KernelReader<std::io::BufReader<std::fs::File>>,
+}
+
+impl Blocks for TraceBlocks {
+    fn header(&self) -> &KernelHeader {
+        self.reader.header()
+    }
+    fn opcode(&self, op: u16) -> &str {
+        self.reader.opcode(op)
+    }
+    fn take(&mut self, _linear: u64) -> Result<Option<TraceBlock>, GpuError> {
+        Ok(self.reader.next_block()?)
+    }
+}
+
+impl Blocks for KernelBlocks {
+    fn header(&self) -> &KernelHeader {
+        KernelBlocks::header(self)
+    }
+    fn opcode(&self, op: u16) -> &str {
+        super::kernel::OPCODES
+            .get(usize::from(op))
+            .copied()
+            .unwrap_or("?")
+    }
+    fn take(&mut self, linear: u64) -> Result<Option<TraceBlock>, GpuError> {
+        Ok(Some(self.block(linear)))
+    }
+}
+
+/// The GPU: its SMs in front of one memory side.
+struct Gpu<'s> {
+    spec: &'s Spec,
+    side: MemorySide,
+    sms: Vec<Sm>,
+}
+
 /// Run the trace folder (or list file) `list` on `spec`'s GPU; `progress` sees the core cycle
 /// now and then.
 pub fn run_trace(
@@ -69,98 +143,73 @@ pub fn run_trace(
     list: &Path,
     progress: Option<&dyn Fn(u64)>,
 ) -> Result<RunSummary, GpuError> {
+    run(spec, Workload::Trace(list), progress)
+}
+
+/// Run `w` on `spec`'s GPU, its blocks dispatched under `dispatch.policy`; `progress` sees the
+/// core cycle now and then.
+pub fn run(
+    spec: &Spec,
+    w: Workload<'_>,
+    progress: Option<&dyn Fn(u64)>,
+) -> Result<RunSummary, GpuError> {
     let n = spec.gpu.sms as usize;
-    let mut side = MemorySide::new(spec, n);
-    let mut sms: Vec<Sm> = (0..n as u32).map(|i| Sm::new(spec, i)).collect();
-    let mut kernels = Vec::new();
-    let mut copies = 0;
-    let mut rr = 0usize;
-    for entry in read_list(list)? {
-        let path = match entry {
-            ListEntry::Memcpy { .. } => {
-                copies += 1;
-                continue;
-            }
-            ListEntry::Kernel(path) => path,
-        };
-        let mut reader = KernelReader::open(&path)?;
-        let h = reader.header().clone();
-        if h.warps() > spec.gpu.warps_per_sm {
-            return Err(GpuError::BlockTooLarge {
-                kernel: h.name.clone(),
-                warps: h.warps(),
-                most: spec.gpu.warps_per_sm,
-            });
-        }
-        let before: u64 = sms.iter().map(Sm::instructions).sum();
-        let start = side.core_cycle();
-        let mut next = reader.next_block()?;
-        let mut blocks = 0;
-        let mut last_work = start;
-        let mut seen = before;
-        loop {
-            let mask = side.step(None)?;
-            if mask & CORE == 0 {
-                continue;
-            }
-            let now = side.core_cycle();
-            // Dispatch: one block per SM per cycle, round-robin over the SMs.
-            for k in 0..n {
-                let s = (rr + k) % n;
-                let Some(b) = next.take_if(|b| sms[s].fits(b.warps.len())) else {
-                    continue;
-                };
-                let kinds = b
-                    .warps
-                    .iter()
-                    .map(|w| {
-                        w.iter()
-                            .map(|i| kind_of(reader.opcode(i.op), i, &h))
-                            .collect::<Vec<Kind>>()
-                    })
-                    .collect();
-                sms[s].launch(b, kinds);
-                blocks += 1;
-                rr = s + 1;
-                next = reader.next_block()?;
-                if next.is_none() {
-                    break;
-                }
-            }
-            for sm in &mut sms {
-                sm.cycle(now, &mut side);
-            }
-            if next.is_none() && sms.iter().all(Sm::idle) {
-                break;
-            }
-            let issued: u64 = sms.iter().map(Sm::instructions).sum();
-            if issued != seen {
-                seen = issued;
-                last_work = now;
-            }
-            if now - last_work > STALL_CYCLES {
-                return Err(GpuError::Stalled {
-                    since: last_work,
-                    now,
-                });
-            }
-            if now.is_multiple_of(1 << 14) {
-                if let Some(p) = progress {
-                    p(now);
-                }
-            }
-        }
-        let instructions = sms.iter().map(Sm::instructions).sum::<u64>() - before;
-        let cycles = side.core_cycle() - start;
-        kernels.push(KernelSummary {
-            name: h.name.clone(),
-            id: h.id,
-            blocks,
-            instructions,
-            cycles,
-            ipc: instructions as f64 / cycles.max(1) as f64,
+    if spec.gpu.warp_size != 32 {
+        return Err(GpuError::WarpSize {
+            size: spec.gpu.warp_size,
         });
     }
+    let mut gpu = Gpu {
+        spec,
+        side: MemorySide::new(spec, n),
+        sms: (0..n as u32).map(|i| Sm::new(spec, i)).collect(),
+    };
+    let mut kernels = Vec::new();
+    let mut copies = 0;
+    match w {
+        Workload::Trace(list) => {
+            let policy = spec.dispatch.policy;
+            if !matches!(policy, DispatchPolicy::Rr | DispatchPolicy::Bcs) {
+                return Err(GpuError::TracePolicy {
+                    policy: policy.name(),
+                });
+            }
+            for entry in read_list(list)? {
+                let path = match entry {
+                    ListEntry::Memcpy { .. } => {
+                        copies += 1;
+                        continue;
+                    }
+                    ListEntry::Kernel(path) => path,
+                };
+                let mut src = TraceBlocks {
+                    reader: KernelReader::open(&path)?,
+                };
+                let h = src.header();
+                // The dispatcher reads the grid only (no access rectangles: no locality).
+                let shell = KernelDesc {
+                    name: h.name.clone(),
+                    grid: h.grid,
+                    block: h.block,
+                    loop_trips: 1,
+                    compute: 0,
+                    arrays: Vec::new(),
+                    loads: Vec::new(),
+                };
+                kernels.push(gpu.kernel(&mut src, &shell, &[], progress)?);
+            }
+        }
+        Workload::Kernel { kernel, seed } => {
+            let mut src = KernelBlocks::new(kernel, &spec.gpu, seed).map_err(Box::new)?;
+            let rects = if spec.dispatch.policy == DispatchPolicy::Locality {
+                access_ranges(kernel, spec.gpu.line_bytes)?
+            } else {
+                Vec::new()
+            };
+            kernels.push(gpu.kernel(&mut src, kernel, &rects, progress)?);
+        }
+    }
+    let Gpu { mut side, sms, .. } = gpu;
     // Written data still in the memory side drains (its acknowledgements are dropped).
     while side.inside() > 0 {
         side.step(None)?;
@@ -189,6 +238,119 @@ pub fn run_trace(
         l2: p.slices,
         dram: side.dram().dram_totals(),
     })
+}
+
+impl Gpu<'_> {
+    /// Run one kernel to its end: every block of `k` dispatched (the dispatcher told of every
+    /// block that finishes), every SM idle again.
+    fn kernel(
+        &mut self,
+        src: &mut dyn Blocks,
+        k: &KernelDesc,
+        rects: &[Vec<Option<Rect>>],
+        progress: Option<&dyn Fn(u64)>,
+    ) -> Result<KernelSummary, GpuError> {
+        let spec = self.spec;
+        let h = src.header().clone();
+        if h.warps() > spec.gpu.warps_per_sm {
+            return Err(GpuError::BlockTooLarge {
+                kernel: h.name.clone(),
+                warps: h.warps(),
+                most: spec.gpu.warps_per_sm,
+            });
+        }
+        let mut d = Dispatcher::new(
+            k,
+            rects,
+            &spec.dispatch,
+            spec.dispatch.policy,
+            spec.gpu.line_bytes,
+        )?;
+        let wpb = h.warps() as usize;
+        let sms = &mut self.sms;
+        let side = &mut self.side;
+        let before: u64 = sms.iter().map(Sm::instructions).sum();
+        let start = side.core_cycle();
+        let mut blocks = 0;
+        let mut last_work = start;
+        let mut seen = before;
+        let mut placed = Vec::new();
+        loop {
+            let mask = side.step(None)?;
+            if mask & CORE == 0 {
+                continue;
+            }
+            let now = side.core_cycle();
+            for (s, sm) in sms.iter_mut().enumerate() {
+                for slot in sm.take_finished() {
+                    d.finished(s as u32, slot);
+                }
+            }
+            if !d.all_placed() {
+                placed.clear();
+                d.cycle(&|s, b| sms[s].room(b, wpb), &mut placed)?;
+                for p in &placed {
+                    let Some(b) = src.take(p.block)? else {
+                        // A trace excerpt: its blocks are the grid.
+                        d.end_grid(blocks);
+                        break;
+                    };
+                    let kinds = b
+                        .warps
+                        .iter()
+                        .map(|w| {
+                            w.iter()
+                                .map(|i| kind_of(src.opcode(i.op), i, &h))
+                                .collect::<Vec<Kind>>()
+                        })
+                        .collect();
+                    if !sms[p.sm as usize].launch(b, kinds, p.slot) {
+                        return Err(GpuError::Placement {
+                            block: p.block,
+                            sm: p.sm,
+                        });
+                    }
+                    blocks += 1;
+                }
+            }
+            for sm in sms.iter_mut() {
+                sm.cycle(now, side);
+            }
+            if d.all_placed() && sms.iter().all(Sm::idle) {
+                break;
+            }
+            let issued: u64 = sms.iter().map(Sm::instructions).sum();
+            if issued != seen {
+                seen = issued;
+                last_work = now;
+            }
+            if now - last_work > STALL_CYCLES {
+                return Err(GpuError::Stalled {
+                    since: last_work,
+                    now,
+                });
+            }
+            if now.is_multiple_of(1 << 14) {
+                if let Some(p) = progress {
+                    p(now);
+                }
+            }
+        }
+        // Blocks that finished in the last cycle are not reported to this kernel's dispatcher.
+        for sm in sms.iter_mut() {
+            sm.take_finished().for_each(drop);
+        }
+        let instructions = sms.iter().map(Sm::instructions).sum::<u64>() - before;
+        let cycles = side.core_cycle() - start;
+        Ok(KernelSummary {
+            name: h.name.clone(),
+            id: h.id,
+            blocks,
+            instructions,
+            cycles,
+            ipc: instructions as f64 / cycles.max(1) as f64,
+        })
+    }
 }
 
 #[cfg(test)]

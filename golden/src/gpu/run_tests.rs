@@ -1,4 +1,5 @@
 use super::*;
+use crate::workload::KernelDesc;
 use spec::ConfigRequest;
 use std::path::PathBuf;
 
@@ -213,5 +214,113 @@ proptest::proptest! {
         proptest::prop_assert_eq!(a.kernels[0].blocks, u64::from(blocks));
         let b = run_trace(&s, dir.path(), None).unwrap();
         proptest::prop_assert_eq!(a, b);
+    }
+}
+
+/// A random affine kernel: a 2-D grid, `loads` loads of one array (some in the loop), and
+/// `compute` arithmetic instructions per group of loads.
+fn affine_kernel(
+    grid: [u32; 2],
+    block: [u32; 2],
+    loads: usize,
+    trips: u32,
+    compute: u32,
+) -> KernelDesc {
+    use crate::workload::{Affine, ArrayDesc, LoadDesc};
+    let index = Affine {
+        bx: i64::from(block[0]),
+        by: i64::from(grid[0] * block[0]) * i64::from(block[1]),
+        tx: 1,
+        ty: i64::from(grid[0] * block[0]),
+        ..Affine::default()
+    };
+    KernelDesc {
+        name: "affine".into(),
+        grid: [grid[0], grid[1], 1],
+        block: [block[0], block[1], 1],
+        loop_trips: trips,
+        compute,
+        arrays: vec![ArrayDesc {
+            name: "a".into(),
+            base: 0x10_0000,
+            elem_bytes: 4,
+            row_pitch: 0,
+            len: 0,
+        }],
+        loads: (0..loads)
+            .map(|i| LoadDesc {
+                pc: 0x100 + 8 * i as u64,
+                array: "a".into(),
+                index: Affine {
+                    c: 32 * i as i64,
+                    it: if i % 2 == 1 { 8 } else { 0 },
+                    ..index
+                },
+                in_loop: i % 2 == 1,
+                irregular: false,
+            })
+            .collect(),
+    }
+}
+
+/// Warp instructions of a generated kernel, counted from its description alone: per warp,
+/// every load instance, `compute` per group (the group before the loop if it has loads, and
+/// every iteration if the loop has loads), and the EXIT.
+fn generated_instructions(k: &KernelDesc) -> u64 {
+    let before = k.loads.iter().filter(|l| !l.in_loop).count() as u64;
+    let inside = k.loads.len() as u64 - before;
+    let trips = u64::from(k.loop_trips);
+    let groups = u64::from(before > 0) + if inside > 0 { trips } else { 0 };
+    let per_warp = before + inside * trips + u64::from(k.compute) * groups + 1;
+    let warps = u64::from(k.warps_per_block(32));
+    per_warp * warps * k.num_blocks()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Random kernels under every dispatch policy on random presets: every block is dispatched
+    /// and runs exactly once (its warps' instructions, counted from the description, all issue
+    /// once), and a second run is identical.
+    #[test]
+    fn every_block_runs_once_under_every_dispatch_policy(
+        grid in (1u32..7, 1u32..7),
+        block in (1u32..40, 1u32..3),
+        loads in 1usize..4,
+        trips in 1u32..3,
+        compute in 0u32..4,
+        preset_pick in 0usize..3,
+        policy in 0usize..spec::DispatchPolicy::ALL.len(),
+    ) {
+        let policy = spec::DispatchPolicy::ALL[policy];
+        let s = ConfigRequest::preset(spec::PRESETS[preset_pick].name)
+            .with(&format!("dispatch.policy={}", policy.name()))
+            .resolve()
+            .unwrap();
+        let k = affine_kernel([grid.0, grid.1], [block.0, block.1], loads, trips, compute);
+        let w = Workload::Kernel { kernel: &k, seed: 1 };
+        let a = run(&s, w, None).unwrap();
+        proptest::prop_assert_eq!(a.kernels[0].blocks, k.num_blocks());
+        proptest::prop_assert_eq!(a.instructions, generated_instructions(&k));
+        let b = run(&s, w, None).unwrap();
+        proptest::prop_assert_eq!(a, b);
+    }
+}
+
+#[test]
+fn a_trace_runs_under_rr_or_bcs_only() {
+    let lud = traces("rodinia2-lud-kernel8-volta-legacy-format");
+    for p in spec::DispatchPolicy::ALL {
+        let s = ConfigRequest::preset("tiny")
+            .with(&format!("dispatch.policy={}", p.name()))
+            .resolve()
+            .unwrap();
+        let r = run_trace(&s, &lud, None);
+        match p {
+            spec::DispatchPolicy::Rr | spec::DispatchPolicy::Bcs => {
+                assert_eq!(r.unwrap().instructions, 1027, "{p:?}");
+            }
+            _ => assert!(matches!(r, Err(GpuError::TracePolicy { .. })), "{p:?}"),
+        }
     }
 }

@@ -170,6 +170,8 @@ pub struct Sm {
     /// A miss the memory side refused, offered again next cycle.
     held: Option<MemRequest>,
     launched: u64,
+    /// Block slots freed this cycle and not yet taken ([`Sm::take_finished`]).
+    finished: Vec<u32>,
     stats: SmStats,
 }
 
@@ -195,6 +197,7 @@ impl Sm {
             unit: None,
             held: None,
             launched: 0,
+            finished: Vec::new(),
             stats: SmStats::default(),
         }
     }
@@ -210,10 +213,16 @@ impl Sm {
         s
     }
 
-    /// Whether a block of `warps` warps fits now.
-    pub fn fits(&self, warps: usize) -> bool {
-        self.blocks.iter().any(Option::is_none)
-            && self.warps.iter().filter(|w| w.is_none()).count() >= warps
+    /// Whether `blocks` more blocks of `warps` warps each fit now (free block slots and warp
+    /// slots).
+    pub fn room(&self, blocks: usize, warps: usize) -> bool {
+        self.blocks.iter().filter(|b| b.is_none()).count() >= blocks
+            && self.warps.iter().filter(|w| w.is_none()).count() >= blocks * warps
+    }
+
+    /// The block slots freed since the last call (blocks that finished), in order.
+    pub fn take_finished(&mut self) -> std::vec::Drain<'_, u32> {
+        self.finished.drain(..)
     }
 
     /// Whether nothing is resident and nothing is in flight.
@@ -225,12 +234,21 @@ impl Sm {
             && self.l1.busy() == 0
     }
 
-    /// Make `block` resident (the caller checked [`Sm::fits`]); `kinds` classify its warps'
-    /// instructions.
-    pub fn launch(&mut self, block: TraceBlock, kinds: Vec<Vec<Kind>>) {
-        let Some(slot) = self.blocks.iter().position(Option::is_none) else {
-            return;
+    /// Make `block` resident in block slot `slot` (the locality unit's choice) or the first
+    /// free one; `kinds` classify its warps' instructions. The caller checked [`Sm::room`];
+    /// `false` (nothing launched) if the slot is taken or the warps do not fit.
+    #[must_use]
+    pub fn launch(&mut self, block: TraceBlock, kinds: Vec<Vec<Kind>>, slot: Option<u32>) -> bool {
+        let slot = match slot {
+            Some(s) => s as usize,
+            None => match self.blocks.iter().position(Option::is_none) {
+                Some(s) => s,
+                None => return false,
+            },
         };
+        if self.blocks.get(slot).is_none_or(Option::is_some) || !self.room(1, block.warps.len()) {
+            return false;
+        }
         let mut ids = Vec::new();
         for (insts, kinds) in block.warps.into_iter().zip(kinds) {
             let Some(w) = self.warps.iter().position(Option::is_none) else {
@@ -252,6 +270,7 @@ impl Sm {
             ids.push(w);
         }
         self.blocks[slot] = Some(Block { warps: ids });
+        true
     }
 
     /// One core cycle at cycle `now`, against the memory side.
@@ -340,6 +359,7 @@ impl Sm {
                     self.warps[w] = None;
                 }
                 self.blocks[slot] = None;
+                self.finished.push(slot as u32);
                 self.stats.blocks += 1;
             }
         }

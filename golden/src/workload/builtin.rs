@@ -3,6 +3,14 @@
 //! Each is also shipped as `golden/kernels/<name>.toml` (a test checks the file loads to exactly
 //! the definition here). All fit both presets: at most 256 blocks per grid dimension, at most 16
 //! warps per block, PCs below `0x1_0000` and addresses below `2^24`.
+//!
+//! Their `compute` (arithmetic instructions per group of loads, which the GPU runs and the
+//! OT and the dispatcher ignore) is read from each source kernel's loop body, not from its
+//! SASS (none is shipped): CP 48 (its atom loop, eight unrolled outputs per thread, runs
+//! before the grid update it loads for), ScalarProd 3 (a multiply-add and the index update),
+//! Stencil2D 6 (the weighted sum of five points), the gather 2, Matmul3D 3 (a multiply-add
+//! and two index updates). They set how long a warp computes on what it loaded, and are a
+//! knob to vary, not a measurement.
 
 use super::kernel::{Affine, ArrayDesc, KernelDesc, LoadDesc};
 
@@ -80,6 +88,7 @@ fn cp() -> KernelDesc {
         grid: [8, 32, 1],
         block: [16, 8, 1],
         loop_trips: 1,
+        compute: 48,
         arrays: vec![array("energygrid", 0x0010_0000, 4, 1024, 1024 * 256)],
         loads: vec![
             load(0x100, "energygrid", idx, false),
@@ -107,6 +116,7 @@ fn scalarprod() -> KernelDesc {
         grid: [128, 1, 1],
         block: [256, 1, 1],
         loop_trips: 4,
+        compute: 3,
         arrays: vec![
             array("d_A", 0x0020_0000, 4, 0, 128 * 4096),
             array("d_B", 0x0040_0000, 4, 0, 128 * 4096),
@@ -140,6 +150,7 @@ fn stencil2d() -> KernelDesc {
         grid: [64, 2, 1],
         block: [16, 16, 1],
         loop_trips: 1,
+        compute: 6,
         arrays: vec![array("data", 0x0080_0000, 8, 1056, 34 * 1056)],
         loads: vec![
             load(0x300, "data", at(1072), false),
@@ -167,6 +178,7 @@ fn irregular() -> KernelDesc {
         grid: [128, 1, 1],
         block: [256, 1, 1],
         loop_trips: 4,
+        compute: 2,
         arrays: vec![
             array("g_graph_mask", 0x0090_0000, 1, 0, 32768),
             array("g_graph_nodes", 0x00a0_0000, 8, 0, 32768),
@@ -194,6 +206,7 @@ fn matmul3d() -> KernelDesc {
         grid: [4, 4, 4],
         block: [8, 8, 1],
         loop_trips: 4,
+        compute: 3,
         arrays: vec![
             array("A", 0x00d0_0000, 4, 32, 4 * 1024),
             array("B", 0x00e0_0000, 4, 32, 4 * 1024),

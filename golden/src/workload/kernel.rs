@@ -19,6 +19,10 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+fn is_zero32(v: &u32) -> bool {
+    *v == 0
+}
+
 fn is_false(v: &bool) -> bool {
     !*v
 }
@@ -40,6 +44,13 @@ pub struct KernelDesc {
     /// Iterations of the kernel's loop (at least 1).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub loop_trips: u32,
+    /// Arithmetic instructions after each group of loads, as the GPU runs the kernel
+    /// ([`crate::gpu::kernel`]): after the loads before the loop, and after each iteration's
+    /// loads. The first reads every register the group's loads wrote (so the warp waits for
+    /// them there), the others form a dependent chain. 0: loads only (no warp waits on its
+    /// loads but for the LD/ST unit). The OT stimulus and the dispatcher read loads only.
+    #[serde(default, skip_serializing_if = "is_zero32")]
+    pub compute: u32,
     /// The arrays the loads read.
     pub arrays: Vec<ArrayDesc>,
     /// The load instructions, in program order.

@@ -207,32 +207,52 @@ impl Schedule {
 
     /// The line requests of warp `warp` of block `tb` for one load instance.
     pub fn lines(&self, inst: &LoadInstance, tb: [u32; 3], warp: u32) -> Vec<u64> {
-        let l = &self.loads[inst.load];
-        let block_linear = self.kernel.block_linear(tb);
-        let first = warp * self.warp_size;
-        let last = (first + self.warp_size).min(self.threads);
-        let mut lines: Vec<u64> = (first..last)
-            .map(|tid| {
-                let index = if l.irregular {
-                    let h = hash([
-                        self.seed,
-                        l.pc,
-                        block_linear.into(),
-                        tid.into(),
-                        inst.iter.into(),
-                    ]);
-                    i128::from(h % l.len)
-                } else {
-                    l.index.eval(tb, self.kernel.thread_id(tid), inst.iter)
-                };
-                // `validate` proved every address of every thread lies in 0..2^64.
-                let addr = i128::from(l.base) + index * i128::from(l.elem_bytes);
-                (addr as u64) & self.line_mask
-            })
+        let mut lines: Vec<u64> = self
+            .lanes(inst, tb, warp)
+            .map(|(_, addr)| addr & self.line_mask)
             .collect();
         lines.sort_unstable();
         lines.dedup();
         lines
+    }
+
+    /// The byte address each active lane (thread of the warp) of warp `warp` of block `tb`
+    /// reads in one load instance, in lane order: `base + index * elem_bytes`, the index
+    /// affine in the block, thread and iteration, or (an irregular load) a hash of the seed,
+    /// PC, block, thread and iteration modulo the array's length.
+    pub fn lanes(
+        &self,
+        inst: &LoadInstance,
+        tb: [u32; 3],
+        warp: u32,
+    ) -> impl Iterator<Item = (u32, u64)> + '_ {
+        let l = &self.loads[inst.load];
+        let block_linear = self.kernel.block_linear(tb);
+        let first = warp * self.warp_size;
+        let last = (first + self.warp_size).min(self.threads);
+        let iter = inst.iter;
+        (first..last).map(move |tid| {
+            let index = if l.irregular {
+                let h = hash([
+                    self.seed,
+                    l.pc,
+                    block_linear.into(),
+                    tid.into(),
+                    iter.into(),
+                ]);
+                i128::from(h % l.len)
+            } else {
+                l.index.eval(tb, self.kernel.thread_id(tid), iter)
+            };
+            // `validate` proved every address of every thread lies in 0..2^64.
+            let addr = i128::from(l.base) + index * i128::from(l.elem_bytes);
+            (tid - first, addr as u64)
+        })
+    }
+
+    /// Bytes per element of load `load`'s array.
+    pub fn elem_bytes(&self, load: usize) -> u32 {
+        self.loads[load].elem_bytes as u32
     }
 
     /// Hand waiting blocks to SMs with a free slot, one per SM per round, in SM order.

@@ -46,6 +46,7 @@ pub(crate) fn simple(
         grid,
         block,
         loop_trips: 1,
+        compute: 0,
         arrays: vec![ArrayDesc {
             name: "a".into(),
             base: 0x1000,
@@ -520,6 +521,7 @@ pub(crate) fn arb_kernel() -> impl Strategy<Value = KernelDesc> {
             grid,
             block: [bx, by, bz],
             loop_trips: trips,
+            compute: 0,
             arrays: vec![
                 ArrayDesc {
                     name: "a".into(),
@@ -645,18 +647,24 @@ proptest! {
         let limit = g.ctas_per_sm.min(g.warps_per_sm / warps).max(1);
         prop_assert_eq!(s.cta_limit(), limit);
         let mut sm_of: HashMap<u32, u32> = HashMap::new();
+        // Blocks in the order they became resident (those appearing together in id order): a
+        // block's first load may come after a younger block's, so loads do not show the order.
         let mut first: Vec<u32> = Vec::new();
+        let mut known: std::collections::HashSet<u32> = std::collections::HashSet::new();
         while let Some(w) = s.next() {
+            let mut new: Vec<u32> = Vec::new();
             for sm in 0..g.sms {
                 prop_assert!(s.resident(sm).len() as u32 <= limit);
+                new.extend(s.resident(sm).into_iter().filter(|b| known.insert(*b)));
             }
+            new.sort_unstable();
+            first.extend(new);
             // A load is handed out while its block is still resident on the SM that issued it.
             prop_assert!(s.resident(w.sm).contains(&w.block_linear));
             if let Some(&sm) = sm_of.get(&w.block_linear) {
                 prop_assert_eq!(sm, w.sm, "block {} moved", w.block_linear);
             } else {
                 sm_of.insert(w.block_linear, w.sm);
-                first.push(w.block_linear);
             }
         }
         let initial = u64::from(g.sms * limit).min(k.num_blocks()) as u32;
