@@ -324,3 +324,169 @@ fn a_trace_runs_under_rr_or_bcs_only() {
         }
     }
 }
+
+/// A trace of `blocks.len()` one-warp blocks, block `b` running `blocks[b]` (then EXIT).
+fn blocks_trace(dir: &Path, blocks: &[Vec<String>]) {
+    let mut t = format!(
+        "-kernel name = k\n-kernel id = 1\n-grid dim = ({},1,1)\n-block dim = (32,1,1)\n\
+         -accelsim tracer version = 5\n\n#traces format = ...\n\n",
+        blocks.len()
+    );
+    for (b, body) in blocks.iter().enumerate() {
+        t += &format!(
+            "#BEGIN_TB\nthread block = {b},0,0\nwarp = 0\ninsts = {}\n",
+            body.len() + 1
+        );
+        for l in body {
+            t += l;
+            t += "\n";
+        }
+        t += &format!("{:04x} ffffffff 0 EXIT 0 0 0\n#END_TB\n", 16 * body.len());
+    }
+    std::fs::write(dir.join("kernel-1.traceg"), t).unwrap();
+    std::fs::write(dir.join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
+}
+
+fn blocks_run(s: &Spec, blocks: &[Vec<String>]) -> RunSummary {
+    let dir = tempfile::tempdir().unwrap();
+    blocks_trace(dir.path(), blocks);
+    run_trace(s, dir.path(), None).unwrap()
+}
+
+/// Lane 0 loads 4 bytes at `addr` into R`dst`.
+fn load1(pc: u64, dst: u32, addr: u64) -> String {
+    format!("{pc:04x} 00000001 1 R{dst} LDG.E.SYS 1 R2 4 1 {addr:#x} 4 0")
+}
+
+/// A chain of `n` additions from R`src` (the first waits for R`src`).
+fn chain(pc: u64, src: u32, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|k| {
+            let s = if k == 0 { src } else { 20 + (k as u32 - 1) % 2 };
+            format!(
+                "{:04x} 00000001 1 R{} IADD3 2 R{s} R255 0 0",
+                pc + 16 * k as u64,
+                20 + k as u32 % 2
+            )
+        })
+        .collect()
+}
+
+/// The memory side's documented unloaded latency (offer at core cycle `c` to the reply at the
+/// port; `crate::mem::partition` tests check the memory side against it).
+fn side(s: &Spec, c: u64, hit: bool) -> u64 {
+    crate::mem::partition::tests::documented_side(s, c.into(), true, hit) as u64
+}
+
+#[test]
+fn a_single_load_takes_the_documented_sum_of_its_stages() {
+    // Every clock at 700 MHz, no refresh, varied stage latencies: a block placed at the first
+    // core cycle (1) issues its load then.
+    for extra in [
+        &[][..],
+        &["gpu.l1_latency=9"],
+        &["icnt.latency=7"],
+        &["l2.rop_latency=50", "l2.dram_latency=30"],
+    ] {
+        let mut sets = vec![
+            "dram.refresh=false",
+            "dram.clock_mhz=700",
+            "gpu.l1_latency=4",
+        ];
+        sets.extend_from_slice(extra);
+        let s = preset("tiny").variant(&sets).unwrap();
+        let l1 = u64::from(s.gpu.l1_latency);
+        let t = 1;
+        // A DRAM miss: its fetch offered at t + 3, the fill, then the L1's answer.
+        let miss = blocks_run(&s, &[vec![load1(0, 4, 0x10000)]]);
+        let dram = 3 + side(&s, t + 3, false) + l1 - 1;
+        assert_eq!(miss.load_latency.max, dram, "{extra:?} DRAM miss");
+        // Then an L1 hit: the same address again once the first load is used.
+        let mut b = vec![load1(0, 4, 0x10000)];
+        b.extend(chain(0x10, 4, 1));
+        b.push(load1(0x20, 8, 0x10000));
+        let hit = blocks_run(&s, &[b]);
+        assert_eq!((hit.l1.hits, hit.l1.misses), (1, 1), "{extra:?}");
+        assert_eq!(hit.load_latency.max, dram, "{extra:?}");
+        assert_eq!(
+            2.0 * hit.load_latency.mean - dram as f64,
+            (1 + l1) as f64,
+            "{extra:?} L1 hit"
+        );
+        // An L2 hit: a second SM (block 1, placed at cycle 2) loads the line after a chain of
+        // 60 additions, long after block 0's miss filled the L2; the L1 of its SM misses.
+        let mut late = chain(0, 30, 60);
+        late.push(load1(0x400, 4, 0x10000));
+        let two = blocks_run(&s, &[vec![load1(0, 4, 0x10000)], late]);
+        assert_eq!((two.l1.misses, two.l2.hits), (2, 1), "{extra:?}");
+        // The side's hit latency does not depend on the offer cycle here (equal clocks).
+        let l2 = 3 + side(&s, 100, true) + l1 - 1;
+        assert_eq!(side(&s, 100, true), side(&s, 101, true));
+        assert_eq!(two.load_latency.max, dram, "{extra:?}");
+        assert_eq!(
+            2.0 * two.load_latency.mean - dram as f64,
+            l2 as f64,
+            "{extra:?} L2 hit"
+        );
+        // Bypassing the L1 (gpu.skip_l1): offered at t + 2, answered at the port.
+        let skip = s.variant(&["gpu.skip_l1=true"]).unwrap();
+        let by = blocks_run(&skip, &[vec![load1(0, 4, 0x10000)]]);
+        assert_eq!(by.l1.accesses, 0, "{extra:?}");
+        assert_eq!(
+            by.load_latency.max,
+            2 + side(&skip, t + 2, false),
+            "{extra:?} bypass"
+        );
+    }
+}
+
+#[test]
+fn a_footprint_that_fits_in_the_l1_misses_exactly_its_sectors_once() {
+    for p in spec::PRESETS.iter().map(|p| p.name) {
+        let s = preset(p);
+        // Four lines, each loaded whole by a warp (32 lanes x 4 bytes) and used, then again.
+        let lines = [0x10000u64, 0x20080, 0x30100, 0x40180];
+        let mut b = Vec::new();
+        for round in 0..2 {
+            for (i, a) in lines.iter().enumerate() {
+                let pc = 0x100 * (round * 4 + i as u64);
+                b.push(format!(
+                    "{pc:04x} ffffffff 1 R4 LDG.E.SYS 1 R2 4 1 {a:#x} 4 0"
+                ));
+                b.push(format!("{:04x} ffffffff 1 R6 IADD3 2 R4 R255 0 0", pc + 16));
+            }
+        }
+        let r = blocks_run(&s, &[b]);
+        let sector = s.gpu.l1.kind == spec::cache::CacheKind::Sector;
+        // Compulsory misses: every sector (sector L1) or line (line L1) once; the rest hit.
+        // (A sector L1 counts a line's first sector as a miss, the others as sector misses.)
+        let per = if sector { 4 } else { 1 };
+        assert_eq!((r.l1.misses, r.l1.sector_misses), (4, 4 * (per - 1)), "{p}");
+        assert_eq!(r.l1.mshr_merges, 0, "{p}");
+        assert_eq!(r.l1.hits, 4 * per, "{p}");
+        assert_eq!(r.l1.accesses, 8 * per, "{p}");
+    }
+}
+
+#[test]
+fn a_warp_stalls_exactly_until_its_load_is_answered_and_only_if_it_reads_it() {
+    for p in spec::PRESETS.iter().map(|p| p.name) {
+        let s = preset(p);
+        // A load, then one addition that reads the loaded register (R4) or another (R6).
+        let dependent = blocks_run(
+            &s,
+            &[vec![load1(0, 4, 0x10000), chain(0x10, 4, 1).remove(0)]],
+        );
+        let free = blocks_run(
+            &s,
+            &[vec![load1(0, 4, 0x10000), chain(0x10, 6, 1).remove(0)]],
+        );
+        let lat = free.load_latency.max;
+        assert_eq!(dependent.load_latency.max, lat, "{p}");
+        // Independent: the addition and EXIT issue at cycles 2 and 3; the block leaves when
+        // the load is answered, at 1 + lat. Dependent: the addition issues in the cycle the
+        // load is answered, EXIT one cycle later, and the block leaves then.
+        assert_eq!(free.kernels[0].cycles, 1 + lat, "{p}");
+        assert_eq!(dependent.kernels[0].cycles, 2 + lat, "{p}");
+    }
+}

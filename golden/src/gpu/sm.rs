@@ -3,12 +3,15 @@
 //! of the memory side's port.
 //!
 //! Per core cycle, in this order ([`Sm::cycle`]):
-//! 1. one reply from the memory side fills the L1 (a write's acknowledgement is dropped);
-//! 2. the L1's oldest miss (a fetch or written data) is offered to the memory side;
+//! 1. one reply from the memory side fills the L1 (a write's acknowledgement is dropped), or
+//!    answers an access that bypassed it;
+//! 2. the port's register (an access that bypasses the L1), else the L1's oldest miss (a
+//!    fetch or written data), is offered to the memory side;
 //! 3. the L1 takes one access from its input queue; its ready answers complete their
 //!    instructions' accesses, and a load whose accesses are all answered frees its register;
 //! 4. the LD/ST unit moves one access of the memory instruction it holds into the L1's input
-//!    queue, if it has room;
+//!    queue, if it has room, or (atomics and reductions; global accesses with `gpu.skip_l1`)
+//!    into the port's register, if it is free;
 //! 5. each warp scheduler issues at most one instruction of one of its warps (warp `w` belongs
 //!    to scheduler `w % schedulers`), picked loosely round-robin (`lrr`: from the warp after
 //!    the last one issued) or greedy-then-oldest (`gto`: the last one issued while it can,
@@ -20,7 +23,14 @@
 //!
 //! Latencies: an arithmetic result is readable `gpu.alu_latency` cycles after issue, a shared
 //! memory or constant load's `gpu.shared_latency` cycles after; a global load's when its last
-//! access is answered. Stores do not hold their warp.
+//! access is answered. Stores do not hold their warp. Unloaded, a one-access load issued at
+//! cycle `t` is answered (tests: `a_single_load_takes_the_documented_sum_of_its_stages`):
+//! * an L1 hit: at `t + 1 + gpu.l1_latency` (into the L1 at `t + 1`, looked up at `t + 2`, the
+//!   answer `l1_latency - 1` cycles after the lookup);
+//! * an L1 miss: its fetch is offered at `c = t + 3`, the reply reaches the port `side(c)`
+//!   cycles later (the memory side's documented sum, an L2 hit or a DRAM access), fills the
+//!   L1, and the answer follows `l1_latency - 1` cycles after the fill;
+//! * bypassing the L1: offered at `c = t + 2`, answered when the reply reaches the port.
 
 use super::coalesce::{coalesce, CoalesceRules, Space};
 use crate::mc::open_loop::Hist;
@@ -137,9 +147,13 @@ struct Block {
     warps: Vec<usize>,
 }
 
-/// A memory instruction in the LD/ST unit: its warp slot, its pending id, and its requests
-/// (address, write) not yet moved into the L1.
-type Unit = (usize, u16, VecDeque<(u64, bool)>);
+/// A memory instruction in the LD/ST unit: its warp slot, its pending id, its requests
+/// (address, write) not yet moved on, and whether they bypass the L1.
+type Unit = (usize, u16, VecDeque<(u64, bool)>, bool);
+
+/// The tag bit of a request that bypassed the L1 (its low 32 bits: warp slot << 16 | pending
+/// id); the L1's own fetches carry tag 0.
+const BYPASS: u64 = 1 << 32;
 
 /// Counters of one SM.
 #[derive(Debug, Clone, Default)]
@@ -276,9 +290,11 @@ impl Sm {
     /// One core cycle at cycle `now`, against the memory side.
     pub fn cycle(&mut self, now: u64, side: &mut MemorySide) {
         let port = self.id as usize;
-        // 1. A reply fills the L1.
+        // 1. A reply fills the L1, or answers an access that bypassed it.
         if let Some((r, _)) = side.pop_reply(port) {
-            if !r.write {
+            if r.tag & BYPASS != 0 {
+                self.answered(r.tag as u32, now);
+            } else if !r.write {
                 self.l1.fill(r.addr);
             }
         }
@@ -306,16 +322,31 @@ impl Sm {
             self.answered(p, now);
         }
         // 4. The LD/ST unit's next access.
-        if let Some((w, id, accesses)) = &mut self.unit {
+        if let Some((w, id, accesses, bypass)) = &mut self.unit {
             if let Some(&(addr, write)) = accesses.front() {
                 let payload = (*w as u32) << 16 | u32::from(*id);
-                let r = SliceRequest {
-                    addr,
-                    write,
-                    payload,
-                };
-                if self.l1.offer(r) == Taken::Accepted {
-                    accesses.pop_front();
+                if *bypass {
+                    // Straight to the memory side, through the port's register.
+                    if self.held.is_none() {
+                        self.held = Some(MemRequest {
+                            tag: BYPASS | u64::from(payload),
+                            addr,
+                            write,
+                            sm: self.id,
+                            warp: *w as u32,
+                            pc: 0,
+                        });
+                        accesses.pop_front();
+                    }
+                } else {
+                    let r = SliceRequest {
+                        addr,
+                        write,
+                        payload,
+                    };
+                    if self.l1.offer(r) == Taken::Accepted {
+                        accesses.pop_front();
+                    }
                 }
             }
             if accesses.is_empty() {
@@ -424,6 +455,7 @@ impl Sm {
     fn issue(&mut self, w: usize, now: u64) {
         let rules = self.rules;
         let (alu, shared, sector) = (self.alu_latency, self.shared_latency, self.l1_sector);
+        let skip_l1 = rules.skip_l1;
         let Some(x) = self.warps[w].as_mut() else {
             return;
         };
@@ -472,7 +504,11 @@ impl Sm {
                     x.writing.push((r, now + lat));
                 }
             }
-            Kind::Global { write, .. } => {
+            Kind::Global {
+                write,
+                space,
+                l2_only,
+            } => {
                 if !parts.is_empty() {
                     let id = x.next_id;
                     x.next_id = x.next_id.wrapping_add(1);
@@ -486,7 +522,10 @@ impl Sm {
                         left: parts.len() as u32,
                         issued: now,
                     });
-                    self.unit = Some((w, id, parts));
+                    // Atomics and reductions go to the L2; with gpu.skip_l1 global
+                    // accesses do too (GPGPU-Sim's -gpgpu_gmem_skip_L1D).
+                    let bypass = l2_only || (skip_l1 && space == Space::Global);
+                    self.unit = Some((w, id, parts, bypass));
                 }
             }
         }

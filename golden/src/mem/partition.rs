@@ -529,4 +529,4 @@ fn mask_bits(m: u32) -> u32 {
 
 #[cfg(test)]
 #[path = "partition_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -155,7 +155,7 @@ const ICNT_D: usize = 1;
 /// sub-partition then (at that instant's core count: the interconnect steps after the
 /// partitions); the answer enters the reply network at the first interconnect edge at or after
 /// the L2 edge that produced it and lands `kr - 1 + latency` edges later.
-fn documented_side(s: &Spec, c: u128, closed: bool, hit: bool) -> u128 {
+pub(crate) fn documented_side(s: &Spec, c: u128, closed: bool, hit: bool) -> u128 {
     let e = Edges::of(s);
     let l = u128::from(s.icnt.latency);
     let (kq, kr) = (
