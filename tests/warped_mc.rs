@@ -331,3 +331,95 @@ fn warped_mc_cosimulates_behind_the_l2_in_the_memory_side() {
         "{r:#}"
     );
 }
+
+#[test]
+fn warped_mc_cosimulates_inside_the_gpu() {
+    // The whole GPU on a kernel (SMs, L1s, interconnect, L2, the controllers): the watched
+    // block's RTL matches every cycle on every preset, relaunch after relaunch.
+    for p in spec::PRESETS {
+        let r = json(&[
+            "cosim",
+            "--block",
+            "warped-mc",
+            "--preset",
+            p.name,
+            "--stimulus",
+            "gpu:irregular",
+            "--cycles",
+            "20000",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(r["verdict"], "pass", "{}: {r:#}", p.name);
+        assert_eq!(r["cycles"], 20000, "{}: {r:#}", p.name);
+        assert!(
+            r["stats"]["requests"].as_u64().unwrap() > 300,
+            "{}: {r:#}",
+            p.name
+        );
+    }
+    // Its mutants are caught in place: every one by the gather kernel but the pending counter's
+    // wrap, which needs one warp with more requests pending than the counter holds (lone warps
+    // keeping gathers in flight), and whose reproducer (the requests the controllers accepted,
+    // shrunk) replays open loop: it fails with the mutant and passes without.
+    let o = warpsmith(&[
+        "mutants",
+        "--block",
+        "warped-mc",
+        "--preset",
+        "turing-rtx2060s",
+        "--stimulus",
+        "gpu:irregular",
+        "--cycles",
+        "10000",
+        "--format",
+        "json",
+    ]);
+    // (One is missed, so the run fails.)
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for m in r["mutants"].as_array().unwrap() {
+        let wraps = m["name"] == "pending-counter-wraps";
+        assert_eq!(m["caught"], !wraps, "{m:#}");
+    }
+    let dir = scratch("wmc-gpu-mutant");
+    let o = warpsmith(&[
+        "cosim",
+        "--block",
+        "warped-mc",
+        "--preset",
+        "turing-rtx2060s",
+        "--stimulus",
+        "gpu:lonewarp",
+        "--cycles",
+        "30000",
+        "--mutant",
+        "pending-counter-wraps",
+        "--out-dir",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let path = r["failure"]["reproducer"]["path"].as_str().unwrap();
+    let run = |mutant: Option<&str>| {
+        let mut a = vec![
+            "cosim",
+            "--block",
+            "warped-mc",
+            "--preset",
+            "turing-rtx2060s",
+            "--stimulus",
+            path,
+            "--format",
+            "json",
+        ];
+        if let Some(m) = mutant {
+            a.extend(["--mutant", m]);
+        }
+        warpsmith(&a).status.code()
+    };
+    assert_eq!(run(Some("pending-counter-wraps")), Some(1));
+    assert_eq!(run(None), Some(0));
+}

@@ -23,9 +23,12 @@ use crate::workload::{builtin, load_kernel_file, validate, KernelDesc, BUILTIN};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
-/// Kernels shipped for the dispatcher (`golden/kernels/dispatch/<name>.toml`): row-major,
-/// column-major and no inter-block locality.
+/// Kernels shipped besides the built-ins: for the dispatcher (`golden/kernels/dispatch/<name>
+/// .toml`: row-major, column-major and no inter-block locality) and for the GPU
+/// (`golden/kernels/lonewarp.toml`: lone warps keeping many gathers in flight, which fill a
+/// Warped-MC pending counter in place).
 pub const EXAMPLES: &[(&str, &str)] = &[
+    ("lonewarp", include_str!("../../kernels/lonewarp.toml")),
     (
         "rowmajor",
         include_str!("../../kernels/dispatch/rowmajor.toml"),

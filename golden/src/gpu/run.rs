@@ -9,7 +9,8 @@
 use super::kernel::KernelBlocks;
 use super::sm::{kind_of, Kind, Sm};
 use crate::dispatch::{access_ranges, DispatchError, Dispatcher, Rect};
-use crate::mc::system::{Dist, DramTotals, McError};
+use crate::mc::stimulus::Request;
+use crate::mc::system::{Dist, DramTotals, Hook, McError};
 use crate::mem::partition::CORE;
 use crate::mem::side::MemorySide;
 use crate::mem::slice::SliceStats;
@@ -88,6 +89,33 @@ pub enum Workload<'a> {
     Kernel { kernel: &'a KernelDesc, seed: u64 },
 }
 
+/// A workload named by one word (`gpu:WORKLOAD` stimulus): a trace folder or list file, or a
+/// built-in or TOML kernel.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Trace(std::path::PathBuf),
+    Kernel(KernelDesc),
+}
+
+impl Target {
+    /// `text`: an existing folder or a file that is not `.toml` is a trace; anything else a
+    /// kernel (a built-in name or a kernel TOML file).
+    pub fn parse(text: &str) -> Result<Target, GpuError> {
+        let p = Path::new(text);
+        if p.is_dir() || (p.is_file() && p.extension().is_none_or(|e| e != "toml")) {
+            return Ok(Target::Trace(p.to_path_buf()));
+        }
+        Ok(Target::Kernel(crate::dispatch::kernel(text)?))
+    }
+
+    pub fn workload(&self, seed: u64) -> Workload<'_> {
+        match self {
+            Target::Trace(p) => Workload::Trace(p),
+            Target::Kernel(kernel) => Workload::Kernel { kernel, seed },
+        }
+    }
+}
+
 /// Where the dispatcher's blocks come from.
 trait Blocks {
     fn header(&self) -> &KernelHeader;
@@ -134,7 +162,16 @@ struct Gpu<'s> {
     spec: &'s Spec,
     side: MemorySide,
     sms: Vec<Sm>,
+    /// A watched run reached its cycle budget.
+    stopped: bool,
+    /// Added to every global address (a watched run's later launches, see [`Watch`]).
+    shift: u64,
 }
+
+/// How far a watched run moves its data at each new launch, and the window it wraps in: each
+/// launch then reaches the DRAM as the first did, rather than hitting in the L2.
+pub const RELAUNCH_SHIFT: u64 = 16 << 20;
+pub const RELAUNCH_WINDOW: u64 = 1 << 30;
 
 /// Run the trace folder (or list file) `list` on `spec`'s GPU; `progress` sees the core cycle
 /// now and then.
@@ -153,6 +190,43 @@ pub fn run(
     w: Workload<'_>,
     progress: Option<&dyn Fn(u64)>,
 ) -> Result<RunSummary, GpuError> {
+    run_with(
+        spec,
+        w,
+        &mut RunOptions {
+            progress,
+            ..RunOptions::default()
+        },
+    )
+}
+
+/// A co-simulation's view of one Warped-MC group inside the GPU: the memory side calls `hook`
+/// after every cycle of `group`, and the workload runs again and again (a new launch of its
+/// kernels each time, its data moved by [`RELAUNCH_SHIFT`]) until the DRAM has run
+/// `dram_cycles` cycles, where the run stops.
+pub struct Watch<'a, 'h> {
+    pub group: usize,
+    pub hook: &'a mut Hook<'h>,
+    pub dram_cycles: u64,
+}
+
+/// How [`run_with`] runs.
+#[derive(Default)]
+pub struct RunOptions<'a, 'h> {
+    pub progress: Option<&'a dyn Fn(u64)>,
+    pub watch: Option<Watch<'a, 'h>>,
+    /// Keep the requests the DRAM controllers accept, with their arrival cycles, in `offers`
+    /// ([`crate::mc::system::MemSystem::log_offers`]).
+    pub log_offers: bool,
+    pub offers: Vec<Request>,
+}
+
+/// [`run`] with a watched Warped-MC group and the controllers' requests kept.
+pub fn run_with(
+    spec: &Spec,
+    w: Workload<'_>,
+    opts: &mut RunOptions<'_, '_>,
+) -> Result<RunSummary, GpuError> {
     let n = spec.gpu.sms as usize;
     if spec.gpu.warp_size != 32 {
         return Err(GpuError::WarpSize {
@@ -163,55 +237,78 @@ pub fn run(
         spec,
         side: MemorySide::new(spec, n),
         sms: (0..n as u32).map(|i| Sm::new(spec, i)).collect(),
+        stopped: false,
+        shift: 0,
     };
+    if opts.log_offers {
+        gpu.side.dram_mut().log_offers();
+    }
     let mut kernels = Vec::new();
     let mut copies = 0;
-    match w {
-        Workload::Trace(list) => {
-            let policy = spec.dispatch.policy;
-            if !matches!(policy, DispatchPolicy::Rr | DispatchPolicy::Bcs) {
-                return Err(GpuError::TracePolicy {
-                    policy: policy.name(),
-                });
-            }
-            for entry in read_list(list)? {
-                let path = match entry {
-                    ListEntry::Memcpy { .. } => {
-                        copies += 1;
-                        continue;
+    // The launches; the controllers' requests are kept however they end (a co-simulation
+    // that fails in the hook makes its reproducer of them).
+    let launched = (|| -> Result<(), GpuError> {
+        while !gpu.stopped {
+            match w {
+                Workload::Trace(list) => {
+                    let policy = spec.dispatch.policy;
+                    if !matches!(policy, DispatchPolicy::Rr | DispatchPolicy::Bcs) {
+                        return Err(GpuError::TracePolicy {
+                            policy: policy.name(),
+                        });
                     }
-                    ListEntry::Kernel(path) => path,
-                };
-                let mut src = TraceBlocks {
-                    reader: KernelReader::open(&path)?,
-                };
-                let h = src.header();
-                // The dispatcher reads the grid only (no access rectangles: no locality).
-                let shell = KernelDesc {
-                    name: h.name.clone(),
-                    grid: h.grid,
-                    block: h.block,
-                    loop_trips: 1,
-                    compute: 0,
-                    arrays: Vec::new(),
-                    loads: Vec::new(),
-                };
-                kernels.push(gpu.kernel(&mut src, &shell, &[], progress)?);
+                    for entry in read_list(list)? {
+                        let path = match entry {
+                            ListEntry::Memcpy { .. } => {
+                                copies += 1;
+                                continue;
+                            }
+                            ListEntry::Kernel(path) => path,
+                        };
+                        let mut src = TraceBlocks {
+                            reader: KernelReader::open(&path)?,
+                        };
+                        let h = src.header();
+                        // The dispatcher reads the grid only (no access rectangles: no locality).
+                        let shell = KernelDesc {
+                            name: h.name.clone(),
+                            grid: h.grid,
+                            block: h.block,
+                            loop_trips: 1,
+                            compute: 0,
+                            arrays: Vec::new(),
+                            loads: Vec::new(),
+                        };
+                        kernels.push(gpu.kernel(&mut src, &shell, &[], opts)?);
+                        if gpu.stopped {
+                            break;
+                        }
+                    }
+                }
+                Workload::Kernel { kernel, seed } => {
+                    let mut src = KernelBlocks::new(kernel, &spec.gpu, seed).map_err(Box::new)?;
+                    let rects = if spec.dispatch.policy == DispatchPolicy::Locality {
+                        access_ranges(kernel, spec.gpu.line_bytes)?
+                    } else {
+                        Vec::new()
+                    };
+                    kernels.push(gpu.kernel(&mut src, kernel, &rects, opts)?);
+                }
             }
+            // Once, unless a watch runs the workload until its cycle budget.
+            gpu.stopped |= opts.watch.is_none();
+            gpu.shift = (gpu.shift + RELAUNCH_SHIFT) % RELAUNCH_WINDOW;
         }
-        Workload::Kernel { kernel, seed } => {
-            let mut src = KernelBlocks::new(kernel, &spec.gpu, seed).map_err(Box::new)?;
-            let rects = if spec.dispatch.policy == DispatchPolicy::Locality {
-                access_ranges(kernel, spec.gpu.line_bytes)?
-            } else {
-                Vec::new()
-            };
-            kernels.push(gpu.kernel(&mut src, kernel, &rects, progress)?);
-        }
+        Ok(())
+    })();
+    if opts.log_offers {
+        opts.offers = gpu.side.dram_mut().take_offers();
     }
+    launched?;
     let Gpu { mut side, sms, .. } = gpu;
-    // Written data still in the memory side drains (its acknowledgements are dropped).
-    while side.inside() > 0 {
+    // Written data still in the memory side drains (its acknowledgements are dropped); a
+    // watched run ends at its budget.
+    while side.inside() > 0 && opts.watch.is_none() {
         side.step(None)?;
         for port in 0..n {
             while side.pop_reply(port).is_some() {}
@@ -248,7 +345,7 @@ impl Gpu<'_> {
         src: &mut dyn Blocks,
         k: &KernelDesc,
         rects: &[Vec<Option<Rect>>],
-        progress: Option<&dyn Fn(u64)>,
+        opts: &mut RunOptions<'_, '_>,
     ) -> Result<KernelSummary, GpuError> {
         let spec = self.spec;
         let h = src.header().clone();
@@ -276,7 +373,14 @@ impl Gpu<'_> {
         let mut seen = before;
         let mut placed = Vec::new();
         loop {
-            let mask = side.step(None)?;
+            let hook = opts.watch.as_mut().map(|w| (w.group, &mut *w.hook));
+            let mask = side.step(hook)?;
+            if let Some(w) = &opts.watch {
+                if side.dram().now() >= w.dram_cycles {
+                    self.stopped = true;
+                    break;
+                }
+            }
             if mask & CORE == 0 {
                 continue;
             }
@@ -290,7 +394,7 @@ impl Gpu<'_> {
                 placed.clear();
                 d.cycle(&|s, b| sms[s].room(b, wpb), &mut placed)?;
                 for p in &placed {
-                    let Some(b) = src.take(p.block)? else {
+                    let Some(mut b) = src.take(p.block)? else {
                         // A trace excerpt: its blocks are the grid.
                         d.end_grid(blocks);
                         break;
@@ -303,7 +407,16 @@ impl Gpu<'_> {
                                 .map(|i| kind_of(src.opcode(i.op), i, &h))
                                 .collect::<Vec<Kind>>()
                         })
-                        .collect();
+                        .collect::<Vec<Vec<Kind>>>();
+                    if self.shift != 0 {
+                        for (w, ks) in b.warps.iter_mut().zip(&kinds) {
+                            for (i, k) in w.iter_mut().zip(ks) {
+                                if matches!(k, Kind::Global { .. }) {
+                                    i.addrs.iter_mut().for_each(|a| *a += self.shift);
+                                }
+                            }
+                        }
+                    }
                     if !sms[p.sm as usize].launch(b, kinds, p.slot) {
                         return Err(GpuError::Placement {
                             block: p.block,
@@ -331,7 +444,7 @@ impl Gpu<'_> {
                 });
             }
             if now.is_multiple_of(1 << 14) {
-                if let Some(p) = progress {
+                if let Some(p) = opts.progress {
                     p(now);
                 }
             }

@@ -457,6 +457,8 @@ pub struct MemSystem {
     per_group: usize,
     /// Requests of the current cycle's column commands, for the caller to take.
     completions: Vec<Completion>,
+    /// The requests accepted, with the cycle they arrived ([`MemSystem::log_offers`]).
+    offered: Option<Vec<Request>>,
     /// At most this many requests wait per channel for room in its pending queue (unbounded:
     /// an open-loop system, whose arrivals never wait for anything).
     wait_limit: usize,
@@ -593,6 +595,7 @@ impl MemSystem {
             groups,
             per_group,
             completions: Vec::new(),
+            offered: None,
             wait_limit: usize::MAX,
             pt_slots: spec.wmc.pt_slots,
             now: 0,
@@ -701,7 +704,28 @@ impl MemSystem {
         self.ctrls[c].wait.push_back((e, r, tag));
         self.waiting |= 1 << c;
         self.outstanding += 1;
+        if let Some(log) = &mut self.offered {
+            log.push(Request {
+                cycle: self.now,
+                ..r
+            });
+        }
         Ok(Offer::Accepted)
+    }
+
+    /// From now on, keep every accepted request with the cycle it arrived: offered again at
+    /// those cycles to a system of the same configuration (open loop), they give its
+    /// controllers the same inputs (a reproducer of a run inside the GPU).
+    pub fn log_offers(&mut self) {
+        self.offered.get_or_insert_with(Vec::new);
+    }
+
+    /// The requests kept since [`MemSystem::log_offers`] (or the last call).
+    pub fn take_offers(&mut self) -> Vec<Request> {
+        self.offered
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// The requests completed since the last call, in the order their column commands issued

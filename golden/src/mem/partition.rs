@@ -220,6 +220,10 @@ impl Partitions {
         &self.dram
     }
 
+    pub fn dram_mut(&mut self) -> &mut MemSystem {
+        &mut self.dram
+    }
+
     /// Offer a request to its sub-partition at the current core cycle: refused when the
     /// sub-partition's icnt-to-L2 queue is full.
     pub fn offer(&mut self, r: MemRequest) -> Offer {

@@ -155,6 +155,10 @@ impl MemorySide {
         self.parts.dram()
     }
 
+    pub fn dram_mut(&mut self) -> &mut MemSystem {
+        self.parts.dram_mut()
+    }
+
     /// Counters: the partitions', the request network's and the reply network's.
     pub fn stats(&self) -> (PartitionStats, IcntStats, IcntStats) {
         (self.parts.stats(), self.req.stats(), self.rep.stats())

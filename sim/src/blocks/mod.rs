@@ -70,8 +70,8 @@ static ENTRIES: [BlockEntry; 3] = [
                 run: golden::mem::closed_loop::run_golden,
             },
         ],
-        stimuli: "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service rate), `random` (table stress) or a JSON-lines file of requests; any of them after `memory:` (`memory:hoa`) runs the controllers behind the interconnect and the L2 partitions, in the memory side's closed loop",
-        flow: &["random", "hoa"],
+        stimuli: "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service rate), `random` (table stress) or a JSON-lines file of requests; any of them after `memory:` (`memory:hoa`) runs the controllers behind the interconnect and the L2 partitions, in the memory side's closed loop; `gpu:KERNEL_OR_TRACE_DIR` (`gpu:irregular`, `gpu:lonewarp`) runs them inside the whole GPU on a kernel or Accel-Sim trace, launched again and again until the cycle budget",
+        flow: &["random", "hoa", "gpu:irregular"],
         options: &[
             BlockOption {
                 name: "group",

@@ -78,6 +78,10 @@ pub struct WmcDriver {
     /// `memory:STIMULUS`: the controllers behind the interconnect and the L2 partitions, in
     /// the memory side's closed loop (else the controllers alone, open loop).
     closed: bool,
+    /// `gpu:WORKLOAD`: the controllers inside the whole GPU running a trace or kernel (the
+    /// requests are those the controllers accepted, kept for the reproducer).
+    gpu: Option<Arc<golden::gpu::run::Target>>,
+    gpu_name: String,
     seed: u64,
     group: usize,
     /// The requests (generated for the cycle budget at the first run, or a file's, or the
@@ -102,7 +106,15 @@ impl Driver for WmcDriver {
             Some(rest) => (true, rest),
             None => (false, s.text),
         };
-        let (kind, seed, opts) = (McStimulus::parse(text)?, s.seed, s.opts);
+        let (gpu, kind) = match text.strip_prefix(GPU_PREFIX) {
+            Some(w) => {
+                let t = golden::gpu::run::Target::parse(w)
+                    .map_err(|e| CosimError::BadInput(format!("{}: {e}", s.text)))?;
+                (Some(Arc::new(t)), McStimulus::File(s.text.into()))
+            }
+            None => (None, McStimulus::parse(text)?),
+        };
+        let (seed, opts) = (s.seed, s.opts);
         let groups = (spec.dram.channels / spec.wmc.controllers_per_wet) as usize;
         let group = opts.number::<usize>("group")?.unwrap_or(0);
         if group >= groups {
@@ -113,13 +125,15 @@ impl Driver for WmcDriver {
         }
         // A file is read and checked now (its errors name the line).
         let reqs = match kind {
-            McStimulus::File(_) => Some(Arc::new(requests(spec, &kind, 0, seed)?)),
+            McStimulus::File(_) if gpu.is_none() => Some(Arc::new(requests(spec, &kind, 0, seed)?)),
             _ => None,
         };
         Ok(WmcDriver {
             spec: spec.clone(),
             kind,
             closed,
+            gpu_name: s.text.to_string(),
+            gpu,
             seed,
             group,
             reqs,
@@ -133,11 +147,17 @@ impl Driver for WmcDriver {
         WmcDriver {
             kind: McStimulus::File("replay".into()),
             reqs: Some(Arc::new(reqs)),
+            // A GPU run's requests replay open loop at their arrival cycles.
+            closed: self.closed && self.gpu.is_none(),
+            gpu: None,
             ..self.clone()
         }
     }
 
     fn stimulus(&self) -> StimulusName {
+        if self.gpu.is_some() {
+            return StimulusName::new(&self.gpu_name, false, "requests");
+        }
         let prefix = if self.closed { MEMORY_PREFIX } else { "" };
         StimulusName::new(
             format!("{prefix}{}", self.kind),
@@ -147,7 +167,7 @@ impl Driver for WmcDriver {
     }
 
     fn replay_stimulus(&self, path: &str) -> String {
-        if self.closed {
+        if self.closed && self.gpu.is_none() {
             format!("{MEMORY_PREFIX}{path}")
         } else {
             path.to_string()
@@ -155,6 +175,9 @@ impl Driver for WmcDriver {
     }
 
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
+        if let Some(t) = self.gpu.clone() {
+            return self.run_gpu(&t, limit, check);
+        }
         let reqs = match &self.reqs {
             Some(r) => r.clone(),
             None => {
@@ -222,11 +245,11 @@ impl Driver for WmcDriver {
     fn consumed(&self) -> Vec<Self::Item> {
         let reqs = self.reqs.as_deref().map_or(&[][..], |r| &r[..]);
         // The closed loop does not follow the requests' cycles: any of them may have been
-        // offered.
+        // offered. A GPU run's are those the controllers accepted, at their cycles.
         let arrived: Vec<Request> = reqs
             .iter()
             .copied()
-            .filter(|r| self.closed || r.cycle <= self.now)
+            .filter(|r| self.closed || self.gpu.is_some() || r.cycle <= self.now)
             .collect();
         golden::mc::stimulus::to_txns(&arrived)
     }
@@ -238,6 +261,59 @@ impl Driver for WmcDriver {
 
 /// The stimulus prefix that runs the controllers inside the memory side's closed loop.
 pub const MEMORY_PREFIX: &str = "memory:";
+/// The stimulus prefix that runs the controllers inside the GPU on a trace or kernel.
+pub const GPU_PREFIX: &str = "gpu:";
+
+impl WmcDriver {
+    /// The whole GPU on `t`, launched again and again until the DRAM has run `limit` cycles,
+    /// with the watched group's block compared every cycle.
+    fn run_gpu(
+        &mut self,
+        t: &golden::gpu::run::Target,
+        limit: u64,
+        check: &mut Check<'_, Self>,
+    ) -> Result<Ended, CosimError> {
+        use golden::gpu::run::{run_with, GpuError, RunOptions, Watch};
+        let fail: RefCell<Option<StepFail>> = RefCell::new(None);
+        let mut compared = 0u64;
+        let mut hook = |gc: GroupCycle| -> Result<(), String> {
+            compared += 1;
+            check(gc.input, gc.output).map_err(|e| {
+                *fail.borrow_mut() = Some(e);
+                "mismatch".to_string()
+            })
+        };
+        let mut o = RunOptions {
+            watch: Some(Watch {
+                group: self.group,
+                hook: &mut hook,
+                dram_cycles: limit,
+            }),
+            log_offers: true,
+            ..RunOptions::default()
+        };
+        let r = run_with(&self.spec, t.workload(self.seed), &mut o);
+        let offers = std::mem::take(&mut o.offers);
+        drop(o);
+        self.stats = WmcStats {
+            group: self.group,
+            cycles: compared,
+            requests: offers.len() as u64,
+            memory: None,
+        };
+        self.now = self.stats.cycles;
+        self.reqs = Some(Arc::new(offers));
+        match (r, fail.into_inner()) {
+            (_, Some(f)) => Ok(Ended::Failed(f)),
+            (Err(GpuError::Memory(e)), None) => ended(Err(e), None, &self.kind),
+            (Err(e @ (GpuError::Stalled { .. } | GpuError::Placement { .. })), None) => {
+                Err(CosimError::Model(e.to_string()))
+            }
+            (Err(e), None) => Err(CosimError::BadInput(format!("{}: {e}", self.gpu_name))),
+            (Ok(_), None) => Ok(Ended::Completed),
+        }
+    }
+}
 
 /// How a run over `kind` ended, from the memory system's result and the hook's failure.
 fn ended(
