@@ -15,7 +15,7 @@ mod warps;
 pub use mapping::{balanced_sm, direction, reuse_distances, Direction, MappingOrder};
 pub use ranges::{access_ranges, block_coords, block_count, overlap, Rect, MAX_EVALUATIONS};
 pub use run::{dispatch, BlockTimes, Dispatch, DispatchReport};
-pub use stream::{Dispatcher, Placed};
+pub use stream::{Dispatcher, Placed, UnitHook};
 pub use unit::{unit_rects, DispatchUnit, Entry, UnitBlock, UnitCodec, UnitIn, UnitOut};
 pub use warps::{degree_table, locality_degree, warp_ranges, WarpRange};
 
@@ -25,10 +25,10 @@ use thiserror::Error;
 
 /// Kernels shipped besides the built-ins: for the dispatcher (`golden/kernels/dispatch/<name>
 /// .toml`: row-major, column-major and no inter-block locality) and for the GPU
-/// (`golden/kernels/lonewarp.toml`: lone warps keeping many gathers in flight, which fill a
+/// (`golden/kernels/gpu/lonewarp.toml`: lone warps keeping many gathers in flight, which fill a
 /// Warped-MC pending counter in place).
 pub const EXAMPLES: &[(&str, &str)] = &[
-    ("lonewarp", include_str!("../../kernels/lonewarp.toml")),
+    ("lonewarp", include_str!("../../kernels/gpu/lonewarp.toml")),
     (
         "rowmajor",
         include_str!("../../kernels/dispatch/rowmajor.toml"),
@@ -82,6 +82,9 @@ pub enum DispatchError {
     Kernel { kernel: String, message: String },
     #[error("unknown kernel `{name}`; known kernels: {known} (or give a kernel TOML file)")]
     UnknownKernel { name: String, known: String },
+    /// A co-simulation's hook on the unit stopped the run.
+    #[error("{0}")]
+    Hook(String),
 }
 
 #[cfg(test)]

@@ -21,6 +21,9 @@ use crate::workload::KernelDesc;
 use spec::{DispatchPolicy, DispatchSpec};
 use std::collections::VecDeque;
 
+/// Called with the locality unit's inputs and outputs of each cycle it steps.
+pub type UnitHook<'h> = dyn FnMut(&UnitIn, &super::UnitOut) -> Result<(), String> + 'h;
+
 /// A block placed by the dispatcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Placed {
@@ -83,18 +86,36 @@ impl<'a> Dispatcher<'a> {
         policy: DispatchPolicy,
         line_bytes: u32,
     ) -> Result<Dispatcher<'a>, DispatchError> {
+        Dispatcher::with_unit(k, rects, unit, policy, line_bytes, None)
+    }
+
+    /// [`Dispatcher::new`] whose locality policy runs `hw` (a unit that dispatched earlier
+    /// kernels and keeps its state, as the hardware does; else a unit from reset). Take it
+    /// back with [`Dispatcher::into_unit`].
+    pub fn with_unit(
+        k: &'a KernelDesc,
+        rects: &'a [Vec<Option<Rect>>],
+        unit: &DispatchSpec,
+        policy: DispatchPolicy,
+        line_bytes: u32,
+        hw: Option<DispatchUnit>,
+    ) -> Result<Dispatcher<'a>, DispatchError> {
         let n = block_count(k);
         let sms = unit.sms as usize;
         let (mut reuse, mut dir) = (None, None);
         let mode = match policy {
-            DispatchPolicy::Locality => Mode::Unit(Box::new(Locality {
-                unit: DispatchUnit::new(unit),
-                rects,
-                next: 0,
-                ready: true,
-                offered: None,
-                done: VecDeque::new(),
-            })),
+            DispatchPolicy::Locality => {
+                let hw = hw.unwrap_or_else(|| DispatchUnit::new(unit));
+                let last = hw.last_out();
+                Mode::Unit(Box::new(Locality {
+                    unit: hw,
+                    rects,
+                    next: 0,
+                    ready: last.enq_ready,
+                    offered: last.disp,
+                    done: VecDeque::new(),
+                }))
+            }
             _ => {
                 let map_dir = match policy {
                     DispatchPolicy::MapX => Some(Direction::X),
@@ -141,6 +162,14 @@ impl<'a> Dispatcher<'a> {
             reuse,
             direction: dir,
         })
+    }
+
+    /// The locality policy's unit, with its state (for the next kernel).
+    pub fn into_unit(self) -> Option<DispatchUnit> {
+        match self.mode {
+            Mode::Unit(l) => Some(l.unit),
+            Mode::Queues { .. } => None,
+        }
     }
 
     pub fn policy(&self) -> DispatchPolicy {
@@ -203,6 +232,17 @@ impl<'a> Dispatcher<'a> {
         room: &dyn Fn(usize, usize) -> bool,
         out: &mut Vec<Placed>,
     ) -> Result<(), DispatchError> {
+        self.cycle_watched(room, out, None)
+    }
+
+    /// [`Dispatcher::cycle`], with `hook` called on the locality unit's inputs and outputs of
+    /// the cycle (a co-simulation of the unit in place); its error ends the cycle.
+    pub fn cycle_watched(
+        &mut self,
+        room: &dyn Fn(usize, usize) -> bool,
+        out: &mut Vec<Placed>,
+        hook: Option<&mut UnitHook<'_>>,
+    ) -> Result<(), DispatchError> {
         let before = out.len();
         match &mut self.mode {
             Mode::Queues { queues, pairs } => {
@@ -259,10 +299,13 @@ impl<'a> Dispatcher<'a> {
                     done: l.done.pop_front(),
                     disp_ready,
                 };
-                let o = l.unit.step(&inp).map_err(|e| DispatchError::Kernel {
+                let o = *l.unit.step(&inp).map_err(|e| DispatchError::Kernel {
                     kernel: k.name.clone(),
                     message: e.to_string(),
                 })?;
+                if let Some(h) = hook {
+                    h(&inp, &o).map_err(DispatchError::Hook)?;
+                }
                 l.offered = o.disp;
                 l.ready = o.enq_ready;
             }

@@ -133,6 +133,11 @@ impl DispatchUnit {
         &self.spec
     }
 
+    /// The outputs after the last edge (after a reset: ready, nothing offered).
+    pub fn last_out(&self) -> UnitOut {
+        self.out
+    }
+
     /// Blocks waiting in the queue.
     pub fn queued(&self) -> usize {
         self.queue.len()

@@ -8,7 +8,7 @@
 
 use super::kernel::KernelBlocks;
 use super::sm::{kind_of, Kind, Sm};
-use crate::dispatch::{access_ranges, DispatchError, Dispatcher, Rect};
+use crate::dispatch::{access_ranges, DispatchError, Dispatcher, Rect, UnitHook};
 use crate::mc::stimulus::Request;
 use crate::mc::system::{Dist, DramTotals, Hook, McError};
 use crate::mem::partition::CORE;
@@ -166,6 +166,10 @@ struct Gpu<'s> {
     stopped: bool,
     /// Added to every global address (a watched run's later launches, see [`Watch`]).
     shift: u64,
+    /// Cycles the locality unit stepped (a [`UnitWatch`]).
+    unit_cycles: u64,
+    /// The locality policy's decision unit: one for the whole run, kernel after kernel.
+    unit: Option<crate::dispatch::DispatchUnit>,
 }
 
 /// How far a watched run moves its data at each new launch, and the window it wraps in: each
@@ -210,11 +214,20 @@ pub struct Watch<'a, 'h> {
     pub dram_cycles: u64,
 }
 
+/// A co-simulation's view of the locality unit inside the GPU (`dispatch.policy =
+/// locality`): `hook` sees its inputs and outputs every cycle it steps, and the workload runs
+/// again and again until it has stepped `cycles` cycles.
+pub struct UnitWatch<'a, 'h> {
+    pub hook: &'a mut UnitHook<'h>,
+    pub cycles: u64,
+}
+
 /// How [`run_with`] runs.
 #[derive(Default)]
 pub struct RunOptions<'a, 'h> {
     pub progress: Option<&'a dyn Fn(u64)>,
     pub watch: Option<Watch<'a, 'h>>,
+    pub unit: Option<UnitWatch<'a, 'h>>,
     /// Keep the requests the DRAM controllers accept, with their arrival cycles, in `offers`
     /// ([`crate::mc::system::MemSystem::log_offers`]).
     pub log_offers: bool,
@@ -239,6 +252,8 @@ pub fn run_with(
         sms: (0..n as u32).map(|i| Sm::new(spec, i)).collect(),
         stopped: false,
         shift: 0,
+        unit_cycles: 0,
+        unit: None,
     };
     if opts.log_offers {
         gpu.side.dram_mut().log_offers();
@@ -296,7 +311,7 @@ pub fn run_with(
                 }
             }
             // Once, unless a watch runs the workload until its cycle budget.
-            gpu.stopped |= opts.watch.is_none();
+            gpu.stopped |= opts.watch.is_none() && opts.unit.is_none();
             gpu.shift = (gpu.shift + RELAUNCH_SHIFT) % RELAUNCH_WINDOW;
         }
         Ok(())
@@ -308,7 +323,7 @@ pub fn run_with(
     let Gpu { mut side, sms, .. } = gpu;
     // Written data still in the memory side drains (its acknowledgements are dropped); a
     // watched run ends at its budget.
-    while side.inside() > 0 && opts.watch.is_none() {
+    while side.inside() > 0 && opts.watch.is_none() && opts.unit.is_none() {
         side.step(None)?;
         for port in 0..n {
             while side.pop_reply(port).is_some() {}
@@ -356,12 +371,13 @@ impl Gpu<'_> {
                 most: spec.gpu.warps_per_sm,
             });
         }
-        let mut d = Dispatcher::new(
+        let mut d = Dispatcher::with_unit(
             k,
             rects,
             &spec.dispatch,
             spec.dispatch.policy,
             spec.gpu.line_bytes,
+            self.unit.take(),
         )?;
         let wpb = h.warps() as usize;
         let sms = &mut self.sms;
@@ -385,14 +401,22 @@ impl Gpu<'_> {
                 continue;
             }
             let now = side.core_cycle();
-            for (s, sm) in sms.iter_mut().enumerate() {
-                for slot in sm.take_finished() {
-                    d.finished(s as u32, slot);
-                }
-            }
-            if !d.all_placed() {
+            // The unit also steps after the last block is placed, until it has taken every
+            // finished block (its running table is empty when the kernel ends).
+            if !d.all_placed() || d.events_pending() {
                 placed.clear();
-                d.cycle(&|s, b| sms[s].room(b, wpb), &mut placed)?;
+                let room = |s: usize, b: usize| sms[s].room(b, wpb);
+                match &mut opts.unit {
+                    Some(u) => {
+                        d.cycle_watched(&room, &mut placed, Some(&mut *u.hook))?;
+                        self.unit_cycles += 1;
+                        if self.unit_cycles >= u.cycles {
+                            self.stopped = true;
+                            break;
+                        }
+                    }
+                    None => d.cycle(&room, &mut placed)?,
+                }
                 for p in &placed {
                     let Some(mut b) = src.take(p.block)? else {
                         // A trace excerpt: its blocks are the grid.
@@ -426,10 +450,13 @@ impl Gpu<'_> {
                     blocks += 1;
                 }
             }
-            for sm in sms.iter_mut() {
+            for (s, sm) in sms.iter_mut().enumerate() {
                 sm.cycle(now, side);
+                for slot in sm.take_finished() {
+                    d.finished(s as u32, slot);
+                }
             }
-            if d.all_placed() && sms.iter().all(Sm::idle) {
+            if d.all_placed() && !d.events_pending() && sms.iter().all(Sm::idle) {
                 break;
             }
             let issued: u64 = sms.iter().map(Sm::instructions).sum();
@@ -449,10 +476,7 @@ impl Gpu<'_> {
                 }
             }
         }
-        // Blocks that finished in the last cycle are not reported to this kernel's dispatcher.
-        for sm in sms.iter_mut() {
-            sm.take_finished().for_each(drop);
-        }
+        self.unit = d.into_unit();
         let instructions = sms.iter().map(Sm::instructions).sum::<u64>() - before;
         let cycles = side.core_cycle() - start;
         Ok(KernelSummary {

@@ -24,7 +24,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The forms of `--stimulus` the dispatcher's co-simulation takes.
-pub const STIMULI: &str = "`random` (traffic that stresses the unit), `kernel:NAME` (a built-in or dispatch kernel such as `colmajor`, or a kernel TOML file) or a JSON-lines file of per-cycle inputs";
+pub const STIMULI: &str = "`random` (traffic that stresses the unit), `kernel:NAME` (a built-in or dispatch kernel such as `colmajor`, or a kernel TOML file), `gpu:KERNEL` (the unit inside the whole GPU dispatching the kernel's blocks under dispatch.policy = locality, launched again and again until the cycle budget) or a JSON-lines file of per-cycle inputs";
 
 /// Produces the unit's input for each cycle from its previous outputs.
 struct Traffic {
@@ -261,11 +261,59 @@ impl CosimStats for DispStats {
     }
 }
 
+/// The stimulus prefix that runs the unit inside the GPU on a kernel.
+pub const GPU_PREFIX: &str = "gpu:";
+
+/// The spec with the locality-aware policy (the unit dispatches only under it): the spec
+/// itself when it has it, else a variant; a policy the user chose explicitly is an error.
+fn locality(spec: &Spec) -> Result<Spec, CosimError> {
+    if spec.dispatch.policy == spec::DispatchPolicy::Locality {
+        return Ok(spec.clone());
+    }
+    if spec.set_by_user("dispatch.policy") {
+        return Err(CosimError::BadInput(format!(
+            "co-simulating the decision unit in the GPU needs dispatch.policy = locality, but the configuration sets dispatch.policy = {}: drop that setting",
+            spec.dispatch.policy.name()
+        )));
+    }
+    spec.variant(&["dispatch.policy=locality"])
+        .map_err(|e| CosimError::BadInput(e.to_string()))
+}
+
+impl DispDriver {
+    /// The whole GPU on `t` under the locality policy, relaunched until its unit has stepped
+    /// `limit` cycles, `hook` on every one.
+    fn run_gpu(
+        &self,
+        t: &golden::gpu::run::Target,
+        limit: u64,
+        hook: &mut golden::dispatch::UnitHook<'_>,
+    ) -> Result<(), CosimError> {
+        use golden::gpu::run::{run_with, GpuError, RunOptions, UnitWatch};
+        let mut o = RunOptions {
+            unit: Some(UnitWatch {
+                hook,
+                cycles: limit,
+            }),
+            ..RunOptions::default()
+        };
+        match run_with(&self.spec, t.workload(self.seed), &mut o) {
+            Ok(_) | Err(GpuError::Dispatch(golden::dispatch::DispatchError::Hook(_))) => Ok(()),
+            Err(
+                e @ (GpuError::Stalled { .. } | GpuError::Placement { .. } | GpuError::Memory(_)),
+            ) => Err(CosimError::Model(e.to_string())),
+            Err(e) => Err(CosimError::BadInput(e.to_string())),
+        }
+    }
+}
+
 /// The decision unit's co-simulation driver.
 #[derive(Clone)]
 pub struct DispDriver {
     spec: Spec,
     kind: Stimulus,
+    /// `gpu:WORKLOAD`: the unit inside the whole GPU dispatching a kernel's blocks (its name).
+    gpu: Option<(Arc<golden::gpu::run::Target>, String)>,
     seed: u64,
     /// Open loop: each cycle's inputs (with its file line, 0 for replayed ones).
     inputs: Option<Arc<Vec<(usize, UnitIn)>>>,
@@ -278,6 +326,24 @@ impl Driver for DispDriver {
     type Stats = DispStats;
 
     fn new(spec: &Spec, s: &Stim<'_>) -> Result<DispDriver, CosimError> {
+        if let Some(w) = s.text.strip_prefix(GPU_PREFIX) {
+            let t = golden::gpu::run::Target::parse(w)
+                .map_err(|e| CosimError::BadInput(format!("{}: {e}", s.text)))?;
+            if matches!(t, golden::gpu::run::Target::Trace(_)) {
+                return Err(CosimError::BadInput(format!(
+                    "{}: the locality unit dispatches a kernel's blocks by their access ranges, which a trace does not carry; give a kernel (gpu:colmajor, gpu:stencil2d, ...)",
+                    s.text
+                )));
+            }
+            return Ok(DispDriver {
+                spec: locality(spec)?,
+                kind: Stimulus::File(s.text.into()),
+                gpu: Some((Arc::new(t), s.text.to_string())),
+                seed: s.seed,
+                inputs: None,
+                stats: DispStats::default(),
+            });
+        }
         let (kind, seed) = (Stimulus::parse(s.text, "the dispatcher", STIMULI)?, s.seed);
         let inputs = match &kind {
             Stimulus::File(p) => Some(Arc::new(read_file(p)?)),
@@ -290,6 +356,7 @@ impl Driver for DispDriver {
         Ok(DispDriver {
             spec: spec.clone(),
             kind,
+            gpu: None,
             seed,
             inputs,
             stats: DispStats::default(),
@@ -299,15 +366,41 @@ impl Driver for DispDriver {
     fn replay(&self, items: Vec<UnitIn>) -> DispDriver {
         DispDriver {
             inputs: Some(Arc::new(items.into_iter().map(|i| (0, i)).collect())),
+            gpu: None,
             ..self.clone()
         }
     }
 
     fn stimulus(&self) -> StimulusName {
+        if let Some((_, name)) = &self.gpu {
+            return StimulusName::new(name, false, "cycle inputs");
+        }
         StimulusName::new(&self.kind, self.inputs.is_some(), "cycle inputs")
     }
 
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
+        if let Some((t, _)) = self.gpu.clone() {
+            let mut ended = Ended::Completed;
+            let mut s = DispStats::default();
+            let mut prev: Option<(u32, u32, u32)> = None;
+            let mut hook = |i: &UnitIn, o: &UnitOut| -> Result<(), String> {
+                s.cycles += 1;
+                s.enqueued += u64::from(i.enq.is_some());
+                s.dispatched += u64::from(prev.is_some() && i.disp_ready);
+                prev = o.disp;
+                check(i, o).map_err(|f| {
+                    ended = Ended::Failed(f);
+                    "mismatch".to_string()
+                })
+            };
+            let r = self.run_gpu(&t, limit, &mut hook);
+            self.stats = s;
+            return match (r, ended) {
+                (_, Ended::Failed(f)) => Ok(Ended::Failed(f)),
+                (Err(e), _) => Err(e),
+                (Ok(()), e) => Ok(e),
+            };
+        }
         let mut unit = DispatchUnit::new(&self.spec.dispatch);
         let mut traffic = match &self.inputs {
             Some(_) => None,
@@ -349,6 +442,16 @@ impl Driver for DispDriver {
 
     fn consumed(&self) -> Vec<UnitIn> {
         let n = self.stats.cycles as usize;
+        if let Some((t, _)) = &self.gpu {
+            // The GPU run again (it repeats exactly), its unit's inputs kept.
+            let mut out = Vec::with_capacity(n);
+            let mut hook = |i: &UnitIn, _: &UnitOut| -> Result<(), String> {
+                out.push(i.clone());
+                Ok(())
+            };
+            let _ = self.run_gpu(t, n as u64, &mut hook);
+            return out;
+        }
         if let Some(v) = &self.inputs {
             return v.iter().take(n).map(|(_, i)| i.clone()).collect();
         }

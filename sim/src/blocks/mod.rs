@@ -129,7 +129,7 @@ static ENTRIES: [BlockEntry; 3] = [
             run: golden::dispatch::run_golden,
         }],
         stimuli: dispatch::STIMULI,
-        flow: &["random", "kernel:colmajor"],
+        flow: &["random", "kernel:colmajor", "gpu:stencil2d"],
         options: &[BlockOption {
             name: "kernel",
             value: Some("NAME|FILE"),
