@@ -186,6 +186,11 @@ pub struct Sm {
     launched: u64,
     /// Block slots freed this cycle and not yet taken ([`Sm::take_finished`]).
     finished: Vec<u32>,
+    /// A warp reached a barrier or ended, or a memory instruction was answered, since step 6
+    /// last looked at the blocks.
+    blocks_changed: bool,
+    /// Free block slots and warp slots (what [`Sm::room`] reads every cycle).
+    free: (usize, usize),
     stats: SmStats,
 }
 
@@ -212,6 +217,8 @@ impl Sm {
             held: None,
             launched: 0,
             finished: Vec::new(),
+            blocks_changed: false,
+            free: (g.ctas_per_sm as usize, g.warps_per_sm as usize),
             stats: SmStats::default(),
         }
     }
@@ -230,8 +237,7 @@ impl Sm {
     /// Whether `blocks` more blocks of `warps` warps each fit now (free block slots and warp
     /// slots).
     pub fn room(&self, blocks: usize, warps: usize) -> bool {
-        self.blocks.iter().filter(|b| b.is_none()).count() >= blocks
-            && self.warps.iter().filter(|w| w.is_none()).count() >= blocks * warps
+        self.free.0 >= blocks && self.free.1 >= blocks * warps
     }
 
     /// The block slots freed since the last call (blocks that finished), in order.
@@ -283,7 +289,11 @@ impl Sm {
             self.launched += 1;
             ids.push(w);
         }
+        self.free.0 -= 1;
+        self.free.1 -= ids.len();
         self.blocks[slot] = Some(Block { warps: ids });
+        // (A block may arrive with nothing to run.)
+        self.blocks_changed = true;
         true
     }
 
@@ -360,7 +370,11 @@ impl Sm {
                 self.last[s] = Some(w);
             }
         }
-        // 6. Barriers and finished blocks.
+        // 6. Barriers and finished blocks (only after a warp reached a barrier or ended, or a
+        // memory instruction was answered: nothing else can pass a barrier or end a block).
+        if !std::mem::take(&mut self.blocks_changed) {
+            return;
+        }
         for slot in 0..self.blocks.len() {
             let Some(b) = &self.blocks[slot] else {
                 continue;
@@ -388,8 +402,10 @@ impl Sm {
             if finished {
                 for &w in &b.warps {
                     self.warps[w] = None;
+                    self.free.1 += 1;
                 }
                 self.blocks[slot] = None;
+                self.free.0 += 1;
                 self.finished.push(slot as u32);
                 self.stats.blocks += 1;
             }
@@ -407,6 +423,7 @@ impl Sm {
         };
         warp.pending[i].left -= 1;
         if warp.pending[i].left == 0 {
+            self.blocks_changed = true;
             let done = warp.pending.swap_remove(i);
             if let Some(r) = done.dest {
                 warp.loading[usize::from(r / 64)] &= !(1 << (r % 64));
@@ -432,21 +449,22 @@ impl Sm {
 
     /// Scheduler `s`'s pick.
     fn pick(&self, s: usize, now: u64) -> Option<usize> {
-        let n = self.warps.len();
-        let own = |w: usize| w % self.schedulers == s;
+        // Its warps, ascending (no division per warp: this is the SM's hottest loop).
+        let own = (s..self.warps.len()).step_by(self.schedulers);
         match self.policy {
             WarpScheduler::Lrr => {
+                // From the warp after the last one issued, round the SM's warps.
                 let from = self.last[s].map_or(0, |w| w + 1);
-                (0..n)
-                    .map(|k| (from + k) % n)
-                    .find(|&w| own(w) && self.ready(w, now))
+                own.clone()
+                    .filter(|&w| w >= from)
+                    .chain(own.filter(|&w| w < from))
+                    .find(|&w| self.ready(w, now))
             }
             WarpScheduler::Gto => {
                 if let Some(w) = self.last[s].filter(|&w| self.ready(w, now)) {
                     return Some(w);
                 }
-                (0..n)
-                    .filter(|&w| own(w) && self.ready(w, now))
+                own.filter(|&w| self.ready(w, now))
                     .min_by_key(|&w| self.warps[w].as_ref().map_or(u64::MAX, |x| x.age))
             }
         }
@@ -497,7 +515,10 @@ impl Sm {
             // A warp ends when its trace does: an EXIT of some lanes is followed by the others'
             // instructions (Accel-Sim's trace-driven warps end the same way).
             Kind::Exit => {}
-            Kind::Barrier => x.at_barrier = true,
+            Kind::Barrier => {
+                x.at_barrier = true;
+                self.blocks_changed = true;
+            }
             Kind::Alu | Kind::Shared => {
                 if let Some(r) = dest {
                     let lat = if kind == Kind::Alu { alu } else { shared };
@@ -531,6 +552,7 @@ impl Sm {
         }
         if x.next >= x.insts.len() {
             x.done = true;
+            self.blocks_changed = true;
         }
     }
 }

@@ -490,12 +490,32 @@ pub fn access_bytes(opcode: &str) -> u32 {
         .map_or(4, |b| b / 8)
 }
 
+/// A hexadecimal number, `0x` optional. (By hand: a trace holds one per active lane of every
+/// memory instruction, and `u64::from_str_radix` was a tenth of a trace run.)
 fn hex(s: &str) -> Option<u64> {
     let digits = s
         .strip_prefix("0x")
         .or_else(|| s.strip_prefix("0X"))
-        .unwrap_or(s);
-    u64::from_str_radix(digits, 16).ok()
+        .unwrap_or(s)
+        .as_bytes();
+    let start = digits
+        .iter()
+        .position(|&c| c != b'0')
+        .unwrap_or(digits.len());
+    if digits.is_empty() || digits.len() - start > 16 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in digits {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => return None,
+        };
+        v = v << 4 | u64::from(d);
+    }
+    Some(v)
 }
 
 /// `(x,y,z)` as three numbers.

@@ -310,3 +310,24 @@ fn test_data_matches_shared_reference() {
         assert!(a == b, "{rel} differs from the shared reference");
     }
 }
+
+#[test]
+fn hex_numbers_parse_as_from_str_radix_does() {
+    for s in [
+        "0",
+        "10",
+        "ff",
+        "FF",
+        "c0000000",
+        "ffffffffffffffff",
+        "0000000000000000001",
+        "7fa0",
+    ] {
+        let want = u64::from_str_radix(s.trim_start_matches('0').max("0"), 16).ok();
+        assert_eq!(super::hex(s), want, "{s}");
+        assert_eq!(super::hex(&format!("0x{s}")), want, "0x{s}");
+    }
+    for bad in ["", "0x", "0xg1", "1 2", "1ffffffffffffffff", "-1"] {
+        assert_eq!(super::hex(bad), None, "{bad}");
+    }
+}
