@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""First figures of the closed-loop GPU (issue 14): L1 miss rate per dispatch policy on the
+built-in and dispatch kernels, and IPC and global-load latency under FR-FCFS vs Warped-MC on
+kernels and the reference LUD trace. Reported, no direction required.
+
+Usage: first-figures.py [PRESET ...]   (default: turing-rtx2060s fermi-gtx480)
+Set WARPSMITH to the binary (default target/release/warpsmith).
+"""
+import json
+import os
+import subprocess
+import sys
+
+BIN = os.environ.get("WARPSMITH", "target/release/warpsmith")
+KERNELS = ["stencil2d", "matmul3d", "cp", "scalarprod", "rowmajor", "colmajor"]
+POLICIES = ["rr", "bcs", "locality", "map-x", "map-y", "map-auto"]
+LUD = "golden/tests-data/accelsim-traces/rodinia2-lud-kernel8-volta-legacy-format"
+
+
+def run(preset, sets, target):
+    args = [BIN, "run", "--preset", preset, "--format", "json"] + target
+    for s in sets:
+        args += ["--set", s]
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, p.stderr.strip().splitlines()[-1] if p.stderr else "failed"
+    return json.loads(p.stdout), None
+
+
+def l1_miss(r):
+    l1 = r["l1"]
+    return 100.0 * (l1["misses"] + l1["sector_misses"]) / max(1, l1["accesses"])
+
+
+def main():
+    presets = sys.argv[1:] or ["turing-rtx2060s", "fermi-gtx480"]
+    for preset in presets:
+        print(f"== {preset}: L1 miss rate (%, sector and line misses over accesses) / IPC per dispatch policy")
+        print(f"{'kernel':12}" + "".join(f"{p:>17}" for p in POLICIES))
+        for k in KERNELS:
+            row = f"{k:12}"
+            for pol in POLICIES:
+                r, err = run(preset, [f"dispatch.policy={pol}"], ["--kernel", k])
+                row += f"{'(refused)':>17}" if r is None else f"{l1_miss(r):9.1f} / {r['ipc']:5.2f}"
+            print(row)
+        print(f"== {preset}: FR-FCFS vs Warped-MC: IPC, global-load latency mean / p95 (core cycles)")
+        for name, target in [(k, ["--kernel", k]) for k in KERNELS[:4] + ["irregular"]] + [("lud (trace)", ["--trace", LUD])]:
+            row = f"{name:12}"
+            for sched in ["frfcfs", "warped"]:
+                r, err = run(preset, [f"mc.scheduler={sched}"], target)
+                if r is None:
+                    row += f"  {sched}: {err}"
+                else:
+                    lat = r["load_latency"]
+                    row += f"  {sched:7} IPC {r['ipc']:6.2f} load {lat['mean']:7.1f} / {lat['p95']:5d}"
+            print(row)
+
+
+if __name__ == "__main__":
+    main()
