@@ -326,3 +326,31 @@ fn two_instances_of_one_model_on_one_thread_stay_independent() {
         }
     }
 }
+
+#[test]
+fn the_predictor_cosimulates_in_place_in_the_gpu() {
+    // The predictor snooping the whole GPU's load requests (kernel relaunched until the
+    // budget): its RTL matches every cycle on every preset, and it predicts.
+    for p in spec::PRESETS {
+        let r = json_ok(&[
+            "cosim",
+            "--block",
+            "ot",
+            "--preset",
+            p.name,
+            "--stimulus",
+            "gpu:stencil2d",
+            "--cycles",
+            "20000",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(r["verdict"], "pass", "{}: {r:#}", p.name);
+        assert_eq!(r["cycles"], 20000, "{}: {r:#}", p.name);
+        assert!(
+            r["stats"]["hits"].as_u64().unwrap() > 100,
+            "{}: {r:#}",
+            p.name
+        );
+    }
+}

@@ -107,4 +107,18 @@ fn print(config: &str, r: &RunSummary) {
         100.0 * r.dram.bandwidth_util,
         100.0 * r.dram.row_hit_rate
     );
+    let o = &r.ot;
+    println!(
+        "  OT predictor: {} queries, {} hits: PCOV {:.3}; {} hits resolved, {} correct: PACC {:.3}{}",
+        thousands(o.queries),
+        thousands(o.hits),
+        o.pcov,
+        thousands(o.resolved),
+        thousands(o.correct),
+        o.pacc,
+        o.refused
+            .as_ref()
+            .map(|e| format!(" (stopped early: {e})"))
+            .unwrap_or_default()
+    );
 }

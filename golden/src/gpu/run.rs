@@ -78,6 +78,9 @@ pub struct RunSummary {
     pub load_latency: Dist,
     pub l2: SliceStats,
     pub dram: DramTotals,
+    /// The OT predictor (seed 000) snooping the loads' requests to the memory partitions:
+    /// its prediction coverage and accuracy over the run.
+    pub ot: crate::ot::OtFigures,
 }
 
 /// What the GPU runs.
@@ -170,6 +173,9 @@ struct Gpu<'s> {
     unit_cycles: u64,
     /// The locality policy's decision unit: one for the whole run, kernel after kernel.
     unit: Option<crate::dispatch::DispatchUnit>,
+    /// The OT predictor in place, fed the SMs' transactions every cycle.
+    ot: crate::ot::OtRun,
+    ot_chunk: Vec<crate::ot::OtTxn>,
 }
 
 /// How far a watched run moves its data at each new launch, and the window it wraps in: each
@@ -232,6 +238,11 @@ pub struct RunOptions<'a, 'h> {
     /// ([`crate::mc::system::MemSystem::log_offers`]).
     pub log_offers: bool,
     pub offers: Vec<Request>,
+    /// Keep the OT predictor's transactions in `ot_txns` (the GPU's stream: a launch per
+    /// kernel, a query per global load, an observation per line it sends to the memory
+    /// partitions), stopping the run once this many are kept.
+    pub keep_ot: Option<usize>,
+    pub ot_txns: Vec<crate::ot::OtTxn>,
 }
 
 /// [`run`] with a watched Warped-MC group and the controllers' requests kept.
@@ -254,7 +265,12 @@ pub fn run_with(
         shift: 0,
         unit_cycles: 0,
         unit: None,
+        ot: crate::ot::OtRun::new(spec),
+        ot_chunk: Vec::new(),
     };
+    for sm in &mut gpu.sms {
+        sm.observe_ot(&spec.ot, spec.gpu.line_bytes);
+    }
     if opts.log_offers {
         gpu.side.dram_mut().log_offers();
     }
@@ -311,7 +327,7 @@ pub fn run_with(
                 }
             }
             // Once, unless a watch runs the workload until its cycle budget.
-            gpu.stopped |= opts.watch.is_none() && opts.unit.is_none();
+            gpu.stopped |= opts.watch.is_none() && opts.unit.is_none() && opts.keep_ot.is_none();
             gpu.shift = (gpu.shift + RELAUNCH_SHIFT) % RELAUNCH_WINDOW;
         }
         Ok(())
@@ -320,10 +336,12 @@ pub fn run_with(
         opts.offers = gpu.side.dram_mut().take_offers();
     }
     launched?;
+    let ot_figures = gpu.ot.figures();
     let Gpu { mut side, sms, .. } = gpu;
     // Written data still in the memory side drains (its acknowledgements are dropped); a
     // watched run ends at its budget.
-    while side.inside() > 0 && opts.watch.is_none() && opts.unit.is_none() {
+    while side.inside() > 0 && opts.watch.is_none() && opts.unit.is_none() && opts.keep_ot.is_none()
+    {
         side.step(None)?;
         for port in 0..n {
             while side.pop_reply(port).is_some() {}
@@ -349,6 +367,7 @@ pub fn run_with(
         load_latency: latency.dist(),
         l2: p.slices,
         dram: side.dram().dram_totals(),
+        ot: ot_figures,
     })
 }
 
@@ -380,6 +399,10 @@ impl Gpu<'_> {
             self.unit.take(),
         )?;
         let wpb = h.warps() as usize;
+        self.ot_chunk.push(crate::ot::OtTxn::Launch {
+            grid: h.grid.map(u64::from).to_vec(),
+            block: h.block.map(u64::from).to_vec(),
+        });
         let sms = &mut self.sms;
         let side = &mut self.side;
         let before: u64 = sms.iter().map(Sm::instructions).sum();
@@ -454,6 +477,22 @@ impl Gpu<'_> {
                 sm.cycle(now, side);
                 for slot in sm.take_finished() {
                     d.finished(s as u32, slot);
+                }
+                if let Some(t) = sm.take_ot() {
+                    self.ot_chunk.extend(t);
+                }
+            }
+            // The OT predictor takes the cycle's transactions, in SM order.
+            if !self.ot_chunk.is_empty() {
+                if let Some(most) = opts.keep_ot {
+                    opts.ot_txns.extend(self.ot_chunk.iter().cloned());
+                    if opts.ot_txns.len() >= most {
+                        self.stopped = true;
+                    }
+                }
+                self.ot.feed(self.ot_chunk.drain(..));
+                if self.stopped {
+                    break;
                 }
             }
             if d.all_placed() && !d.events_pending() && sms.iter().all(Sm::idle) {

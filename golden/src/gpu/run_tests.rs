@@ -549,3 +549,41 @@ fn a_watched_warped_mc_group_is_reproduced_by_the_requests_it_accepted() {
     let first = (0..again.len()).find(|&i| seen[i] != again[i]);
     assert_eq!(first, None, "cycle {first:?} differs");
 }
+
+/// The OT predictor in place sees one query per global load a warp issues (counted from the
+/// kernel's description), observes only lines sent to the memory partitions, and reports its
+/// coverage and accuracy.
+#[test]
+fn the_ot_predictor_in_place_sees_every_load_once() {
+    for p in spec::PRESETS.iter().map(|p| p.name) {
+        let s = preset(p);
+        for name in ["stencil2d", "scalarprod", "matmul3d"] {
+            let k = crate::dispatch::kernel(name).unwrap();
+            let r = run(
+                &s,
+                Workload::Kernel {
+                    kernel: &k,
+                    seed: 1,
+                },
+                None,
+            )
+            .unwrap();
+            let loads = k.warp_program().len() as u64;
+            let warps = u64::from(k.warps_per_block(32)) * k.num_blocks();
+            let o = &r.ot;
+            assert_eq!(o.queries, loads * warps, "{p} {name}");
+            assert!(o.refused.is_none(), "{p} {name}: {:?}", o.refused);
+            // Observations are the lines of L1 misses and sector misses, each at most once.
+            assert!(
+                o.observations > 0 && o.observations <= r.l1.misses + r.l1.sector_misses,
+                "{p} {name}: {o:?}"
+            );
+            assert!(o.hits <= o.queries && o.correct <= o.resolved && o.resolved <= o.hits);
+            // (On tiny matmul3d has no hits, as with its kernel stimulus: golden --block ot
+            // --preset tiny --stimulus kernel:matmul3d.)
+            if p != "tiny" {
+                assert!(o.pcov > 0.0 && o.pacc > 0.9, "{p} {name}: {o:?}");
+            }
+        }
+    }
+}

@@ -38,6 +38,7 @@ use crate::mc::system::Offer;
 use crate::mem::partition::MemRequest;
 use crate::mem::side::MemorySide;
 use crate::mem::slice::{Slice, SliceRequest, SliceStats, Taken};
+use crate::ot::OtTxn;
 use crate::workload::accelsim::{Inst, KernelHeader, Reg, TraceBlock};
 use spec::gpu::WarpScheduler;
 use spec::Spec;
@@ -109,12 +110,16 @@ pub fn kind_of(op: &str, inst: &Inst, h: &KernelHeader) -> Kind {
 }
 
 /// A memory instruction whose accesses are not all answered.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Pending {
     id: u16,
     dest: Option<Reg>,
     left: u32,
     issued: u64,
+    /// Its PC and load execution count, and the lines the OT predictor has observed of it.
+    pc: u64,
+    lec: u32,
+    observed: Vec<u64>,
 }
 
 #[derive(Debug)]
@@ -131,6 +136,11 @@ struct Warp {
     writing: Vec<(Reg, u64)>,
     pending: Vec<Pending>,
     next_id: u16,
+    /// Its block's coordinates, its index in the block, and per PC the times it executed it
+    /// (the load execution count, seed 000).
+    tb: [u32; 3],
+    in_block: u32,
+    lec: Vec<(u64, u32)>,
 }
 
 impl Warp {
@@ -165,6 +175,14 @@ pub struct SmStats {
     pub load_latency: Hist,
 }
 
+/// What the OT predictor sees of an SM, and how it narrows it (as `ot_stimulus` does).
+struct OtTap {
+    txns: Vec<OtTxn>,
+    lec_mask: u64,
+    addr_mask: u64,
+    line_mask: u64,
+}
+
 /// One SM.
 pub struct Sm {
     id: u32,
@@ -181,8 +199,13 @@ pub struct Sm {
     shared_latency: u64,
     /// The LD/ST unit: the memory instruction it holds.
     unit: Option<Unit>,
-    /// A miss the memory side refused, offered again next cycle.
+    /// A miss the memory side refused, offered again next cycle, and the payload of the
+    /// access it is for.
     held: Option<MemRequest>,
+    held_origin: Option<u32>,
+    /// The OT predictor's view ([`Sm::observe_ot`]): its transactions of this SM, taken by
+    /// [`Sm::take_ot`].
+    ot: Option<OtTap>,
     launched: u64,
     /// Block slots freed this cycle and not yet taken ([`Sm::take_finished`]).
     finished: Vec<u32>,
@@ -215,6 +238,8 @@ impl Sm {
             shared_latency: u64::from(g.shared_latency),
             unit: None,
             held: None,
+            held_origin: None,
+            ot: None,
             launched: 0,
             finished: Vec::new(),
             blocks_changed: false,
@@ -285,6 +310,9 @@ impl Sm {
                 writing: Vec::new(),
                 pending: Vec::new(),
                 next_id: 0,
+                tb: block.id,
+                in_block: ids.len() as u32,
+                lec: Vec::new(),
             });
             self.launched += 1;
             ids.push(w);
@@ -319,11 +347,15 @@ impl Sm {
                     warp: f.origin.map_or(0, |p| p >> 16),
                     pc: 0,
                 });
+                self.held_origin = f.origin;
             }
         }
         if let Some(m) = self.held {
             if side.offer(m) == Offer::Accepted {
                 self.held = None;
+                if let (Some(p), false) = (self.held_origin.take(), m.write) {
+                    self.observed(p, m.addr);
+                }
             }
         }
         // 3. The L1's access and its answers.
@@ -338,6 +370,7 @@ impl Sm {
                 if *bypass {
                     // Straight to the memory side, through the port's register.
                     if self.held.is_none() {
+                        self.held_origin = Some(payload);
                         self.held = Some(MemRequest {
                             tag: BYPASS | u64::from(payload),
                             addr,
@@ -410,6 +443,50 @@ impl Sm {
                 self.stats.blocks += 1;
             }
         }
+    }
+
+    /// Let the OT predictor see this SM (seed 000): a query for every global load a warp
+    /// issues, and an observation of every line a load's requests to the memory partitions
+    /// name (once per line per instruction), with the load's PC, LEC, block and warp.
+    pub fn observe_ot(&mut self, ot: &spec::OtSpec, line_bytes: u32) {
+        self.ot = Some(OtTap {
+            txns: Vec::new(),
+            lec_mask: crate::block::mask(ot.lec_bits),
+            addr_mask: crate::block::mask(ot.addr_bits),
+            line_mask: !(u64::from(line_bytes.max(1)) - 1),
+        });
+    }
+
+    /// The OT transactions since the last call, in the order they happened.
+    pub fn take_ot(&mut self) -> Option<std::vec::Drain<'_, OtTxn>> {
+        self.ot.as_mut().map(|t| t.txns.drain(..))
+    }
+
+    /// A request for access `p` (warp slot << 16 | pending id) at `addr` entered the memory
+    /// side: the OT observes its line.
+    fn observed(&mut self, p: u32, addr: u64) {
+        let Some(t) = &mut self.ot else {
+            return;
+        };
+        let (w, id) = ((p >> 16) as usize, (p & 0xffff) as u16);
+        let Some(x) = self.warps[w].as_mut() else {
+            return;
+        };
+        let Some(e) = x.pending.iter_mut().find(|e| e.id == id) else {
+            return;
+        };
+        let line = addr & t.line_mask;
+        if e.observed.contains(&line) {
+            return;
+        }
+        e.observed.push(line);
+        t.txns.push(OtTxn::Observe {
+            pc: e.pc,
+            lec: u64::from(e.lec) & t.lec_mask,
+            tb: x.tb.map(u64::from).to_vec(),
+            warp: u64::from(x.in_block),
+            addr: line & t.addr_mask,
+        });
     }
 
     /// An access of warp slot `p >> 16`'s memory instruction `p & 0xffff` is answered.
@@ -537,11 +614,33 @@ impl Sm {
                     if let Some(r) = dest {
                         x.loading[usize::from(r / 64)] |= 1 << (r % 64);
                     }
+                    let pc = x.insts[idx].pc;
+                    let lec = match x.lec.iter_mut().find(|(p, _)| *p == pc) {
+                        Some(e) => {
+                            e.1 += 1;
+                            e.1 - 1
+                        }
+                        None => {
+                            x.lec.push((pc, 1));
+                            0
+                        }
+                    };
+                    if let (Some(t), false) = (&mut self.ot, write) {
+                        t.txns.push(OtTxn::Predict {
+                            pc,
+                            lec: u64::from(lec) & t.lec_mask,
+                            tb: x.tb.map(u64::from).to_vec(),
+                            warp: u64::from(x.in_block),
+                        });
+                    }
                     x.pending.push(Pending {
                         id,
                         dest,
                         left: parts.len() as u32,
                         issued: now,
+                        pc,
+                        lec,
+                        observed: Vec::new(),
                     });
                     // Atomics and reductions go to the L2; with gpu.skip_l1 global
                     // accesses do too (GPGPU-Sim's -gpgpu_gmem_skip_L1D).

@@ -1,11 +1,13 @@
 //! The observation-table (OT) address predictor of seed 000.
 
+mod coverage;
 mod kernel;
 mod model;
 pub mod random;
 mod source;
 mod txn;
 
+pub use coverage::{Coverage, OtFigures, OtRun};
 pub use kernel::{check_ot_fit, ot_stimulus};
 pub use source::{run_golden, Source, Stimulus, FORMS};
 

@@ -8,7 +8,7 @@ use golden::block::CycleModel;
 use golden::ot::{CycleOps, OtBlock, OtIn, OtModel, OtOut, OtTxn, Packer, Source, Stimulus};
 use serde::Serialize;
 use spec::{OtEvent, Spec};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Counters of one co-simulation run.
@@ -65,13 +65,11 @@ impl CosimStats for OtStats {
     }
 }
 
-type Key = (u64, u32, [u32; 3], u32);
-
 #[derive(Default)]
 struct Tracker {
     stats: OtStats,
     events: [u64; 7],
-    pending: HashMap<Key, ([u64; golden::ot::MAX_ADDRS], u32)>,
+    coverage: golden::ot::Coverage,
 }
 
 impl Tracker {
@@ -80,37 +78,18 @@ impl Tracker {
         s.cycles += 1;
         s.transactions += c.txns().count() as u64;
         s.launches += u64::from(inp.launch.is_some());
-        if inp.launch.is_some() {
-            self.pending.clear();
-        }
-        if let Some(q) = &inp.predict {
-            s.predictions += 1;
-            if out.pred_hit {
-                s.hits += 1;
-                if self.pending.len() > 1 << 20 {
-                    self.pending.clear();
-                }
-                self.pending.insert(
-                    (q.pc, q.lec, q.tb, q.warp),
-                    (out.pred_addrs, out.pred_count),
-                );
-            }
-        }
-        if let Some(o) = &inp.observe {
-            s.observes += 1;
+        if inp.observe.is_some() {
             self.events[out.upd_event.code() as usize] += 1;
             s.evictions += u64::from(out.upd_evict);
-            if let Some((addrs, n)) = self.pending.remove(&(o.pc, o.lec, o.tb, o.warp)) {
-                s.resolved += 1;
-                s.correct += u64::from(addrs[..n as usize].contains(&o.addr));
-            }
         }
+        self.coverage.record(inp, out);
     }
 
     fn finish(mut self) -> OtStats {
-        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-        self.stats.pcov = ratio(self.stats.hits, self.stats.predictions);
-        self.stats.pacc = ratio(self.stats.correct, self.stats.resolved);
+        let f = self.coverage.figures();
+        let s = &mut self.stats;
+        (s.predictions, s.hits, s.observes) = (f.queries, f.hits, f.observations);
+        (s.resolved, s.correct, s.pcov, s.pacc) = (f.resolved, f.correct, f.pcov, f.pacc);
         for e in OtEvent::ALL.iter().skip(1) {
             self.stats
                 .events
@@ -120,6 +99,9 @@ impl Tracker {
     }
 }
 
+/// The stimulus prefix that runs the predictor in place in the GPU on a kernel or trace.
+pub const GPU_PREFIX: &str = "gpu:";
+
 /// The OT predictor's co-simulation driver.
 #[derive(Clone)]
 pub struct OtDriver {
@@ -127,6 +109,10 @@ pub struct OtDriver {
     source: Source,
     /// Replaying exactly these transactions instead of the source.
     replay: Option<Arc<Vec<OtTxn>>>,
+    /// `gpu:WORKLOAD`: the predictor in place in the whole GPU (the workload and its name),
+    /// and the GPU's transactions once run.
+    gpu: Option<(Arc<golden::gpu::run::Target>, String)>,
+    gpu_txns: Option<Arc<Vec<OtTxn>>>,
     /// After a run: transactions consumed, and the statistics.
     consumed: usize,
     stats: OtStats,
@@ -134,17 +120,44 @@ pub struct OtDriver {
 
 impl OtDriver {
     fn txns(&self) -> Box<dyn Iterator<Item = OtTxn> + '_> {
-        match &self.replay {
-            Some(v) => Box::new(v.iter().cloned()),
-            None => self.source.iter(),
+        match (&self.replay, &self.gpu_txns) {
+            (Some(v), _) | (None, Some(v)) => Box::new(v.iter().cloned()),
+            (None, None) => self.source.iter(),
         }
     }
 
     fn origin(&self, i: usize) -> String {
-        match &self.replay {
-            Some(_) => format!("replayed transaction {}", i + 1),
-            None => self.source.origin(i),
+        match (&self.replay, &self.gpu) {
+            (Some(_), _) => format!("replayed transaction {}", i + 1),
+            (None, Some((_, name))) => format!("{name}, transaction {}", i + 1),
+            (None, None) => self.source.origin(i),
         }
+    }
+
+    /// The GPU's transactions for a run of `limit` cycles (the predictor takes at most two a
+    /// cycle), from as many launches of the workload as that takes.
+    fn gpu_stream(&mut self, limit: u64) -> Result<(), CosimError> {
+        use golden::gpu::run::{run_with, GpuError, RunOptions};
+        let Some((t, name)) = self.gpu.clone() else {
+            return Ok(());
+        };
+        let want = limit.saturating_mul(2).saturating_add(16).min(1 << 28) as usize;
+        if self.gpu_txns.as_ref().is_some_and(|v| v.len() >= want) {
+            return Ok(());
+        }
+        let mut o = RunOptions {
+            keep_ot: Some(want),
+            ..RunOptions::default()
+        };
+        match run_with(&self.spec, t.workload(1), &mut o) {
+            Ok(_) => {}
+            Err(
+                e @ (GpuError::Stalled { .. } | GpuError::Placement { .. } | GpuError::Memory(_)),
+            ) => return Err(CosimError::Model(e.to_string())),
+            Err(e) => return Err(CosimError::BadInput(format!("{name}: {e}"))),
+        }
+        self.gpu_txns = Some(Arc::new(std::mem::take(&mut o.ot_txns)));
+        Ok(())
     }
 }
 
@@ -154,6 +167,24 @@ impl Driver for OtDriver {
     type Stats = OtStats;
 
     fn new(spec: &Spec, s: &Stim<'_>) -> Result<OtDriver, CosimError> {
+        if let Some(w) = s.text.strip_prefix(GPU_PREFIX) {
+            let t = golden::gpu::run::Target::parse(w)
+                .map_err(|e| CosimError::BadInput(format!("{}: {e}", s.text)))?;
+            return Ok(OtDriver {
+                spec: spec.clone(),
+                // (Not read: the GPU's transactions stand in for a source.)
+                source: Source::new(
+                    spec,
+                    &Stimulus::parse("random", "the OT block", golden::ot::FORMS)?,
+                    s.seed,
+                )?,
+                replay: None,
+                gpu: Some((Arc::new(t), s.text.to_string())),
+                gpu_txns: None,
+                consumed: 0,
+                stats: OtStats::default(),
+            });
+        }
         let source = Source::new(
             spec,
             &Stimulus::parse(s.text, "the OT block", golden::ot::FORMS)?,
@@ -163,6 +194,8 @@ impl Driver for OtDriver {
             spec: spec.clone(),
             source,
             replay: None,
+            gpu: None,
+            gpu_txns: None,
             consumed: 0,
             stats: OtStats::default(),
         })
@@ -176,11 +209,17 @@ impl Driver for OtDriver {
     }
 
     fn stimulus(&self) -> StimulusName {
+        if let (None, Some((_, name))) = (&self.replay, &self.gpu) {
+            return StimulusName::new(name, false, "transactions");
+        }
         let finite = self.replay.is_some() || self.source.is_finite();
         StimulusName::new(self.source.kind(), finite, "transactions")
     }
 
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
+        if self.replay.is_none() {
+            self.gpu_stream(limit)?;
+        }
         let ws = self.spec.gpu.warp_size;
         let mut model = OtModel::new(&self.spec.ot);
         let mut tracker = Tracker::default();
