@@ -54,6 +54,18 @@ def main():
                     lat = r["load_latency"]
                     row += f"  {sched:7} IPC {r['ipc']:6.2f} load {lat['mean']:7.1f} / {lat['p95']:5d}"
             print(row)
+        ot_figures(preset)
+
+
+def ot_figures(preset):
+    print(f"== {preset}: OT predictor in place (rr dispatch): PCOV / PACC")
+    for name, target in [(k, ["--kernel", k]) for k in KERNELS + ["irregular", "otstress"]] + [("lud (trace)", ["--trace", LUD])]:
+        r, err = run(preset, [], target)
+        if r is None:
+            print(f"{name:12}  {err}")
+            continue
+        o = r["ot"]
+        print(f"{name:12}  queries {o['queries']:7d}  PCOV {o['pcov']:.3f}  PACC {o['pacc']:.3f}")
 
 
 if __name__ == "__main__":

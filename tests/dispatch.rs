@@ -267,26 +267,9 @@ fn the_unit_cosimulates_inside_the_gpu() {
     // The unit inside the whole GPU, dispatching a kernel's blocks as they finish, relaunch
     // after relaunch (one unit for the whole run): its RTL matches every cycle on every preset.
     for p in spec::PRESETS {
-        let r = json_ok(&[
-            "cosim",
-            "--block",
-            "dispatch",
-            "--preset",
-            p.name,
-            "--stimulus",
-            "gpu:stencil2d",
-            "--cycles",
-            "10000",
-            "--format",
-            "json",
-        ]);
-        assert_eq!(r["verdict"], "pass", "{}: {r:#}", p.name);
-        assert_eq!(r["cycles"], 10000, "{}: {r:#}", p.name);
-        assert!(
-            r["stats"]["dispatched"].as_u64().unwrap() > 10,
-            "{}: {r:#}",
-            p.name
-        );
+        let r = cosim_passes("dispatch", p.name, "gpu:stencil2d", 10_000);
+        let n = r["stats"]["dispatched"].as_u64().unwrap();
+        assert!(n > 10, "{}: {r:#}", p.name);
     }
     // Every mutant is caught in place, and a reproducer (the unit's inputs, shrunk) fails with
     // its mutant and passes without.
@@ -304,44 +287,14 @@ fn the_unit_cosimulates_inside_the_gpu() {
         "json",
     ]);
     assert_eq!(r["caught"], r["total"], "{r:#}");
-    let dir = scratch("dispatch-gpu-mutant");
-    let o = warpsmith(&[
-        "cosim",
-        "--block",
+    mutant_is_reproduced(
         "dispatch",
-        "--preset",
         "tiny",
-        "--stimulus",
         "gpu:stencil2d",
-        "--cycles",
-        "20000",
-        "--mutant",
+        20_000,
         "done-ignored",
-        "--out-dir",
-        dir.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let path = r["failure"]["reproducer"]["path"].as_str().unwrap();
-    let run = |mutant: Option<&str>| {
-        let mut a = vec![
-            "cosim",
-            "--block",
-            "dispatch",
-            "--preset",
-            "tiny",
-            "--stimulus",
-            path,
-        ];
-        if let Some(m) = mutant {
-            a.extend(["--mutant", m]);
-        }
-        warpsmith(&a).status.code()
-    };
-    assert_eq!(run(Some("done-ignored")), Some(1));
-    assert_eq!(run(None), Some(0));
+        "",
+    );
     // A trace carries no access ranges: refused, with what to give instead.
     let o = warpsmith(&[
         "cosim",

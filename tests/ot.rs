@@ -332,21 +332,7 @@ fn the_predictor_cosimulates_in_place_in_the_gpu() {
     // The predictor snooping the whole GPU's load requests (kernel relaunched until the
     // budget): its RTL matches every cycle on every preset, and it predicts.
     for p in spec::PRESETS {
-        let r = json_ok(&[
-            "cosim",
-            "--block",
-            "ot",
-            "--preset",
-            p.name,
-            "--stimulus",
-            "gpu:stencil2d",
-            "--cycles",
-            "20000",
-            "--format",
-            "json",
-        ]);
-        assert_eq!(r["verdict"], "pass", "{}: {r:#}", p.name);
-        assert_eq!(r["cycles"], 20000, "{}: {r:#}", p.name);
+        let r = cosim_passes("ot", p.name, "gpu:stencil2d", 20_000);
         assert!(
             r["stats"]["hits"].as_u64().unwrap() > 100,
             "{}: {r:#}",

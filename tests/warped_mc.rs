@@ -256,73 +256,20 @@ fn warped_mc_cosimulates_behind_the_l2_in_the_memory_side() {
     // The controllers behind the interconnect and the L2 partitions, closed loop: the block's
     // RTL matches on every preset, and requests reach it with their warps through the L2.
     for p in spec::PRESETS {
-        let r = json(&[
-            "cosim",
-            "--block",
-            "warped-mc",
-            "--preset",
-            p.name,
-            "--stimulus",
-            "memory:hoa",
-            "--cycles",
-            "20000",
-            "--format",
-            "json",
-        ]);
-        assert_eq!(r["verdict"], "pass", "{}: {r:#}", p.name);
-        assert!(
-            r["stats"]["requests"].as_u64().unwrap() > 300,
-            "{}: {r:#}",
-            p.name
-        );
+        let r = cosim_passes("warped-mc", p.name, "memory:hoa", 20_000);
+        let n = r["stats"]["requests"].as_u64().unwrap();
+        assert!(n > 300, "{}: {r:#}", p.name);
     }
     // A mutant is caught there too, and its reproducer replays in the same mode: it fails with
-    // the mutant and passes without it.
-    let dir = scratch("wmc-memory-mutant");
-    let o = warpsmith(&[
-        "cosim",
-        "--block",
+    // the mutant and passes without.
+    let r = mutant_is_reproduced(
         "warped-mc",
-        "--preset",
         "tiny",
-        "--stimulus",
         "memory:hoa",
-        "--cycles",
-        "20000",
-        "--mutant",
+        20_000,
         "wet-service-ignored",
-        "--out-dir",
-        dir.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let path = r["failure"]["reproducer"]["path"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    assert!(std::path::Path::new(&path).is_file(), "{path}");
-    let replay = format!("memory:{path}");
-    let run = |mutant: Option<&str>| {
-        let mut a = vec![
-            "cosim",
-            "--block",
-            "warped-mc",
-            "--preset",
-            "tiny",
-            "--stimulus",
-            &replay,
-            "--format",
-            "json",
-        ];
-        if let Some(m) = mutant {
-            a.extend(["--mutant", m]);
-        }
-        warpsmith(&a).status.code()
-    };
-    assert_eq!(run(Some("wet-service-ignored")), Some(1));
-    assert_eq!(run(None), Some(0));
+        "memory:",
+    );
     assert!(
         r["failure"]["reproducer"]["command"]
             .as_str()
@@ -337,26 +284,9 @@ fn warped_mc_cosimulates_inside_the_gpu() {
     // The whole GPU on a kernel (SMs, L1s, interconnect, L2, the controllers): the watched
     // block's RTL matches every cycle on every preset, relaunch after relaunch.
     for p in spec::PRESETS {
-        let r = json(&[
-            "cosim",
-            "--block",
-            "warped-mc",
-            "--preset",
-            p.name,
-            "--stimulus",
-            "gpu:irregular",
-            "--cycles",
-            "20000",
-            "--format",
-            "json",
-        ]);
-        assert_eq!(r["verdict"], "pass", "{}: {r:#}", p.name);
-        assert_eq!(r["cycles"], 20000, "{}: {r:#}", p.name);
-        assert!(
-            r["stats"]["requests"].as_u64().unwrap() > 300,
-            "{}: {r:#}",
-            p.name
-        );
+        let r = cosim_passes("warped-mc", p.name, "gpu:irregular", 20_000);
+        let n = r["stats"]["requests"].as_u64().unwrap();
+        assert!(n > 300, "{}: {r:#}", p.name);
     }
     // Its mutants are caught in place: every one by the gather kernel but the pending counter's
     // wrap, which needs one warp with more requests pending than the counter holds (lone warps
@@ -382,44 +312,12 @@ fn warped_mc_cosimulates_inside_the_gpu() {
         let wraps = m["name"] == "pending-counter-wraps";
         assert_eq!(m["caught"], !wraps, "{m:#}");
     }
-    let dir = scratch("wmc-gpu-mutant");
-    let o = warpsmith(&[
-        "cosim",
-        "--block",
+    mutant_is_reproduced(
         "warped-mc",
-        "--preset",
         "turing-rtx2060s",
-        "--stimulus",
         "gpu:lonewarp",
-        "--cycles",
-        "30000",
-        "--mutant",
+        30_000,
         "pending-counter-wraps",
-        "--out-dir",
-        dir.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let path = r["failure"]["reproducer"]["path"].as_str().unwrap();
-    let run = |mutant: Option<&str>| {
-        let mut a = vec![
-            "cosim",
-            "--block",
-            "warped-mc",
-            "--preset",
-            "turing-rtx2060s",
-            "--stimulus",
-            path,
-            "--format",
-            "json",
-        ];
-        if let Some(m) = mutant {
-            a.extend(["--mutant", m]);
-        }
-        warpsmith(&a).status.code()
-    };
-    assert_eq!(run(Some("pending-counter-wraps")), Some(1));
-    assert_eq!(run(None), Some(0));
+        "",
+    );
 }

@@ -208,3 +208,82 @@ pub fn bench_report(block: &str, cycles: u32) -> serde_json::Value {
     );
     r
 }
+
+/// `cosim --block BLOCK --preset PRESET --stimulus STIMULUS --cycles CYCLES`: it passes, every
+/// cycle compared; its JSON report.
+pub fn cosim_passes(block: &str, preset: &str, stimulus: &str, cycles: u64) -> serde_json::Value {
+    let n = cycles.to_string();
+    let r = json_ok(&[
+        "cosim",
+        "--block",
+        block,
+        "--preset",
+        preset,
+        "--stimulus",
+        stimulus,
+        "--cycles",
+        &n,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r["verdict"], "pass", "{block} {preset} {stimulus}: {r:#}");
+    assert_eq!(r["cycles"], cycles, "{block} {preset} {stimulus}: {r:#}");
+    r
+}
+
+/// A co-simulation of `mutant` on `stimulus` fails (exit 1) and writes a reproducer, which
+/// (given as `--stimulus {replay_prefix}PATH`) fails with the mutant and passes without. The
+/// failure report.
+pub fn mutant_is_reproduced(
+    block: &str,
+    preset: &str,
+    stimulus: &str,
+    cycles: u64,
+    mutant: &str,
+    replay_prefix: &str,
+) -> serde_json::Value {
+    let dir = scratch(&format!("{block}-{mutant}-reproducer"));
+    let n = cycles.to_string();
+    let o = warpsmith(&[
+        "cosim",
+        "--block",
+        block,
+        "--preset",
+        preset,
+        "--stimulus",
+        stimulus,
+        "--cycles",
+        &n,
+        "--mutant",
+        mutant,
+        "--out-dir",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let path = r["failure"]["reproducer"]["path"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no reproducer: {r:#}"));
+    assert!(std::path::Path::new(path).is_file(), "{path}");
+    let replay = format!("{replay_prefix}{path}");
+    let run = |m: Option<&str>| {
+        let mut a = vec![
+            "cosim",
+            "--block",
+            block,
+            "--preset",
+            preset,
+            "--stimulus",
+            &replay,
+        ];
+        if let Some(m) = m {
+            a.extend(["--mutant", m]);
+        }
+        warpsmith(&a).status.code()
+    };
+    assert_eq!(run(Some(mutant)), Some(1), "{replay} with {mutant}");
+    assert_eq!(run(None), Some(0), "{replay} without a mutant");
+    r
+}
