@@ -78,6 +78,10 @@ pub struct RunSummary {
     pub load_latency: Dist,
     pub l2: SliceStats,
     pub dram: DramTotals,
+    /// Requests the SMs sent to the memory side, and the replies that came back (to an SM,
+    /// or after the last kernel, drained): every request is answered once.
+    pub requests: u64,
+    pub replies: u64,
     /// The OT predictor (seed 000) snooping the loads' requests to the memory partitions:
     /// its prediction coverage and accuracy over the run.
     pub ot: crate::ot::OtFigures,
@@ -340,21 +344,27 @@ pub fn run_with(
     let Gpu { mut side, sms, .. } = gpu;
     // Written data still in the memory side drains (its acknowledgements are dropped); a
     // watched run ends at its budget.
+    let mut drained = 0u64;
     while side.inside() > 0 && opts.watch.is_none() && opts.unit.is_none() && opts.keep_ot.is_none()
     {
         side.step(None)?;
         for port in 0..n {
-            while side.pop_reply(port).is_some() {}
+            while side.pop_reply(port).is_some() {
+                drained += 1;
+            }
         }
     }
     let cycles = side.core_cycle();
     let instructions: u64 = kernels.iter().map(|k| k.instructions).sum();
     let mut l1 = SliceStats::default();
     let mut latency = crate::mc::open_loop::Hist::default();
+    let (mut requests, mut replies) = (0, drained);
     for sm in &sms {
         let s = sm.stats();
         l1.add(&s.l1);
         latency.merge(&s.load_latency);
+        requests += s.sent;
+        replies += s.replies;
     }
     let (p, _, _) = side.stats();
     Ok(RunSummary {
@@ -367,6 +377,8 @@ pub fn run_with(
         load_latency: latency.dist(),
         l2: p.slices,
         dram: side.dram().dram_totals(),
+        requests,
+        replies,
         ot: ot_figures,
     })
 }

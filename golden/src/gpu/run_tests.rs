@@ -212,6 +212,8 @@ proptest::proptest! {
         let a = run_trace(&s, dir.path(), None).unwrap();
         proptest::prop_assert_eq!(a.instructions, total);
         proptest::prop_assert_eq!(a.kernels[0].blocks, u64::from(blocks));
+        // Every request to the memory side is answered once.
+        proptest::prop_assert_eq!(a.requests, a.replies);
         let b = run_trace(&s, dir.path(), None).unwrap();
         proptest::prop_assert_eq!(a, b);
     }
@@ -302,6 +304,8 @@ proptest::proptest! {
         let a = run(&s, w, None).unwrap();
         proptest::prop_assert_eq!(a.kernels[0].blocks, k.num_blocks());
         proptest::prop_assert_eq!(a.instructions, generated_instructions(&k));
+        proptest::prop_assert!(a.requests > 0);
+        proptest::prop_assert_eq!(a.requests, a.replies);
         let b = run(&s, w, None).unwrap();
         proptest::prop_assert_eq!(a, b);
     }

@@ -173,6 +173,9 @@ pub struct SmStats {
     pub l1: SliceStats,
     /// Cycles from a global load's issue to its last answer.
     pub load_latency: Hist,
+    /// Requests the port sent to the memory side, and replies it took back.
+    pub sent: u64,
+    pub replies: u64,
 }
 
 /// What the OT predictor sees of an SM, and how it narrows it (as `ot_stimulus` does).
@@ -330,6 +333,7 @@ impl Sm {
         let port = self.id as usize;
         // 1. A reply fills the L1, or answers an access that bypassed it.
         if let Some((r, _)) = side.pop_reply(port) {
+            self.stats.replies += 1;
             if r.tag & BYPASS != 0 {
                 self.answered(r.tag as u32, now);
             } else if !r.write {
@@ -352,6 +356,7 @@ impl Sm {
         }
         if let Some(m) = self.held {
             if side.offer(m) == Offer::Accepted {
+                self.stats.sent += 1;
                 self.held = None;
                 if let (Some(p), false) = (self.held_origin.take(), m.write) {
                     self.observed(p, m.addr);
