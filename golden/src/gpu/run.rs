@@ -48,6 +48,14 @@ pub enum GpuError {
     TracePolicy { policy: &'static str },
     #[error("gpu.warp_size = {size}: the GPU runs 32-thread warps (Accel-Sim's lane masks); use --set gpu.warp_size=32")]
     WarpSize { size: u32 },
+    #[error("internal: SM {sm}'s L1 {what} holds {len} of {cap} at core cycle {cycle}")]
+    Overfull {
+        sm: usize,
+        what: &'static str,
+        len: usize,
+        cap: usize,
+        cycle: u64,
+    },
     #[error("internal: the dispatcher placed block {block} on SM {sm}, which cannot take it")]
     Placement { block: u64, sm: u32 },
 }
@@ -247,6 +255,9 @@ pub struct RunOptions<'a, 'h> {
     /// partitions), stopping the run once this many are kept.
     pub keep_ot: Option<usize>,
     pub ot_txns: Vec<crate::ot::OtTxn>,
+    /// Check every SM's L1 queues and MSHRs against their sizes every core cycle (property
+    /// tests): one over its size is [`GpuError::Overfull`].
+    pub check_bounds: bool,
 }
 
 /// [`run`] with a watched Warped-MC group and the controllers' requests kept.
@@ -492,6 +503,22 @@ impl Gpu<'_> {
                 }
                 if let Some(t) = sm.take_ot() {
                     self.ot_chunk.extend(t);
+                }
+            }
+            if opts.check_bounds {
+                const WHAT: [&str; 4] = ["input queue", "miss queue", "MSHR table", "MSHR entry"];
+                for (s, sm) in sms.iter().enumerate() {
+                    for (what, (len, cap)) in WHAT.iter().zip(sm.fill_levels()) {
+                        if len > cap {
+                            return Err(GpuError::Overfull {
+                                sm: s,
+                                what,
+                                len,
+                                cap,
+                                cycle: now,
+                            });
+                        }
+                    }
                 }
             }
             // The OT predictor takes the cycle's transactions, in SM order.

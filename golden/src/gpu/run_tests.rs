@@ -209,7 +209,8 @@ proptest::proptest! {
             .unwrap();
         let dir = tempfile::tempdir().unwrap();
         let total = random_kernel(dir.path(), seed, blocks, warps);
-        let a = run_trace(&s, dir.path(), None).unwrap();
+        let mut o = RunOptions { check_bounds: true, ..RunOptions::default() };
+        let a = run_with(&s, Workload::Trace(dir.path()), &mut o).unwrap();
         proptest::prop_assert_eq!(a.instructions, total);
         proptest::prop_assert_eq!(a.kernels[0].blocks, u64::from(blocks));
         // Every request to the memory side is answered once.
@@ -301,7 +302,9 @@ proptest::proptest! {
             .unwrap();
         let k = affine_kernel([grid.0, grid.1], [block.0, block.1], loads, trips, compute);
         let w = Workload::Kernel { kernel: &k, seed: 1 };
-        let a = run(&s, w, None).unwrap();
+        // (No L1 queue or MSHR ever over its size: checked every cycle.)
+        let mut o = RunOptions { check_bounds: true, ..RunOptions::default() };
+        let a = run_with(&s, w, &mut o).unwrap();
         proptest::prop_assert_eq!(a.kernels[0].blocks, k.num_blocks());
         proptest::prop_assert_eq!(a.instructions, generated_instructions(&k));
         proptest::prop_assert!(a.requests > 0);

@@ -268,6 +268,18 @@ impl Sm {
         self.free.0 >= blocks && self.free.1 >= blocks * warps
     }
 
+    /// Its L1's queues and MSHRs as (fill, size) pairs: the input queue, the miss queue, the
+    /// MSHR entries, and the most requests merged into one entry. (Bounds checks.)
+    pub fn fill_levels(&self) -> [(usize, usize); 4] {
+        let [m, w] = self.l1.mshr().fill_levels();
+        [
+            (self.l1.input_len(), self.l1.input_cap()),
+            (self.l1.miss_queue_len(), self.l1.miss_queue_cap()),
+            m,
+            w,
+        ]
+    }
+
     /// The block slots freed since the last call (blocks that finished), in order.
     pub fn take_finished(&mut self) -> std::vec::Drain<'_, u32> {
         self.finished.drain(..)

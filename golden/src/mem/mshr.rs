@@ -108,6 +108,13 @@ impl<R> MshrTable<R> {
     pub fn waiting(&self) -> usize {
         self.pending.iter().map(|(_, w)| w.len()).sum()
     }
+
+    /// (entries in use, entries), and (most requests waiting in one entry, merges allowed per
+    /// entry): for bounds checks.
+    pub fn fill_levels(&self) -> [(usize, usize); 2] {
+        let most = self.pending.iter().map(|(_, w)| w.len()).max().unwrap_or(0);
+        [(self.used(), self.entries), (most, self.merge)]
+    }
 }
 
 #[cfg(test)]
