@@ -352,3 +352,19 @@ fn generation_is_deterministic_and_writes_a_manifest() {
     )));
     assert!(top.contains(&format!("warpsmith {}", rtlgen::VERSION)));
 }
+
+#[test]
+fn run_help_names_every_kernel_it_knows() {
+    // The names in `run --help` are written out: every built-in and shipped kernel is there.
+    let help = stdout(&warpsmith(&["run", "--help"]));
+    let known = golden::workload::BUILTIN
+        .iter()
+        .copied()
+        .chain(golden::dispatch::EXAMPLES.iter().map(|(n, _)| *n));
+    for name in known {
+        assert!(
+            help.contains(name),
+            "run --help does not name `{name}`:\n{help}"
+        );
+    }
+}
