@@ -96,11 +96,24 @@ fn print(config: &str, r: &RunSummary) {
             thousands(fails)
         );
     }
-    let d = &r.load_latency;
-    println!(
-        "  global loads, issue to last answer (core cycles): mean {:.1}  p50 {}  p95 {}  p99 {}",
-        d.mean, d.p50, d.p95, d.p99
-    );
+    for (what, d) in [
+        ("issue to last answer", &r.load_latency),
+        ("first answer to last", &r.load_divergence),
+    ] {
+        println!(
+            "  global loads, {what} (core cycles): mean {:.1}  p50 {}  p95 {}  p99 {}",
+            d.mean, d.p50, d.p95, d.p99
+        );
+    }
+    for (what, n) in [("request", &r.request_net), ("reply", &r.reply_net)] {
+        println!(
+            "  {what} network: {} packets, {} flits, {} stalled input-cycles, {} refused offers",
+            thousands(n.packets),
+            thousands(n.flits),
+            thousands(n.stalled),
+            thousands(n.refused)
+        );
+    }
     println!(
         "  DRAM ({}): bandwidth {:.1}%, row hits {:.1}%",
         r.dram.scheduler,

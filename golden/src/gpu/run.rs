@@ -84,6 +84,12 @@ pub struct RunSummary {
     pub l1: SliceStats,
     /// Global loads, issue to last answer (core cycles).
     pub load_latency: Dist,
+    /// Global loads, first answer to last (core cycles): how far a load's accesses diverge.
+    pub load_divergence: Dist,
+    /// The request and reply networks' counters (packets, flits, stalled input-cycles,
+    /// refused offers).
+    pub request_net: crate::mem::icnt::IcntStats,
+    pub reply_net: crate::mem::icnt::IcntStats,
     pub l2: SliceStats,
     pub dram: DramTotals,
     /// Requests the SMs sent to the memory side, and the replies that came back (to an SM,
@@ -369,15 +375,17 @@ pub fn run_with(
     let instructions: u64 = kernels.iter().map(|k| k.instructions).sum();
     let mut l1 = SliceStats::default();
     let mut latency = crate::mc::open_loop::Hist::default();
+    let mut divergence = crate::mc::open_loop::Hist::default();
     let (mut requests, mut replies) = (0, drained);
     for sm in &sms {
         let s = sm.stats();
         l1.add(&s.l1);
         latency.merge(&s.load_latency);
+        divergence.merge(&s.divergence);
         requests += s.sent;
         replies += s.replies;
     }
-    let (p, _, _) = side.stats();
+    let (p, request_net, reply_net) = side.stats();
     Ok(RunSummary {
         kernels,
         copies,
@@ -386,6 +394,9 @@ pub fn run_with(
         ipc: instructions as f64 / cycles.max(1) as f64,
         l1,
         load_latency: latency.dist(),
+        load_divergence: divergence.dist(),
+        request_net,
+        reply_net,
         l2: p.slices,
         dram: side.dram().dram_totals(),
         requests,

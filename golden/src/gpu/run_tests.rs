@@ -408,6 +408,14 @@ fn a_single_load_takes_the_documented_sum_of_its_stages() {
         let miss = blocks_run(&s, &[vec![load1(0, 4, 0x10000)]]);
         let dram = 3 + side(&s, t + 3, false) + l1 - 1;
         assert_eq!(miss.load_latency.max, dram, "{extra:?} DRAM miss");
+        // One access: no divergence; one request and its reply, one packet each way.
+        assert_eq!(miss.load_divergence.max, 0, "{extra:?}");
+        assert_eq!((miss.requests, miss.replies), (1, 1), "{extra:?}");
+        assert_eq!(
+            (miss.request_net.packets, miss.reply_net.packets),
+            (1, 1),
+            "{extra:?}"
+        );
         // Then an L1 hit: the same address again once the first load is used.
         let mut b = vec![load1(0, 4, 0x10000)];
         b.extend(chain(0x10, 4, 1));

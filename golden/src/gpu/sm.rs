@@ -116,6 +116,8 @@ struct Pending {
     dest: Option<Reg>,
     left: u32,
     issued: u64,
+    /// The cycle its first access was answered.
+    first: Option<u64>,
     /// Its PC and load execution count, and the lines the OT predictor has observed of it.
     pc: u64,
     lec: u32,
@@ -173,6 +175,8 @@ pub struct SmStats {
     pub l1: SliceStats,
     /// Cycles from a global load's issue to its last answer.
     pub load_latency: Hist,
+    /// Cycles from a global load's first answered access to its last (memory divergence).
+    pub divergence: Hist,
     /// Requests the port sent to the memory side, and replies it took back.
     pub sent: u64,
     pub replies: u64,
@@ -516,12 +520,14 @@ impl Sm {
             return;
         };
         warp.pending[i].left -= 1;
+        warp.pending[i].first.get_or_insert(now);
         if warp.pending[i].left == 0 {
             self.blocks_changed = true;
             let done = warp.pending.swap_remove(i);
             if let Some(r) = done.dest {
                 warp.loading[usize::from(r / 64)] &= !(1 << (r % 64));
                 self.stats.load_latency.add(now - done.issued);
+                self.stats.divergence.add(now - done.first.unwrap_or(now));
             }
         }
     }
@@ -655,6 +661,7 @@ impl Sm {
                         dest,
                         left: parts.len() as u32,
                         issued: now,
+                        first: None,
                         pc,
                         lec,
                         observed: Vec::new(),

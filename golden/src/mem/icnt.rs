@@ -45,7 +45,7 @@ pub enum Arbiter {
 }
 
 /// Counters of a network.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct IcntStats {
     pub packets: u64,
     pub flits: u64,
