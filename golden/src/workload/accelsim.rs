@@ -172,6 +172,8 @@ pub struct KernelReader<R> {
     header: KernelHeader,
     ops: Vec<String>,
     op_ids: HashMap<String, u16>,
+    /// Bytes per lane of each opcode's accesses ([`access_bytes`], once per opcode).
+    op_bytes: Vec<u32>,
 }
 
 impl KernelReader<BufReader<File>> {
@@ -207,6 +209,7 @@ impl<R: BufRead> KernelReader<R> {
             header: KernelHeader::default(),
             ops: Vec::new(),
             op_ids: HashMap::new(),
+            op_bytes: Vec::new(),
         };
         r.read_header()?;
         Ok(r)
@@ -397,6 +400,7 @@ impl<R: BufRead> KernelReader<R> {
                     .map_err(|_| "more than 65,536 distinct opcodes".to_string())?;
                 self.ops.push(opcode.to_string());
                 self.op_ids.insert(opcode.to_string(), id);
+                self.op_bytes.push(access_bytes(opcode));
                 id
             }
         };
@@ -411,8 +415,9 @@ impl<R: BufRead> KernelReader<R> {
             .map_err(|_| format!("`{width}` is not a memory width"))?;
         let (mut mem_bytes, mut addrs) = (0, Vec::new());
         if width > 0 {
-            mem_bytes = access_bytes(&self.ops[usize::from(op)]);
+            mem_bytes = self.op_bytes[usize::from(op)];
             let lanes = mask.count_ones() as usize;
+            addrs.reserve_exact(lanes);
             let mode = next("address mode")?;
             match mode {
                 "0" => {
