@@ -221,6 +221,11 @@ pub struct Sm {
     blocks_changed: bool,
     /// Free block slots and warp slots (what [`Sm::room`] reads every cycle).
     free: (usize, usize),
+    /// Counts events that can ready a warp (an answered load, a free LD/ST unit, a launch, a
+    /// barrier passed); per scheduler, the count when it last found no ready warp and the
+    /// cycle from which an arithmetic result may ready one.
+    epoch: u64,
+    idle: Vec<Option<(u64, u64)>>,
     stats: SmStats,
 }
 
@@ -251,6 +256,8 @@ impl Sm {
             finished: Vec::new(),
             blocks_changed: false,
             free: (g.ctas_per_sm as usize, g.warps_per_sm as usize),
+            epoch: 0,
+            idle: vec![None; g.schedulers as usize],
             stats: SmStats::default(),
         }
     }
@@ -341,6 +348,7 @@ impl Sm {
         self.blocks[slot] = Some(Block { warps: ids });
         // (A block may arrive with nothing to run.)
         self.blocks_changed = true;
+        self.epoch += 1;
         true
     }
 
@@ -415,13 +423,24 @@ impl Sm {
             }
             if accesses.is_empty() {
                 self.unit = None;
+                self.epoch += 1;
             }
         }
-        // 5. Issue.
+        // 5. Issue. A scheduler that found no ready warp finds none again until something
+        // that readies a warp happens (`epoch`) or an arithmetic result it waits on matures.
         for s in 0..self.schedulers {
-            if let Some(w) = self.pick(s, now) {
-                self.issue(w, now);
-                self.last[s] = Some(w);
+            if let Some((epoch, until)) = self.idle[s] {
+                if epoch == self.epoch && now < until {
+                    continue;
+                }
+            }
+            match self.pick(s, now) {
+                Some(w) => {
+                    self.issue(w, now);
+                    self.last[s] = Some(w);
+                    self.idle[s] = None;
+                }
+                None => self.idle[s] = Some((self.epoch, self.next_result(s, now))),
             }
         }
         // 6. Barriers and finished blocks (only after a warp reached a barrier or ended, or a
@@ -445,6 +464,7 @@ impl Sm {
                 for &w in &b.warps {
                     if let Some(x) = self.warps[w].as_mut().filter(|x| !x.done) {
                         x.at_barrier = false;
+                        self.epoch += 1;
                     }
                 }
             }
@@ -523,6 +543,7 @@ impl Sm {
         warp.pending[i].first.get_or_insert(now);
         if warp.pending[i].left == 0 {
             self.blocks_changed = true;
+            self.epoch += 1;
             let done = warp.pending.swap_remove(i);
             if let Some(r) = done.dest {
                 warp.loading[usize::from(r / 64)] &= !(1 << (r % 64));
@@ -545,6 +566,18 @@ impl Sm {
             return false;
         }
         !matches!(x.kinds[x.next], Kind::Global { .. }) || self.unit.is_none()
+    }
+
+    /// The first cycle after `now` at which an arithmetic result of one of scheduler `s`'s
+    /// warps becomes readable (`u64::MAX`: none pending).
+    fn next_result(&self, s: usize, now: u64) -> u64 {
+        (s..self.warps.len())
+            .step_by(self.schedulers)
+            .filter_map(|w| self.warps[w].as_ref())
+            .flat_map(|x| x.writing.iter().map(|&(_, t)| t))
+            .filter(|&t| t > now)
+            .min()
+            .unwrap_or(u64::MAX)
     }
 
     /// Scheduler `s`'s pick.
