@@ -63,17 +63,19 @@ fn print(config: &str, r: &RunSummary) {
         r.copies
     );
     println!(
-        "  {:>6} {:>8} {:>14} {:>12} {:>7}  kernel",
-        "id", "blocks", "instructions", "cycles", "IPC"
+        "  {:>6} {:>8} {:>14} {:>12} {:>7} {:>9} {:>9}  kernel",
+        "id", "blocks", "instructions", "cycles", "IPC", "L1 hits", "L2 hits"
     );
     for k in &r.kernels {
         println!(
-            "  {:>6} {:>8} {:>14} {:>12} {:>7.3}  {}",
+            "  {:>6} {:>8} {:>14} {:>12} {:>7.3} {:>8.1}% {:>8.1}%  {}",
             k.id,
             thousands(k.blocks),
             thousands(k.instructions),
             thousands(k.cycles),
             k.ipc,
+            pct(k.l1.hits, k.l1.accesses),
+            pct(k.l2.hits, k.l2.accesses),
             k.name
         );
     }

@@ -69,6 +69,18 @@ pub struct KernelSummary {
     pub instructions: u64,
     pub cycles: u64,
     pub ipc: f64,
+    /// The L1s' (summed) and the L2 slices' counts during this kernel.
+    pub l1: SliceStats,
+    pub l2: SliceStats,
+}
+
+/// The SMs' L1 counters, summed.
+fn l1_total(sms: &[Sm]) -> SliceStats {
+    let mut t = SliceStats::default();
+    for sm in sms {
+        t.add(sm.l1_stats());
+    }
+    t
 }
 
 /// A run's figures.
@@ -440,6 +452,7 @@ impl Gpu<'_> {
         let sms = &mut self.sms;
         let side = &mut self.side;
         let before: u64 = sms.iter().map(Sm::instructions).sum();
+        let (l1_before, l2_before) = (l1_total(sms), side.stats().0.slices);
         let start = side.core_cycle();
         let mut blocks = 0;
         let mut last_work = start;
@@ -575,6 +588,8 @@ impl Gpu<'_> {
             instructions,
             cycles,
             ipc: instructions as f64 / cycles.max(1) as f64,
+            l1: l1_total(sms).since(&l1_before),
+            l2: side.stats().0.slices.since(&l2_before),
         })
     }
 }

@@ -602,3 +602,31 @@ fn the_ot_predictor_in_place_sees_every_load_once() {
         }
     }
 }
+
+/// Per-kernel L1 counts add up to the run's (the L2's to at most the run's: written data
+/// drains after the last kernel), and a kernel run again finds more of its data in the L2.
+#[test]
+fn per_kernel_cache_counts_add_up_to_the_run() {
+    let k = traces("rodinia2-lud-kernel8-volta-legacy-format").join("kernel-8.traceg");
+    let dir = tempfile::tempdir().unwrap();
+    let line = format!("{}\n", k.display());
+    std::fs::write(dir.path().join("kernelslist.g"), line.repeat(2)).unwrap();
+    for p in spec::PRESETS.iter().map(|p| p.name) {
+        let r = run_trace(&preset(p), dir.path(), None).unwrap();
+        assert_eq!(r.kernels.len(), 2);
+        let mut l1 = SliceStats::default();
+        for k in &r.kernels {
+            l1.add(&k.l1);
+        }
+        assert_eq!(l1, r.l1, "{p}");
+        let (a, b) = (&r.kernels[0].l2, &r.kernels[1].l2);
+        assert!(a.accesses + b.accesses <= r.l2.accesses, "{p}");
+        // (On tiny the second run hits as often as the first: 30 and 30.)
+        let more = if p == "tiny" {
+            b.hits >= a.hits
+        } else {
+            b.hits > a.hits
+        };
+        assert!(more, "{p}: L2 hits {} then {}", a.hits, b.hits);
+    }
+}

@@ -267,6 +267,11 @@ impl Sm {
         self.stats.instructions
     }
 
+    /// Its L1's counters (what [`Sm::stats`] copies with the rest).
+    pub fn l1_stats(&self) -> &SliceStats {
+        self.l1.stats()
+    }
+
     pub fn stats(&self) -> SmStats {
         let mut s = self.stats.clone();
         s.l1 = self.l1.stats().clone();

@@ -90,6 +90,24 @@ impl SliceStats {
             *self.reservation_failures.entry(*k).or_insert(0) += v;
         }
     }
+
+    /// The counts since `earlier` (an earlier copy of these counters).
+    pub fn since(&self, earlier: &SliceStats) -> SliceStats {
+        let mut failures = self.reservation_failures.clone();
+        for (k, v) in failures.iter_mut() {
+            *v -= earlier.reservation_failures.get(k).copied().unwrap_or(0);
+        }
+        failures.retain(|_, v| *v > 0);
+        SliceStats {
+            accesses: self.accesses - earlier.accesses,
+            hits: self.hits - earlier.hits,
+            sector_misses: self.sector_misses - earlier.sector_misses,
+            misses: self.misses - earlier.misses,
+            mshr_merges: self.mshr_merges - earlier.mshr_merges,
+            writebacks: self.writebacks - earlier.writebacks,
+            reservation_failures: failures,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
