@@ -3,7 +3,7 @@
 use crate::args::{Format, RunArgs};
 use crate::cmd::thousands;
 use crate::{bad, CliResult};
-use golden::gpu::run::{GpuError, RunSummary, Workload};
+use golden::gpu::run::{RunSummary, Workload};
 use std::process::ExitCode;
 
 pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
@@ -31,16 +31,10 @@ pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
     bar.finish_and_clear();
     let r = match r {
         Ok(r) => r,
-        Err(
-            e @ (GpuError::Trace(_)
-            | GpuError::BlockTooLarge { .. }
-            | GpuError::TracePolicy { .. }
-            | GpuError::WarpSize { .. }
-            | GpuError::Kernel(_)
-            | GpuError::Dispatch(_)),
-        ) => return Err(bad(e)),
+        Err(e) if !e.is_internal() => return Err(bad(e)),
         Err(e) => return Err(anyhow::Error::new(e).context("the GPU run failed").into()),
     };
+
     match a.format {
         Format::Json => super::print_json(&r)?,
         Format::Text => print(&spec.name, &r),

@@ -60,6 +60,20 @@ pub enum GpuError {
     Placement { block: u64, sm: u32 },
 }
 
+impl GpuError {
+    /// A failure of the model itself (a stall, an internal check, the memory system's own
+    /// error) rather than of what it was given (a trace, a kernel, a configuration).
+    pub fn is_internal(&self) -> bool {
+        matches!(
+            self,
+            GpuError::Stalled { .. }
+                | GpuError::Placement { .. }
+                | GpuError::Overfull { .. }
+                | GpuError::Memory(_)
+        )
+    }
+}
+
 /// One kernel's figures.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct KernelSummary {
@@ -278,6 +292,14 @@ pub struct RunOptions<'a, 'h> {
     pub check_bounds: bool,
 }
 
+impl RunOptions<'_, '_> {
+    /// The workload runs once (no co-simulation relaunches it until a budget), and what it
+    /// wrote drains at the end.
+    fn once(&self) -> bool {
+        self.watch.is_none() && self.unit.is_none() && self.keep_ot.is_none()
+    }
+}
+
 /// [`run`] with a watched Warped-MC group and the controllers' requests kept.
 pub fn run_with(
     spec: &Spec,
@@ -360,7 +382,7 @@ pub fn run_with(
                 }
             }
             // Once, unless a watch runs the workload until its cycle budget.
-            gpu.stopped |= opts.watch.is_none() && opts.unit.is_none() && opts.keep_ot.is_none();
+            gpu.stopped |= opts.once();
             gpu.shift = (gpu.shift + RELAUNCH_SHIFT) % RELAUNCH_WINDOW;
         }
         Ok(())
@@ -374,8 +396,7 @@ pub fn run_with(
     // Written data still in the memory side drains (its acknowledgements are dropped); a
     // watched run ends at its budget.
     let mut drained = 0u64;
-    while side.inside() > 0 && opts.watch.is_none() && opts.unit.is_none() && opts.keep_ot.is_none()
-    {
+    while side.inside() > 0 && opts.once() {
         side.step(None)?;
         for port in 0..n {
             while side.pop_reply(port).is_some() {

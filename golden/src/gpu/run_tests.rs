@@ -48,22 +48,6 @@ fn the_reference_traces_run_to_completion_instruction_for_instruction() {
     }
 }
 
-/// A one-warp kernel (tracer version 5): `body` instruction lines, then EXIT.
-fn kernel(dir: &Path, body: &[String]) {
-    let mut t = String::from(
-        "-kernel name = k\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n\
-         -accelsim tracer version = 5\n\n#traces format = ...\n\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n",
-    );
-    t += &format!("insts = {}\n", body.len() + 1);
-    for l in body {
-        t += l;
-        t += "\n";
-    }
-    t += &format!("{:04x} ffffffff 0 EXIT 0 0 0\n#END_TB\n", 16 * body.len());
-    std::fs::write(dir.join("kernel-1.traceg"), t).unwrap();
-    std::fs::write(dir.join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
-}
-
 /// A load of R4 (32 lanes, 4 bytes each, one 128-byte line), then a chain of `n` additions
 /// that starts from `first` (R4: waits for the load; R6: does not).
 fn load_then_chain(first: u32, n: usize) -> Vec<String> {
@@ -80,10 +64,9 @@ fn load_then_chain(first: u32, n: usize) -> Vec<String> {
     b
 }
 
+/// A one-warp, one-block kernel: `body` instruction lines, then EXIT.
 fn cycles_of(s: &Spec, body: &[String]) -> RunSummary {
-    let dir = tempfile::tempdir().unwrap();
-    kernel(dir.path(), body);
-    run_trace(s, dir.path(), None).unwrap()
+    blocks_run(s, &[body.to_vec()])
 }
 
 #[test]

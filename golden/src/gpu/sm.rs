@@ -206,10 +206,9 @@ pub struct Sm {
     shared_latency: u64,
     /// The LD/ST unit: the memory instruction it holds.
     unit: Option<Unit>,
-    /// A miss the memory side refused, offered again next cycle, and the payload of the
-    /// access it is for.
-    held: Option<MemRequest>,
-    held_origin: Option<u32>,
+    /// The port's register: a request the memory side has not taken yet (offered again next
+    /// cycle), and the payload of the access it is for.
+    held: Option<(MemRequest, Option<u32>)>,
     /// The OT predictor's view ([`Sm::observe_ot`]): its transactions of this SM, taken by
     /// [`Sm::take_ot`].
     ot: Option<OtTap>,
@@ -250,7 +249,6 @@ impl Sm {
             shared_latency: u64::from(g.shared_latency),
             unit: None,
             held: None,
-            held_origin: None,
             ot: None,
             launched: 0,
             finished: Vec::new(),
@@ -372,22 +370,22 @@ impl Sm {
         // 2. The L1's oldest miss to the memory side.
         if self.held.is_none() {
             if let Some(f) = self.l1.pop_fetch() {
-                self.held = Some(MemRequest {
+                let m = MemRequest {
                     tag: 0,
                     addr: f.addr,
                     write: f.write,
                     sm: self.id,
                     warp: f.origin.map_or(0, |p| p >> 16),
                     pc: 0,
-                });
-                self.held_origin = f.origin;
+                };
+                self.held = Some((m, f.origin));
             }
         }
-        if let Some(m) = self.held {
+        if let Some((m, origin)) = self.held {
             if side.offer(m) == Offer::Accepted {
                 self.stats.sent += 1;
                 self.held = None;
-                if let (Some(p), false) = (self.held_origin.take(), m.write) {
+                if let (Some(p), false) = (origin, m.write) {
                     self.observed(p, m.addr);
                 }
             }
@@ -404,15 +402,15 @@ impl Sm {
                 if *bypass {
                     // Straight to the memory side, through the port's register.
                     if self.held.is_none() {
-                        self.held_origin = Some(payload);
-                        self.held = Some(MemRequest {
+                        let m = MemRequest {
                             tag: BYPASS | u64::from(payload),
                             addr,
                             write,
                             sm: self.id,
                             warp: *w as u32,
                             pc: 0,
-                        });
+                        };
+                        self.held = Some((m, Some(payload)));
                         accesses.pop_front();
                     }
                 } else {

@@ -261,9 +261,6 @@ impl CosimStats for DispStats {
     }
 }
 
-/// The stimulus prefix that runs the unit inside the GPU on a kernel.
-pub const GPU_PREFIX: &str = "gpu:";
-
 /// The spec with the locality-aware policy (the unit dispatches only under it): the spec
 /// itself when it has it, else a variant; a policy the user chose explicitly is an error.
 fn locality(spec: &Spec) -> Result<Spec, CosimError> {
@@ -290,6 +287,7 @@ impl DispDriver {
         hook: &mut golden::dispatch::UnitHook<'_>,
     ) -> Result<(), CosimError> {
         use golden::gpu::run::{run_with, GpuError, RunOptions, UnitWatch};
+        let name = self.gpu.as_ref().map_or("gpu:", |(_, n)| n.as_str());
         let mut o = RunOptions {
             unit: Some(UnitWatch {
                 hook,
@@ -299,10 +297,7 @@ impl DispDriver {
         };
         match run_with(&self.spec, t.workload(self.seed), &mut o) {
             Ok(_) | Err(GpuError::Dispatch(golden::dispatch::DispatchError::Hook(_))) => Ok(()),
-            Err(
-                e @ (GpuError::Stalled { .. } | GpuError::Placement { .. } | GpuError::Memory(_)),
-            ) => Err(CosimError::Model(e.to_string())),
-            Err(e) => Err(CosimError::BadInput(e.to_string())),
+            Err(e) => Err(super::gpu_error(name, e)),
         }
     }
 }
@@ -326,10 +321,9 @@ impl Driver for DispDriver {
     type Stats = DispStats;
 
     fn new(spec: &Spec, s: &Stim<'_>) -> Result<DispDriver, CosimError> {
-        if let Some(w) = s.text.strip_prefix(GPU_PREFIX) {
-            let t = golden::gpu::run::Target::parse(w)
-                .map_err(|e| CosimError::BadInput(format!("{}: {e}", s.text)))?;
-            if matches!(t, golden::gpu::run::Target::Trace(_)) {
+        if let Some(t) = super::gpu_target(s.text) {
+            let t = t?;
+            if matches!(*t, golden::gpu::run::Target::Trace(_)) {
                 return Err(CosimError::BadInput(format!(
                     "{}: the locality unit dispatches a kernel's blocks by their access ranges, which a trace does not carry; give a kernel (gpu:colmajor, gpu:stencil2d, ...)",
                     s.text
@@ -338,7 +332,7 @@ impl Driver for DispDriver {
             return Ok(DispDriver {
                 spec: locality(spec)?,
                 kind: Stimulus::File(s.text.into()),
-                gpu: Some((Arc::new(t), s.text.to_string())),
+                gpu: Some((t, s.text.to_string())),
                 seed: s.seed,
                 inputs: None,
                 stats: DispStats::default(),

@@ -11,6 +11,31 @@ use crate::block::BlockInfo;
 use crate::mutants::{Catalogue, Condition};
 use crate::registry::{BlockEntry, BlockOption, Cmd, DriverFns, GoldenEntry, UnknownName};
 
+/// The stimulus prefix that runs a block in place in the whole GPU: `gpu:KERNEL_OR_TRACE_DIR`.
+pub const GPU_PREFIX: &str = "gpu:";
+
+/// The workload of a `gpu:` stimulus `text`, checked now (`None`: another form of stimulus).
+fn gpu_target(
+    text: &str,
+) -> Option<Result<std::sync::Arc<golden::gpu::run::Target>, crate::CosimError>> {
+    let w = text.strip_prefix(GPU_PREFIX)?;
+    Some(
+        golden::gpu::run::Target::parse(w)
+            .map(std::sync::Arc::new)
+            .map_err(|e| crate::CosimError::BadInput(format!("{text}: {e}"))),
+    )
+}
+
+/// A GPU run's error, as a co-simulation reports it: the model's own failure, or bad input
+/// named by the stimulus `name`.
+fn gpu_error(name: &str, e: golden::gpu::run::GpuError) -> crate::CosimError {
+    if e.is_internal() {
+        crate::CosimError::Model(e.to_string())
+    } else {
+        crate::CosimError::BadInput(format!("{name}: {e}"))
+    }
+}
+
 /// Every block, in the order `flow` runs them.
 pub static BLOCKS: &[BlockEntry] = &ENTRIES;
 

@@ -99,9 +99,6 @@ impl Tracker {
     }
 }
 
-/// The stimulus prefix that runs the predictor in place in the GPU on a kernel or trace.
-pub const GPU_PREFIX: &str = "gpu:";
-
 /// The OT predictor's co-simulation driver.
 #[derive(Clone)]
 pub struct OtDriver {
@@ -137,7 +134,7 @@ impl OtDriver {
     /// The GPU's transactions for a run of `limit` cycles (the predictor takes at most two a
     /// cycle), from as many launches of the workload as that takes.
     fn gpu_stream(&mut self, limit: u64) -> Result<(), CosimError> {
-        use golden::gpu::run::{run_with, GpuError, RunOptions};
+        use golden::gpu::run::{run_with, RunOptions};
         let Some((t, name)) = self.gpu.clone() else {
             return Ok(());
         };
@@ -149,13 +146,7 @@ impl OtDriver {
             keep_ot: Some(want),
             ..RunOptions::default()
         };
-        match run_with(&self.spec, t.workload(1), &mut o) {
-            Ok(_) => {}
-            Err(
-                e @ (GpuError::Stalled { .. } | GpuError::Placement { .. } | GpuError::Memory(_)),
-            ) => return Err(CosimError::Model(e.to_string())),
-            Err(e) => return Err(CosimError::BadInput(format!("{name}: {e}"))),
-        }
+        run_with(&self.spec, t.workload(1), &mut o).map_err(|e| super::gpu_error(&name, e))?;
         self.gpu_txns = Some(Arc::new(std::mem::take(&mut o.ot_txns)));
         Ok(())
     }
@@ -167,9 +158,8 @@ impl Driver for OtDriver {
     type Stats = OtStats;
 
     fn new(spec: &Spec, s: &Stim<'_>) -> Result<OtDriver, CosimError> {
-        if let Some(w) = s.text.strip_prefix(GPU_PREFIX) {
-            let t = golden::gpu::run::Target::parse(w)
-                .map_err(|e| CosimError::BadInput(format!("{}: {e}", s.text)))?;
+        if let Some(t) = super::gpu_target(s.text) {
+            let t = t?;
             return Ok(OtDriver {
                 spec: spec.clone(),
                 // (Not read: the GPU's transactions stand in for a source.)
@@ -179,7 +169,7 @@ impl Driver for OtDriver {
                     s.seed,
                 )?,
                 replay: None,
-                gpu: Some((Arc::new(t), s.text.to_string())),
+                gpu: Some((t, s.text.to_string())),
                 gpu_txns: None,
                 consumed: 0,
                 stats: OtStats::default(),

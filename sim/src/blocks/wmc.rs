@@ -106,12 +106,8 @@ impl Driver for WmcDriver {
             Some(rest) => (true, rest),
             None => (false, s.text),
         };
-        let (gpu, kind) = match text.strip_prefix(GPU_PREFIX) {
-            Some(w) => {
-                let t = golden::gpu::run::Target::parse(w)
-                    .map_err(|e| CosimError::BadInput(format!("{}: {e}", s.text)))?;
-                (Some(Arc::new(t)), McStimulus::File(s.text.into()))
-            }
+        let (gpu, kind) = match super::gpu_target(text) {
+            Some(t) => (Some(t?), McStimulus::File(s.text.into())),
             None => (None, McStimulus::parse(text)?),
         };
         let (seed, opts) = (s.seed, s.opts);
@@ -261,8 +257,6 @@ impl Driver for WmcDriver {
 
 /// The stimulus prefix that runs the controllers inside the memory side's closed loop.
 pub const MEMORY_PREFIX: &str = "memory:";
-/// The stimulus prefix that runs the controllers inside the GPU on a trace or kernel.
-pub const GPU_PREFIX: &str = "gpu:";
 
 impl WmcDriver {
     /// The whole GPU on `t`, launched again and again until the DRAM has run `limit` cycles,
@@ -306,10 +300,7 @@ impl WmcDriver {
         match (r, fail.into_inner()) {
             (_, Some(f)) => Ok(Ended::Failed(f)),
             (Err(GpuError::Memory(e)), None) => ended(Err(e), None, &self.kind),
-            (Err(e @ (GpuError::Stalled { .. } | GpuError::Placement { .. })), None) => {
-                Err(CosimError::Model(e.to_string()))
-            }
-            (Err(e), None) => Err(CosimError::BadInput(format!("{}: {e}", self.gpu_name))),
+            (Err(e), None) => Err(super::gpu_error(&self.gpu_name, e)),
             (Ok(_), None) => Ok(Ended::Completed),
         }
     }
