@@ -59,7 +59,7 @@ def main():
 
 def ot_figures(preset):
     print(f"== {preset}: OT predictor in place (rr dispatch): PCOV / PACC")
-    for name, target in [(k, ["--kernel", k]) for k in KERNELS + ["irregular", "otstress"]] + [("lud (trace)", ["--trace", LUD])]:
+    for name, target in [(k, ["--kernel", k]) for k in KERNELS + ["irregular", "otedge"]] + [("lud (trace)", ["--trace", LUD])]:
         r, err = run(preset, [], target)
         if r is None:
             print(f"{name:12}  {err}")

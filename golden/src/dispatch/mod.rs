@@ -26,11 +26,12 @@ use thiserror::Error;
 /// Kernels shipped besides the built-ins: for the dispatcher (`golden/kernels/dispatch/<name>
 /// .toml`: row-major, column-major and no inter-block locality) and for the GPU
 /// (`golden/kernels/gpu/lonewarp.toml`: lone warps keeping many gathers in flight, which fill a
-/// Warped-MC pending counter in place; `otstress.toml`: more PC and LEC pairs than the OT
-/// table holds, a mispredicting gather, and addresses above 2^31).
+/// Warped-MC pending counter in place; `otedge.toml`: the OT predictor's edges in place —
+/// mispredict counters resting on the threshold, more PC and LEC pairs than the table holds,
+/// addresses with the stored address's top bit set, relaunches).
 pub const EXAMPLES: &[(&str, &str)] = &[
     ("lonewarp", include_str!("../../kernels/gpu/lonewarp.toml")),
-    ("otstress", include_str!("../../kernels/gpu/otstress.toml")),
+    ("otedge", include_str!("../../kernels/gpu/otedge.toml")),
     (
         "rowmajor",
         include_str!("../../kernels/dispatch/rowmajor.toml"),

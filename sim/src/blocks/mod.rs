@@ -55,7 +55,7 @@ static ENTRIES: [BlockEntry; 3] = [
             stimuli: golden::ot::FORMS,
             run: golden::ot::run_golden,
         }],
-        stimuli: "`random` (biased to what stresses the table), `kernel:NAME` (a built-in kernel, `all`, or a kernel TOML file), `gpu:KERNEL_OR_TRACE_DIR` (the predictor in place in the whole GPU, snooping the loads' requests to the memory partitions, launched again and again until the cycle budget) or a JSON-lines file of transactions",
+        stimuli: "`random` (biased to what stresses the table), `kernel:NAME` (a built-in kernel, `all`, or a kernel TOML file), `gpu:KERNEL_OR_TRACE_DIR` (`gpu:stencil2d`, `gpu:otedge`: the predictor in place in the whole GPU, snooping the loads' requests to the memory partitions, launched again and again until the cycle budget) or a JSON-lines file of transactions",
         flow: &["random", "kernel:all", "gpu:stencil2d"],
         options: &[BlockOption {
             name: "dump-state",
