@@ -348,32 +348,17 @@ fn every_mutant_is_caught_in_place_on_every_preset() {
     // relaunches; it has one warp per block, so the inter-warp stride is left to `stencil2d`.
     const IWS: &str = "inter-warp-stride-not-subtracted";
     for p in spec::PRESETS {
-        let mutants = |stimulus: &str, cycles: &str, only: &[&str]| -> Value {
-            let mut args = vec![
-                "mutants",
-                "--block",
-                "ot",
-                "--preset",
-                p.name,
-                "--stimulus",
-                stimulus,
-                "--cycles",
-                cycles,
-                "--format",
-                "json",
-            ];
-            args.extend(only);
-            let o = warpsmith(&args);
-            serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o)))
+        let mutants = |stimulus: &str, cycles: u64, only: &[&str]| {
+            mutants_report("ot", p.name, stimulus, cycles, only)
         };
-        let r = mutants("gpu:otedge", "300000", &[]);
+        let r = mutants("gpu:otedge", 300_000, &[]);
         let all = r["mutants"].as_array().unwrap();
         assert_eq!(all.len() as u64, r["total"].as_u64().unwrap());
         assert!(all.len() >= 8, "{r:#}");
         for m in all {
             assert_eq!(m["caught"], m["name"] != IWS, "{}: {m:#}", p.name);
         }
-        let r = mutants("gpu:stencil2d", "20000", &["--only", IWS]);
+        let r = mutants("gpu:stencil2d", 20_000, &["--only", IWS]);
         assert_eq!((&r["caught"], &r["total"]), (&1.into(), &1.into()), "{r:#}");
     }
 }

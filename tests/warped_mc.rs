@@ -288,30 +288,30 @@ fn warped_mc_cosimulates_inside_the_gpu() {
         let n = r["stats"]["requests"].as_u64().unwrap();
         assert!(n > 300, "{}: {r:#}", p.name);
     }
-    // Its mutants are caught in place: every one by the gather kernel but the pending counter's
-    // wrap, which needs one warp with more requests pending than the counter holds (lone warps
-    // keeping gathers in flight), and whose reproducer (the requests the controllers accepted,
-    // shrunk) replays open loop: it fails with the mutant and passes without.
-    let o = warpsmith(&[
-        "mutants",
-        "--block",
-        "warped-mc",
-        "--preset",
-        "turing-rtx2060s",
-        "--stimulus",
-        "gpu:irregular",
-        "--cycles",
-        "10000",
-        "--format",
-        "json",
-    ]);
-    // (One is missed, so the run fails.)
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    for m in r["mutants"].as_array().unwrap() {
-        let wraps = m["name"] == "pending-counter-wraps";
-        assert_eq!(m["caught"], !wraps, "{m:#}");
+    // Its mutants are caught in place on every preset: every one by the gather kernel but the
+    // pending counter's wrap, which needs one warp with more requests pending at a controller
+    // than the counter holds: a lone warp's stores, which wait for nothing (`lonestores`).
+    const WRAPS: &str = "pending-counter-wraps";
+    for p in spec::PRESETS {
+        let mutants = |stimulus: &str, cycles: u64, only: &[&str]| {
+            mutants_report("warped-mc", p.name, stimulus, cycles, only)
+        };
+        let r = mutants("gpu:irregular", 200_000, &[]);
+        let all = r["mutants"].as_array().unwrap();
+        assert!(all.len() >= 10, "{r:#}");
+        for m in all {
+            assert_eq!(m["caught"], m["name"] != WRAPS, "{}: {m:#}", p.name);
+        }
+        let r = mutants(
+            "gpu:golden/kernels/gpu/lonestores",
+            100_000,
+            &["--only", WRAPS],
+        );
+        assert_eq!((&r["caught"], &r["total"]), (&1.into(), &1.into()), "{r:#}");
     }
+    // A lone warp's loads fill the counter too where the L1's MSHRs let them (turing), and the
+    // reproducer (the requests the controllers accepted, shrunk) replays open loop: it fails
+    // with the mutant and passes without.
     mutant_is_reproduced(
         "warped-mc",
         "turing-rtx2060s",

@@ -231,6 +231,34 @@ pub fn cosim_passes(block: &str, preset: &str, stimulus: &str, cycles: u64) -> s
     r
 }
 
+/// `warpsmith mutants` of `block` on `preset` and `stimulus` (`extra`: more options, e.g.
+/// `--only NAME`): its JSON report, whatever the verdict.
+pub fn mutants_report(
+    block: &str,
+    preset: &str,
+    stimulus: &str,
+    cycles: u64,
+    extra: &[&str],
+) -> serde_json::Value {
+    let n = cycles.to_string();
+    let mut args = vec![
+        "mutants",
+        "--block",
+        block,
+        "--preset",
+        preset,
+        "--stimulus",
+        stimulus,
+        "--cycles",
+        &n,
+        "--format",
+        "json",
+    ];
+    args.extend(extra);
+    let o = warpsmith(&args);
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o)))
+}
+
 /// A co-simulation of `mutant` on `stimulus` fails (exit 1) and writes a reproducer, which
 /// (given as `--stimulus {replay_prefix}PATH`) fails with the mutant and passes without. The
 /// failure report.
