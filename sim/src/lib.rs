@@ -21,6 +21,7 @@ pub mod model;
 pub mod mutants;
 pub mod progress;
 pub mod registry;
+pub mod regress;
 pub mod report;
 pub mod rtl;
 pub mod shrink;

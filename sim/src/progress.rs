@@ -47,3 +47,15 @@ pub fn cycles(show: bool, limit: u64) -> ProgressBar {
     );
     p
 }
+
+/// A bar of finished jobs out of `len`, with a message (failures so far).
+pub fn jobs(show: bool, len: u64) -> ProgressBar {
+    let p = ProgressBar::with_draw_target(Some(len), target(show));
+    p.set_style(
+        ProgressStyle::with_template("[{bar:32}] {pos}/{len} jobs, {msg}, {elapsed} (eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    p.set_message("0 failed, 0 errors");
+    p
+}

@@ -47,12 +47,10 @@ pub fn run(a: &CosimArgs) -> CliResult<ExitCode> {
     let block = block(&a.block)?;
     let opts = a.block_args.for_block(block)?;
     let spec = a.config.resolve()?;
-    let mutant = a
-        .mutant
-        .as_deref()
-        .map(|m| block.mutant(m))
-        .transpose()
-        .map_err(cosim_err)?;
+    let mutant = match a.mutant.as_deref() {
+        Some(m) => Some(block.mutant(m).map_err(cosim_err)?),
+        None => forced_mutant(block),
+    };
     // Output paths are checked before anything is built.
     if let Some(w) = &a.waves {
         crate::out::writable_file(w, "--waves")?;
@@ -80,6 +78,23 @@ pub fn run(a: &CosimArgs) -> CliResult<ExitCode> {
         }
     }
     finish(&report)
+}
+
+/// The test hook `WARPSMITH_FORCE_MUTANT=NAME`: a co-simulation of a block that has a mutant of
+/// that name, given no `--mutant`, runs that mutant (said on stderr; its failure's reproduce
+/// command names it). Regression tests use it to stand for a build with a bug.
+pub const FORCE_MUTANT: &str = "WARPSMITH_FORCE_MUTANT";
+
+fn forced_mutant(
+    block: &'static sim::registry::BlockEntry,
+) -> Option<&'static sim::mutants::Mutant> {
+    let name = std::env::var(FORCE_MUTANT).ok()?;
+    let m = block.mutants().ok()?.iter().find(|m| m.name == name)?;
+    eprintln!(
+        "{FORCE_MUTANT}: co-simulating the mutant {name} of block {} (a test hook)",
+        block.name
+    );
+    Some(m)
 }
 
 /// After the report: an output that could not be written is an error (exit 1), a run that

@@ -8,6 +8,7 @@ mod describe;
 mod flow;
 mod generate;
 mod golden_cmd;
+mod regress;
 mod run;
 
 use crate::args::{Cli, Command};
@@ -27,6 +28,7 @@ pub fn run(cli: Cli) -> CliResult<ExitCode> {
         Command::Check(a) => check::run(&a),
         Command::Bench(a) => bench::run(&a),
         Command::Run(a) => run::run(&a),
+        Command::Regress(a) => regress::run(&a),
     }
 }
 

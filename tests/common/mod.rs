@@ -3,7 +3,8 @@
 
 use spec::{ConfigRequest, Spec, PRESETS};
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// The `warpsmith` binary under test.
 pub fn warpsmith(args: &[&str]) -> Output {
@@ -314,4 +315,40 @@ pub fn mutant_is_reproduced(
     assert_eq!(run(Some(mutant)), Some(1), "{replay} with {mutant}");
     assert_eq!(run(None), Some(0), "{replay} without a mutant");
     r
+}
+
+/// Run warpsmith on a pseudo-terminal (util-linux `script`), as a user at a terminal would:
+/// what it drew there, and its exit code.
+pub fn on_a_terminal(secs: u64, args: &[&str]) -> (String, Option<i32>) {
+    let bin = env!("CARGO_BIN_EXE_warpsmith");
+    let words: Vec<&str> = std::iter::once(bin).chain(args.iter().copied()).collect();
+    let line = shlex::try_join(words).unwrap();
+    let mut child = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux `script` runs warpsmith on a pseudo-terminal");
+    // Read as it comes: a full pipe would stop the run.
+    let mut out = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut v).ok();
+        v
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(secs) {
+            child.kill().ok();
+            panic!("{args:?} hung: still running after {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let o = reader.join().expect("reader");
+    (String::from_utf8_lossy(&o).into_owned(), status.code())
 }

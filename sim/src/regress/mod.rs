@@ -1,0 +1,503 @@
+//! Co-simulation regressions: a list of what to run (TOML), expanded into jobs, each one
+//! `warpsmith cosim` command line; run in parallel ([`run`]), results appended one JSON line per
+//! finished job ([`results`]), sharded, resumed and merged.
+//!
+//! A list:
+//! ```toml
+//! [[entry]]
+//! blocks = ["all"]            # block names, or "all"
+//! presets = ["all"]           # preset names, or "all"
+//! configs = ["my.toml"]       # optional --config files (relative to the list), each with each preset
+//! set = { "ot.ways" = [4, 16] }   # optional --set matrix: every combination of the values
+//! stimuli = ["flow"]          # stimuli; "flow" is the block's own flow stimuli
+//! seeds = [1, 2]              # or seed_count = 8 (seeds 1..=8)
+//! cycles = 20000
+//! mutants = true              # also one job per mutant (on mutant_stimulus, mutant_cycles)
+//! ```
+
+pub mod results;
+pub mod run;
+
+use crate::blocks::BLOCKS;
+use crate::registry::BlockEntry;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use spec::ConfigRequest;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// The built-in lists: name, what it is for, text.
+pub const LISTS: &[(&str, &str, &str)] = &[
+    (
+        "smoke",
+        "every block x preset x its flow stimuli, and every mutant (what CI runs)",
+        include_str!("../../regress/smoke.toml"),
+    ),
+    (
+        "nightly",
+        "1,000,000 cycles per block x preset x flow stimulus, 8 seeds each, every mutant",
+        include_str!("../../regress/nightly.toml"),
+    ),
+];
+
+/// Default cycle budget of a mutant job (the `mutants` command's).
+pub const MUTANT_CYCLES: u64 = 200_000;
+/// Default seconds a job may run before it is stopped and reported as an error.
+pub const JOB_TIMEOUT: u64 = 1800;
+
+#[derive(Debug, Error)]
+pub enum RegressError {
+    #[error("regression list {0}: {1}")]
+    List(String, String),
+    #[error("{0}: {1}")]
+    Io(String, std::io::Error),
+    #[error("{0}")]
+    BadInput(String),
+}
+
+/// A regression list as written.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct List {
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub entry: Vec<Entry>,
+}
+
+/// One entry of a list: every combination of its fields is a job.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub blocks: Vec<String>,
+    pub presets: Vec<String>,
+    #[serde(default)]
+    pub configs: Vec<PathBuf>,
+    #[serde(default)]
+    pub set: BTreeMap<String, Vec<toml::Value>>,
+    #[serde(default)]
+    pub stimuli: Vec<String>,
+    #[serde(default)]
+    pub seeds: Vec<u64>,
+    #[serde(default)]
+    pub seed_count: Option<u64>,
+    pub cycles: u64,
+    #[serde(default)]
+    pub mutants: bool,
+    #[serde(default)]
+    pub mutant_stimulus: Option<String>,
+    #[serde(default)]
+    pub mutant_cycles: Option<u64>,
+    /// Seconds per job before it is stopped (an error result).
+    #[serde(default)]
+    pub timeout: Option<u64>,
+}
+
+/// One co-simulation to run: a `warpsmith` command line and what it is.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Job {
+    /// Hash of its fully resolved command line.
+    pub id: String,
+    pub block: String,
+    pub preset: String,
+    /// The configuration's name as the spec gives it (preset, `+file`, `+set`).
+    pub config: String,
+    pub config_hash: String,
+    /// The `--set` list that differs from the preset (and config file), as given.
+    pub sets: Vec<String>,
+    pub stimulus: String,
+    pub seed: u64,
+    pub cycles: u64,
+    /// A mutant job passes when the mutant is caught.
+    pub mutant: Option<String>,
+    pub timeout: u64,
+    /// `warpsmith` arguments (without `--out-dir` and `--format`, which the runner adds).
+    pub args: Vec<String>,
+}
+
+impl Job {
+    /// The command that runs it, quoted for the shell.
+    pub fn command(&self) -> String {
+        let argv = std::iter::once("warpsmith").chain(self.args.iter().map(String::as_str));
+        shlex::try_join(argv).unwrap_or_else(|_| self.args.join(" "))
+    }
+}
+
+/// Load a list: a built-in name or a TOML file. Returns the list and the folder its relative
+/// paths are resolved against.
+pub fn load(name_or_file: &str) -> Result<(List, PathBuf), RegressError> {
+    if let Some((_, _, text)) = LISTS.iter().find(|(n, _, _)| *n == name_or_file) {
+        let l = toml::from_str(text)
+            .map_err(|e| RegressError::List(name_or_file.into(), e.to_string()))?;
+        return Ok((l, PathBuf::from(".")));
+    }
+    let path = Path::new(name_or_file);
+    if !path.exists() {
+        let names: Vec<_> = LISTS.iter().map(|(n, _, _)| *n).collect();
+        return Err(RegressError::BadInput(format!(
+            "no regression list `{name_or_file}`: give a built-in list ({}) or a TOML file",
+            names.join(", ")
+        )));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| RegressError::Io(format!("cannot read {}", path.display()), e))?;
+    let l = toml::from_str(&text)
+        .map_err(|e| RegressError::List(path.display().to_string(), e.to_string()))?;
+    let dir = path
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    Ok((l, dir))
+}
+
+fn blocks_of(names: &[String], what: &str) -> Result<Vec<&'static BlockEntry>, String> {
+    if names.iter().any(|n| n == "all") {
+        return Ok(BLOCKS.iter().collect());
+    }
+    names
+        .iter()
+        .map(|n| crate::blocks::find(n).map_err(|e| format!("{what}: {e}")))
+        .collect()
+}
+
+fn presets_of(names: &[String]) -> Result<Vec<String>, String> {
+    if names.iter().any(|n| n == "all") {
+        return Ok(spec::PRESETS.iter().map(|p| p.name.to_string()).collect());
+    }
+    for n in names {
+        spec::preset(n).map_err(|e| e.to_string())?;
+    }
+    Ok(names.to_vec())
+}
+
+/// Every combination of the `--set` matrix, as `key=value` lists (one empty list without one).
+fn set_matrix(set: &BTreeMap<String, Vec<toml::Value>>) -> Result<Vec<Vec<String>>, String> {
+    let mut out = vec![Vec::new()];
+    for (k, values) in set {
+        if values.is_empty() {
+            return Err(format!("set.{k}: no values"));
+        }
+        let mut next = Vec::new();
+        for combo in &out {
+            for v in values {
+                let v = match v {
+                    toml::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let mut c: Vec<String> = combo.clone();
+                c.push(format!("{k}={v}"));
+                next.push(c);
+            }
+        }
+        out = next;
+    }
+    Ok(out)
+}
+
+fn job_id(args: &[String]) -> String {
+    let mut h = Sha256::new();
+    for a in args {
+        h.update(a.as_bytes());
+        h.update([0]);
+    }
+    h.finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Expand a list into its jobs, in a fixed order. Every configuration is resolved (an illegal
+/// one is an error naming its entry); mutants equivalent under a configuration are left out.
+pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
+    let mut jobs = Vec::new();
+    for (i, e) in list.entry.iter().enumerate() {
+        let at = |why: String| RegressError::BadInput(format!("entry {}: {why}", i + 1));
+        let blocks = blocks_of(&e.blocks, "blocks").map_err(at)?;
+        let presets = presets_of(&e.presets).map_err(at)?;
+        let seeds: Vec<u64> = match (e.seed_count, e.seeds.is_empty()) {
+            (Some(_), false) => return Err(at("give `seeds` or `seed_count`, not both".into())),
+            (Some(n), true) => (1..=n).collect(),
+            (None, true) => vec![1],
+            (None, false) => e.seeds.clone(),
+        };
+        if seeds.is_empty() {
+            return Err(at("no seeds (`seed_count` = 0)".into()));
+        }
+        if e.cycles == 0 {
+            return Err(at("`cycles` must be at least 1".into()));
+        }
+        let matrix = set_matrix(&e.set).map_err(at)?;
+        let configs: Vec<Option<PathBuf>> = if e.configs.is_empty() {
+            vec![None]
+        } else {
+            e.configs.iter().map(|c| Some(dir.join(c))).collect()
+        };
+        let timeout = e.timeout.unwrap_or(JOB_TIMEOUT);
+        for block in &blocks {
+            let stimuli: Vec<String> = if e.stimuli.is_empty() {
+                block.flow.iter().map(|s| s.to_string()).collect()
+            } else {
+                let mut v = Vec::new();
+                for s in &e.stimuli {
+                    if s == "flow" {
+                        v.extend(block.flow.iter().map(|s| s.to_string()));
+                    } else {
+                        v.push(s.clone());
+                    }
+                }
+                v
+            };
+            for preset in &presets {
+                for config in &configs {
+                    for sets in &matrix {
+                        let req = ConfigRequest {
+                            preset: Some(preset.clone()),
+                            gpgpusim: Vec::new(),
+                            file: config.clone(),
+                            overrides: sets.clone(),
+                        };
+                        let spec = req.resolve().map_err(|err| {
+                            at(format!(
+                                "{preset}{}{}: {err}",
+                                config
+                                    .as_ref()
+                                    .map(|c| format!(" + {}", c.display()))
+                                    .unwrap_or_default(),
+                                if sets.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(" --set {}", sets.join(" --set "))
+                                }
+                            ))
+                        })?;
+                        let mut base = vec![
+                            "cosim".to_string(),
+                            "--block".into(),
+                            block.name.into(),
+                            "--preset".into(),
+                            preset.clone(),
+                        ];
+                        if let Some(c) = config {
+                            base.push("--config".into());
+                            base.push(c.display().to_string());
+                        }
+                        for kv in sets {
+                            base.push("--set".into());
+                            base.push(kv.clone());
+                        }
+                        let mut push = |stimulus: &str, seed: u64, cycles: u64, m: Option<&str>| {
+                            let mut args = base.clone();
+                            args.extend([
+                                "--stimulus".into(),
+                                stimulus.to_string(),
+                                "--seed".into(),
+                                seed.to_string(),
+                                "--cycles".into(),
+                                cycles.to_string(),
+                            ]);
+                            if let Some(m) = m {
+                                args.extend([
+                                    "--mutant".into(),
+                                    m.to_string(),
+                                    "--no-shrink".into(),
+                                ]);
+                            }
+                            jobs.push(Job {
+                                id: job_id(&args),
+                                block: block.name.to_string(),
+                                preset: preset.clone(),
+                                config: spec.name.clone(),
+                                config_hash: spec.hash.to_string(),
+                                sets: sets.clone(),
+                                stimulus: stimulus.to_string(),
+                                seed,
+                                cycles,
+                                mutant: m.map(str::to_string),
+                                timeout,
+                                args,
+                            });
+                        };
+                        for s in &stimuli {
+                            for &seed in &seeds {
+                                push(s, seed, e.cycles, None);
+                            }
+                        }
+                        if e.mutants {
+                            let stimulus = e.mutant_stimulus.as_deref().unwrap_or("random");
+                            let cycles = e.mutant_cycles.unwrap_or(MUTANT_CYCLES);
+                            let all = block.mutants.mutants().map_err(|err| at(err.to_string()))?;
+                            for m in all {
+                                if block.mutants.equivalent(m, &spec).is_none() {
+                                    push(stimulus, seeds[0], cycles, Some(&m.name));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    jobs.retain(|j| seen.insert(j.id.clone()));
+    Ok(jobs)
+}
+
+/// Shard `i` of `n` (1-based): every `n`-th job from the `i`-th, so the shards are disjoint,
+/// cover the list, and share out its kinds of job evenly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    pub const ALL: Shard = Shard { index: 1, count: 1 };
+
+    /// Parse `I/N` (1 <= I <= N).
+    pub fn parse(s: &str) -> Result<Shard, RegressError> {
+        let bad = || {
+            RegressError::BadInput(format!(
+                "--shard `{s}`: give I/N with 1 <= I <= N, e.g. --shard 2/4"
+            ))
+        };
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            i.trim().parse::<usize>().map_err(|_| bad())?,
+            n.trim().parse::<usize>().map_err(|_| bad())?,
+        );
+        if count == 0 || index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    pub fn select(&self, jobs: &[Job]) -> Vec<Job> {
+        jobs.iter()
+            .enumerate()
+            .filter(|(k, _)| k % self.count == self.index - 1)
+            .map(|(_, j)| j.clone())
+            .collect()
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(text: &str) -> Vec<Job> {
+        expand(&toml::from_str(text).unwrap(), Path::new(".")).unwrap()
+    }
+
+    #[test]
+    fn an_entry_expands_to_every_combination_once() {
+        let jobs = list(
+            r#"
+            [[entry]]
+            blocks = ["ot", "dispatch"]
+            presets = ["tiny", "fermi-gtx480"]
+            set = { "ot.ways" = [4, 16], "dispatch.queue_entries" = [8, 16, 32] }
+            stimuli = ["random"]
+            seed_count = 2
+            cycles = 100
+            "#,
+        );
+        assert_eq!(jobs.len(), 2 * 2 * 2 * 3 * 2);
+        let ids: std::collections::HashSet<_> = jobs.iter().map(|j| &j.id).collect();
+        assert_eq!(ids.len(), jobs.len());
+        // Each job's configuration is its own: the hash follows the --set values.
+        let hashes: std::collections::HashSet<_> = jobs
+            .iter()
+            .filter(|j| j.block == "ot" && j.preset == "tiny" && j.seed == 1)
+            .map(|j| &j.config_hash)
+            .collect();
+        assert_eq!(hashes.len(), 6);
+    }
+
+    #[test]
+    fn flow_stimuli_and_mutants_come_from_the_registry() {
+        let jobs = list(
+            r#"
+            [[entry]]
+            blocks = ["all"]
+            presets = ["tiny"]
+            cycles = 100
+            mutants = true
+            "#,
+        );
+        for b in BLOCKS {
+            let plain = jobs
+                .iter()
+                .filter(|j| j.block == b.name && j.mutant.is_none());
+            assert_eq!(
+                plain.map(|j| j.stimulus.as_str()).collect::<Vec<_>>(),
+                b.flow.to_vec()
+            );
+            let spec = ConfigRequest::preset("tiny").resolve().unwrap();
+            let live = b
+                .mutants
+                .mutants()
+                .unwrap()
+                .iter()
+                .filter(|m| b.mutants.equivalent(m, &spec).is_none())
+                .count();
+            let muts = jobs
+                .iter()
+                .filter(|j| j.block == b.name && j.mutant.is_some())
+                .count();
+            assert_eq!(muts, live, "{}", b.name);
+        }
+    }
+
+    /// Whether shards made by `select` are disjoint and cover `jobs`, for N in {1, 2, 3, 7}.
+    fn partitions(jobs: &[Job], select: impl Fn(Shard, &[Job]) -> Vec<Job>) -> bool {
+        [1, 2, 3, 7].iter().all(|&n| {
+            let mut ids: Vec<String> = (1..=n)
+                .flat_map(|i| select(Shard { index: i, count: n }, jobs))
+                .map(|j| j.id)
+                .collect();
+            let mut want: Vec<String> = jobs.iter().map(|j| j.id.clone()).collect();
+            ids.sort();
+            want.sort();
+            ids == want
+        })
+    }
+
+    #[test]
+    fn shards_are_disjoint_and_cover_the_list() {
+        let (l, d) = load("smoke").unwrap();
+        let jobs = expand(&l, &d).unwrap();
+        assert!(jobs.len() > 7);
+        assert!(partitions(&jobs, |s, j| s.select(j)));
+        // A wrong variant, shards as runs of N consecutive jobs, leaves jobs out.
+        let runs = |s: Shard, j: &[Job]| -> Vec<Job> {
+            j.iter()
+                .enumerate()
+                .filter(|(k, _)| k / s.count == s.index - 1)
+                .map(|(_, x)| x.clone())
+                .collect()
+        };
+        assert!(!partitions(&jobs, runs));
+    }
+
+    #[test]
+    fn bad_lists_say_what_is_wrong() {
+        let err = |text: &str| {
+            expand(&toml::from_str(text).unwrap(), Path::new("."))
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err("[[entry]]\nblocks = [\"nope\"]\npresets = [\"tiny\"]\ncycles = 1\n");
+        assert!(e.contains("entry 1") && e.contains("nope"), "{e}");
+        let e = err("[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nset = { \"ot.ways\" = [3] }\n");
+        assert!(e.contains("entry 1") && e.contains("ot.ways"), "{e}");
+        assert!(Shard::parse("0/2").is_err() && Shard::parse("3/2").is_err());
+        assert_eq!(Shard::parse("2/2").unwrap(), Shard { index: 2, count: 2 });
+    }
+}

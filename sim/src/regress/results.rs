@@ -1,0 +1,403 @@
+//! What a regression leaves: `results.jsonl` (one line per finished job, appended as it ends),
+//! `plan.json` (the jobs it was given), `junit.xml` and `summary.txt`; and the merge of shard
+//! folders.
+
+use super::{Job, RegressError};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub const RESULTS: &str = "results.jsonl";
+pub const PLAN: &str = "plan.json";
+pub const JUNIT: &str = "junit.xml";
+pub const SUMMARY: &str = "summary.txt";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobVerdict {
+    /// The co-simulation passed (a mutant job: the mutant was caught).
+    Pass,
+    /// A mismatch or assertion (a mutant job: the mutant was not caught).
+    Fail,
+    /// The job could not give a verdict: bad input, a run that checked nothing, a crash, a
+    /// timeout.
+    Error,
+}
+
+/// One finished job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobResult {
+    pub id: String,
+    pub block: String,
+    pub preset: String,
+    pub config: String,
+    pub config_hash: String,
+    pub sets: Vec<String>,
+    pub stimulus: String,
+    pub seed: u64,
+    /// The cycle budget.
+    pub cycles: u64,
+    pub mutant: Option<String>,
+    pub verdict: JobVerdict,
+    /// What happened, in one line.
+    pub message: String,
+    /// Cycles compared.
+    pub cycles_run: u64,
+    pub seconds: f64,
+    pub cycles_per_second: f64,
+    /// Runs the job again (quoted for the shell).
+    pub command: String,
+    /// Re-runs the failure exactly (quoted for the shell), for a failure.
+    pub reproduce: Option<String>,
+    /// The shrunk reproducer file and the waves of a run of it, if written.
+    pub reproducer: Option<String>,
+    pub vcd: Option<String>,
+    /// The end of the job's standard error, for errors.
+    pub stderr_tail: Option<String>,
+}
+
+impl JobResult {
+    /// A result that is not a co-simulation's (crash, timeout, unreadable output).
+    pub fn error(job: &Job, message: String, seconds: f64, stderr_tail: String) -> JobResult {
+        JobResult {
+            id: job.id.clone(),
+            block: job.block.clone(),
+            preset: job.preset.clone(),
+            config: job.config.clone(),
+            config_hash: job.config_hash.clone(),
+            sets: job.sets.clone(),
+            stimulus: job.stimulus.clone(),
+            seed: job.seed,
+            cycles: job.cycles,
+            mutant: job.mutant.clone(),
+            verdict: JobVerdict::Error,
+            message,
+            cycles_run: 0,
+            seconds,
+            cycles_per_second: 0.0,
+            command: job.command(),
+            reproduce: None,
+            reproducer: None,
+            vcd: None,
+            stderr_tail: Some(stderr_tail),
+        }
+    }
+
+    /// The testcase name: what distinguishes it within its block and preset.
+    pub fn name(&self) -> String {
+        let mut n = format!("{} seed {}", self.stimulus, self.seed);
+        if !self.sets.is_empty() {
+            n = format!("{n} [{}]", self.sets.join(" "));
+        }
+        if let Some(m) = &self.mutant {
+            n = format!("mutant {m}: {n}");
+        }
+        n
+    }
+}
+
+/// The jobs a run was given: the whole list's ids and its shard's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Plan {
+    pub list: String,
+    pub shard: String,
+    pub list_ids: Vec<String>,
+    pub jobs: Vec<Job>,
+}
+
+fn io(what: &str, path: &Path) -> impl FnOnce(std::io::Error) -> RegressError {
+    let what = format!("{what} {}", path.display());
+    move |e| RegressError::Io(what, e)
+}
+
+fn encode(r: &JobResult) -> Result<String, RegressError> {
+    serde_json::to_string(r).map_err(|e| {
+        RegressError::Io(
+            "cannot encode a result".into(),
+            std::io::Error::other(e.to_string()),
+        )
+    })
+}
+
+/// Append one result as one line, flushed to disk before returning: a kill after this loses
+/// nothing of it.
+pub fn append(path: &Path, r: &JobResult) -> Result<(), RegressError> {
+    let mut line = encode(r)?;
+    line.push('\n');
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io("cannot open", path))?;
+    // One write of the whole line (O_APPEND): lines of concurrent writers never interleave.
+    f.write_all(line.as_bytes())
+        .and_then(|_| f.sync_data())
+        .map_err(io("cannot write", path))
+}
+
+/// The results recorded in `path` (none if it does not exist). A last line cut short by a kill
+/// is dropped (its job is not finished); any other unreadable line is an error.
+pub fn read(path: &Path) -> Result<Vec<JobResult>, RegressError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io("cannot read", path)(e)),
+    };
+    let complete = text.ends_with('\n');
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(r) => out.push(r),
+            Err(_) if i + 1 == lines.len() && !complete => {}
+            Err(e) => {
+                return Err(RegressError::BadInput(format!(
+                    "{}:{}: not a result line ({e}); move the file away or fix the line",
+                    path.display(),
+                    i + 1
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Write `path` whole (through a temporary file renamed over it).
+pub fn write_file(path: &Path, text: &str) -> Result<(), RegressError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(io("cannot write", &tmp))?;
+    std::fs::rename(&tmp, path).map_err(io("cannot write", path))
+}
+
+/// JUnit XML: one test suite per block and preset, one testcase per job; a failure carries the
+/// reproduce command.
+pub fn junit(name: &str, results: &[JobResult]) -> Result<String, RegressError> {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+    let mut report = Report::new(format!("warpsmith regress {name}"));
+    let mut suites: BTreeMap<(String, String), Vec<&JobResult>> = BTreeMap::new();
+    for r in results {
+        suites
+            .entry((r.block.clone(), r.preset.clone()))
+            .or_default()
+            .push(r);
+    }
+    for ((block, preset), rs) in suites {
+        let mut suite = TestSuite::new(format!("{block}.{preset}"));
+        for r in rs {
+            let status = match r.verdict {
+                JobVerdict::Pass => TestCaseStatus::success(),
+                JobVerdict::Fail | JobVerdict::Error => {
+                    let kind = if r.verdict == JobVerdict::Fail {
+                        NonSuccessKind::Failure
+                    } else {
+                        NonSuccessKind::Error
+                    };
+                    let mut s = TestCaseStatus::non_success(kind);
+                    s.set_message(r.message.clone());
+                    let mut text =
+                        format!("reproduce: {}", r.reproduce.as_ref().unwrap_or(&r.command));
+                    if let Some(p) = &r.reproducer {
+                        text.push_str(&format!("\nreproducer: {p}"));
+                    }
+                    if let Some(t) = &r.stderr_tail {
+                        text.push_str(&format!("\nstderr:\n{t}"));
+                    }
+                    s.set_description(text);
+                    s
+                }
+            };
+            let mut case = TestCase::new(r.name(), status);
+            case.set_classname(format!("{block}.{preset}"));
+            case.set_time(std::time::Duration::from_secs_f64(r.seconds.max(0.0)));
+            suite.add_test_case(case);
+        }
+        report.add_test_suite(suite);
+    }
+    report.to_string().map_err(|e| {
+        RegressError::Io(
+            "cannot write JUnit XML".into(),
+            std::io::Error::other(e.to_string()),
+        )
+    })
+}
+
+/// Counts per block and preset.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub jobs: u64,
+    pub passed: u64,
+    pub failed: u64,
+    pub errors: u64,
+    pub cycles: u64,
+}
+
+impl Tally {
+    fn add(&mut self, r: &JobResult) {
+        self.jobs += 1;
+        match r.verdict {
+            JobVerdict::Pass => self.passed += 1,
+            JobVerdict::Fail => self.failed += 1,
+            JobVerdict::Error => self.errors += 1,
+        }
+        self.cycles += r.cycles_run;
+    }
+}
+
+/// Per block and preset, and in all.
+pub fn tally(results: &[JobResult]) -> (BTreeMap<(String, String), Tally>, Tally) {
+    let mut per = BTreeMap::new();
+    let mut all = Tally::default();
+    for r in results {
+        per.entry((r.block.clone(), r.preset.clone()))
+            .or_insert_with(Tally::default)
+            .add(r);
+        all.add(r);
+    }
+    (per, all)
+}
+
+/// The summary table (and the jobs that did not pass, with how to reproduce them).
+pub fn summary(results: &[JobResult], missing: usize) -> String {
+    use comfy_table::{presets::ASCII_MARKDOWN, CellAlignment, Table};
+    let (per, all) = tally(results);
+    let mut t = Table::new();
+    t.load_style(ASCII_MARKDOWN);
+    t.set_header([
+        "block", "preset", "jobs", "passed", "failed", "errors", "cycles",
+    ]);
+    let row = |b: &str, p: &str, x: &Tally| {
+        [
+            b.to_string(),
+            p.to_string(),
+            x.jobs.to_string(),
+            x.passed.to_string(),
+            x.failed.to_string(),
+            x.errors.to_string(),
+            x.cycles.to_string(),
+        ]
+    };
+    for ((b, p), x) in &per {
+        t.add_row(row(b, p, x));
+    }
+    t.add_row(row("all", "", &all));
+    for c in 2..7 {
+        if let Some(col) = t.column_mut(c) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    let mut out = format!("{t}\n");
+    if missing > 0 {
+        out.push_str(&format!("{missing} job(s) of the list have no result\n"));
+    }
+    for r in results.iter().filter(|r| r.verdict != JobVerdict::Pass) {
+        out.push_str(&format!(
+            "{} {} {} {}: {}\n  reproduce: {}\n",
+            match r.verdict {
+                JobVerdict::Fail => "FAIL ",
+                _ => "ERROR",
+            },
+            r.block,
+            r.preset,
+            r.name(),
+            r.message,
+            r.reproduce.as_ref().unwrap_or(&r.command)
+        ));
+    }
+    out
+}
+
+/// Write `junit.xml` and `summary.txt` of `results` into `dir`; returns the summary.
+pub fn write_reports(
+    dir: &Path,
+    name: &str,
+    results: &[JobResult],
+    missing: usize,
+) -> Result<String, RegressError> {
+    write_file(&dir.join(JUNIT), &junit(name, results)?)?;
+    let s = summary(results, missing);
+    write_file(&dir.join(SUMMARY), &s)?;
+    Ok(s)
+}
+
+/// What merging shard folders found.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MergeReport {
+    pub folders: usize,
+    pub results: usize,
+    /// Jobs of the list with no result in any folder.
+    pub missing: Vec<String>,
+    /// Jobs with a result in more than one folder (the first is kept).
+    pub duplicated: Vec<String>,
+    /// Results of jobs no plan lists.
+    pub unplanned: Vec<String>,
+}
+
+/// Merge the results of shard folders (each with `results.jsonl` and `plan.json`) into `out`.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(MergeReport, String), RegressError> {
+    let mut rep = MergeReport {
+        folders: dirs.len(),
+        ..MergeReport::default()
+    };
+    let mut list_ids: Vec<String> = Vec::new();
+    let mut planned = HashSet::new();
+    let mut name = String::new();
+    let mut merged: Vec<JobResult> = Vec::new();
+    let mut seen = HashSet::new();
+    for d in dirs {
+        let plan_path = d.join(PLAN);
+        let text = std::fs::read_to_string(&plan_path).map_err(|e| {
+            RegressError::BadInput(format!(
+                "{}: {e}; is {} a `warpsmith regress` output folder?",
+                plan_path.display(),
+                d.display()
+            ))
+        })?;
+        let plan: Plan = serde_json::from_str(&text).map_err(|e| {
+            RegressError::BadInput(format!("{}: not a plan ({e})", plan_path.display()))
+        })?;
+        if list_ids.is_empty() {
+            list_ids = plan.list_ids.clone();
+            name = plan.list.clone();
+        } else if plan.list_ids != list_ids {
+            return Err(RegressError::BadInput(format!(
+                "{} holds a shard of another list than {} (`{}`)",
+                d.display(),
+                dirs[0].display(),
+                name
+            )));
+        }
+        planned.extend(plan.jobs.iter().map(|j| j.id.clone()));
+        for r in read(&d.join(RESULTS))? {
+            if !seen.insert(r.id.clone()) {
+                rep.duplicated.push(r.id.clone());
+                continue;
+            }
+            merged.push(r);
+        }
+    }
+    let ids: HashSet<&String> = merged.iter().map(|r| &r.id).collect();
+    rep.missing = list_ids
+        .iter()
+        .filter(|id| !ids.contains(id))
+        .cloned()
+        .collect();
+    rep.unplanned = merged
+        .iter()
+        .filter(|r| !planned.contains(&r.id))
+        .map(|r| r.id.clone())
+        .collect();
+    rep.results = merged.len();
+    std::fs::create_dir_all(out).map_err(io("cannot create", out))?;
+    let mut text = String::new();
+    for r in &merged {
+        text.push_str(&encode(r)?);
+        text.push('\n');
+    }
+    write_file(&out.join(RESULTS), &text)?;
+    let s = write_reports(out, &name, &merged, rep.missing.len())?;
+    Ok((rep, s))
+}

@@ -1,0 +1,329 @@
+//! Running a regression's jobs: each one a `warpsmith cosim` process (a crash or a hang in one
+//! job cannot take the others down), `-j` at a time; each result appended to `results.jsonl`
+//! the moment its job ends.
+
+use super::results::{self, JobResult, JobVerdict, Plan, RESULTS};
+use super::{Job, RegressError, Shard};
+use serde_json::Value;
+use std::collections::{HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+use wait_timeout::ChildExt;
+
+/// Bytes of a failed job's standard error kept in its result.
+const STDERR_TAIL: usize = 2000;
+/// How often a running job checks for an interrupt.
+const POLL: Duration = Duration::from_millis(200);
+
+pub struct RunOptions {
+    /// The `warpsmith` binary the jobs run.
+    pub exe: PathBuf,
+    pub out: PathBuf,
+    /// Jobs at once.
+    pub workers: usize,
+    /// Skip the jobs `results.jsonl` already holds (else an existing one is an error).
+    pub resume: bool,
+    pub progress: bool,
+    /// Seconds per job, overriding the list's.
+    pub timeout: Option<u64>,
+    /// Set on an interrupt: no job is started, running ones are stopped (and not recorded).
+    pub stop: Arc<AtomicBool>,
+    pub list: String,
+    pub shard: Shard,
+    /// The ids of the whole list (every shard's).
+    pub list_ids: Vec<String>,
+}
+
+/// What a run did.
+pub struct Outcome {
+    /// Every result of this run's jobs: earlier ones (resumed) and this run's.
+    pub results: Vec<JobResult>,
+    pub ran: usize,
+    pub resumed: usize,
+    /// Jobs without a result (interrupted).
+    pub missing: usize,
+    pub interrupted: bool,
+    pub summary: String,
+}
+
+impl Outcome {
+    pub fn all_passed(&self) -> bool {
+        self.missing == 0 && self.results.iter().all(|r| r.verdict == JobVerdict::Pass)
+    }
+}
+
+/// Run `jobs` (this shard's) into `o.out`.
+pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
+    let io = |what: &str, p: &Path| {
+        let what = format!("{what} {}", p.display());
+        move |e| RegressError::Io(what, e)
+    };
+    std::fs::create_dir_all(&o.out).map_err(io("cannot create", &o.out))?;
+    let results_path = o.out.join(RESULTS);
+    let exists = std::fs::metadata(&results_path).is_ok_and(|m| m.len() > 0);
+    if exists && !o.resume {
+        return Err(RegressError::BadInput(format!(
+            "{} already holds results: give --resume to finish that run, or another --out",
+            results_path.display()
+        )));
+    }
+    let planned: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+    let earlier: Vec<JobResult> = results::read(&results_path)?
+        .into_iter()
+        .filter(|r| planned.contains(r.id.as_str()))
+        .collect();
+    let done: HashSet<String> = earlier.iter().map(|r| r.id.clone()).collect();
+    let plan = Plan {
+        list: o.list.clone(),
+        shard: o.shard.to_string(),
+        list_ids: o.list_ids.clone(),
+        jobs: jobs.clone(),
+    };
+    let plan_text = serde_json::to_string_pretty(&plan)
+        .map_err(|e| RegressError::Io("cannot encode the plan".into(), std::io::Error::other(e)))?;
+    results::write_file(&o.out.join(results::PLAN), &plan_text)?;
+    let todo: VecDeque<Job> = jobs
+        .iter()
+        .filter(|j| !done.contains(&j.id))
+        .cloned()
+        .collect();
+    let total = todo.len();
+    let bar = crate::progress::jobs(o.progress, total as u64);
+    let queue = Mutex::new(todo);
+    let (tx, rx) = mpsc::channel::<JobResult>();
+    let mut fresh = Vec::new();
+    let mut write_error = None;
+    std::thread::scope(|s| {
+        for _ in 0..o.workers.max(1).min(total.max(1)) {
+            let tx = tx.clone();
+            let queue = &queue;
+            s.spawn(move || loop {
+                if o.stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Some(job) = queue.lock().ok().and_then(|mut q| q.pop_front()) else {
+                    break;
+                };
+                if let Some(r) = run_job(&job, o) {
+                    if tx.send(r).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let (mut failed, mut errors) = (0, 0);
+        for r in rx {
+            // Recorded before anything else: a kill from here on loses nothing of it.
+            if let Err(e) = results::append(&results_path, &r) {
+                write_error.get_or_insert(e);
+                o.stop.store(true, Ordering::SeqCst);
+            }
+            match r.verdict {
+                JobVerdict::Pass => {}
+                JobVerdict::Fail => failed += 1,
+                JobVerdict::Error => errors += 1,
+            }
+            let line = format!(
+                "[{}/{total}] {:5} {} {} {} ({:.1} s){}",
+                fresh.len() + 1,
+                match r.verdict {
+                    JobVerdict::Pass => "PASS",
+                    JobVerdict::Fail => "FAIL",
+                    JobVerdict::Error => "ERROR",
+                },
+                r.block,
+                r.preset,
+                r.name(),
+                r.seconds,
+                if r.verdict == JobVerdict::Pass {
+                    String::new()
+                } else {
+                    format!(": {}", r.message)
+                }
+            );
+            if o.progress {
+                bar.println(line);
+            } else {
+                println!("{line}");
+            }
+            bar.set_message(format!("{failed} failed, {errors} errors"));
+            bar.inc(1);
+            fresh.push(r);
+        }
+    });
+    bar.finish_and_clear();
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    let ran = fresh.len();
+    let resumed = earlier.len();
+    let mut all = earlier;
+    all.extend(fresh);
+    let missing = jobs.len() - all.len();
+    let summary = results::write_reports(&o.out, &o.list, &all, missing)?;
+    Ok(Outcome {
+        results: all,
+        ran,
+        resumed,
+        missing,
+        interrupted: o.stop.load(Ordering::SeqCst),
+        summary,
+    })
+}
+
+/// The last `STDERR_TAIL` bytes of a file, at a character boundary.
+fn tail(path: &Path) -> String {
+    let text = std::fs::read(path).unwrap_or_default();
+    let start = text.len().saturating_sub(STDERR_TAIL);
+    String::from_utf8_lossy(&text[start..]).trim().to_string()
+}
+
+/// Run one job; `None` if it was stopped by an interrupt (it has no result).
+fn run_job(job: &Job, o: &RunOptions) -> Option<JobResult> {
+    let dir = o.out.join("jobs").join(&job.id);
+    let t = Instant::now();
+    let err = |msg: String, stderr: String| {
+        Some(JobResult::error(
+            job,
+            msg,
+            t.elapsed().as_secs_f64(),
+            stderr,
+        ))
+    };
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return err(
+            format!("cannot create {}: {e}", dir.display()),
+            String::new(),
+        );
+    }
+    let (out_path, err_path) = (dir.join("stdout.json"), dir.join("stderr.txt"));
+    let files =
+        std::fs::File::create(&out_path).and_then(|a| Ok((a, std::fs::File::create(&err_path)?)));
+    let (out_file, err_file) = match files {
+        Ok(f) => f,
+        Err(e) => {
+            return err(
+                format!("cannot create {}: {e}", dir.display()),
+                String::new(),
+            )
+        }
+    };
+    // Output files rather than pipes: nothing to drain while waiting, and they stay for a look.
+    let child = Command::new(&o.exe)
+        .args(&job.args)
+        .args(["--format", "json", "--out-dir"])
+        .arg(dir.join("repro"))
+        .stdin(Stdio::null())
+        .stdout(out_file)
+        .stderr(err_file)
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            return err(
+                format!("cannot start {}: {e}", o.exe.display()),
+                String::new(),
+            )
+        }
+    };
+    let limit = Duration::from_secs(o.timeout.unwrap_or(job.timeout));
+    let status = loop {
+        if o.stop.load(Ordering::SeqCst) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        match child.wait_timeout(POLL) {
+            Ok(Some(s)) => break s,
+            Ok(None) if t.elapsed() >= limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return err(
+                    format!("timed out after {} s (stopped)", limit.as_secs()),
+                    tail(&err_path),
+                );
+            }
+            Ok(None) => {}
+            Err(e) => return err(format!("cannot wait for the job: {e}"), tail(&err_path)),
+        }
+    };
+    // A job killed by the interrupt's signal did not finish: it has no result.
+    if o.stop.load(Ordering::SeqCst) && status.code().is_none() {
+        return None;
+    }
+    let seconds = t.elapsed().as_secs_f64();
+    let report: Option<Value> = std::fs::read(&out_path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let Some(code) = status.code() else {
+        return err(format!("crashed ({status})"), tail(&err_path));
+    };
+    let verdict = report.as_ref().and_then(|r| r["verdict"].as_str());
+    let (verdict, message) = match (code, verdict, &job.mutant) {
+        (0, Some("pass"), None) => (JobVerdict::Pass, "passed".to_string()),
+        (0, Some("pass"), Some(_)) => (
+            JobVerdict::Fail,
+            "the mutant was not caught (the co-simulation passed)".to_string(),
+        ),
+        (1, Some("fail"), m) => {
+            let f = report.as_ref().map(|r| &r["failure"]);
+            let what = f.map_or(String::new(), |f| {
+                format!(
+                    "{} at cycle {}{}",
+                    f["kind"].as_str().unwrap_or("failure"),
+                    f["cycle"],
+                    f["port"]
+                        .as_str()
+                        .map(|p| format!(" on {p}"))
+                        .unwrap_or_default()
+                )
+            });
+            if m.is_some() {
+                (JobVerdict::Pass, format!("mutant caught: {what}"))
+            } else {
+                (JobVerdict::Fail, what)
+            }
+        }
+        _ => {
+            let last = tail(&err_path);
+            let line = last.lines().last().unwrap_or("").to_string();
+            return err(
+                format!(
+                    "exit {code}: {}",
+                    if line.is_empty() { "no message" } else { &line }
+                ),
+                last,
+            );
+        }
+    };
+    let r = report.unwrap_or(Value::Null);
+    let f = &r["failure"];
+    let s = |v: &Value| v.as_str().map(str::to_string);
+    Some(JobResult {
+        id: job.id.clone(),
+        block: job.block.clone(),
+        preset: job.preset.clone(),
+        config: job.config.clone(),
+        config_hash: job.config_hash.clone(),
+        sets: job.sets.clone(),
+        stimulus: job.stimulus.clone(),
+        seed: job.seed,
+        cycles: job.cycles,
+        mutant: job.mutant.clone(),
+        verdict,
+        message,
+        cycles_run: r["cycles"].as_u64().unwrap_or(0),
+        seconds,
+        cycles_per_second: r["timing"]["cycles_per_second"].as_f64().unwrap_or(0.0),
+        command: job.command(),
+        reproduce: (verdict != JobVerdict::Pass)
+            .then(|| s(&f["reproduce"]).unwrap_or_else(|| job.command())),
+        reproducer: s(&f["reproducer"]["path"]),
+        vcd: s(&f["reproducer"]["vcd"]),
+        stderr_tail: None,
+    })
+}
