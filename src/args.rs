@@ -544,6 +544,24 @@ pub struct RegressArgs {
     /// Output of --dry-run
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Run the list on Slurm: a job array of --shards tasks (each `regress --shard I/N` into
+    /// OUT/shard-I), submitted with sbatch, waited for, then merged into OUT
+    #[arg(long, conflicts_with_all = ["shard", "dry_run"])]
+    pub slurm: bool,
+    /// With --slurm: array tasks (shards)
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "slurm")]
+    pub shards: usize,
+    /// With --slurm: a line `#SBATCH ARG` in the script (repeatable), e.g. --slurm-arg=--partition=gpu
+    #[arg(
+        long,
+        value_name = "ARG",
+        requires = "slurm",
+        allow_hyphen_values = true
+    )]
+    pub slurm_arg: Vec<String>,
+    /// With --slurm: write the job-array script (OUT/slurm/regress.sh) and the sbatch command, submit nothing
+    #[arg(long, requires = "slurm")]
+    pub slurm_script_only: bool,
 }
 
 #[derive(Subcommand)]

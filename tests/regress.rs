@@ -423,3 +423,94 @@ fn bad_regression_input_exits_2_and_says_why() {
         stderr(&o)
     );
 }
+
+/// Stops the single-node Slurm whatever the test's outcome.
+struct SlurmDaemons;
+
+impl Drop for SlurmDaemons {
+    fn drop(&mut self) {
+        let _ = Command::new("scripts/slurm.sh")
+            .arg("down")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output();
+    }
+}
+
+#[test]
+fn a_list_runs_as_a_job_array_on_a_real_slurm_and_merges_to_the_local_verdicts() {
+    let d = scratch("regress-slurm");
+    let list = small_list(&d, 3, 2000, true);
+    // The script only: nothing submitted.
+    let only = d.join("script-only");
+    let o = warpsmith(&[
+        "regress",
+        "--list",
+        path(&list),
+        "--slurm",
+        "--shards",
+        "4",
+        "--slurm-arg=--time=10:00",
+        "--slurm-script-only",
+        "--out",
+        path(&only),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let script = std::fs::read_to_string(only.join("slurm/regress.sh")).unwrap();
+    assert!(
+        script.contains("#SBATCH --array=1-4\n#SBATCH --output="),
+        "{script}"
+    );
+    assert!(script.contains("#SBATCH --time=10:00\n"), "{script}");
+    assert!(
+        stdout(&o).contains("sbatch --parsable --wait"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!only.join("results.jsonl").exists());
+    // The real scheduler: brought up here, stopped whatever happens.
+    let up = Command::new("scripts/slurm.sh")
+        .arg("up")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let _down = SlurmDaemons;
+    assert!(
+        up.status.success(),
+        "scripts/slurm.sh up: {}{}",
+        stdout(&up),
+        stderr(&up)
+    );
+    let conf = Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/slurm/slurm.conf");
+    let local = d.join("local");
+    let o = warpsmith(&[
+        "regress",
+        "--list",
+        path(&list),
+        "-j",
+        "2",
+        "--out",
+        path(&local),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let on_slurm = d.join("slurm");
+    let o = Command::new(env!("CARGO_BIN_EXE_warpsmith"))
+        .args(["regress", "--list", path(&list), "--slurm", "--shards", "4"])
+        .args(["--out", path(&on_slurm)])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SLURM_CONF", &conf)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("merged 12 results from 4 folders"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(verdicts(&on_slurm), verdicts(&local));
+    for i in 1..=4 {
+        // Each array task ran its own shard.
+        let log = std::fs::read_to_string(on_slurm.join(format!("slurm/shard-{i}.log"))).unwrap();
+        assert!(log.contains(&format!("shard {i}/4")), "{log}");
+    }
+    assert_eq!(junit_counts(&on_slurm.join("junit.xml")), (12, 0, 0));
+}

@@ -24,6 +24,9 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
         Some(s) => Shard::parse(s).map_err(err)?,
         None => Shard::ALL,
     };
+    if a.slurm {
+        return slurm(a, all.len());
+    }
     let jobs = shard.select(&all);
     if a.dry_run {
         return dry_run(a, &jobs, all.len(), shard);
@@ -100,6 +103,109 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Write the job-array script; unless only the script is asked for, submit it, wait for it and
+/// merge its shards into `--out`.
+fn slurm(a: &RegressArgs, jobs: usize) -> CliResult<ExitCode> {
+    use anyhow::Context;
+    if a.shards == 0 {
+        return Err(bad(anyhow::anyhow!(
+            "--shards 0: give at least one array task"
+        )));
+    }
+    if jobs == 0 {
+        return Err(bad(anyhow::anyhow!("the list `{}` has no jobs", a.list)));
+    }
+    let out = std::path::absolute(&a.out).with_context(|| format!("--out {}", a.out.display()))?;
+    if out.join(regress::results::RESULTS).exists() && !a.resume {
+        return Err(bad(anyhow::anyhow!(
+            "{} already holds results: give --resume to finish that run, or another --out",
+            out.display()
+        )));
+    }
+    // A list file is named by its absolute path: the tasks start in another folder.
+    let list = if std::path::Path::new(&a.list).exists() {
+        std::path::absolute(&a.list)?.display().to_string()
+    } else {
+        a.list.clone()
+    };
+    let exe = std::env::current_exe()?;
+    let text = regress::slurm::script(&regress::slurm::SlurmJob {
+        exe: &exe,
+        list: &list,
+        out: &out,
+        shards: a.shards,
+        args: &a.slurm_arg,
+        timeout: a.timeout,
+    });
+    let dir = out.join("slurm");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let script = dir.join("regress.sh");
+    std::fs::write(&script, text).with_context(|| format!("cannot write {}", script.display()))?;
+    let submit = format!(
+        "sbatch --parsable --wait {}",
+        shlex::try_quote(&script.display().to_string()).unwrap_or_default()
+    );
+    if a.slurm_script_only {
+        println!(
+            "wrote {} ({} jobs in {} array tasks)",
+            script.display(),
+            jobs,
+            a.shards
+        );
+        println!("submit it with: {submit}");
+        println!(
+            "then merge:     warpsmith regress merge {}/shard-* --out {}",
+            out.display(),
+            out.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "warpsmith regress  list {}  {jobs} jobs in {} Slurm array tasks  -> {}",
+        a.list,
+        a.shards,
+        out.display()
+    );
+    let spin = sim::progress::spinner(
+        super::show_progress(),
+        &format!("waiting for the Slurm job array ({submit})"),
+    );
+    // `--wait` returns when every task has ended; its status is non-zero when a task failed,
+    // which a failing co-simulation makes it: the merged results say what happened.
+    let o = std::process::Command::new("sbatch")
+        .args(["--parsable", "--wait"])
+        .arg(&script)
+        .output();
+    spin.finish_and_clear();
+    let o = o.map_err(|e| anyhow::anyhow!("cannot run sbatch ({e}): is Slurm's client installed? `--slurm-script-only` writes the script without submitting it"))?;
+    let id = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    if id.is_empty() {
+        return Err(anyhow::anyhow!(
+            "sbatch did not submit the job array: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        )
+        .into());
+    }
+    println!("Slurm job {id} ended; merging its {} shards", a.shards);
+    let dirs: Vec<_> = (1..=a.shards)
+        .map(|i| regress::slurm::shard_dir(&out, i))
+        .collect();
+    let missing_dirs: Vec<_> = dirs
+        .iter()
+        .filter(|d| !d.join(regress::results::PLAN).exists())
+        .map(|d| d.display().to_string())
+        .collect();
+    if !missing_dirs.is_empty() {
+        return Err(anyhow::anyhow!(
+            "array tasks wrote no results in {} (their logs: {}/shard-*.log)",
+            missing_dirs.join(", "),
+            dir.display()
+        )
+        .into());
+    }
+    merge(&MergeArgs { dirs, out })
 }
 
 fn dry_run(

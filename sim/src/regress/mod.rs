@@ -17,6 +17,7 @@
 
 pub mod results;
 pub mod run;
+pub mod slurm;
 
 use crate::blocks::BLOCKS;
 use crate::registry::BlockEntry;
