@@ -514,3 +514,47 @@ fn a_list_runs_as_a_job_array_on_a_real_slurm_and_merges_to_the_local_verdicts()
     }
     assert_eq!(junit_counts(&on_slurm.join("junit.xml")), (12, 0, 0));
 }
+
+#[test]
+fn random_configurations_are_legal_jobs_and_a_failing_one_is_shrunk() {
+    let d = scratch("regress-random");
+    let list = d.join("random.toml");
+    std::fs::write(
+        &list,
+        "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\nstimuli = [\"random\"]\n\
+         cycles = 3000\nrandom_configs = 2\nrandom_seed = 5\n",
+    )
+    .unwrap();
+    let jobs = dry_run(path(&list), None);
+    assert_eq!(jobs.len(), 2);
+    for j in &jobs {
+        assert!(j["random"].as_bool().unwrap());
+        assert!(!j["sets"].as_array().unwrap().is_empty(), "{j:#}");
+    }
+    // A bug independent of the configuration: each failing random configuration shrinks to no
+    // key at all, and says so.
+    let out = d.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_warpsmith"))
+        .args([
+            "regress",
+            "--list",
+            path(&list),
+            "-j",
+            "2",
+            "--out",
+            path(&out),
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("WARPSMITH_FORCE_MUTANT", "stride-sign-flipped")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    for r in results(&out) {
+        assert_eq!(r["verdict"], "fail", "{r:#}");
+        assert_eq!(r["shrunk_sets"], serde_json::json!([]), "{r:#}");
+        assert!(r["message"]
+            .as_str()
+            .unwrap()
+            .contains("no key of it is needed"));
+    }
+}

@@ -82,6 +82,9 @@ pub struct BlockEntry {
     pub stimuli: &'static str,
     /// The stimuli `flow` co-simulates it with.
     pub flow: &'static [&'static str],
+    /// The configuration sections whose keys shape its RTL (regressions draw random
+    /// configurations from them).
+    pub key_sections: &'static [&'static str],
     /// Options only this block takes.
     pub options: &'static [BlockOption],
     /// Deliberately wrong RTL variants co-simulation must catch (`sim/mutants/<block>.toml`).

@@ -57,6 +57,7 @@ static ENTRIES: [BlockEntry; 3] = [
         }],
         stimuli: "`random` (biased to what stresses the table), `kernel:NAME` (a built-in kernel, `all`, or a kernel TOML file), `gpu:KERNEL_OR_TRACE_DIR` (`gpu:stencil2d`, `gpu:otedge`: the predictor in place in the whole GPU, snooping the loads' requests to the memory partitions, launched again and again until the cycle budget) or a JSON-lines file of transactions",
         flow: &["random", "kernel:all", "gpu:stencil2d"],
+        key_sections: &["ot"],
         options: &[BlockOption {
             name: "dump-state",
             value: None,
@@ -97,6 +98,7 @@ static ENTRIES: [BlockEntry; 3] = [
         ],
         stimuli: "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service rate), `random` (table stress) or a JSON-lines file of requests; any of them after `memory:` (`memory:hoa`) runs the controllers behind the interconnect and the L2 partitions, in the memory side's closed loop; `gpu:KERNEL_OR_TRACE_DIR` (`gpu:irregular`, `gpu:lonewarp`) runs them inside the whole GPU on a kernel or Accel-Sim trace, launched again and again until the cycle budget",
         flow: &["random", "hoa", "gpu:irregular"],
+        key_sections: &["warped_mc"],
         options: &[
             BlockOption {
                 name: "group",
@@ -155,6 +157,7 @@ static ENTRIES: [BlockEntry; 3] = [
         }],
         stimuli: dispatch::STIMULI,
         flow: &["random", "kernel:colmajor", "gpu:stencil2d"],
+        key_sections: &["dispatch"],
         options: &[BlockOption {
             name: "kernel",
             value: Some("NAME|FILE"),

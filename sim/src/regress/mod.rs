@@ -15,6 +15,7 @@
 //! mutants = true              # also one job per mutant (on mutant_stimulus, mutant_cycles)
 //! ```
 
+pub mod random;
 pub mod results;
 pub mod run;
 pub mod slurm;
@@ -34,6 +35,11 @@ pub const LISTS: &[(&str, &str, &str)] = &[
         "smoke",
         "every block x preset x its flow stimuli, and every mutant (what CI runs)",
         include_str!("../../regress/smoke.toml"),
+    ),
+    (
+        "random",
+        "102 constrained-random configurations per block (34 around each preset), 20,000 cycles each",
+        include_str!("../../regress/random.toml"),
     ),
     (
         "nightly",
@@ -93,6 +99,14 @@ pub struct Entry {
     /// Seconds per job before it is stopped (an error result).
     #[serde(default)]
     pub timeout: Option<u64>,
+    /// Also co-simulate this many constrained-random configurations per block and preset
+    /// ([`random::draw`]), each on the entry's stimuli and seeds; a failing one is shrunk to
+    /// the fewest keys that differ from the preset.
+    #[serde(default)]
+    pub random_configs: usize,
+    /// Seed of the random configurations (default 1).
+    #[serde(default)]
+    pub random_seed: Option<u64>,
 }
 
 /// One co-simulation to run: a `warpsmith` command line and what it is.
@@ -112,12 +126,34 @@ pub struct Job {
     pub cycles: u64,
     /// A mutant job passes when the mutant is caught.
     pub mutant: Option<String>,
+    /// Its `sets` are a random configuration (shrunk when it fails).
+    #[serde(default)]
+    pub random: bool,
     pub timeout: u64,
     /// `warpsmith` arguments (without `--out-dir` and `--format`, which the runner adds).
     pub args: Vec<String>,
 }
 
 impl Job {
+    /// Its arguments with only `keep` of its `--set` values.
+    pub fn args_with_sets(&self, keep: &[String]) -> Vec<String> {
+        let mut out = Vec::with_capacity(self.args.len());
+        let mut it = self.args.iter();
+        while let Some(a) = it.next() {
+            if a == "--set" {
+                if let Some(kv) = it.next() {
+                    if keep.contains(kv) {
+                        out.push(a.clone());
+                        out.push(kv.clone());
+                    }
+                }
+            } else {
+                out.push(a.clone());
+            }
+        }
+        out
+    }
+
     /// The command that runs it, quoted for the shell.
     pub fn command(&self) -> String {
         let argv = std::iter::once("warpsmith").chain(self.args.iter().map(String::as_str));
@@ -229,6 +265,9 @@ pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
             return Err(at("`cycles` must be at least 1".into()));
         }
         let matrix = set_matrix(&e.set).map_err(at)?;
+        if e.random_configs > 0 && !e.set.is_empty() {
+            return Err(at("give `set` or `random_configs`, not both".into()));
+        }
         let configs: Vec<Option<PathBuf>> = if e.configs.is_empty() {
             vec![None]
         } else {
@@ -250,8 +289,16 @@ pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
                 v
             };
             for preset in &presets {
+                let mut variants: Vec<(Vec<String>, bool)> =
+                    matrix.iter().map(|m| (m.clone(), false)).collect();
+                if e.random_configs > 0 {
+                    let seed = e.random_seed.unwrap_or(1);
+                    let drawn = random::draw(block, preset, seed, e.random_configs)
+                        .map_err(|err| at(err.to_string()))?;
+                    variants = drawn.into_iter().map(|d| (d, true)).collect();
+                }
                 for config in &configs {
-                    for sets in &matrix {
+                    for (sets, random) in &variants {
                         let req = ConfigRequest {
                             preset: Some(preset.clone()),
                             gpgpusim: Vec::new(),
@@ -315,6 +362,7 @@ pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
                                 seed,
                                 cycles,
                                 mutant: m.map(str::to_string),
+                                random: *random,
                                 timeout,
                                 args,
                             });
@@ -324,7 +372,7 @@ pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
                                 push(s, seed, e.cycles, None);
                             }
                         }
-                        if e.mutants {
+                        if e.mutants && !random {
                             let stimulus = e.mutant_stimulus.as_deref().unwrap_or("random");
                             let cycles = e.mutant_cycles.unwrap_or(MUTANT_CYCLES);
                             let all = block.mutants.mutants().map_err(|err| at(err.to_string()))?;

@@ -55,6 +55,9 @@ pub struct JobResult {
     pub vcd: Option<String>,
     /// The end of the job's standard error, for errors.
     pub stderr_tail: Option<String>,
+    /// A failing random configuration shrunk: the fewest `--set` values that still fail.
+    #[serde(default)]
+    pub shrunk_sets: Option<Vec<String>>,
 }
 
 impl JobResult {
@@ -81,6 +84,7 @@ impl JobResult {
             reproducer: None,
             vcd: None,
             stderr_tail: Some(stderr_tail),
+            shrunk_sets: None,
         }
     }
 

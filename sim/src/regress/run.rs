@@ -3,7 +3,7 @@
 //! the moment its job ends.
 
 use super::results::{self, JobResult, JobVerdict, Plan, RESULTS};
-use super::{Job, RegressError, Shard};
+use super::{random, Job, RegressError, Shard};
 use serde_json::Value;
 use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -182,6 +182,77 @@ fn tail(path: &Path) -> String {
     String::from_utf8_lossy(&text[start..]).trim().to_string()
 }
 
+/// How a child `warpsmith` process ended.
+enum Ended {
+    Exited(std::process::ExitStatus),
+    /// Stopped by the interrupt (no result).
+    Stopped,
+    TimedOut,
+    /// It could not be started or waited for.
+    Failed(String),
+}
+
+/// Run `warpsmith ARGS --format json --out-dir DIR/repro` with its output in `DIR/stdout.json`
+/// and `DIR/stderr.txt` (files rather than pipes: nothing to drain while waiting, and they stay
+/// for a look), stopping it at `limit` or on the interrupt.
+fn child(args: &[String], dir: &Path, limit: Duration, o: &RunOptions) -> Ended {
+    let t = Instant::now();
+    let files = std::fs::create_dir_all(dir)
+        .and_then(|_| std::fs::File::create(dir.join("stdout.json")))
+        .and_then(|a| Ok((a, std::fs::File::create(dir.join("stderr.txt"))?)));
+    let (out_file, err_file) = match files {
+        Ok(f) => f,
+        Err(e) => return Ended::Failed(format!("cannot create {}: {e}", dir.display())),
+    };
+    let spawned = Command::new(&o.exe)
+        .args(args)
+        .args(["--format", "json", "--out-dir"])
+        .arg(dir.join("repro"))
+        .stdin(Stdio::null())
+        .stdout(out_file)
+        .stderr(err_file)
+        .spawn();
+    let mut c = match spawned {
+        Ok(c) => c,
+        Err(e) => return Ended::Failed(format!("cannot start {}: {e}", o.exe.display())),
+    };
+    loop {
+        if o.stop.load(Ordering::SeqCst) {
+            let _ = c.kill();
+            let _ = c.wait();
+            return Ended::Stopped;
+        }
+        match c.wait_timeout(POLL) {
+            // A job killed by the interrupt's signal did not finish: it has no result.
+            Ok(Some(s)) if o.stop.load(Ordering::SeqCst) && s.code().is_none() => {
+                return Ended::Stopped
+            }
+            Ok(Some(s)) => return Ended::Exited(s),
+            Ok(None) if t.elapsed() >= limit => {
+                let _ = c.kill();
+                let _ = c.wait();
+                return Ended::TimedOut;
+            }
+            Ok(None) => {}
+            Err(e) => return Ended::Failed(format!("cannot wait for the job: {e}")),
+        }
+    }
+}
+
+/// Whether the configuration `sets` of a random-configuration job still fails (shrinking).
+fn still_fails(job: &Job, sets: &[String], dir: &Path, o: &RunOptions) -> bool {
+    let mut args = job.args_with_sets(sets);
+    args.push("--no-shrink".into());
+    let limit = Duration::from_secs(o.timeout.unwrap_or(job.timeout));
+    match child(&args, dir, limit, o) {
+        Ended::Exited(s) if s.code() == Some(1) => std::fs::read(dir.join("stdout.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .is_some_and(|r| r["verdict"] == "fail"),
+        _ => false,
+    }
+}
+
 /// Run one job; `None` if it was stopped by an interrupt (it has no result).
 fn run_job(job: &Job, o: &RunOptions) -> Option<JobResult> {
     let dir = o.out.join("jobs").join(&job.id);
@@ -194,67 +265,19 @@ fn run_job(job: &Job, o: &RunOptions) -> Option<JobResult> {
             stderr,
         ))
     };
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return err(
-            format!("cannot create {}: {e}", dir.display()),
-            String::new(),
-        );
-    }
     let (out_path, err_path) = (dir.join("stdout.json"), dir.join("stderr.txt"));
-    let files =
-        std::fs::File::create(&out_path).and_then(|a| Ok((a, std::fs::File::create(&err_path)?)));
-    let (out_file, err_file) = match files {
-        Ok(f) => f,
-        Err(e) => {
-            return err(
-                format!("cannot create {}: {e}", dir.display()),
-                String::new(),
-            )
-        }
-    };
-    // Output files rather than pipes: nothing to drain while waiting, and they stay for a look.
-    let child = Command::new(&o.exe)
-        .args(&job.args)
-        .args(["--format", "json", "--out-dir"])
-        .arg(dir.join("repro"))
-        .stdin(Stdio::null())
-        .stdout(out_file)
-        .stderr(err_file)
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            return err(
-                format!("cannot start {}: {e}", o.exe.display()),
-                String::new(),
-            )
-        }
-    };
     let limit = Duration::from_secs(o.timeout.unwrap_or(job.timeout));
-    let status = loop {
-        if o.stop.load(Ordering::SeqCst) {
-            let _ = child.kill();
-            let _ = child.wait();
-            return None;
+    let status = match child(&job.args, &dir, limit, o) {
+        Ended::Exited(s) => s,
+        Ended::Stopped => return None,
+        Ended::TimedOut => {
+            return err(
+                format!("timed out after {} s (stopped)", limit.as_secs()),
+                tail(&err_path),
+            )
         }
-        match child.wait_timeout(POLL) {
-            Ok(Some(s)) => break s,
-            Ok(None) if t.elapsed() >= limit => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return err(
-                    format!("timed out after {} s (stopped)", limit.as_secs()),
-                    tail(&err_path),
-                );
-            }
-            Ok(None) => {}
-            Err(e) => return err(format!("cannot wait for the job: {e}"), tail(&err_path)),
-        }
+        Ended::Failed(why) => return err(why, tail(&err_path)),
     };
-    // A job killed by the interrupt's signal did not finish: it has no result.
-    if o.stop.load(Ordering::SeqCst) && status.code().is_none() {
-        return None;
-    }
     let seconds = t.elapsed().as_secs_f64();
     let report: Option<Value> = std::fs::read(&out_path)
         .ok()
@@ -303,6 +326,27 @@ fn run_job(job: &Job, o: &RunOptions) -> Option<JobResult> {
     let r = report.unwrap_or(Value::Null);
     let f = &r["failure"];
     let s = |v: &Value| v.as_str().map(str::to_string);
+    // A random configuration that fails: the fewest of its keys that still fail.
+    let shrunk = (verdict == JobVerdict::Fail && job.random).then(|| {
+        let mut k = 0;
+        random::shrink(&job.preset, &job.sets, |sets| {
+            k += 1;
+            still_fails(job, sets, &dir.join(format!("shrink-{k}")), o)
+        })
+    });
+    let message = match &shrunk {
+        Some(keys) if keys.is_empty() => {
+            format!("{message}; it fails at the preset's values too (no key of it is needed)")
+        }
+        Some(keys) => format!(
+            "{message}; it fails with only {}",
+            keys.iter()
+                .map(|kv| format!("--set {kv}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        None => message,
+    };
     Some(JobResult {
         id: job.id.clone(),
         block: job.block.clone(),
@@ -325,5 +369,6 @@ fn run_job(job: &Job, o: &RunOptions) -> Option<JobResult> {
         reproducer: s(&f["reproducer"]["path"]),
         vcd: s(&f["reproducer"]["vcd"]),
         stderr_tail: None,
+        shrunk_sets: shrunk,
     })
 }
