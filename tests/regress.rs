@@ -80,6 +80,37 @@ fn junit_counts(file: &Path) -> (u64, u64, u64) {
     (v[0], v[1], v[2])
 }
 
+/// `regress --list LIST --out OUT --resume`.
+fn resume(list: &Path, out: &Path) -> std::process::Output {
+    warpsmith(&[
+        "regress",
+        "--list",
+        path(list),
+        "--out",
+        path(out),
+        "--resume",
+    ])
+}
+
+/// `regress --list LIST -j 2 --out OUT` with the OT mutant `bug` forced into every
+/// co-simulation without `--mutant` (the test hook standing for a build with that bug).
+fn regress_with_bug(list: &Path, out: &Path, bug: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_warpsmith"))
+        .args([
+            "regress",
+            "--list",
+            path(list),
+            "-j",
+            "2",
+            "--out",
+            path(out),
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("WARPSMITH_FORCE_MUTANT", bug)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_list_runs_in_parallel_with_progress_and_writes_results_junit_and_summary() {
     let d = scratch("regress-run");
@@ -139,14 +170,7 @@ fn a_list_runs_in_parallel_with_progress_and_writes_results_junit_and_summary() 
     assert!(stderr(&o).contains("--resume"), "{}", stderr(&o));
     assert_eq!(results(&out).len(), 11);
     // --resume with everything done runs nothing and reports the same.
-    let o = warpsmith(&[
-        "regress",
-        "--list",
-        path(&list),
-        "--out",
-        path(&out),
-        "--resume",
-    ]);
+    let o = resume(&list, &out);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("0 run, 11 resumed"), "{}", stdout(&o));
 }
@@ -294,14 +318,7 @@ fn a_killed_run_resumes_without_losing_or_repeating_a_result() {
         "killed midway: {done} of {}",
         jobs.len()
     );
-    let o = warpsmith(&[
-        "regress",
-        "--list",
-        path(&list),
-        "--out",
-        path(&out),
-        "--resume",
-    ]);
+    let o = resume(&list, &out);
     assert!(o.status.success(), "{}", stderr(&o));
     let after = std::fs::read_to_string(&results_file).unwrap();
     // Nothing finished was lost or rewritten; every job has exactly one result.
@@ -325,20 +342,7 @@ fn a_forced_bug_fails_exactly_its_jobs_and_each_printed_reproducer_reproduces_it
     let out = d.join("out");
     // The harness's mutant mechanism stands for a build with an OT bug: the OT jobs fail, the
     // dispatcher's pass.
-    let o = Command::new(env!("CARGO_BIN_EXE_warpsmith"))
-        .args([
-            "regress",
-            "--list",
-            path(&list),
-            "-j",
-            "2",
-            "--out",
-            path(&out),
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("WARPSMITH_FORCE_MUTANT", "stride-sign-flipped")
-        .output()
-        .unwrap();
+    let o = regress_with_bug(&list, &out, "stride-sign-flipped");
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let rs = results(&out);
     assert_eq!(rs.len(), 3);
@@ -534,20 +538,7 @@ fn random_configurations_are_legal_jobs_and_a_failing_one_is_shrunk() {
     // A bug independent of the configuration: each failing random configuration shrinks to no
     // key at all, and says so.
     let out = d.join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_warpsmith"))
-        .args([
-            "regress",
-            "--list",
-            path(&list),
-            "-j",
-            "2",
-            "--out",
-            path(&out),
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("WARPSMITH_FORCE_MUTANT", "stride-sign-flipped")
-        .output()
-        .unwrap();
+    let o = regress_with_bug(&list, &out, "stride-sign-flipped");
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     for r in results(&out) {
         assert_eq!(r["verdict"], "fail", "{r:#}");

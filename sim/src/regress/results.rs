@@ -61,8 +61,8 @@ pub struct JobResult {
 }
 
 impl JobResult {
-    /// A result that is not a co-simulation's (crash, timeout, unreadable output).
-    pub fn error(job: &Job, message: String, seconds: f64, stderr_tail: String) -> JobResult {
+    /// A result of `job` with nothing measured yet.
+    pub fn of(job: &Job, verdict: JobVerdict, message: String, seconds: f64) -> JobResult {
         JobResult {
             id: job.id.clone(),
             block: job.block.clone(),
@@ -74,7 +74,7 @@ impl JobResult {
             seed: job.seed,
             cycles: job.cycles,
             mutant: job.mutant.clone(),
-            verdict: JobVerdict::Error,
+            verdict,
             message,
             cycles_run: 0,
             seconds,
@@ -83,8 +83,16 @@ impl JobResult {
             reproduce: None,
             reproducer: None,
             vcd: None,
-            stderr_tail: Some(stderr_tail),
+            stderr_tail: None,
             shrunk_sets: None,
+        }
+    }
+
+    /// A result that is not a co-simulation's (crash, timeout, unreadable output).
+    pub fn error(job: &Job, message: String, seconds: f64, stderr_tail: String) -> JobResult {
+        JobResult {
+            stderr_tail: Some(stderr_tail),
+            ..JobResult::of(job, JobVerdict::Error, message, seconds)
         }
     }
 

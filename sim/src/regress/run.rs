@@ -348,27 +348,13 @@ fn run_job(job: &Job, o: &RunOptions) -> Option<JobResult> {
         None => message,
     };
     Some(JobResult {
-        id: job.id.clone(),
-        block: job.block.clone(),
-        preset: job.preset.clone(),
-        config: job.config.clone(),
-        config_hash: job.config_hash.clone(),
-        sets: job.sets.clone(),
-        stimulus: job.stimulus.clone(),
-        seed: job.seed,
-        cycles: job.cycles,
-        mutant: job.mutant.clone(),
-        verdict,
-        message,
         cycles_run: r["cycles"].as_u64().unwrap_or(0),
-        seconds,
         cycles_per_second: r["timing"]["cycles_per_second"].as_f64().unwrap_or(0.0),
-        command: job.command(),
         reproduce: (verdict != JobVerdict::Pass)
             .then(|| s(&f["reproduce"]).unwrap_or_else(|| job.command())),
         reproducer: s(&f["reproducer"]["path"]),
         vcd: s(&f["reproducer"]["vcd"]),
-        stderr_tail: None,
         shrunk_sets: shrunk,
+        ..JobResult::of(job, verdict, message, seconds)
     })
 }
