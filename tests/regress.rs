@@ -549,3 +549,27 @@ fn random_configurations_are_legal_jobs_and_a_failing_one_is_shrunk() {
             .contains("no key of it is needed"));
     }
 }
+
+#[test]
+fn the_smoke_list_passes() {
+    // What CI runs: every block x preset x its flow stimuli, and every mutant caught.
+    let d = scratch("regress-smoke");
+    let jobs = dry_run("smoke", None);
+    let out = d.join("out");
+    let o = warpsmith(&["regress", "--list", "smoke", "-j", "2", "--out", path(&out)]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let rs = results(&out);
+    assert_eq!(rs.len(), jobs.len());
+    assert!(rs.iter().all(|r| r["verdict"] == "pass"));
+    let mutant_jobs = rs.iter().filter(|r| r["mutant"].is_string()).count();
+    let total: usize = sim::blocks::BLOCKS
+        .iter()
+        .map(|b| b.mutants().unwrap().len())
+        .sum();
+    // Every mutant on every preset (none is equivalent on a preset).
+    assert_eq!(mutant_jobs, total * spec::PRESETS.len());
+    assert_eq!(
+        junit_counts(&out.join("junit.xml")),
+        (jobs.len() as u64, 0, 0)
+    );
+}
