@@ -573,3 +573,38 @@ fn the_smoke_list_passes() {
         (jobs.len() as u64, 0, 0)
     );
 }
+
+#[test]
+fn a_job_past_its_time_limit_is_an_error_result_and_the_run_goes_on() {
+    let d = scratch("regress-timeout");
+    let list = d.join("slow.toml");
+    std::fs::write(
+        &list,
+        "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\nstimuli = [\"random\"]\n\
+         seeds = [1, 2]\ncycles = 500000000\n",
+    )
+    .unwrap();
+    let out = d.join("out");
+    let t = Instant::now();
+    let o = warpsmith(&[
+        "regress",
+        "--list",
+        path(&list),
+        "-j",
+        "2",
+        "--timeout",
+        "2",
+        "--out",
+        path(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(t.elapsed() < Duration::from_secs(120));
+    let rs = results(&out);
+    assert_eq!(rs.len(), 2);
+    for r in &rs {
+        assert_eq!(r["verdict"], "error", "{r:#}");
+        assert_eq!(r["message"], "timed out after 2 s (stopped)", "{r:#}");
+        assert!(r["stderr_tail"].is_string());
+    }
+    assert_eq!(junit_counts(&out.join("junit.xml")), (2, 0, 2));
+}

@@ -43,7 +43,7 @@ pub const LISTS: &[(&str, &str, &str)] = &[
     ),
     (
         "nightly",
-        "1,000,000 cycles per block x preset x flow stimulus, 8 seeds each, every mutant",
+        "1,000,000 cycles per block x preset x flow stimulus, 8 seeds each, every mutant; 102 random configurations per block",
         include_str!("../../regress/nightly.toml"),
     ),
 ];
