@@ -118,12 +118,7 @@ fn slurm(a: &RegressArgs, jobs: usize) -> CliResult<ExitCode> {
         return Err(bad(anyhow::anyhow!("the list `{}` has no jobs", a.list)));
     }
     let out = std::path::absolute(&a.out).with_context(|| format!("--out {}", a.out.display()))?;
-    if out.join(regress::results::RESULTS).exists() && !a.resume {
-        return Err(bad(anyhow::anyhow!(
-            "{} already holds results: give --resume to finish that run, or another --out",
-            out.display()
-        )));
-    }
+    regress::results::refuse_earlier(&out, a.resume).map_err(err)?;
     // A list file is named by its absolute path: the tasks start in another folder.
     let list = if std::path::Path::new(&a.list).exists() {
         std::path::absolute(&a.list)?.display().to_string()
@@ -249,11 +244,7 @@ fn merge(m: &MergeArgs) -> CliResult<ExitCode> {
         }
     }
     let clean = rep.missing.is_empty() && rep.duplicated.is_empty() && rep.unplanned.is_empty();
-    let passed = regress::results::read(&m.out.join(regress::results::RESULTS))
-        .map_err(err)?
-        .iter()
-        .all(|r| r.verdict == regress::results::JobVerdict::Pass);
-    Ok(if clean && passed {
+    Ok(if clean && rep.not_passed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

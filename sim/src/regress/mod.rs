@@ -109,9 +109,9 @@ pub struct Entry {
     pub random_seed: Option<u64>,
 }
 
-/// One co-simulation to run: a `warpsmith` command line and what it is.
+/// What a job is: its identity, which its result repeats.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Job {
+pub struct JobKey {
     /// Hash of its fully resolved command line.
     pub id: String,
     pub block: String,
@@ -123,15 +123,30 @@ pub struct Job {
     pub sets: Vec<String>,
     pub stimulus: String,
     pub seed: u64,
+    /// The cycle budget.
     pub cycles: u64,
     /// A mutant job passes when the mutant is caught.
     pub mutant: Option<String>,
+}
+
+/// One co-simulation to run: a `warpsmith` command line and what it is.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Job {
+    #[serde(flatten)]
+    pub key: JobKey,
     /// Its `sets` are a random configuration (shrunk when it fails).
     #[serde(default)]
     pub random: bool,
     pub timeout: u64,
     /// `warpsmith` arguments (without `--out-dir` and `--format`, which the runner adds).
     pub args: Vec<String>,
+}
+
+impl std::ops::Deref for Job {
+    type Target = JobKey;
+    fn deref(&self) -> &JobKey {
+        &self.key
+    }
 }
 
 impl Job {
@@ -352,16 +367,18 @@ pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
                                 ]);
                             }
                             jobs.push(Job {
-                                id: job_id(&args),
-                                block: block.name.to_string(),
-                                preset: preset.clone(),
-                                config: spec.name.clone(),
-                                config_hash: spec.hash.to_string(),
-                                sets: sets.clone(),
-                                stimulus: stimulus.to_string(),
-                                seed,
-                                cycles,
-                                mutant: m.map(str::to_string),
+                                key: JobKey {
+                                    id: job_id(&args),
+                                    block: block.name.to_string(),
+                                    preset: preset.clone(),
+                                    config: spec.name.clone(),
+                                    config_hash: spec.hash.to_string(),
+                                    sets: sets.clone(),
+                                    stimulus: stimulus.to_string(),
+                                    seed,
+                                    cycles,
+                                    mutant: m.map(str::to_string),
+                                },
                                 random: *random,
                                 timeout,
                                 args,
@@ -509,7 +526,7 @@ mod tests {
         [1, 2, 3, 7].iter().all(|&n| {
             let mut ids: Vec<String> = (1..=n)
                 .flat_map(|i| select(Shard { index: i, count: n }, jobs))
-                .map(|j| j.id)
+                .map(|j| j.key.id)
                 .collect();
             let mut want: Vec<String> = jobs.iter().map(|j| j.id.clone()).collect();
             ids.sort();

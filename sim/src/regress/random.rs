@@ -222,8 +222,8 @@ mod tests {
             s.iter().any(|kv| kv == "ot.mispredict_threshold=1")
         });
         assert_eq!(got, vec!["ot.mispredict_threshold=1".to_string()]);
-        // A wrong variant that keeps every key that fails alone would keep all three: the
-        // shrink drops a key only when the rest still fails.
+        // A failure that needs any two keys keeps exactly two: a key goes only while the rest
+        // still fails.
         let got = shrink("tiny", &sets, |s| s.len() >= 2);
         assert_eq!(got.len(), 2);
     }

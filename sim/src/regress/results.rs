@@ -2,7 +2,7 @@
 //! `plan.json` (the jobs it was given), `junit.xml` and `summary.txt`; and the merge of shard
 //! folders.
 
-use super::{Job, RegressError};
+use super::{Job, JobKey, RegressError};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
@@ -28,17 +28,8 @@ pub enum JobVerdict {
 /// One finished job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobResult {
-    pub id: String,
-    pub block: String,
-    pub preset: String,
-    pub config: String,
-    pub config_hash: String,
-    pub sets: Vec<String>,
-    pub stimulus: String,
-    pub seed: u64,
-    /// The cycle budget.
-    pub cycles: u64,
-    pub mutant: Option<String>,
+    #[serde(flatten)]
+    pub key: JobKey,
     pub verdict: JobVerdict,
     /// What happened, in one line.
     pub message: String,
@@ -60,20 +51,18 @@ pub struct JobResult {
     pub shrunk_sets: Option<Vec<String>>,
 }
 
+impl std::ops::Deref for JobResult {
+    type Target = JobKey;
+    fn deref(&self) -> &JobKey {
+        &self.key
+    }
+}
+
 impl JobResult {
     /// A result of `job` with nothing measured yet.
     pub fn of(job: &Job, verdict: JobVerdict, message: String, seconds: f64) -> JobResult {
         JobResult {
-            id: job.id.clone(),
-            block: job.block.clone(),
-            preset: job.preset.clone(),
-            config: job.config.clone(),
-            config_hash: job.config_hash.clone(),
-            sets: job.sets.clone(),
-            stimulus: job.stimulus.clone(),
-            seed: job.seed,
-            cycles: job.cycles,
-            mutant: job.mutant.clone(),
+            key: job.key.clone(),
             verdict,
             message,
             cycles_run: 0,
@@ -130,6 +119,19 @@ fn encode(r: &JobResult) -> Result<String, RegressError> {
             std::io::Error::other(e.to_string()),
         )
     })
+}
+
+/// Refuse to write into a folder whose `results.jsonl` already holds results, unless the run
+/// resumes it: results are never overwritten, nor two runs mixed.
+pub fn refuse_earlier(dir: &Path, resume: bool) -> Result<(), RegressError> {
+    let path = dir.join(RESULTS);
+    if !resume && std::fs::metadata(&path).is_ok_and(|m| m.len() > 0) {
+        return Err(RegressError::BadInput(format!(
+            "{} already holds results: give --resume to finish that run, or another --out",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Append one result as one line, flushed to disk before returning: a kill after this loses
@@ -346,6 +348,8 @@ pub struct MergeReport {
     pub duplicated: Vec<String>,
     /// Results of jobs no plan lists.
     pub unplanned: Vec<String>,
+    /// Merged results that did not pass.
+    pub not_passed: usize,
 }
 
 /// Merge the results of shard folders (each with `results.jsonl` and `plan.json`) into `out`.
@@ -403,6 +407,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(MergeReport, String), Regr
         .map(|r| r.id.clone())
         .collect();
     rep.results = merged.len();
+    rep.not_passed = merged
+        .iter()
+        .filter(|r| r.verdict != JobVerdict::Pass)
+        .count();
     std::fs::create_dir_all(out).map_err(io("cannot create", out))?;
     let mut text = String::new();
     for r in &merged {

@@ -62,14 +62,8 @@ pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
         move |e| RegressError::Io(what, e)
     };
     std::fs::create_dir_all(&o.out).map_err(io("cannot create", &o.out))?;
+    results::refuse_earlier(&o.out, o.resume)?;
     let results_path = o.out.join(RESULTS);
-    let exists = std::fs::metadata(&results_path).is_ok_and(|m| m.len() > 0);
-    if exists && !o.resume {
-        return Err(RegressError::BadInput(format!(
-            "{} already holds results: give --resume to finish that run, or another --out",
-            results_path.display()
-        )));
-    }
     let planned: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
     let earlier: Vec<JobResult> = results::read(&results_path)?
         .into_iter()
