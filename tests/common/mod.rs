@@ -210,12 +210,16 @@ pub fn bench_report(block: &str, cycles: u32) -> serde_json::Value {
     r
 }
 
-/// `cosim --block BLOCK --preset PRESET --stimulus STIMULUS --cycles CYCLES`: it passes, every
-/// cycle compared; its JSON report.
-pub fn cosim_passes(block: &str, preset: &str, stimulus: &str, cycles: u64) -> serde_json::Value {
-    let n = cycles.to_string();
-    let r = json_ok(&[
-        "cosim",
+/// `COMMAND --block BLOCK --preset PRESET --stimulus STIMULUS --cycles CYCLES --format json`.
+pub fn block_run<'a>(
+    command: &'a str,
+    block: &'a str,
+    preset: &'a str,
+    stimulus: &'a str,
+    cycles: &'a str,
+) -> Vec<&'a str> {
+    vec![
+        command,
         "--block",
         block,
         "--preset",
@@ -223,10 +227,17 @@ pub fn cosim_passes(block: &str, preset: &str, stimulus: &str, cycles: u64) -> s
         "--stimulus",
         stimulus,
         "--cycles",
-        &n,
+        cycles,
         "--format",
         "json",
-    ]);
+    ]
+}
+
+/// `cosim --block BLOCK --preset PRESET --stimulus STIMULUS --cycles CYCLES`: it passes, every
+/// cycle compared; its JSON report.
+pub fn cosim_passes(block: &str, preset: &str, stimulus: &str, cycles: u64) -> serde_json::Value {
+    let n = cycles.to_string();
+    let r = json_ok(&block_run("cosim", block, preset, stimulus, &n));
     assert_eq!(r["verdict"], "pass", "{block} {preset} {stimulus}: {r:#}");
     assert_eq!(r["cycles"], cycles, "{block} {preset} {stimulus}: {r:#}");
     r
@@ -242,19 +253,7 @@ pub fn mutants_report(
     extra: &[&str],
 ) -> serde_json::Value {
     let n = cycles.to_string();
-    let mut args = vec![
-        "mutants",
-        "--block",
-        block,
-        "--preset",
-        preset,
-        "--stimulus",
-        stimulus,
-        "--cycles",
-        &n,
-        "--format",
-        "json",
-    ];
+    let mut args = block_run("mutants", block, preset, stimulus, &n);
     args.extend(extra);
     let o = warpsmith(&args);
     serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o)))
@@ -273,23 +272,9 @@ pub fn mutant_is_reproduced(
 ) -> serde_json::Value {
     let dir = scratch(&format!("{block}-{mutant}-reproducer"));
     let n = cycles.to_string();
-    let o = warpsmith(&[
-        "cosim",
-        "--block",
-        block,
-        "--preset",
-        preset,
-        "--stimulus",
-        stimulus,
-        "--cycles",
-        &n,
-        "--mutant",
-        mutant,
-        "--out-dir",
-        dir.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+    let mut args = block_run("cosim", block, preset, stimulus, &n);
+    args.extend(["--mutant", mutant, "--out-dir", dir.to_str().unwrap()]);
+    let o = warpsmith(&args);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let path = r["failure"]["reproducer"]["path"]
