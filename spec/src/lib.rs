@@ -18,6 +18,7 @@ pub mod mc;
 pub mod mem;
 pub mod ot;
 pub mod port;
+pub mod prefetch;
 pub mod schema;
 
 pub use dispatch::{DispatchConfig, DispatchPolicy, DispatchSpec};
@@ -27,6 +28,7 @@ pub use mc::{BankCmd, Class, McConfig, McSpec, Scheduler, WarpedMcConfig, Warped
 pub use mem::{ClockConfig, ClockSpec, IcntArbiter, IcntConfig, IcntSpec, L2Config, L2Spec};
 pub use ot::{FieldSpec, OtConfig, OtEvent, OtSpec, Replacement};
 pub use port::{Dir, Elem, EnumDecl, Interface, Param, ParamValue, PortSpec, Role};
+pub use prefetch::{PfSource, PrefetchConfig, PrefetchKind, PrefetchSpec};
 
 use schema::{KeyInfo, Rule, Section};
 use serde::{Deserialize, Serialize};
@@ -106,6 +108,7 @@ pub struct UserConfig {
     pub clocks: ClockConfig,
     pub warped_mc: WarpedMcConfig,
     pub dispatch: DispatchConfig,
+    pub prefetch: PrefetchConfig,
 }
 
 impl UserConfig {
@@ -120,6 +123,7 @@ impl UserConfig {
         v.extend(ClockConfig::keys());
         v.extend(WarpedMcConfig::keys());
         v.extend(DispatchConfig::keys());
+        v.extend(PrefetchConfig::keys());
         v
     }
 
@@ -134,6 +138,7 @@ impl UserConfig {
             .chain(mem::ICNT_RULES)
             .chain(mc::WMC_RULES)
             .chain(dispatch::RULES)
+            .chain(prefetch::RULES)
     }
 }
 
@@ -435,6 +440,7 @@ pub struct Resolved {
     pub clocks: ClockSpec,
     pub wmc: WarpedMcSpec,
     pub dispatch: DispatchSpec,
+    pub prefetch: PrefetchSpec,
     /// Keys a layer above the preset set.
     user_keys: BTreeSet<String>,
     /// What a GPGPU-Sim layer imported and ignored.
@@ -485,6 +491,7 @@ impl Spec {
         let clocks = ClockSpec::new(&config);
         let wmc = WarpedMcSpec::new(&config.warped_mc, &gpu, &dram, &mc);
         let dispatch = DispatchSpec::new(&config.dispatch, &gpu);
+        let prefetch = PrefetchSpec::new(&config.prefetch, &gpu);
         let hash = ConfigHash(hash_config(&config));
         Ok(Spec(Arc::new(Resolved {
             name,
@@ -499,6 +506,7 @@ impl Spec {
             clocks,
             wmc,
             dispatch,
+            prefetch,
             user_keys,
             import,
         })))
