@@ -17,6 +17,7 @@ pub mod gpu;
 pub mod mc;
 pub mod mem;
 pub mod ot;
+pub mod prefetch;
 pub mod rng;
 pub mod run;
 pub mod workload;

@@ -89,6 +89,43 @@ pub enum GoldenError {
     Failed(String),
 }
 
+/// Read a JSON-lines file of per-cycle inputs (a block's stimulus file): each cycle's input
+/// with its 1-based line; blank lines and `#` comments are skipped. A line that does not parse
+/// names the file, the line, the reason and `expected` (the line's form); `what` names the
+/// inputs ("a dispatcher input line"). A file with no input is refused: a run over it would
+/// check nothing.
+pub fn read_cycle_inputs<T: serde::de::DeserializeOwned>(
+    path: &std::path::Path,
+    what: &str,
+    expected: &str,
+) -> Result<Vec<(usize, T)>, BadInput> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| BadInput(format!("cannot read stimulus {}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let inp = serde_json::from_str(line).map_err(|e| {
+            BadInput(format!(
+                "{}:{}: not {what}: {}; expected {expected}",
+                path.display(),
+                n + 1,
+                json_line_error(&e)
+            ))
+        })?;
+        out.push((n + 1, inp));
+    }
+    if out.is_empty() {
+        return Err(BadInput(format!(
+            "stimulus {} holds no cycle inputs: a run over it would check nothing",
+            path.display()
+        )));
+    }
+    Ok(out)
+}
+
 /// A serde_json error on one line of a JSON-lines file, for a message that already names the
 /// file and line: serde's own "at line 1 column C" becomes "(column C)", and a number JSON can
 /// only read as a float (too large, negative, or fractional) is said to be one.

@@ -32,6 +32,13 @@ fn exercise(name: &str, spec: &Spec) {
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         ot.step(&inp).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
+    // The MT-HWP engine: its random closed loop (past a few periods on short ones).
+    let mut pf = golden::prefetch::MtHwp::new(&spec.prefetch);
+    let mut traffic = golden::prefetch::Traffic::new(&spec.prefetch, spec.gpu.warps_per_sm, 5);
+    for _ in 0..2000 {
+        let inp = traffic.next(pf.out());
+        pf.step(&inp).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
     // The dispatch simulation of a small kernel (every policy's code path runs on locality).
     let k = golden::dispatch::kernel("colmajor").unwrap();
     if let Ok(rects) = golden::dispatch::access_ranges(&k, spec.gpu.line_bytes) {
