@@ -455,7 +455,7 @@ pub struct RunArgs {
     /// Accel-Sim trace folder (holding kernelslist.g and the kernel-*.traceg it names) or list file; its blocks are dispatched under rr or bcs
     #[arg(long, value_name = "DIR")]
     pub trace: Option<PathBuf>,
-    /// A built-in kernel (cp, scalarprod, stencil2d, irregular, matmul3d; rowmajor, colmajor, nolocality; lonewarp, otedge) or a kernel TOML file; its blocks are dispatched under dispatch.policy
+    /// A built-in kernel (cp, scalarprod, stencil2d, irregular, matmul3d; rowmajor, colmajor, nolocality; lonewarp, otedge, pfstream) or a kernel TOML file; its blocks are dispatched under dispatch.policy
     #[arg(long, value_name = "NAME|FILE")]
     pub kernel: Option<String>,
     /// Seed of a kernel's irregular loads

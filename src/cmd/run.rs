@@ -130,4 +130,38 @@ fn print(config: &str, r: &RunSummary) {
             .map(|e| format!(" (stopped early: {e})"))
             .unwrap_or_default()
     );
+    if let Some(p) = &r.prefetch {
+        println!(
+            "  prefetcher: {} loads trained ({} dropped: queue full), {} predictions ({} dropped by the throttle), {} prefetch addresses ({} redundant, {} dropped: queue full), {} issued",
+            thousands(p.trained),
+            thousands(p.train_dropped),
+            thousands(p.predictions),
+            thousands(p.throttled),
+            thousands(p.candidates),
+            thousands(p.redundant),
+            thousands(p.queue_dropped),
+            thousands(p.issued)
+        );
+        println!(
+            "  prefetches: {} useful, {} late (merged), {} early-evicted; accuracy {:.3}, coverage {:.3} ({} of {} demand line requests served)",
+            thousands(p.useful),
+            thousands(p.late),
+            thousands(p.early_evicted),
+            p.accuracy(),
+            p.coverage(),
+            thousands(p.hits + p.late),
+            thousands(p.demand)
+        );
+        let trace: Vec<String> = p.degree_trace.iter().map(u8::to_string).collect();
+        println!(
+            "  throttle: mean degree {:.2}; {} updates; SM 0's degree after each period: {}",
+            p.mean_degree(),
+            thousands(p.throttle_updates),
+            if trace.is_empty() {
+                "-".to_string()
+            } else {
+                trace.join(" ")
+            }
+        );
+    }
 }

@@ -28,10 +28,12 @@ use thiserror::Error;
 /// (`golden/kernels/gpu/lonewarp.toml`: lone warps keeping many gathers in flight, which fill a
 /// Warped-MC pending counter in place; `otedge.toml`: the OT predictor's edges in place —
 /// mispredict counters resting on the threshold, more PC and LEC pairs than the table holds,
-/// addresses with the stored address's top bit set, relaunches).
+/// addresses with the stored address's top bit set, relaunches; `pfstream.toml`: a strided
+/// stream, the shape of seed 001's stride-type benchmarks).
 pub const EXAMPLES: &[(&str, &str)] = &[
     ("lonewarp", include_str!("../../kernels/gpu/lonewarp.toml")),
     ("otedge", include_str!("../../kernels/gpu/otedge.toml")),
+    ("pfstream", include_str!("../../kernels/gpu/pfstream.toml")),
     (
         "rowmajor",
         include_str!("../../kernels/dispatch/rowmajor.toml"),

@@ -58,6 +58,9 @@ pub enum GpuError {
     },
     #[error("internal: the dispatcher placed block {block} on SM {sm}, which cannot take it")]
     Placement { block: u64, sm: u32 },
+    /// The watch on a prefetch engine stopped the run (a co-simulation mismatch).
+    #[error("{0}")]
+    PrefetchHook(String),
 }
 
 impl GpuError {
@@ -125,6 +128,9 @@ pub struct RunSummary {
     /// The OT predictor (seed 000) snooping the loads' requests to the memory partitions:
     /// its prediction coverage and accuracy over the run.
     pub ot: crate::ot::OtFigures,
+    /// The prefetchers (seed 001), summed over SMs (the degree trace is SM 0's), if the GPU
+    /// has them.
+    pub prefetch: Option<crate::gpu::prefetch::PrefetchStats>,
 }
 
 /// What the GPU runs.
@@ -215,6 +221,8 @@ struct Gpu<'s> {
     shift: u64,
     /// Cycles the locality unit stepped (a [`UnitWatch`]).
     unit_cycles: u64,
+    /// Core cycles a watched prefetch engine stepped (a [`PfWatch`]).
+    pf_cycles: u64,
     /// The locality policy's decision unit: one for the whole run, kernel after kernel.
     unit: Option<crate::dispatch::DispatchUnit>,
     /// The OT predictor in place, fed the SMs' transactions every cycle.
@@ -272,12 +280,22 @@ pub struct UnitWatch<'a, 'h> {
     pub cycles: u64,
 }
 
+/// A co-simulation's view of one SM's prefetch engine (`prefetch.kind` other than none):
+/// `hook` sees its inputs and outputs every core cycle, and the workload runs again and again
+/// until it has stepped `cycles` cycles.
+pub struct PfWatch<'a, 'h> {
+    pub sm: usize,
+    pub hook: &'a mut crate::gpu::prefetch::PfHook<'h>,
+    pub cycles: u64,
+}
+
 /// How [`run_with`] runs.
 #[derive(Default)]
 pub struct RunOptions<'a, 'h> {
     pub progress: Option<&'a dyn Fn(u64)>,
     pub watch: Option<Watch<'a, 'h>>,
     pub unit: Option<UnitWatch<'a, 'h>>,
+    pub prefetch: Option<PfWatch<'a, 'h>>,
     /// Keep the requests the DRAM controllers accept, with their arrival cycles, in `offers`
     /// ([`crate::mc::system::MemSystem::log_offers`]).
     pub log_offers: bool,
@@ -296,7 +314,10 @@ impl RunOptions<'_, '_> {
     /// The workload runs once (no co-simulation relaunches it until a budget), and what it
     /// wrote drains at the end.
     fn once(&self) -> bool {
-        self.watch.is_none() && self.unit.is_none() && self.keep_ot.is_none()
+        self.watch.is_none()
+            && self.unit.is_none()
+            && self.prefetch.is_none()
+            && self.keep_ot.is_none()
     }
 }
 
@@ -319,6 +340,7 @@ pub fn run_with(
         stopped: false,
         shift: 0,
         unit_cycles: 0,
+        pf_cycles: 0,
         unit: None,
         ot: crate::ot::OtRun::new(spec),
         ot_chunk: Vec::new(),
@@ -410,8 +432,15 @@ pub fn run_with(
     let mut latency = crate::mc::open_loop::Hist::default();
     let mut divergence = crate::mc::open_loop::Hist::default();
     let (mut requests, mut replies) = (0, drained);
+    let mut prefetch: Option<crate::gpu::prefetch::PrefetchStats> = None;
     for sm in &sms {
         let s = sm.stats();
+        if let Some(p) = &s.prefetch {
+            match &mut prefetch {
+                Some(t) => t.add(p),
+                None => prefetch = Some(p.clone()),
+            }
+        }
         l1.add(&s.l1);
         latency.merge(&s.load_latency);
         divergence.merge(&s.divergence);
@@ -435,6 +464,7 @@ pub fn run_with(
         requests,
         replies,
         ot: ot_figures,
+        prefetch,
     })
 }
 
@@ -466,6 +496,9 @@ impl Gpu<'_> {
             self.unit.take(),
         )?;
         let wpb = h.warps() as usize;
+        for sm in self.sms.iter_mut() {
+            sm.launch_kernel();
+        }
         self.ot_chunk.push(crate::ot::OtTxn::Launch {
             grid: h.grid.map(u64::from).to_vec(),
             block: h.block.map(u64::from).to_vec(),
@@ -542,13 +575,26 @@ impl Gpu<'_> {
                 }
             }
             for (s, sm) in sms.iter_mut().enumerate() {
-                sm.cycle(now, side);
+                match &mut opts.prefetch {
+                    Some(p) if p.sm == s => {
+                        sm.cycle_watched(now, side, Some(&mut *p.hook))
+                            .map_err(GpuError::PrefetchHook)?;
+                        self.pf_cycles += 1;
+                        if self.pf_cycles >= p.cycles {
+                            self.stopped = true;
+                        }
+                    }
+                    _ => sm.cycle(now, side),
+                }
                 for slot in sm.take_finished() {
                     d.finished(s as u32, slot);
                 }
                 if let Some(t) = sm.take_ot() {
                     self.ot_chunk.extend(t);
                 }
+            }
+            if self.stopped && opts.prefetch.is_some() {
+                break;
             }
             if opts.check_bounds {
                 const WHAT: [&str; 4] = ["input queue", "miss queue", "MSHR table", "MSHR entry"];

@@ -33,6 +33,7 @@
 //! * bypassing the L1: offered at `c = t + 2`, answered when the reply reaches the port.
 
 use super::coalesce::{coalesce, CoalesceRules, Space};
+use super::prefetch::{Demand, PfHook, PrefetchStats, Prefetcher};
 use crate::mc::open_loop::Hist;
 use crate::mc::system::Offer;
 use crate::mem::partition::MemRequest;
@@ -166,6 +167,8 @@ type Unit = (usize, u16, VecDeque<(u64, bool)>, bool);
 /// The tag bit of a request that bypassed the L1 (its low 32 bits: warp slot << 16 | pending
 /// id); the L1's own fetches carry tag 0.
 const BYPASS: u64 = 1 << 32;
+/// The tag bit of a prefetch (seed 001).
+const PREFETCH: u64 = 1 << 33;
 
 /// Counters of one SM.
 #[derive(Debug, Clone, Default)]
@@ -180,6 +183,8 @@ pub struct SmStats {
     /// Requests the port sent to the memory side, and replies it took back.
     pub sent: u64,
     pub replies: u64,
+    /// Its prefetcher (seed 001), if the GPU has one.
+    pub prefetch: Option<PrefetchStats>,
 }
 
 /// What the OT predictor sees of an SM, and how it narrows it (as `ot_stimulus` does).
@@ -225,6 +230,13 @@ pub struct Sm {
     /// cycle from which an arithmetic result may ready one.
     epoch: u64,
     idle: Vec<Option<(u64, u64)>>,
+    /// The prefetcher (`prefetch.kind` other than none), and the demand loads its cache
+    /// answered: (cycle due, payload), in due order.
+    pf: Option<Prefetcher>,
+    pf_answers: VecDeque<(u64, u32)>,
+    /// The LD/ST unit's front access was looked up at the prefetcher already (it missed, and
+    /// waits for the L1 or the port).
+    pf_checked: bool,
     stats: SmStats,
 }
 
@@ -256,6 +268,9 @@ impl Sm {
             free: (g.ctas_per_sm as usize, g.warps_per_sm as usize),
             epoch: 0,
             idle: vec![None; g.schedulers as usize],
+            pf: Prefetcher::new(spec),
+            pf_answers: VecDeque::new(),
+            pf_checked: false,
             stats: SmStats::default(),
         }
     }
@@ -273,7 +288,15 @@ impl Sm {
     pub fn stats(&self) -> SmStats {
         let mut s = self.stats.clone();
         s.l1 = self.l1.stats().clone();
+        s.prefetch = self.pf.as_ref().map(|p| p.stats().clone());
         s
+    }
+
+    /// A kernel is launched: the prefetch engine empties its tables.
+    pub fn launch_kernel(&mut self) {
+        if let Some(p) = &mut self.pf {
+            p.launch();
+        }
     }
 
     /// Whether `blocks` more blocks of `warps` warps each fit now (free block slots and warp
@@ -306,6 +329,8 @@ impl Sm {
             && self.held.is_none()
             && self.l1.quiet()
             && self.l1.busy() == 0
+            && self.pf.as_ref().is_none_or(Prefetcher::quiet)
+            && self.pf_answers.is_empty()
     }
 
     /// Make `block` resident in block slot `slot` (the locality unit's choice) or the first
@@ -357,11 +382,30 @@ impl Sm {
 
     /// One core cycle at cycle `now`, against the memory side.
     pub fn cycle(&mut self, now: u64, side: &mut MemorySide) {
+        // (Without a hook the prefetch engine cannot fail: its inputs are legal by
+        // construction.)
+        let _ = self.cycle_watched(now, side, None);
+    }
+
+    /// [`Sm::cycle`], with `hook` watching the prefetch engine (co-simulation in place); the
+    /// hook's error ends the cycle.
+    pub fn cycle_watched(
+        &mut self,
+        now: u64,
+        side: &mut MemorySide,
+        hook: Option<&mut PfHook<'_>>,
+    ) -> Result<(), String> {
         let port = self.id as usize;
-        // 1. A reply fills the L1, or answers an access that bypassed it.
+        // 1. A reply fills the L1, answers an access that bypassed it, or fills the prefetch
+        // cache (answering the loads that waited for the prefetch).
         if let Some((r, _)) = side.pop_reply(port) {
             self.stats.replies += 1;
-            if r.tag & BYPASS != 0 {
+            if r.tag & PREFETCH != 0 {
+                let waiting = self.pf.as_mut().map(|p| p.fill(r.addr)).unwrap_or_default();
+                for p in waiting {
+                    self.answered(p, now);
+                }
+            } else if r.tag & BYPASS != 0 {
                 self.answered(r.tag as u32, now);
             } else if !r.write {
                 self.l1.fill(r.addr);
@@ -377,8 +421,24 @@ impl Sm {
                     sm: self.id,
                     warp: f.origin.map_or(0, |p| p >> 16),
                     pc: 0,
+                    prefetch: false,
                 };
                 self.held = Some((m, f.origin));
+            }
+        }
+        // A prefetch when no demand request waits for the port.
+        if let (None, Some(pf)) = (&self.held, &self.pf) {
+            if let Some(line) = pf.peek() {
+                let m = MemRequest {
+                    tag: PREFETCH,
+                    addr: line,
+                    write: false,
+                    sm: self.id,
+                    warp: 0,
+                    pc: 0,
+                    prefetch: true,
+                };
+                self.held = Some((m, None));
             }
         }
         if let Some((m, origin)) = self.held {
@@ -388,18 +448,52 @@ impl Sm {
                 if let (Some(p), false) = (origin, m.write) {
                     self.observed(p, m.addr);
                 }
+                if let Some(pf) = &mut self.pf {
+                    if m.tag & PREFETCH != 0 {
+                        pf.sent();
+                    } else if !m.write && m.tag & BYPASS == 0 {
+                        pf.l1_events(0, 1);
+                    }
+                }
             }
         }
-        // 3. The L1's access and its answers.
+        // 3. The L1's access and its answers; the prefetch cache's answers.
+        let merges = self.l1.stats().mshr_merges;
         self.l1.tick();
+        if let Some(pf) = &mut self.pf {
+            pf.l1_events(self.l1.stats().mshr_merges - merges, 0);
+        }
         while let Some((p, _)) = self.l1.pop_answer() {
             self.answered(p, now);
+        }
+        while self.pf_answers.front().is_some_and(|&(t, _)| t <= now) {
+            if let Some((_, p)) = self.pf_answers.pop_front() {
+                self.answered(p, now);
+            }
         }
         // 4. The LD/ST unit's next access.
         if let Some((w, id, accesses, bypass)) = &mut self.unit {
             if let Some(&(addr, write)) = accesses.front() {
                 let payload = (*w as u32) << 16 | u32::from(*id);
-                if *bypass {
+                // The prefetcher sees every global access first: a load its cache holds, or
+                // one whose prefetch is in flight, goes no further; a store drops its line.
+                let at_pf = match &mut self.pf {
+                    _ if self.pf_checked => Demand::Miss,
+                    Some(pf) if write => {
+                        pf.store(addr);
+                        Demand::Miss
+                    }
+                    Some(pf) => pf.demand(addr, payload),
+                    None => Demand::Miss,
+                };
+                self.pf_checked = true;
+                let before = accesses.len();
+                if at_pf != Demand::Miss {
+                    if at_pf == Demand::Hit {
+                        self.pf_answers.push_back((now + self.alu_latency, payload));
+                    }
+                    accesses.pop_front();
+                } else if *bypass {
                     // Straight to the memory side, through the port's register.
                     if self.held.is_none() {
                         let m = MemRequest {
@@ -409,6 +503,7 @@ impl Sm {
                             sm: self.id,
                             warp: *w as u32,
                             pc: 0,
+                            prefetch: false,
                         };
                         self.held = Some((m, Some(payload)));
                         accesses.pop_front();
@@ -423,11 +518,19 @@ impl Sm {
                         accesses.pop_front();
                     }
                 }
+                if accesses.len() != before {
+                    self.pf_checked = false;
+                }
             }
             if accesses.is_empty() {
                 self.unit = None;
                 self.epoch += 1;
             }
+        }
+        // The prefetch engine's cycle: training, the throttle's events, its prefetches.
+        if let Some(pf) = &mut self.pf {
+            let l1 = &self.l1;
+            pf.cycle(&|line| l1.holds(line), hook)?;
         }
         // 5. Issue. A scheduler that found no ready warp finds none again until something
         // that readies a warp happens (`epoch`) or an arithmetic result it waits on matures.
@@ -449,7 +552,7 @@ impl Sm {
         // 6. Barriers and finished blocks (only after a warp reached a barrier or ended, or a
         // memory instruction was answered: nothing else can pass a barrier or end a block).
         if !std::mem::take(&mut self.blocks_changed) {
-            return;
+            return Ok(());
         }
         for slot in 0..self.blocks.len() {
             let Some(b) = &self.blocks[slot] else {
@@ -487,6 +590,7 @@ impl Sm {
                 self.stats.blocks += 1;
             }
         }
+        Ok(())
     }
 
     /// Let the OT predictor see this SM (seed 000): a query for every global load a warp
@@ -684,6 +788,13 @@ impl Sm {
                             0
                         }
                     };
+                    if let (Some(pf), false, Some(&(first, _))) =
+                        (&mut self.pf, write, parts.front())
+                    {
+                        if space == Space::Global {
+                            pf.train(pc, w as u32, first);
+                        }
+                    }
                     if let (Some(t), false) = (&mut self.ot, write) {
                         t.txns.push(OtTxn::Predict {
                             pc,

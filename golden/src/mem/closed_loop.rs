@@ -158,6 +158,7 @@ pub fn run(
                 sm: r.sm,
                 warp: r.warp,
                 pc: r.pc,
+                prefetch: false,
             };
             if side.offer(m) == Offer::Accepted {
                 next[port] += 1;

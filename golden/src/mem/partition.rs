@@ -54,6 +54,8 @@ pub struct MemRequest {
     pub sm: u32,
     pub warp: u32,
     pub pc: u64,
+    /// A prefetch (seed 001), not a demand request.
+    pub prefetch: bool,
 }
 
 /// Clock domains of [`Partitions::step`] (bits of its result).
@@ -180,6 +182,7 @@ impl Partitions {
             core: 0,
             rop_latency: u64::from(l2.rop_latency),
             dram_latency: u64::from(l2.dram_latency),
+
             caps: [l2.icnt_to_l2, l2.l2_to_dram, l2.dram_to_l2, l2.l2_to_icnt].map(|v| v as usize),
             atom: u64::from(spec.dram.atom_bytes),
             stats: PartitionStats::default(),

@@ -14,6 +14,7 @@ fn read(tag: u64, addr: u64) -> MemRequest {
         sm: 1,
         warp: 2,
         pc: 0x80,
+        prefetch: false,
     }
 }
 
@@ -294,6 +295,7 @@ fn closed_loop(s: &Spec, seed: u64, n: u64, take: u32) -> (Vec<Vec<u64>>, Partit
             sm: rng.below(4) as u32,
             warp: rng.below(8) as u32,
             pc: 0x100 + rng.below(4) * 8,
+            prefetch: false,
         })
         .collect();
     let mut next = 0;

@@ -203,6 +203,7 @@ mod soundness {
                 sm: rng.below(u64::from(s.gpu.sms)) as u32,
                 warp: rng.below(8) as u32,
                 pc: 0x200 + rng.below(4) * 8,
+                prefetch: false,
             })
             .collect();
         let mut queues: Vec<VecDeque<MemRequest>> = vec![VecDeque::new(); ports];

@@ -319,6 +319,11 @@ impl<P: Copy> Slice<P> {
         self.miss_queue.front()
     }
 
+    /// Whether the slice holds `addr`'s sector (a probe: nothing changes).
+    pub fn holds(&self, addr: u64) -> bool {
+        self.tags.holds(addr)
+    }
+
     /// The next level took the request [`Slice::peek_fetch`] showed.
     pub fn pop_fetch(&mut self) -> Option<Fetch<P>> {
         self.miss_queue.pop_front()

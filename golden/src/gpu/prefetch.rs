@@ -1,0 +1,400 @@
+//! An SM's prefetcher (seed 001): the MT-HWP engine (the very block model that is
+//! co-simulated), its prefetch cache, the prefetches in flight and the events its throttle
+//! counts. The SM trains it with every global load, asks it about every demand access before
+//! the L1, sends its prefetches when the port has no demand request, and fills it with their
+//! replies.
+//!
+//! * Training: one access per warp global load (its first request's address), queued (up to
+//!   [`TRAIN_QUEUE`]) and offered to the engine until it takes it.
+//! * A prediction's prefetch addresses are line-aligned and dropped when the line is in the
+//!   prefetch cache, the L1, in flight or already queued ("redundant"); the others wait in a
+//!   queue of [`PREFETCH_QUEUE`] lines (a full queue drops them).
+//! * A demand load that finds its line in the prefetch cache is answered after the ALU
+//!   latency (seed 001: "the same latency as other computational instructions"); the line's
+//!   first such use is a useful prefetch. A demand load whose line is being prefetched waits
+//!   for it: an intra-core merge, and a late prefetch. A store invalidates the line.
+//! * A prefetched line evicted before any use is an early eviction.
+//! * The throttle's events, one of each kind per cycle at most on the engine's ports, are
+//!   counted here and fed as they come (a backlog is carried to later cycles): useful
+//!   prefetches, early evictions, intra-core merges (a demand load merging in the L1's MSHRs or
+//!   with a prefetch in flight) and requests (every request that entered the miss path: sent to
+//!   the memory side, or merged).
+
+use crate::block::CycleModel;
+use crate::prefetch::{Access, MtHwp, PfIn, PfOut};
+use serde::Serialize;
+use spec::{PrefetchKind, Spec};
+use std::collections::{HashMap, VecDeque};
+
+/// Training accesses waiting for the engine.
+pub const TRAIN_QUEUE: usize = 4;
+/// Prefetch lines waiting for the port.
+pub const PREFETCH_QUEUE: usize = 16;
+
+/// What the prefetcher of one SM (or the GPU) did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PrefetchStats {
+    /// Training accesses taken by the engine, and those dropped because its queue was full.
+    pub trained: u64,
+    pub train_dropped: u64,
+    /// Predictions the engine made, and those its throttle dropped.
+    pub predictions: u64,
+    pub throttled: u64,
+    /// Prefetch addresses the engine issued; dropped as redundant or for a full queue.
+    pub candidates: u64,
+    pub redundant: u64,
+    pub queue_dropped: u64,
+    /// Prefetches sent to the memory side.
+    pub issued: u64,
+    /// Prefetched lines whose first demand use came after their fill (timely).
+    pub useful: u64,
+    /// Demand loads that merged with a prefetch in flight (late prefetches).
+    pub late: u64,
+    /// Prefetched lines evicted from the prefetch cache before any use.
+    pub early_evicted: u64,
+    /// Demand loads answered by the prefetch cache.
+    pub hits: u64,
+    /// Demand global loads (line requests) seen, and those that missed everything.
+    pub demand: u64,
+    /// Throttle updates, and cycles spent at each degree (summed over SMs).
+    pub throttle_updates: u64,
+    pub degree_cycles: [u64; 6],
+    /// The throttle degree at each update, in order (one SM's, or every SM's in turn).
+    pub degree_trace: Vec<u8>,
+}
+
+impl PrefetchStats {
+    pub fn add(&mut self, o: &PrefetchStats) {
+        self.trained += o.trained;
+        self.train_dropped += o.train_dropped;
+        self.predictions += o.predictions;
+        self.throttled += o.throttled;
+        self.candidates += o.candidates;
+        self.redundant += o.redundant;
+        self.queue_dropped += o.queue_dropped;
+        self.issued += o.issued;
+        self.useful += o.useful;
+        self.late += o.late;
+        self.early_evicted += o.early_evicted;
+        self.hits += o.hits;
+        self.demand += o.demand;
+        self.throttle_updates += o.throttle_updates;
+        for (a, b) in self.degree_cycles.iter_mut().zip(o.degree_cycles) {
+            *a += b;
+        }
+    }
+
+    /// Accuracy: prefetches a demand load used (timely or late) per prefetch issued.
+    pub fn accuracy(&self) -> f64 {
+        (self.useful + self.late) as f64 / self.issued.max(1) as f64
+    }
+
+    /// Coverage: demand line requests served by a prefetch (a hit or a late merge) per demand
+    /// line request.
+    pub fn coverage(&self) -> f64 {
+        (self.hits + self.late) as f64 / self.demand.max(1) as f64
+    }
+
+    /// The mean throttle degree over the run.
+    pub fn mean_degree(&self) -> f64 {
+        let n: u64 = self.degree_cycles.iter().sum();
+        let s: u64 = self
+            .degree_cycles
+            .iter()
+            .enumerate()
+            .map(|(d, c)| d as u64 * c)
+            .sum();
+        s as f64 / n.max(1) as f64
+    }
+}
+
+/// One way of the prefetch cache.
+#[derive(Debug, Clone, Copy, Default)]
+struct Way {
+    line: u64,
+    valid: bool,
+    used: bool,
+    stamp: u64,
+}
+
+/// The prefetch cache: set-associative, LRU, with a used bit per line (what early evictions
+/// and useful prefetches are counted from). Hand-written rather than a `mem::cache::TagArray`,
+/// which keeps no such bit.
+#[derive(Debug, Clone)]
+struct PfCache {
+    ways: Vec<Way>,
+    assoc: usize,
+    sets: u64,
+    line_bits: u32,
+    clock: u64,
+}
+
+impl PfCache {
+    fn new(sets: u32, assoc: u32, line_bytes: u32) -> PfCache {
+        PfCache {
+            ways: vec![Way::default(); (sets * assoc) as usize],
+            assoc: assoc as usize,
+            sets: sets.into(),
+            line_bits: line_bytes.trailing_zeros(),
+            clock: 0,
+        }
+    }
+
+    fn range(&self, line: u64) -> std::ops::Range<usize> {
+        let set = ((line >> self.line_bits) % self.sets) as usize;
+        set * self.assoc..(set + 1) * self.assoc
+    }
+
+    fn find(&self, line: u64) -> Option<usize> {
+        self.range(line)
+            .find(|&i| self.ways[i].valid && self.ways[i].line == line)
+    }
+
+    /// A demand load of `line`: whether it hit, and whether this was the line's first use.
+    fn demand(&mut self, line: u64) -> Option<bool> {
+        let i = self.find(line)?;
+        self.clock += 1;
+        let w = &mut self.ways[i];
+        w.stamp = self.clock;
+        Some(!std::mem::replace(&mut w.used, true))
+    }
+
+    /// Fill `line` (already used when a demand load waited for it); whether the victim was an
+    /// unused prefetched line.
+    fn fill(&mut self, line: u64, used: bool) -> bool {
+        self.clock += 1;
+        if let Some(i) = self.find(line) {
+            self.ways[i].stamp = self.clock;
+            self.ways[i].used |= used;
+            return false;
+        }
+        let r = self.range(line);
+        let i = r
+            .clone()
+            .find(|&i| !self.ways[i].valid)
+            .unwrap_or_else(|| r.min_by_key(|&i| self.ways[i].stamp).unwrap_or(0));
+        let early = self.ways[i].valid && !self.ways[i].used;
+        self.ways[i] = Way {
+            line,
+            valid: true,
+            used,
+            stamp: self.clock,
+        };
+        early
+    }
+
+    fn invalidate(&mut self, line: u64) {
+        if let Some(i) = self.find(line) {
+            self.ways[i].valid = false;
+        }
+    }
+}
+
+/// What a demand load found at the prefetcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Demand {
+    /// In the prefetch cache: answered after the ALU latency.
+    Hit,
+    /// Being prefetched: it waits for the prefetch (merged).
+    Merged,
+    /// Neither: on to the L1.
+    Miss,
+}
+
+/// A watch on one SM's engine (co-simulation in place): `hook` sees its inputs and outputs
+/// every cycle it steps.
+pub type PfHook<'h> = dyn FnMut(&PfIn, &PfOut) -> Result<(), String> + 'h;
+
+/// The prefetcher of one SM.
+pub struct Prefetcher {
+    engine: MtHwp,
+    line_mask: u64,
+    addr_mask: u64,
+    cache: PfCache,
+    train: VecDeque<Access>,
+    queue: VecDeque<u64>,
+    /// Prefetches in flight: line, and the demand loads (payloads) waiting for it.
+    inflight: HashMap<u64, Vec<u32>>,
+    /// Events not yet fed to the engine: useful, early, merge, request.
+    backlog: [u64; 4],
+    launch: bool,
+    stats: PrefetchStats,
+}
+
+impl Prefetcher {
+    /// The prefetcher `spec.prefetch` describes (`None` for `kind = none`).
+    pub fn new(spec: &Spec) -> Option<Prefetcher> {
+        let p = &spec.prefetch;
+        if p.kind == PrefetchKind::None {
+            return None;
+        }
+        Some(Prefetcher {
+            engine: MtHwp::new(p),
+            line_mask: !(u64::from(spec.gpu.line_bytes) - 1),
+            addr_mask: crate::block::mask(p.addr_bits),
+            cache: PfCache::new(p.cache_sets, p.cache_ways, spec.gpu.line_bytes),
+            train: VecDeque::new(),
+            queue: VecDeque::new(),
+            inflight: HashMap::new(),
+            backlog: [0; 4],
+            launch: false,
+            stats: PrefetchStats::default(),
+        })
+    }
+
+    pub fn stats(&self) -> &PrefetchStats {
+        &self.stats
+    }
+
+    /// A kernel launch: the engine's tables are emptied at its next step.
+    pub fn launch(&mut self) {
+        self.launch = true;
+    }
+
+    /// A warp global load issued: `pc`, the warp's slot, its first request's address.
+    pub fn train(&mut self, pc: u64, warp: u32, addr: u64) {
+        if self.train.len() >= TRAIN_QUEUE {
+            self.stats.train_dropped += 1;
+            return;
+        }
+        self.train.push_back(Access {
+            pc: pc & crate::block::mask(self.engine.spec().pc_bits),
+            wid: warp,
+            addr: addr & self.addr_mask,
+        });
+    }
+
+    /// A demand load of `addr` (payload `p`) reaches the prefetcher before the L1.
+    pub fn demand(&mut self, addr: u64, p: u32) -> Demand {
+        let line = addr & self.line_mask;
+        self.stats.demand += 1;
+        if let Some(first) = self.cache.demand(line) {
+            self.stats.hits += 1;
+            if first {
+                self.stats.useful += 1;
+                self.backlog[0] += 1;
+            }
+            return Demand::Hit;
+        }
+        if let Some(waiting) = self.inflight.get_mut(&line) {
+            if waiting.is_empty() {
+                self.stats.late += 1;
+            }
+            waiting.push(p);
+            self.backlog[2] += 1;
+            self.backlog[3] += 1;
+            return Demand::Merged;
+        }
+        Demand::Miss
+    }
+
+    /// A store to `addr`: the prefetch cache drops the line.
+    pub fn store(&mut self, addr: u64) {
+        self.cache.invalidate(addr & self.line_mask);
+    }
+
+    /// The L1 merged a demand request into an MSHR, or sent `sent` requests to the memory side.
+    pub fn l1_events(&mut self, merges: u64, sent: u64) {
+        self.backlog[2] += merges;
+        self.backlog[3] += merges + sent;
+    }
+
+    /// The next prefetch to send, if any (the caller sends it when the port is free).
+    pub fn peek(&self) -> Option<u64> {
+        self.queue.front().copied()
+    }
+
+    /// The prefetch at the head of the queue was taken by the memory side.
+    pub fn sent(&mut self) {
+        if let Some(line) = self.queue.pop_front() {
+            self.stats.issued += 1;
+            self.backlog[3] += 1;
+            self.inflight.insert(line, Vec::new());
+        }
+    }
+
+    /// A prefetch's reply: the line fills the prefetch cache; the demand loads that waited for
+    /// it are returned (to be answered).
+    pub fn fill(&mut self, addr: u64) -> Vec<u32> {
+        let line = addr & self.line_mask;
+        let waiting = self.inflight.remove(&line).unwrap_or_default();
+        if self.cache.fill(line, !waiting.is_empty()) {
+            self.stats.early_evicted += 1;
+            self.backlog[1] += 1;
+        }
+        waiting
+    }
+
+    /// One core cycle: the engine steps (training, events, launch), and its prefetches join the
+    /// queue unless redundant. `in_l1` says whether the L1 holds a line. `hook` watches the
+    /// engine (co-simulation).
+    pub fn cycle(
+        &mut self,
+        in_l1: &dyn Fn(u64) -> bool,
+        hook: Option<&mut PfHook<'_>>,
+    ) -> Result<(), String> {
+        let ready = self.engine.out().acc_ready;
+        let launch = std::mem::take(&mut self.launch);
+        let mut ev = [false; 4];
+        for (e, b) in ev.iter_mut().zip(&mut self.backlog) {
+            if *b > 0 {
+                *b -= 1;
+                *e = true;
+            }
+        }
+        let inp = PfIn {
+            launch,
+            acc: if launch {
+                None
+            } else {
+                self.train.front().copied()
+            },
+            useful: ev[0],
+            early: ev[1],
+            merge: ev[2],
+            request: ev[3],
+        };
+        let o = *self
+            .engine
+            .step(&inp)
+            .map_err(|e| format!("the MT-HWP engine refused its input: {e}"))?;
+        if let Some(h) = hook {
+            h(&inp, &o)?;
+        }
+        if inp.acc.is_some() && ready {
+            self.train.pop_front();
+            self.stats.trained += 1;
+        }
+        let s = &mut self.stats;
+        s.degree_cycles[(o.degree as usize).min(5)] += 1;
+        if o.update {
+            s.throttle_updates += 1;
+            s.degree_trace.push(o.degree as u8);
+        }
+        if o.pf_valid && o.src != spec::PfSource::None {
+            s.predictions += 1;
+            s.throttled += u64::from(o.drop);
+        }
+        for &a in o.prefetches() {
+            s.candidates += 1;
+            let line = a & self.line_mask;
+            if self.cache.find(line).is_some()
+                || self.inflight.contains_key(&line)
+                || self.queue.contains(&line)
+                || in_l1(line)
+            {
+                s.redundant += 1;
+            } else if self.queue.len() >= PREFETCH_QUEUE {
+                s.queue_dropped += 1;
+            } else {
+                self.queue.push_back(line);
+            }
+        }
+        Ok(())
+    }
+
+    /// Nothing in flight or waiting (the SM may be idle).
+    pub fn quiet(&self) -> bool {
+        self.inflight.is_empty() && self.queue.is_empty()
+    }
+}
