@@ -160,6 +160,7 @@ macro_rules! module_view {
 module_view!(OtModule, "ot/ws_ot_predictor.sv");
 module_view!(WmcModule, "wmc/ws_warped_mc.sv");
 module_view!(DispatchModule, "dispatch/ws_dispatch.sv");
+module_view!(MtHwpModule, "mthwp/ws_mt_hwp.sv");
 
 /// How rtlgen spells one block.
 struct BlockRtl {
@@ -200,6 +201,16 @@ const DISPATCH: BlockRtl = BlockRtl {
 };
 
 /// The parts of a block's module view.
+const MT_HWP: BlockRtl = BlockRtl {
+    pkg: "ws_mt_hwp_pkg",
+    top: "ws_mt_hwp",
+    description: "Package of the MT-HWP prefetch engine: the configuration it was generated for and the types on\n// its interface.",
+    naming: Naming {
+        param_prefix: "Hwp",
+        enum_prefixes: &[("pf_src", "PfSrc")],
+    },
+};
+
 struct ModuleParts {
     h: HeaderView,
     module: SvIdent,
@@ -272,6 +283,13 @@ pub fn warped_mc(spec: &Spec, t: &Target) -> Result<Generated, GenError> {
 pub fn dispatch(spec: &Spec, t: &Target) -> Result<Generated, GenError> {
     render(spec, t, &DISPATCH, &spec.dispatch.interface(), |p| {
         DispatchModule::of(p).render()
+    })
+}
+
+/// The MT-HWP prefetch engine (seed 001).
+pub fn mt_hwp(spec: &Spec, t: &Target) -> Result<Generated, GenError> {
+    render(spec, t, &MT_HWP, &spec.prefetch.interface(), |p| {
+        MtHwpModule::of(p).render()
     })
 }
 

@@ -206,35 +206,13 @@ impl Traffic {
     }
 }
 
-/// Read a JSON-lines input file: each cycle's inputs with its line (blank lines and `#`
-/// comments skipped).
+/// Read a JSON-lines input file: each cycle's inputs with its line.
 pub fn read_file(path: &Path) -> Result<Vec<(usize, UnitIn)>, CosimError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        CosimError::BadInput(format!("cannot read stimulus {}: {e}", path.display()))
-    })?;
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let inp = serde_json::from_str(line).map_err(|e| {
-            CosimError::BadInput(format!(
-                "{}:{}: not a dispatcher input line: {}; expected {{\"enq\":{{\"id\":N,\"rects\":[...]}},\"done\":[SM,SLOT],\"disp_ready\":BOOL}}",
-                path.display(),
-                n + 1,
-                golden::run::json_line_error(&e)
-            ))
-        })?;
-        out.push((n + 1, inp));
-    }
-    if out.is_empty() {
-        return Err(CosimError::BadInput(format!(
-            "stimulus {} holds no cycle inputs: a run over it would check nothing",
-            path.display()
-        )));
-    }
-    Ok(out)
+    Ok(golden::run::read_cycle_inputs(
+        path,
+        "a dispatcher input line",
+        "{\"enq\":{\"id\":N,\"rects\":[...]},\"done\":[SM,SLOT],\"disp_ready\":BOOL}",
+    )?)
 }
 
 /// The decision unit's statistics of a co-simulation.
@@ -374,26 +352,17 @@ impl Driver for DispDriver {
 
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {
         if let Some((t, _)) = self.gpu.clone() {
-            let mut ended = Ended::Completed;
             let mut s = DispStats::default();
             let mut prev: Option<(u32, u32, u32)> = None;
-            let mut hook = |i: &UnitIn, o: &UnitOut| -> Result<(), String> {
+            let record = |i: &UnitIn, o: &UnitOut| {
                 s.cycles += 1;
                 s.enqueued += u64::from(i.enq.is_some());
                 s.dispatched += u64::from(prev.is_some() && i.disp_ready);
                 prev = o.disp;
-                check(i, o).map_err(|f| {
-                    ended = Ended::Failed(f);
-                    "mismatch".to_string()
-                })
             };
-            let r = self.run_gpu(&t, limit, &mut hook);
+            let ended = super::in_gpu(check, record, |hook| self.run_gpu(&t, limit, hook));
             self.stats = s;
-            return match (r, ended) {
-                (_, Ended::Failed(f)) => Ok(Ended::Failed(f)),
-                (Err(e), _) => Err(e),
-                (Ok(()), e) => Ok(e),
-            };
+            return ended;
         }
         let mut unit = DispatchUnit::new(&self.spec.dispatch);
         let mut traffic = match &self.inputs {

@@ -4,6 +4,7 @@
 //! modules names a block.
 
 pub mod dispatch;
+pub mod mthwp;
 pub mod ot;
 pub mod wmc;
 
@@ -36,10 +37,33 @@ fn gpu_error(name: &str, e: golden::gpu::run::GpuError) -> crate::CosimError {
     }
 }
 
+/// A block watched in place in the GPU: `run` runs the GPU with a hook that records each of the
+/// block's cycles and checks it; the first failed check stops the run and is how it ended.
+fn in_gpu<I, O>(
+    check: &mut dyn FnMut(&I, &O) -> Result<(), crate::lockstep::StepFail>,
+    mut record: impl FnMut(&I, &O),
+    run: impl FnOnce(&mut dyn FnMut(&I, &O) -> Result<(), String>) -> Result<(), crate::CosimError>,
+) -> Result<crate::harness::Ended, crate::CosimError> {
+    use crate::harness::Ended;
+    let mut ended = Ended::Completed;
+    let r = run(&mut |i, o| {
+        record(i, o);
+        check(i, o).map_err(|f| {
+            ended = Ended::Failed(f);
+            "mismatch".to_string()
+        })
+    });
+    match (r, ended) {
+        (_, Ended::Failed(f)) => Ok(Ended::Failed(f)),
+        (Err(e), _) => Err(e),
+        (Ok(()), e) => Ok(e),
+    }
+}
+
 /// Every block, in the order `flow` runs them.
 pub static BLOCKS: &[BlockEntry] = &ENTRIES;
 
-static ENTRIES: [BlockEntry; 3] = [
+static ENTRIES: [BlockEntry; 4] = [
     BlockEntry {
         info: BlockInfo {
             name: "ot",
@@ -171,6 +195,42 @@ static ENTRIES: [BlockEntry; 3] = [
             &[],
         ),
         driver: DriverFns::of::<dispatch::DispDriver>(),
+        system_throughput: None,
+    },
+    BlockEntry {
+        info: BlockInfo {
+            name: "mt-hwp",
+            title: "MT-HWP many-thread-aware prefetch engine (seed 001)",
+            seed: "001",
+            interface: |s| s.prefetch.interface(),
+            render: rtlgen::mt_hwp,
+        },
+        cost: golden::cost::mthwp_cost,
+        golden: &[GoldenEntry {
+            name: "mt-hwp",
+            about: "the MT-HWP engine: one JSON line per finished lookup and per throttle update",
+            stimuli: golden::prefetch::FORMS,
+            run: golden::prefetch::run_golden,
+        }],
+        stimuli: mthwp::STIMULI,
+        flow: &["random", "gpu:pfstream"],
+        key_sections: &["prefetch"],
+        options: &[],
+        mutants: Catalogue::new(
+            "sim/mutants/mt-hwp.toml",
+            include_str!("../../mutants/mt-hwp.toml"),
+            &[
+                Condition {
+                    name: "pws-only",
+                    holds: mthwp::pws_only,
+                },
+                Condition {
+                    name: "no-throttle",
+                    holds: mthwp::no_throttle,
+                },
+            ],
+        ),
+        driver: DriverFns::of::<mthwp::PfDriver>(),
         system_throughput: None,
     },
 ];
