@@ -433,9 +433,10 @@ pub struct MutantsArgs {
     /// Stimulus for every mutant (as for `cosim`)
     #[arg(long, value_name = "SOURCE", default_value = "random")]
     pub stimulus: String,
-    /// Cycle budget per mutant
-    #[arg(long, value_name = "N", default_value_t = sim::harness::DEFAULT_CYCLES)]
-    pub cycles: u64,
+    /// Cycle budget per mutant (default: the block's, which catches every mutant on every preset
+    /// with `random`: 200000; mt-hwp 400000, four of its throttle periods)
+    #[arg(long, value_name = "N")]
+    pub cycles: Option<u64>,
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
     /// Only this mutant

@@ -89,6 +89,9 @@ pub struct BlockEntry {
     pub options: &'static [BlockOption],
     /// Deliberately wrong RTL variants co-simulation must catch (`sim/mutants/<block>.toml`).
     pub mutants: Catalogue,
+    /// Cycles of its `random` stimulus that catch every mutant on every preset (the default
+    /// budget of `mutants` and of regression mutant jobs).
+    pub mutant_cycles: u64,
     /// Its co-simulation driver, in the harness.
     pub driver: DriverFns,
     /// Throughput figures of the system around the block, if any (`bench`).

@@ -214,6 +214,7 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
             .collect(),
     };
     let text = a.format == Format::Text;
+    let cycles = a.cycles.unwrap_or(block.mutant_cycles);
     if text {
         println!(
             "mutants {block}  config {} (hash {})  stimulus {}  seed {}  budget {} cycles each",
@@ -221,12 +222,12 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
             spec.hash,
             a.stimulus,
             a.seed,
-            thousands(a.cycles)
+            thousands(cycles)
         );
     }
     let o = CosimOptions {
         shrink: false,
-        ..options(&a.config, &a.stimulus, Some(a.cycles), a.seed, opts)
+        ..options(&a.config, &a.stimulus, Some(cycles), a.seed, opts)
     };
     let mut results = Vec::new();
     for m in list {

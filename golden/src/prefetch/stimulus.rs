@@ -59,6 +59,8 @@ pub struct Traffic {
     events_left: u32,
     /// The access being offered until taken.
     offered: Option<Access>,
+    /// Event profiles of the opening periods chosen so far.
+    opening: usize,
 }
 
 impl Traffic {
@@ -79,6 +81,7 @@ impl Traffic {
             events: [0; 4],
             events_left: 0,
             offered: None,
+            opening: 0,
         }
     }
 
@@ -150,6 +153,18 @@ impl Traffic {
         // Whole periods (the generator starts with the engine's first period), so that each
         // period's rates are the profile's.
         self.events_left = self.period.saturating_mul(1 + self.rng.below(2) as u32);
+        // The first three periods visit three rows of Table I in turn, so that a run of a few
+        // long periods updates the throttle under each: a medium early-eviction rate with many
+        // merges (the degree rises; the merge ratio is averaged), a low rate without merges
+        // (the average falls below 15 %: prefetching stops), a low rate with many merges (the
+        // degree falls).
+        const OPENING: [[u64; 4]; 3] = [[500, 7, 400, 800], [500, 0, 0, 800], [500, 0, 400, 800]];
+        if let Some(&e) = OPENING.get(self.opening) {
+            self.opening += 1;
+            self.events_left = self.period;
+            self.events = e;
+            return;
+        }
         // Most of the time, steer the throttle so that every degree and every row of Table I
         // is visited within a few periods: a low early-eviction rate with many merges lowers
         // the degree, a medium rate raises it, and a low rate without merges (for three periods, as
@@ -250,7 +265,7 @@ impl Traffic {
             merge: self.rng.chance(m),
             request: self.rng.chance(q),
         };
-        if self.rng.below(30_000) == 0 {
+        if self.rng.below(10_000) == 0 {
             inp.launch = true;
             return inp;
         }

@@ -94,6 +94,7 @@ static ENTRIES: [BlockEntry; 4] = [
             include_str!("../../mutants/ot.toml"),
             &[],
         ),
+        mutant_cycles: crate::harness::DEFAULT_CYCLES,
         driver: DriverFns::of::<ot::OtDriver>(),
         system_throughput: None,
     },
@@ -161,6 +162,7 @@ static ENTRIES: [BlockEntry; 4] = [
                 holds: wmc::counter_never_saturates,
             }],
         ),
+        mutant_cycles: crate::harness::DEFAULT_CYCLES,
         driver: DriverFns::of::<wmc::WmcDriver>(),
         system_throughput: Some(wmc::memory_system_throughput),
     },
@@ -194,6 +196,7 @@ static ENTRIES: [BlockEntry; 4] = [
             include_str!("../../mutants/dispatch.toml"),
             &[],
         ),
+        mutant_cycles: crate::harness::DEFAULT_CYCLES,
         driver: DriverFns::of::<dispatch::DispDriver>(),
         system_throughput: None,
     },
@@ -230,6 +233,9 @@ static ENTRIES: [BlockEntry; 4] = [
                 },
             ],
         ),
+        // Four throttle periods of the large presets: the opening three visit three rows
+        // of Table I (golden::prefetch::Traffic), with launches between.
+        mutant_cycles: 400_000,
         driver: DriverFns::of::<mthwp::PfDriver>(),
         system_throughput: None,
     },

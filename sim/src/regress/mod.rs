@@ -12,7 +12,7 @@
 //! stimuli = ["flow"]          # stimuli; "flow" is the block's own flow stimuli
 //! seeds = [1, 2]              # or seed_count = 8 (seeds 1..=8)
 //! cycles = 20000
-//! mutants = true              # also one job per mutant (on mutant_stimulus, mutant_cycles)
+//! mutants = true              # also one job per mutant (on mutant_stimulus, mutant_cycles: default the block's)
 //! ```
 
 pub mod random;
@@ -48,8 +48,6 @@ pub const LISTS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Default cycle budget of a mutant job (the `mutants` command's).
-pub const MUTANT_CYCLES: u64 = 200_000;
 /// Default seconds a job may run before it is stopped and reported as an error.
 pub const JOB_TIMEOUT: u64 = 1800;
 
@@ -391,7 +389,7 @@ pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
                         }
                         if e.mutants && !random {
                             let stimulus = e.mutant_stimulus.as_deref().unwrap_or("random");
-                            let cycles = e.mutant_cycles.unwrap_or(MUTANT_CYCLES);
+                            let cycles = e.mutant_cycles.unwrap_or(block.mutant_cycles);
                             let all = block.mutants.mutants().map_err(|err| at(err.to_string()))?;
                             for m in all {
                                 if block.mutants.equivalent(m, &spec).is_none() {
