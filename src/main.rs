@@ -38,6 +38,15 @@ pub fn bad(e: impl Into<anyhow::Error>) -> CliError {
 pub type CliResult<T = ()> = Result<T, CliError>;
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so a write to a closed pipe (`warpsmith describe | head`) would be
+    // an error on every later print and a panic in `println!`; restore the default action, which
+    // ends the process quietly as other command-line tools do. (Results a regression has
+    // recorded are on disk already.)
+    #[cfg(unix)]
+    // SAFETY: called first in main, before any thread exists; SIG_DFL is a valid action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match args::Cli::from_arg_matches(&args::command().get_matches()) {
         Ok(cli) => cli,
         Err(e) => e.exit(),

@@ -368,3 +368,27 @@ fn run_help_names_every_kernel_it_knows() {
         );
     }
 }
+
+#[test]
+fn a_closed_pipe_ends_output_quietly() {
+    // `warpsmith regress --list nightly --dry-run | head -1`: the reader goes away after one
+    // line of about 90 KB, more than a pipe holds; warpsmith ends without a panic message
+    // (before the fix it panicked in `println!`, exit 101).
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warpsmith"))
+        .args(["regress", "--list", "nightly", "--dry-run"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(!line.is_empty());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(out.status.code(), Some(101), "{err}");
+}
