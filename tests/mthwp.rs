@@ -99,39 +99,31 @@ fn cost_prints_table_vi() {
 fn bad_stimulus_and_settings_are_exit_2_with_the_reason() {
     let dir = scratch("mthwp-bad");
     let f = dir.join("bad.jsonl");
-    std::fs::write(
-        &f,
-        "{\"acc\":{\"pc\":1,\"wid\":0,\"addr\":64}}\n{\"acc\":{\"pc\":1}}\n",
-    )
-    .unwrap();
-    let o = warpsmith(&[
-        "cosim",
-        "--block",
-        "mt-hwp",
-        "--preset",
-        "tiny",
-        "--stimulus",
-        f.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("bad.jsonl:2"), "{}", stderr(&o));
-    // An access in a launch cycle: the golden model refuses it, naming the line.
-    std::fs::write(
-        &f,
-        "{\"launch\":true,\"acc\":{\"pc\":1,\"wid\":0,\"addr\":64}}\n",
-    )
-    .unwrap();
-    let o = warpsmith(&[
-        "cosim",
-        "--block",
-        "mt-hwp",
-        "--preset",
-        "tiny",
-        "--stimulus",
-        f.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("launch"), "{}", stderr(&o));
+    for (lines, says) in [
+        // Line 2 lacks the access's warp id and address.
+        (
+            "{\"acc\":{\"pc\":1,\"wid\":0,\"addr\":64}}\n{\"acc\":{\"pc\":1}}\n",
+            "bad.jsonl:2",
+        ),
+        // An access in a launch cycle: the golden model refuses it, naming the line.
+        (
+            "{\"launch\":true,\"acc\":{\"pc\":1,\"wid\":0,\"addr\":64}}\n",
+            "launch",
+        ),
+    ] {
+        std::fs::write(&f, lines).unwrap();
+        let o = warpsmith(&[
+            "cosim",
+            "--block",
+            "mt-hwp",
+            "--preset",
+            "tiny",
+            "--stimulus",
+            f.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+    }
     for (set, says) in [
         ("prefetch.into_l1=true", "not modelled yet"),
         ("prefetch.demand_first=true", "not modelled yet"),

@@ -106,15 +106,21 @@ fn field(name: &str, width: u32, count: u32, meaning: &str) -> FieldCost {
     }
 }
 
+/// The cost fields of a spec's entry fields.
+fn fields_of(v: Vec<spec::FieldSpec>) -> Vec<FieldCost> {
+    v.into_iter()
+        .map(|f| field(f.name, f.bits, f.count, f.meaning))
+        .collect()
+}
+
 /// Storage cost of the OT predictor (seed 000 Table III).
 pub fn ot_cost(spec: &Spec) -> BlockCost {
     let o = &spec.ot;
-    let entry_fields = o
-        .entry_fields()
-        .into_iter()
-        .map(|f| field(f.name, f.bits, f.count, f.meaning))
-        .collect();
-    let mut tables = vec![table("observation table", o.entries.into(), entry_fields)];
+    let mut tables = vec![table(
+        "observation table",
+        o.entries.into(),
+        fields_of(o.entry_fields()),
+    )];
     if o.ways > 1 {
         let fields = match o.replacement {
             Replacement::Lru => vec![field(
@@ -402,15 +408,10 @@ pub fn wmc_cost(spec: &Spec) -> BlockCost {
 /// the throttle are the other registers of the generated RTL.
 pub fn mthwp_cost(spec: &Spec) -> BlockCost {
     let p = &spec.prefetch;
-    let fields = |v: Vec<spec::FieldSpec>| {
-        v.into_iter()
-            .map(|f| field(f.name, f.bits, f.count, f.meaning))
-            .collect::<Vec<_>>()
-    };
     let mut tables = vec![table(
         "per-warp stride (PWS) table",
         p.pws_entries.into(),
-        fields(p.pws_fields()),
+        fields_of(p.pws_fields()),
     )];
     let mut valid = u64::from(p.pws_entries);
     let mut ranks = u64::from(p.pws_entries * p.pws_rank_bits);
@@ -418,12 +419,12 @@ pub fn mthwp_cost(spec: &Spec) -> BlockCost {
         tables.push(table(
             "global stride (GS) table",
             p.gs_entries.into(),
-            fields(p.gs_fields()),
+            fields_of(p.gs_fields()),
         ));
         tables.push(table(
             "inter-thread prefetching (IP) table",
             p.ip_entries.into(),
-            fields(p.ip_fields()),
+            fields_of(p.ip_fields()),
         ));
         valid += u64::from(p.gs_entries + p.ip_entries);
         ranks += u64::from(p.gs_entries * p.gs_rank_bits + p.ip_entries * p.ip_rank_bits);
@@ -482,18 +483,13 @@ pub fn mthwp_cost(spec: &Spec) -> BlockCost {
             "degree, drop counter, merge ratio, period counter, four event counters, early-eviction class, serial divider, update",
         ));
     }
-    let bits = |v: Vec<spec::FieldSpec>| v.iter().map(|f| f.bits * f.count).sum::<u32>();
-    let (pws, gs, ip) = (
-        bits(p.pws_fields()),
-        bits(p.gs_fields()),
-        bits(p.ip_fields()),
-    );
-    let paper_bits = 32 * 93 + 8 * 52 + 8 * 133;
-    let mut rows = Vec::new();
-    let paper: [(&str, Vec<(&str, u32)>); 3] = [
+    // Table VI: per table, its entries and each field's bits (all instances of the field).
+    type PaperTable = (&'static str, u32, &'static [(&'static str, u32)]);
+    const TABLE_VI: [PaperTable; 3] = [
         (
             "PWS",
-            vec![
+            32,
+            &[
                 ("pc", 32),
                 ("wid", 8),
                 ("train", 1),
@@ -501,10 +497,11 @@ pub fn mthwp_cost(spec: &Spec) -> BlockCost {
                 ("stride", 20),
             ],
         ),
-        ("GS", vec![("pc", 32), ("stride", 20)]),
+        ("GS", 8, &[("pc", 32), ("stride", 20)]),
         (
             "IP",
-            vec![
+            8,
+            &[
                 ("pc", 32),
                 ("stride", 20),
                 ("train", 1),
@@ -513,26 +510,32 @@ pub fn mthwp_cost(spec: &Spec) -> BlockCost {
             ],
         ),
     ];
-    for (t, ours_fields, entries, paper_entries) in [
-        ("PWS", p.pws_fields(), p.pws_entries, 32u32),
-        ("GS", p.gs_fields(), p.gs_entries, 8),
-        ("IP", p.ip_fields(), p.ip_entries, 8),
-    ] {
-        let on = t == "PWS" || !p.pws_only;
-        let theirs = &paper.iter().find(|(n, _)| *n == t).map(|x| &x.1);
-        for f in &ours_fields {
-            let pb = theirs
-                .and_then(|v| v.iter().find(|(n, _)| *n == f.name))
+    let paper_bits: u32 = TABLE_VI
+        .iter()
+        .map(|(_, n, f)| n * f.iter().map(|x| x.1).sum::<u32>())
+        .sum();
+    let ours = [
+        (p.pws_fields(), p.pws_entries, true),
+        (p.gs_fields(), p.gs_entries, !p.pws_only),
+        (p.ip_fields(), p.ip_entries, !p.pws_only),
+    ];
+    let entry_bits = |v: &[spec::FieldSpec]| v.iter().map(spec::FieldSpec::total).sum::<u32>();
+    let mut rows = Vec::new();
+    for ((t, paper_entries, paper_fields), (fields, entries, on)) in TABLE_VI.iter().zip(&ours) {
+        for f in fields {
+            let pb = paper_fields
+                .iter()
+                .find(|(n, _)| *n == f.name)
                 .map_or(0, |x| x.1);
             rows.push(ComparisonRow {
                 field: format!("{t}.{} x {entries}", f.name),
-                ours_bits: if on { f.bits * f.count * entries } else { 0 },
+                ours_bits: if *on { f.total() * entries } else { 0 },
                 paper_bits: pb * paper_entries,
                 why: format!(
                     "{} x {} bits{}",
                     f.count,
                     f.bits,
-                    if on {
+                    if *on {
                         ""
                     } else {
                         " (not generated: prefetch.kind = stridepc)"
@@ -541,12 +544,13 @@ pub fn mthwp_cost(spec: &Spec) -> BlockCost {
             });
         }
     }
-    let ours_bits = u64::from(pws * p.pws_entries)
-        + if p.pws_only {
-            0
-        } else {
-            u64::from(gs * p.gs_entries + ip * p.ip_entries)
-        };
+    // Table VI counts what our tables hold: the storage of the tables generated.
+    let ours_bits: u64 = tables.iter().map(|t| t.total_bits).sum();
+    let (pws, gs, ip) = (
+        entry_bits(&ours[0].0),
+        entry_bits(&ours[1].0),
+        entry_bits(&ours[2].0),
+    );
     let comparison = Comparison {
         source: "seed 001 Table VI (PWS 93 bits, GS 52 bits, IP 133 bits; 32 x 93 + 8 x 52 + 8 x 133 bits = 557 B per SM)".into(),
         unit: "SM".into(),

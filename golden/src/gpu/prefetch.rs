@@ -31,6 +31,13 @@ pub const TRAIN_QUEUE: usize = 4;
 /// Prefetch lines waiting for the port.
 pub const PREFETCH_QUEUE: usize = 16;
 
+/// The throttle's events, in the order of the engine's ports (`ev_*_i`): indices into the
+/// backlog.
+const USEFUL: usize = 0;
+const EARLY: usize = 1;
+const MERGE: usize = 2;
+const REQUEST: usize = 3;
+
 /// What the prefetcher of one SM (or the GPU) did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PrefetchStats {
@@ -209,13 +216,14 @@ pub type PfHook<'h> = dyn FnMut(&PfIn, &PfOut) -> Result<(), String> + 'h;
 pub struct Prefetcher {
     engine: MtHwp,
     line_mask: u64,
+    pc_mask: u64,
     addr_mask: u64,
     cache: PfCache,
     train: VecDeque<Access>,
     queue: VecDeque<u64>,
     /// Prefetches in flight: line, and the demand loads (payloads) waiting for it.
     inflight: HashMap<u64, Vec<u32>>,
-    /// Events not yet fed to the engine: useful, early, merge, request.
+    /// Events not yet fed to the engine, by [`USEFUL`], [`EARLY`], [`MERGE`], [`REQUEST`].
     backlog: [u64; 4],
     launch: bool,
     stats: PrefetchStats,
@@ -231,6 +239,7 @@ impl Prefetcher {
         Some(Prefetcher {
             engine: MtHwp::new(p),
             line_mask: !(u64::from(spec.gpu.line_bytes) - 1),
+            pc_mask: crate::block::mask(p.pc_bits),
             addr_mask: crate::block::mask(p.addr_bits),
             cache: PfCache::new(p.cache_sets, p.cache_ways, spec.gpu.line_bytes),
             train: VecDeque::new(),
@@ -258,7 +267,7 @@ impl Prefetcher {
             return;
         }
         self.train.push_back(Access {
-            pc: pc & crate::block::mask(self.engine.spec().pc_bits),
+            pc: pc & self.pc_mask,
             wid: warp,
             addr: addr & self.addr_mask,
         });
@@ -272,7 +281,7 @@ impl Prefetcher {
             self.stats.hits += 1;
             if first {
                 self.stats.useful += 1;
-                self.backlog[0] += 1;
+                self.backlog[USEFUL] += 1;
             }
             return Demand::Hit;
         }
@@ -281,8 +290,8 @@ impl Prefetcher {
                 self.stats.late += 1;
             }
             waiting.push(p);
-            self.backlog[2] += 1;
-            self.backlog[3] += 1;
+            self.backlog[MERGE] += 1;
+            self.backlog[REQUEST] += 1;
             return Demand::Merged;
         }
         Demand::Miss
@@ -295,8 +304,8 @@ impl Prefetcher {
 
     /// The L1 merged a demand request into an MSHR, or sent `sent` requests to the memory side.
     pub fn l1_events(&mut self, merges: u64, sent: u64) {
-        self.backlog[2] += merges;
-        self.backlog[3] += merges + sent;
+        self.backlog[MERGE] += merges;
+        self.backlog[REQUEST] += merges + sent;
     }
 
     /// The next prefetch to send, if any (the caller sends it when the port is free).
@@ -308,7 +317,7 @@ impl Prefetcher {
     pub fn sent(&mut self) {
         if let Some(line) = self.queue.pop_front() {
             self.stats.issued += 1;
-            self.backlog[3] += 1;
+            self.backlog[REQUEST] += 1;
             self.inflight.insert(line, Vec::new());
         }
     }
@@ -320,7 +329,7 @@ impl Prefetcher {
         let waiting = self.inflight.remove(&line).unwrap_or_default();
         if self.cache.fill(line, !waiting.is_empty()) {
             self.stats.early_evicted += 1;
-            self.backlog[1] += 1;
+            self.backlog[EARLY] += 1;
         }
         waiting
     }
@@ -349,10 +358,10 @@ impl Prefetcher {
             } else {
                 self.train.front().copied()
             },
-            useful: ev[0],
-            early: ev[1],
-            merge: ev[2],
-            request: ev[3],
+            useful: ev[USEFUL],
+            early: ev[EARLY],
+            merge: ev[MERGE],
+            request: ev[REQUEST],
         };
         let o = *self
             .engine

@@ -486,7 +486,6 @@ impl Sm {
                     Some(pf) => pf.demand(addr, payload),
                     None => Demand::Miss,
                 };
-                self.pf_checked = true;
                 let before = accesses.len();
                 if at_pf != Demand::Miss {
                     if at_pf == Demand::Hit {
@@ -518,9 +517,8 @@ impl Sm {
                         accesses.pop_front();
                     }
                 }
-                if accesses.len() != before {
-                    self.pf_checked = false;
-                }
+                // Looked up, and still waiting: not again.
+                self.pf_checked = accesses.len() == before;
             }
             if accesses.is_empty() {
                 self.unit = None;
