@@ -124,17 +124,25 @@ fn bad_stimulus_and_settings_are_exit_2_with_the_reason() {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(stderr(&o).contains(says), "{}", stderr(&o));
     }
-    for (set, says) in [
-        ("prefetch.into_l1=true", "not modelled yet"),
-        ("prefetch.demand_first=true", "not modelled yet"),
-        ("prefetch.addr_bits=16", "prefetch.stride_bits"),
-        ("prefetch.wid_bits=2", "gpu.warps_per_sm"),
+    for (sets, says) in [
+        (
+            &[
+                "prefetch.demand_first=true",
+                "prefetch.kind=mt-hwp",
+                "mc.scheduler=warped",
+            ][..],
+            "mc.scheduler",
+        ),
+        (&["prefetch.addr_bits=16"][..], "prefetch.stride_bits"),
+        (&["prefetch.wid_bits=2"][..], "gpu.warps_per_sm"),
     ] {
-        let o = warpsmith(&[
-            "cost", "--block", "mt-hwp", "--preset", "tiny", "--set", set,
-        ]);
-        assert_eq!(o.status.code(), Some(2), "{set}: {}", stderr(&o));
-        assert!(stderr(&o).contains(says), "{set}: {}", stderr(&o));
+        let mut args = vec!["cost", "--block", "mt-hwp", "--preset", "tiny"];
+        for set in sets {
+            args.extend(["--set", set]);
+        }
+        let o = warpsmith(&args);
+        assert_eq!(o.status.code(), Some(2), "{sets:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{sets:?}: {}", stderr(&o));
     }
     let o = warpsmith(&[
         "cosim",

@@ -64,9 +64,9 @@ section! {
         cache_ways: u32 = Legal::Pow2 { min: 1, max: 64 },
             "prefetch cache associativity (seed 001 Table II: 8)";
         into_l1: bool = Legal::Bool,
-            "fill prefetched lines into the L1 instead of a separate prefetch cache (not modelled yet: must be false)";
+            "fill prefetched lines into the L1 instead of a separate prefetch cache (then `cache_kb` and `cache_ways` are unused)";
         demand_first: bool = Legal::Bool,
-            "the DRAM controllers serve demand requests before prefetches (seed 001 Table II; not modelled yet: must be false)";
+            "the DRAM controllers serve demand requests before prefetches (seed 001 Table II): FCFS, FR-FCFS and Div-First try the demand requests' commands first; not with Warped-MC";
     }
 }
 
@@ -113,19 +113,11 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "prefetch.into_l1 = false (prefetching into the L1 is not modelled yet: prefetches fill the prefetch cache)",
+        text: "prefetch.demand_first = false when a prefetcher runs under mc.scheduler = warped (the Warped-MC block selects among every candidate)",
         check: |c: &UserConfig| {
-            if c.prefetch.into_l1 {
-                return Err("`prefetch.into_l1` = true is not modelled yet: prefetched lines fill the per-SM prefetch cache (`prefetch.cache_kb`, `prefetch.cache_ways`); set it to false".into());
-            }
-            Ok(())
-        },
-    },
-    Rule {
-        text: "prefetch.demand_first = false (demand priority in the DRAM controllers is not modelled yet)",
-        check: |c: &UserConfig| {
-            if c.prefetch.demand_first {
-                return Err("`prefetch.demand_first` = true is not modelled yet: the DRAM controllers schedule prefetches like demand requests; set it to false".into());
+            let p = &c.prefetch;
+            if p.demand_first && p.kind != PrefetchKind::None && c.mc.scheduler == crate::Scheduler::Warped {
+                return Err("`prefetch.demand_first` = true cannot hold under `mc.scheduler` = warped: the Warped-MC block selects among all its candidates, prefetches included; set `prefetch.demand_first=false`, or use the fcfs, frfcfs or divfirst scheduler".into());
             }
             Ok(())
         },

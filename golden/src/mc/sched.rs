@@ -10,7 +10,7 @@
 //! controller can skip cycles in which the policy would find nothing to issue.
 
 use super::{hits, Hook};
-use super::{Controller, McError, MemSystem, Pick};
+use super::{Controller, Entry, McError, MemSystem, Pick};
 use crate::mc::dram::Command;
 use crate::mc::warped::BankCmd;
 use spec::Scheduler;
@@ -42,8 +42,20 @@ pub(super) trait Policy {
     }
 }
 
-/// Oldest request first, strictly: nothing overtakes it.
+/// Oldest request first, strictly: nothing overtakes it (with demand-first scheduling, the
+/// oldest demand request, and the oldest prefetch only when no demand request is pending).
 pub(super) struct Fcfs;
+
+impl Fcfs {
+    /// The request served next, and its index among the requests of the current mode.
+    #[inline]
+    fn head(x: &Controller) -> Option<(usize, &Entry)> {
+        let q = x.mode_queue();
+        let demand = x.df.then(|| q.iter().position(|e| !e.prefetch)).flatten();
+        let i = demand.unwrap_or(0);
+        q.get(i).map(|e| (i, e))
+    }
+}
 
 impl Policy for Fcfs {
     const COUNTED: bool = false;
@@ -53,18 +65,19 @@ impl Policy for Fcfs {
 
     fn pick(sys: &mut MemSystem, c: usize, now: u64) -> Pick {
         let x = &sys.ctrls[c];
-        let cmd = x.needed(x.mode_queue().first()?);
+        let (i, e) = Fcfs::head(x)?;
+        let cmd = x.needed(e);
         x.ch.can_issue(&cmd, now)
-            .then_some((cmd, cmd.kind.is_column().then_some(0)))
+            .then_some((cmd, cmd.kind.is_column().then_some(i)))
     }
 
-    /// Its oldest request's bank only.
+    /// Its head request's bank only.
     #[inline]
     fn wake_masks(x: &Controller) -> (u64, u64, u64) {
-        match x.mode_queue().first() {
+        match Fcfs::head(x) {
             None => (0, 0, 0),
-            Some(e) if hits(&x.ch, e.bank(), e.row) => (1u64 << e.bank, 1 << e.bank, 0),
-            Some(e) => (1u64 << e.bank, 0, 1 << e.bank),
+            Some((_, e)) if hits(&x.ch, e.bank(), e.row) => (1u64 << e.bank, 1 << e.bank, 0),
+            Some((_, e)) => (1u64 << e.bank, 0, 1 << e.bank),
         }
     }
 }

@@ -2,8 +2,10 @@
 //! generators of warp-load traffic in the three classes of seed 004 (LOA, MOA, HOA).
 //!
 //! ```text
-//! {"cycle":N,"op":"req","sm":N,"warp":N,"pc":N,"addr":N,"write":bool,"load":N}
+//! {"cycle":N,"op":"req","sm":N,"warp":N,"pc":N,"addr":N,"write":bool,"load":N,"prefetch":bool}
 //! ```
+//! `prefetch` (optional, false when absent) marks a prefetch (seed 001) rather than a demand
+//! request: with `prefetch.demand_first` the schedulers serve demand requests first.
 //! `cycle` is in controller (DRAM command) cycles and never decreases. `load` names the warp load
 //! (the requests one warp instruction produced). A warp load takes requests for [`LOAD_WINDOW`]
 //! cycles after its first: a labelled request joins its label's load within that window (a label
@@ -43,6 +45,8 @@ pub struct McTxn {
     pub write: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<u64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prefetch: bool,
 }
 
 /// A request with its warp load resolved.
@@ -56,6 +60,8 @@ pub struct Request {
     pub write: bool,
     /// Dense warp-load index (0, 1, ...).
     pub load: u32,
+    /// A prefetch (seed 001), not a demand request.
+    pub prefetch: bool,
 }
 
 /// A stimulus problem with its 1-based line.
@@ -196,6 +202,7 @@ impl Resolver {
             addr,
             write,
             load,
+            prefetch,
         } = *t;
         if cycle < self.last_cycle {
             return Err(format!(
@@ -251,6 +258,7 @@ impl Resolver {
             addr,
             write,
             load,
+            prefetch,
         })
     }
 
@@ -282,6 +290,7 @@ pub fn to_txns(reqs: &[Request]) -> Vec<McTxn> {
             addr: r.addr,
             write: r.write,
             load: Some(r.load.into()),
+            prefetch: r.prefetch,
         })
         .collect()
 }
@@ -386,6 +395,7 @@ pub fn warp_loads(
                 addr,
                 write,
                 load: load as u32,
+                prefetch: false,
             });
             t += rng.below(2);
         }
@@ -440,6 +450,7 @@ pub fn stress(spec: &Spec, requests: usize, seed: u64) -> Vec<Request> {
                 addr,
                 write: rng.chance(80),
                 load,
+                prefetch: false,
             });
         };
         match phase {
@@ -480,6 +491,7 @@ pub fn stress(spec: &Spec, requests: usize, seed: u64) -> Vec<Request> {
                         addr,
                         write: rng.chance(80),
                         load,
+                        prefetch: false,
                     });
                 }
                 load += 1;
@@ -573,6 +585,7 @@ mod tests {
             addr: 0,
             write: false,
             load: None,
+            prefetch: false,
         };
         let txns = vec![
             r(0, 0, 8),
@@ -597,6 +610,7 @@ mod tests {
             addr: 0,
             write: false,
             load: Some(load),
+            prefetch: false,
         }
     }
 

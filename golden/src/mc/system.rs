@@ -43,13 +43,16 @@ type Pick = Option<(Command, Option<usize>)>;
 struct Entry {
     row: u32,
     col: u32,
-    slot: u32,
     gwid: u32,
+    /// Column slot mod wmc.pt_slots (<= 1024, validated).
+    slot: u16,
     /// Index into `held` (at most the queue size, 256, plus the entering request).
     req: u16,
     /// dram.banks <= 64 (validated): 20 bytes in all, as queues shift on every removal.
     bank: u8,
     write: bool,
+    /// A prefetch (seed 001): with demand-first scheduling, served after demand requests.
+    prefetch: bool,
 }
 
 impl Entry {
@@ -121,6 +124,14 @@ struct Controller {
     req_mask: u64,
     hit_mask: u64,
     miss_mask: u64,
+    /// Demand-first scheduling (`prefetch.demand_first`; not under Warped-MC).
+    df: bool,
+    /// With `df`, per bank: the pending demand requests of the current mode and those of them
+    /// hitting the open row, and the masks of banks with one (kept like `nreq` and `nhit`).
+    dreq: Vec<u16>,
+    dhit: Vec<u16>,
+    dreq_mask: u64,
+    dhit_mask: u64,
 }
 
 impl Controller {
@@ -130,12 +141,24 @@ impl Controller {
             if banks >> b & 1 != 0 {
                 self.nreq[b] = 0;
                 self.nhit[b] = 0;
+                if self.df {
+                    self.dreq[b] = 0;
+                    self.dhit[b] = 0;
+                }
             }
         }
         for e in &self.queue[usize::from(self.write_mode)] {
             if banks >> e.bank() & 1 != 0 {
-                self.nreq[e.bank() as usize] += 1;
-                self.nhit[e.bank() as usize] += u16::from(hits(&self.ch, e.bank(), e.row));
+                let (b, hit) = (
+                    e.bank() as usize,
+                    u16::from(hits(&self.ch, e.bank(), e.row)),
+                );
+                self.nreq[b] += 1;
+                self.nhit[b] += hit;
+                if self.df && !e.prefetch {
+                    self.dreq[b] += 1;
+                    self.dhit[b] += hit;
+                }
             }
         }
         for b in 0..self.nreq.len() as u32 {
@@ -185,19 +208,23 @@ impl Controller {
         self.times[b as usize]
     }
 
-    /// Count a request of the current mode to bank `b` in (`add`) or out; `hit`: it hits the
-    /// open row.
+    /// Count request `e` of the current mode in (`add`) or out; `hit`: it hits the open row.
     #[inline]
-    fn tally(&mut self, b: u32, add: bool, hit: bool) {
-        let (n, h) = (&mut self.nreq[b as usize], &mut self.nhit[b as usize]);
-        if add {
-            *n += 1;
-            *h += u16::from(hit);
-        } else {
-            *n -= 1;
-            *h -= u16::from(hit);
+    fn tally(&mut self, e: &Entry, add: bool, hit: bool) {
+        let b = e.bank() as usize;
+        let counts = [(&mut self.nreq[b], &mut self.nhit[b])]
+            .into_iter()
+            .chain((self.df && !e.prefetch).then_some((&mut self.dreq[b], &mut self.dhit[b])));
+        for (n, h) in counts {
+            if add {
+                *n += 1;
+                *h += u16::from(hit);
+            } else {
+                *n -= 1;
+                *h -= u16::from(hit);
+            }
         }
-        self.mark(b);
+        self.mark(e.bank());
     }
 
     /// Bank `b`'s bits of the masks, from its counts.
@@ -208,6 +235,21 @@ impl Controller {
         self.req_mask = self.req_mask & keep | u64::from(n != 0) << b;
         self.hit_mask = self.hit_mask & keep | u64::from(h != 0) << b;
         self.miss_mask = self.miss_mask & keep | u64::from(n > h) << b;
+        if self.df {
+            let (n, h) = (self.dreq[b as usize], self.dhit[b as usize]);
+            self.dreq_mask = self.dreq_mask & keep | u64::from(n != 0) << b;
+            self.dhit_mask = self.dhit_mask & keep | u64::from(h != 0) << b;
+        }
+    }
+
+    /// Bank `b` closed: it has no hits.
+    #[inline]
+    fn clear_hits(&mut self, b: u32) {
+        self.nhit[b as usize] = 0;
+        if self.df {
+            self.dhit[b as usize] = 0;
+        }
+        self.mark(b);
     }
 
     /// FR-FCFS's pick ([`MemSystem::per_bank`] without urgency) from the bank masks: a bank
@@ -216,16 +258,32 @@ impl Controller {
     /// no request, and the queue is scanned only for the winning bank's request, up to it.
     /// The scan of every request each cycle ([`MemSystem::per_bank`]'s, still Div-First's, and
     /// FR-FCFS's reference in unit tests) was the largest cost of a loaded FR-FCFS controller.
+    /// With demand-first scheduling, the same pick among the demand requests comes first, and
+    /// the pick among all requests is taken only when no demand request's command can issue.
     #[inline]
     fn frfcfs_pick(&mut self, now: u64) -> Pick {
+        if self.df && self.dreq_mask != 0 {
+            let pick = self.frfcfs_pick_in(now, self.dreq_mask, self.dhit_mask, true);
+            if pick.is_some() {
+                return pick;
+            }
+        }
+        self.frfcfs_pick_in(now, self.req_mask, self.hit_mask, false)
+    }
+
+    /// [`Controller::frfcfs_pick`] among the requests of the banks of `req` whose hits are in
+    /// the banks of `hit` (the counts' masks: of every request, or of the demand requests
+    /// when `demand`).
+    #[inline(always)]
+    fn frfcfs_pick_in(&mut self, now: u64, req: u64, hit_mask: u64, demand: bool) -> Pick {
         let mut ready = 0u64;
-        let mut m = self.req_mask;
+        let mut m = req;
         self.times_of(m);
         while m != 0 {
             let b = m.trailing_zeros();
             m &= m - 1;
             let [first, pre] = self.times[b as usize];
-            let t = if self.hit_mask >> b & 1 != 0 || self.ch.open_row(b).is_none() {
+            let t = if hit_mask >> b & 1 != 0 || self.ch.open_row(b).is_none() {
                 first
             } else {
                 pre
@@ -237,11 +295,11 @@ impl Controller {
         }
         let from = ready & (u64::MAX << self.prio);
         let b = if from != 0 { from } else { ready }.trailing_zeros();
-        let hit = self.hit_mask >> b & 1 != 0;
+        let hit = hit_mask >> b & 1 != 0;
         let q = self.mode_queue();
-        let i = q
-            .iter()
-            .position(|e| e.bank() == b && (!hit || hits(&self.ch, b, e.row)))?;
+        let i = q.iter().position(|e| {
+            e.bank() == b && !(demand && e.prefetch) && (!hit || hits(&self.ch, b, e.row))
+        })?;
         let cmd = self.needed(&q[i]);
         Some((cmd, cmd.kind.is_column().then_some(i)))
     }
@@ -252,10 +310,24 @@ impl Controller {
     /// and past the first) is ready whichever request it picks, and a bank past neither is not.
     /// Banks are tried round-robin from `prio`; only a tried bank's requests are scanned (up to
     /// its first urgent one), and the first tried bank is usually the winner.
+    /// With demand-first scheduling, the same pick among the demand requests comes first.
     #[inline]
     fn divfirst_pick(&mut self, wet: &Wet, now: u64) -> Pick {
+        if self.df && self.dreq_mask != 0 {
+            let pick = self.divfirst_pick_in(wet, now, self.dreq_mask, true);
+            if pick.is_some() {
+                return pick;
+            }
+        }
+        self.divfirst_pick_in(wet, now, self.req_mask, false)
+    }
+
+    /// [`Controller::divfirst_pick`] among the requests of the banks of `req` (every request,
+    /// or the demand requests when `demand`).
+    #[inline(always)]
+    fn divfirst_pick_in(&mut self, wet: &Wet, now: u64, req: u64, demand: bool) -> Pick {
         let (mut sure, mut maybe) = (0u64, 0u64);
-        let mut m = self.req_mask;
+        let mut m = req;
         self.times_of(m);
         while m != 0 {
             let b = m.trailing_zeros();
@@ -278,7 +350,7 @@ impl Controller {
             let mut oldest = None;
             let mut pick = None;
             for (i, e) in q.iter().enumerate() {
-                if e.bank() != b {
+                if e.bank() != b || demand && e.prefetch {
                     continue;
                 }
                 if wet.get(e.gwid) <= 1 {
@@ -378,7 +450,7 @@ fn cand(ch: &Channel, e: &Entry) -> Cand {
         gwid: e.gwid,
         bank: e.bank(),
         row: e.row,
-        slot: e.slot,
+        slot: e.slot.into(),
         hit: hits(ch, e.bank(), e.row),
     }
 }
@@ -574,6 +646,11 @@ impl MemSystem {
                 req_mask: 0,
                 hit_mask: 0,
                 miss_mask: 0,
+                df: spec.prefetch.demand_first && spec.mc.scheduler != Scheduler::Warped,
+                dreq: vec![0; d.banks as usize],
+                dhit: vec![0; d.banks as usize],
+                dreq_mask: 0,
+                dhit_mask: 0,
             })
             .collect();
         let per_group = spec.wmc.controllers_per_wet as usize;
@@ -697,8 +774,9 @@ impl MemSystem {
             bank: dec.bank as u8,
             row: dec.row as u32,
             col,
-            slot: col % self.pt_slots,
+            slot: (col % self.pt_slots) as u16,
             write: r.write,
+            prefetch: r.prefetch,
             gwid,
         };
         self.ctrls[c].wait.push_back((e, r, tag));
@@ -1031,7 +1109,7 @@ impl MemSystem {
                 changed = true;
                 if counted && e.write == ctrl.write_mode {
                     let hit = hits(&ctrl.ch, e.bank(), e.row);
-                    ctrl.tally(e.bank(), true, hit);
+                    ctrl.tally(&e, true, hit);
                 }
                 if track && e.write == ctrl.write_mode {
                     self.cands[c].push(Some(cand(&ctrl.ch, &e)));
@@ -1085,16 +1163,16 @@ impl MemSystem {
             if P::COUNTED {
                 x.recount(u64::MAX);
             }
+            let y = &self.ctrls[c];
             assert_eq!(
                 (&x.nreq, &x.nhit, x.req_mask, x.hit_mask, x.miss_mask),
-                (
-                    &self.ctrls[c].nreq,
-                    &self.ctrls[c].nhit,
-                    self.ctrls[c].req_mask,
-                    self.ctrls[c].hit_mask,
-                    self.ctrls[c].miss_mask
-                ),
+                (&y.nreq, &y.nhit, y.req_mask, y.hit_mask, y.miss_mask),
                 "controller {c}'s bank counts at {now}"
+            );
+            assert_eq!(
+                (&x.dreq, &x.dhit, x.dreq_mask, x.dhit_mask),
+                (&y.dreq, &y.dhit, y.dreq_mask, y.dhit_mask),
+                "controller {c}'s demand counts at {now}"
             );
         }
         self.now += 1;
@@ -1140,8 +1218,9 @@ impl MemSystem {
                     at(first)
                 } else {
                     let cas = (hit & bit != 0).then(|| at(first));
-                    let pre =
-                        (miss & bit != 0 && (hit & bit == 0 || P::PRE_OVER_HITS)).then(|| at(pre));
+                    // (Demand first: a demand miss may precharge over a prefetch's hit.)
+                    let over = P::PRE_OVER_HITS || x.df;
+                    let pre = (miss & bit != 0 && (hit & bit == 0 || over)).then(|| at(pre));
                     cas.into_iter().chain(pre).min().unwrap_or(from)
                 };
                 wake = wake.min(t);
@@ -1261,9 +1340,22 @@ impl MemSystem {
     /// the open row, else the bank's oldest request. Banks are scanned round-robin from
     /// `prio`; the first bank whose command can issue wins. It scores every request each
     /// call: the reference the schedulers' picks ([`Controller::frfcfs_pick`],
-    /// [`Controller::divfirst_pick`]) are checked against in unit tests.
+    /// [`Controller::divfirst_pick`]) are checked against in unit tests. With demand-first
+    /// scheduling, the pick among the demand requests comes first.
     #[cfg(test)]
     fn per_bank(&mut self, c: usize, now: u64, urgent: Option<usize>) -> Pick {
+        if self.ctrls[c].df {
+            let pick = self.per_bank_of(c, now, urgent, true);
+            if pick.is_some() {
+                return pick;
+            }
+        }
+        self.per_bank_of(c, now, urgent, false)
+    }
+
+    /// [`MemSystem::per_bank`] among every request, or the demand requests (`demand`).
+    #[cfg(test)]
+    fn per_bank_of(&mut self, c: usize, now: u64, urgent: Option<usize>, demand: bool) -> Pick {
         let wet = urgent.map(|sc| &self.wets[sc]);
         let x = &mut self.ctrls[c];
         // Per bank (dram.banks <= 64, validated): the entry index picked (valid where `has`
@@ -1273,7 +1365,7 @@ impl MemSystem {
         let (mut has, mut pref) = (0u64, 0u64);
         for (i, e) in x.mode_queue().iter().enumerate() {
             let bit = 1u64 << e.bank();
-            if pref & bit != 0 {
+            if pref & bit != 0 || demand && e.prefetch {
                 continue;
             }
             let p = match wet {
@@ -1349,7 +1441,7 @@ impl MemSystem {
             }
             let e = ctrl.queue[usize::from(ctrl.write_mode)].remove(i);
             if counted {
-                ctrl.tally(e.bank(), false, row_before == Some(e.row));
+                ctrl.tally(&e, false, row_before == Some(e.row));
             }
             let (req, tag) = ctrl.held[e.req as usize];
             ctrl.free.push(e.req);
@@ -1372,7 +1464,10 @@ impl MemSystem {
                     n += u16::from(x.hit);
                 }
             }
-            if moved {
+            if moved && ctrl.df {
+                // (The window keeps no request class: the demand hits are counted anew.)
+                ctrl.recount(1u64 << cmd.bank);
+            } else if moved {
                 ctrl.nhit[cmd.bank as usize] = n;
                 ctrl.mark(cmd.bank);
             }
@@ -1386,8 +1481,7 @@ impl MemSystem {
         } else if counted && moved && !from_window {
             if ctrl.ch.open_row(cmd.bank).is_none() {
                 // A closed bank has no hits: nothing to count.
-                ctrl.nhit[cmd.bank as usize] = 0;
-                ctrl.mark(cmd.bank);
+                ctrl.clear_hits(cmd.bank);
             } else {
                 ctrl.recount(1u64 << cmd.bank);
             }

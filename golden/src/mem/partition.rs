@@ -485,6 +485,7 @@ impl Partitions {
                 addr,
                 write: f.fetch.write,
                 load: 0,
+                prefetch: origin.is_some_and(|o| o.prefetch),
             };
             match self.dram.offer(req, id as u64)? {
                 Offer::Accepted => f.offered += 1,
