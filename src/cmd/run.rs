@@ -37,7 +37,7 @@ pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
 
     match a.format {
         Format::Json => super::print_json(&r)?,
-        Format::Text => print(&spec.name, &r),
+        Format::Text => print(&spec, &r),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -50,7 +50,8 @@ fn pct(a: u64, b: u64) -> f64 {
     }
 }
 
-fn print(config: &str, r: &RunSummary) {
+fn print(spec: &spec::Spec, r: &RunSummary) {
+    let config = &spec.name;
     println!(
         "GPU run  config {config}  {} kernel(s), {} host copies (not simulated)",
         r.kernels.len(),
@@ -143,10 +144,16 @@ fn print(config: &str, r: &RunSummary) {
             thousands(p.issued)
         );
         println!(
-            "  prefetches: {} useful, {} late (merged), {} early-evicted; accuracy {:.3}, coverage {:.3} ({} of {} demand line requests served)",
+            "  prefetches into the {}: {} useful, {} late (merged), {} early-evicted{}; accuracy {:.3}, coverage {:.3} ({} of {} demand line requests served)",
+            if spec.prefetch.into_l1 { "L1" } else { "prefetch cache" },
             thousands(p.useful),
             thousands(p.late),
             thousands(p.early_evicted),
+            if p.fill_dropped > 0 {
+                format!(", {} not installed (dirty victim, miss queue full)", thousands(p.fill_dropped))
+            } else {
+                String::new()
+            },
             p.accuracy(),
             p.coverage(),
             thousands(p.hits + p.late),

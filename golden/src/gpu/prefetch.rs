@@ -57,8 +57,11 @@ pub struct PrefetchStats {
     pub useful: u64,
     /// Demand loads that merged with a prefetch in flight (late prefetches).
     pub late: u64,
-    /// Prefetched lines evicted from the prefetch cache before any use.
+    /// Prefetched lines evicted from the prefetch cache (or the L1) before any use.
     pub early_evicted: u64,
+    /// Prefetched lines the L1 could not install (their dirty victim found its miss queue
+    /// full; prefetching into the L1).
+    pub fill_dropped: u64,
     /// Demand loads answered by the prefetch cache.
     pub hits: u64,
     /// Demand global loads (line requests) seen, and those that missed everything.
@@ -83,6 +86,7 @@ impl PrefetchStats {
         self.useful += o.useful;
         self.late += o.late;
         self.early_evicted += o.early_evicted;
+        self.fill_dropped += o.fill_dropped;
         self.hits += o.hits;
         self.demand += o.demand;
         self.throttle_updates += o.throttle_updates;
@@ -212,17 +216,47 @@ pub enum Demand {
 /// every cycle it steps.
 pub type PfHook<'h> = dyn FnMut(&PfIn, &PfOut) -> Result<(), String> + 'h;
 
+/// A prefetch in flight: the parts of its line not yet back, and the demand loads (payloads)
+/// waiting for it.
+#[derive(Debug, Clone, Default)]
+struct InFlight {
+    left: u32,
+    waiting: Vec<u32>,
+}
+
+/// A prefetched line whose parts are all back ([`Prefetcher::fill`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filled {
+    pub line: u64,
+    /// The demand loads that waited for it, to be answered.
+    pub waiting: Vec<u32>,
+    /// The L1 is to install the line (`prefetch.into_l1`; then report with
+    /// [`Prefetcher::installed`]).
+    pub into_l1: bool,
+}
+
 /// The prefetcher of one SM.
 pub struct Prefetcher {
     engine: MtHwp,
     line_mask: u64,
     pc_mask: u64,
     addr_mask: u64,
+    /// A line is fetched in `parts` requests of `part_bytes` (the L2's fetch unit: four 32 B
+    /// sectors of a 128 B line in a sector L2, one request in a line L2); `sending`: those of
+    /// the queue's head line already sent.
+    parts: u32,
+    part_bytes: u64,
+    sending: u32,
     cache: PfCache,
+    /// `prefetch.into_l1`: prefetched lines fill the L1, and `in_l1` holds those the L1 still
+    /// has, with whether a demand load used them (the prefetch cache's used bit, for lines
+    /// in the L1).
+    into_l1: bool,
+    in_l1: HashMap<u64, bool>,
     train: VecDeque<Access>,
     queue: VecDeque<u64>,
-    /// Prefetches in flight: line, and the demand loads (payloads) waiting for it.
-    inflight: HashMap<u64, Vec<u32>>,
+    /// Prefetches in flight, by line.
+    inflight: HashMap<u64, InFlight>,
     /// Events not yet fed to the engine, by [`USEFUL`], [`EARLY`], [`MERGE`], [`REQUEST`].
     backlog: [u64; 4],
     launch: bool,
@@ -236,12 +270,19 @@ impl Prefetcher {
         if p.kind == PrefetchKind::None {
             return None;
         }
+        let line = spec.gpu.line_bytes;
+        let part = spec.l2.fetch_bytes().min(line);
         Some(Prefetcher {
             engine: MtHwp::new(p),
-            line_mask: !(u64::from(spec.gpu.line_bytes) - 1),
+            line_mask: !(u64::from(line) - 1),
             pc_mask: crate::block::mask(p.pc_bits),
             addr_mask: crate::block::mask(p.addr_bits),
-            cache: PfCache::new(p.cache_sets, p.cache_ways, spec.gpu.line_bytes),
+            parts: (line / part).max(1),
+            part_bytes: part.into(),
+            sending: 0,
+            cache: PfCache::new(p.cache_sets, p.cache_ways, line),
+            into_l1: p.into_l1,
+            in_l1: HashMap::new(),
             train: VecDeque::new(),
             queue: VecDeque::new(),
             inflight: HashMap::new(),
@@ -273,23 +314,36 @@ impl Prefetcher {
         });
     }
 
-    /// A demand load of `addr` (payload `p`) reaches the prefetcher before the L1.
+    /// A demand load of `addr` (payload `p`) reaches the prefetcher before the L1. Prefetching
+    /// into the L1, a load of a prefetched line the L1 holds goes on to the L1 (a miss here)
+    /// and counts as a prefetch cache hit would.
     pub fn demand(&mut self, addr: u64, p: u32) -> Demand {
         let line = addr & self.line_mask;
         self.stats.demand += 1;
-        if let Some(first) = self.cache.demand(line) {
+        let found = if self.into_l1 {
+            self.in_l1
+                .get_mut(&line)
+                .map(|used| !std::mem::replace(used, true))
+        } else {
+            self.cache.demand(line)
+        };
+        if let Some(first) = found {
             self.stats.hits += 1;
             if first {
                 self.stats.useful += 1;
                 self.backlog[USEFUL] += 1;
             }
-            return Demand::Hit;
+            return if self.into_l1 {
+                Demand::Miss
+            } else {
+                Demand::Hit
+            };
         }
-        if let Some(waiting) = self.inflight.get_mut(&line) {
-            if waiting.is_empty() {
+        if let Some(f) = self.inflight.get_mut(&line) {
+            if f.waiting.is_empty() {
                 self.stats.late += 1;
             }
-            waiting.push(p);
+            f.waiting.push(p);
             self.backlog[MERGE] += 1;
             self.backlog[REQUEST] += 1;
             return Demand::Merged;
@@ -297,9 +351,32 @@ impl Prefetcher {
         Demand::Miss
     }
 
-    /// A store to `addr`: the prefetch cache drops the line.
+    /// A store to `addr`: the prefetch cache drops the line (prefetching into the L1, the line
+    /// is no longer a prefetched one: the L1's write policy decides what it keeps).
     pub fn store(&mut self, addr: u64) {
-        self.cache.invalidate(addr & self.line_mask);
+        let line = addr & self.line_mask;
+        self.cache.invalidate(line);
+        self.in_l1.remove(&line);
+    }
+
+    /// The L1 evicted `line` (prefetching into the L1): a prefetched line evicted unused is an
+    /// early eviction.
+    pub fn evicted(&mut self, line: u64) {
+        if self.in_l1.remove(&(line & self.line_mask)) == Some(false) {
+            self.stats.early_evicted += 1;
+            self.backlog[EARLY] += 1;
+        }
+    }
+
+    /// The L1 installed a prefetched line ([`Filled::into_l1`]), already used when demand
+    /// loads waited for it; `taken` false: it could not (its dirty victim found the miss queue
+    /// full) and the line is dropped.
+    pub fn installed(&mut self, f: &Filled, taken: bool) {
+        if taken {
+            self.in_l1.insert(f.line, !f.waiting.is_empty());
+        } else {
+            self.stats.fill_dropped += 1;
+        }
     }
 
     /// The L1 merged a demand request into an MSHR, or sent `sent` requests to the memory side.
@@ -308,30 +385,58 @@ impl Prefetcher {
         self.backlog[REQUEST] += merges + sent;
     }
 
-    /// The next prefetch to send, if any (the caller sends it when the port is free).
+    /// The address of the next prefetch request to send, if any (the caller sends it when the
+    /// port is free): the next part of the queue's head line.
     pub fn peek(&self) -> Option<u64> {
-        self.queue.front().copied()
+        let line = self.queue.front()?;
+        Some(line + u64::from(self.sending) * self.part_bytes)
     }
 
-    /// The prefetch at the head of the queue was taken by the memory side.
+    /// The request [`Prefetcher::peek`] showed was taken by the memory side. A line is in
+    /// flight from its first part (a demand load of it waits for it from then on), and leaves
+    /// the queue with its last.
     pub fn sent(&mut self) {
-        if let Some(line) = self.queue.pop_front() {
+        let Some(&line) = self.queue.front() else {
+            return;
+        };
+        self.backlog[REQUEST] += 1;
+        if self.sending == 0 {
             self.stats.issued += 1;
-            self.backlog[REQUEST] += 1;
-            self.inflight.insert(line, Vec::new());
+            self.inflight.insert(
+                line,
+                InFlight {
+                    left: self.parts,
+                    waiting: Vec::new(),
+                },
+            );
+        }
+        self.sending += 1;
+        if self.sending == self.parts {
+            self.sending = 0;
+            self.queue.pop_front();
         }
     }
 
-    /// A prefetch's reply: the line fills the prefetch cache; the demand loads that waited for
-    /// it are returned (to be answered).
-    pub fn fill(&mut self, addr: u64) -> Vec<u32> {
+    /// A prefetch request's reply. With the line's last part, the line fills the prefetch cache
+    /// (or, prefetching into the L1, is returned for the L1 to install) and the demand loads
+    /// that waited for it are returned.
+    pub fn fill(&mut self, addr: u64) -> Option<Filled> {
         let line = addr & self.line_mask;
-        let waiting = self.inflight.remove(&line).unwrap_or_default();
-        if self.cache.fill(line, !waiting.is_empty()) {
+        let f = self.inflight.get_mut(&line)?;
+        f.left -= 1;
+        if f.left > 0 {
+            return None;
+        }
+        let waiting = self.inflight.remove(&line).unwrap_or_default().waiting;
+        if !self.into_l1 && self.cache.fill(line, !waiting.is_empty()) {
             self.stats.early_evicted += 1;
             self.backlog[EARLY] += 1;
         }
-        waiting
+        Some(Filled {
+            line,
+            waiting,
+            into_l1: self.into_l1,
+        })
     }
 
     /// One core cycle: the engine steps (training, events, launch), and its prefetches join the
@@ -405,5 +510,91 @@ impl Prefetcher {
     /// Nothing in flight or waiting (the SM may be idle).
     pub fn quiet(&self) -> bool {
         self.inflight.is_empty() && self.queue.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spec::ConfigRequest;
+
+    fn prefetcher(sets: &[&str]) -> Prefetcher {
+        let mut all = vec!["prefetch.kind=mt-hwp"];
+        all.extend(sets);
+        let s = ConfigRequest::preset("turing-rtx2060s")
+            .resolve()
+            .unwrap()
+            .variant(&all)
+            .unwrap();
+        Prefetcher::new(&s).unwrap()
+    }
+
+    /// Queue `line` and send its parts; the number sent.
+    fn send(p: &mut Prefetcher, line: u64) -> Vec<u64> {
+        p.queue.push_back(line);
+        let mut sent = Vec::new();
+        while let Some(a) = p.peek() {
+            sent.push(a);
+            p.sent();
+        }
+        sent
+    }
+
+    /// A line is fetched in the L2's units (four 32 B sectors of a 128 B line on
+    /// turing-rtx2060s), is in flight from its first part, and fills with its last; a demand
+    /// load of it in between waits for it (late) and is answered with the fill.
+    #[test]
+    fn a_line_is_prefetched_in_parts_and_fills_with_the_last() {
+        let mut p = prefetcher(&[]);
+        assert_eq!(send(&mut p, 0x1000), [0x1000, 0x1020, 0x1040, 0x1060]);
+        assert_eq!(p.stats.issued, 1);
+        assert_eq!(p.backlog[REQUEST], 4);
+        assert_eq!(p.demand(0x1044, 7), Demand::Merged);
+        for a in [0x1000, 0x1020, 0x1040] {
+            assert_eq!(p.fill(a), None);
+        }
+        let f = p.fill(0x1060).unwrap();
+        assert_eq!(
+            (f.line, &f.waiting[..], f.into_l1),
+            (0x1000, &[7][..], false)
+        );
+        assert_eq!((p.stats.late, p.stats.useful), (1, 0));
+        // Now in the prefetch cache, already used by the load that waited.
+        assert_eq!(p.demand(0x1000, 8), Demand::Hit);
+        assert_eq!((p.stats.hits, p.stats.useful), (1, 0));
+    }
+
+    /// Prefetching into the L1: a filled line is for the L1 to install; its first demand load
+    /// is a useful prefetch (and goes on to the L1); a line the L1 evicts unused is an early
+    /// eviction, a used one or one a store dropped is not; a line the L1 could not install is
+    /// counted and forgotten.
+    #[test]
+    fn prefetching_into_the_l1_counts_useful_and_early_from_the_l1s_lines() {
+        let mut p = prefetcher(&["prefetch.into_l1=true"]);
+        for line in [0x1000u64, 0x2000, 0x3000, 0x4000] {
+            send(&mut p, line);
+            let mut filled = None;
+            for k in 0..4 {
+                filled = p.fill(line + 32 * k);
+            }
+            let f = filled.unwrap();
+            assert!(f.into_l1 && f.waiting.is_empty());
+            p.installed(&f, line != 0x4000);
+        }
+        assert_eq!(p.stats.fill_dropped, 1);
+        assert_eq!(p.demand(0x1010, 1), Demand::Miss, "on to the L1");
+        assert_eq!((p.stats.hits, p.stats.useful), (1, 1));
+        assert_eq!(p.demand(0x1030, 2), Demand::Miss);
+        assert_eq!((p.stats.hits, p.stats.useful), (2, 1), "used once");
+        p.store(0x3008);
+        for line in [0x1000, 0x2000, 0x3000, 0x4000] {
+            p.evicted(line);
+        }
+        assert_eq!(p.stats.early_evicted, 1, "0x2000 only");
+        assert_eq!(p.backlog[EARLY], 1);
+        assert!(p.in_l1.is_empty());
+        // The prefetch cache was not used.
+        assert_eq!(p.demand(0x2000, 3), Demand::Miss);
+        assert_eq!(p.stats.hits, 2);
     }
 }

@@ -616,6 +616,16 @@ fn per_kernel_cache_counts_add_up_to_the_run() {
 
 /// Runs of `kernel` on `preset` with each prefetcher (none, stridepc, mt-hwp) and `sets`.
 fn prefetch_runs(preset: &str, kernel: &str, sets: &[&str]) -> Vec<RunSummary> {
+    prefetch_runs_with(preset, kernel, sets, &mut RunOptions::default())
+}
+
+/// [`prefetch_runs`] with options (bounds are always checked); `opts.offers` is the last run's.
+fn prefetch_runs_with(
+    preset: &str,
+    kernel: &str,
+    sets: &[&str],
+    opts: &mut RunOptions,
+) -> Vec<RunSummary> {
     let k = crate::dispatch::kernel(kernel).unwrap();
     ["none", "stridepc", "mt-hwp"]
         .iter()
@@ -628,17 +638,14 @@ fn prefetch_runs(preset: &str, kernel: &str, sets: &[&str]) -> Vec<RunSummary> {
                 .unwrap()
                 .variant(&all)
                 .unwrap();
-            let mut o = RunOptions {
-                check_bounds: true,
-                ..RunOptions::default()
-            };
+            opts.check_bounds = true;
             run_with(
                 &s,
                 Workload::Kernel {
                     kernel: &k,
                     seed: 1,
                 },
-                &mut o,
+                opts,
             )
             .unwrap()
         })
@@ -650,9 +657,12 @@ fn prefetch_runs(preset: &str, kernel: &str, sets: &[&str]) -> Vec<RunSummary> {
 #[test]
 fn a_prefetcher_changes_timing_only() {
     for p in ["tiny", "turing-rtx2060s"] {
-        for throttle in ["true", "false"] {
-            let set = format!("prefetch.throttle={throttle}");
-            let runs = prefetch_runs(p, "pfstream", &[&set]);
+        for sets in [
+            &["prefetch.throttle=true"][..],
+            &["prefetch.throttle=false"],
+            &["prefetch.into_l1=true", "prefetch.demand_first=true"],
+        ] {
+            let runs = prefetch_runs(p, "pfstream", sets);
             for r in &runs {
                 assert_eq!(r.instructions, runs[0].instructions, "{p}");
                 assert_eq!(r.requests, r.replies, "{p}: every request answered once");
@@ -700,4 +710,65 @@ fn stride_prefetching_helps_a_strided_stream() {
     );
     let f = wrong[2].prefetch.as_ref().unwrap();
     assert!(f.accuracy() < mt.accuracy(), "{:.3}", f.accuracy());
+}
+
+/// Prefetching into the L1 (`prefetch.into_l1`): prefetched lines fill the L1, so on a strided
+/// stream the L1 hits more often than without prefetching, and the prefetches are accurate,
+/// cover a good part of the demand and make the kernel faster. The prefetch cache is not used.
+#[test]
+fn prefetching_into_the_l1_fills_the_l1() {
+    let runs = prefetch_runs(
+        "turing-rtx2060s",
+        "pfstream",
+        &["prefetch.throttle=false", "prefetch.into_l1=true"],
+    );
+    for (kind, r) in ["stridepc", "mt-hwp"].iter().zip(&runs[1..]) {
+        let f = r.prefetch.as_ref().unwrap();
+        assert!(
+            f.accuracy() > 0.8 && f.coverage() > 0.3,
+            "{kind}: accuracy {:.3} coverage {:.3}",
+            f.accuracy(),
+            f.coverage()
+        );
+        assert!(
+            r.ipc > runs[0].ipc,
+            "{kind}: IPC {} vs {}",
+            r.ipc,
+            runs[0].ipc
+        );
+        assert!(
+            r.l1.hits > runs[0].l1.hits + f.useful / 2,
+            "{kind}: L1 hits {} vs {} without prefetching ({} useful)",
+            r.l1.hits,
+            runs[0].l1.hits,
+            f.useful
+        );
+    }
+}
+
+/// Prefetches reach the DRAM controllers as prefetches (what demand-first scheduling needs):
+/// with a prefetcher some DRAM requests are marked, at most a line's parts per prefetch
+/// issued; without one none are.
+#[test]
+fn prefetches_reach_the_dram_marked() {
+    let mut o = RunOptions {
+        log_offers: true,
+        ..RunOptions::default()
+    };
+    // (The last run's offers: MT-HWP's.)
+    let runs = prefetch_runs_with("tiny", "pfstream", &["prefetch.throttle=false"], &mut o);
+    let marked = o.offers.iter().filter(|r| r.prefetch).count() as u64;
+    let f = runs[2].prefetch.as_ref().unwrap();
+    // tiny: 128 B lines over a sector L2, four DRAM-atom requests per 32 B sector at most.
+    assert!(
+        marked > 0 && marked <= f.issued * 4 * 4,
+        "{marked} of {}",
+        f.issued
+    );
+    let mut o = RunOptions {
+        log_offers: true,
+        ..RunOptions::default()
+    };
+    prefetch_runs_with("tiny", "pfstream", &["prefetch.kind=none"], &mut o);
+    assert!(o.offers.iter().all(|r| !r.prefetch));
 }

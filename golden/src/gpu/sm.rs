@@ -245,7 +245,14 @@ impl Sm {
         let g = &spec.gpu;
         Sm {
             id,
-            l1: Slice::new(g.l1, u64::from(g.l1_latency), 8),
+            l1: {
+                let mut l1 = Slice::new(g.l1, u64::from(g.l1_latency), 8);
+                if spec.prefetch.kind != spec::PrefetchKind::None && spec.prefetch.into_l1 {
+                    // The prefetcher tracks which of its lines the L1 still holds.
+                    l1.keep_evictions();
+                }
+                l1
+            },
             warps: (0..g.warps_per_sm).map(|_| None).collect(),
             blocks: (0..g.ctas_per_sm).map(|_| None).collect(),
             schedulers: g.schedulers as usize,
@@ -401,8 +408,13 @@ impl Sm {
         if let Some((r, _)) = side.pop_reply(port) {
             self.stats.replies += 1;
             if r.tag & PREFETCH != 0 {
-                let waiting = self.pf.as_mut().map(|p| p.fill(r.addr)).unwrap_or_default();
-                for p in waiting {
+                let filled = self.pf.as_mut().and_then(|p| p.fill(r.addr));
+                if let (Some(f), Some(pf)) = (&filled, &mut self.pf) {
+                    if f.into_l1 {
+                        pf.installed(f, self.l1.install(f.line));
+                    }
+                }
+                for p in filled.map(|f| f.waiting).unwrap_or_default() {
                     self.answered(p, now);
                 }
             } else if r.tag & BYPASS != 0 {
@@ -462,6 +474,10 @@ impl Sm {
         self.l1.tick();
         if let Some(pf) = &mut self.pf {
             pf.l1_events(self.l1.stats().mshr_merges - merges, 0);
+            // (Kept only when prefetching into the L1.)
+            for line in self.l1.take_evictions() {
+                pf.evicted(line);
+            }
         }
         while let Some((p, _)) = self.l1.pop_answer() {
             self.answered(p, now);

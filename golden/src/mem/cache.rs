@@ -150,6 +150,39 @@ impl TagArray {
         (i, evicted)
     }
 
+    /// Install `addr`'s whole line, every sector valid and clean (a prefetched line filling
+    /// the cache): a present line gets its missing sectors and is touched; otherwise a line is
+    /// allocated as a read miss allocates one, and its victim (if valid) is returned.
+    pub fn install(&mut self, addr: u64) -> Option<Eviction> {
+        self.clock += 1;
+        let all = match self.cfg.kind {
+            CacheKind::Line => 1,
+            CacheKind::Sector => 0xf,
+        };
+        if let Some(i) = self.find(addr) {
+            self.ways[i].valid = all;
+            self.touch(i);
+            return None;
+        }
+        let (i, evicted) = self.allocate(addr);
+        self.ways[i].valid = all;
+        evicted
+    }
+
+    /// Whether installing `addr`'s line would evict a line with dirty sectors (a probe).
+    pub fn install_evicts_dirty(&self, addr: u64) -> bool {
+        if self.find(addr).is_some() {
+            return false;
+        }
+        let range = self.set_range(addr);
+        if range.clone().any(|i| self.ways[i].valid == 0) {
+            return false;
+        }
+        range
+            .min_by_key(|&i| self.ways[i].stamp)
+            .is_some_and(|i| self.ways[i].dirty != 0)
+    }
+
     fn touch(&mut self, i: usize) {
         if self.cfg.replacement == CacheReplacement::Lru {
             self.ways[i].stamp = self.clock;

@@ -19,7 +19,7 @@
 //! One access per cycle models a data port at least as wide as a request (32 B sectors on a
 //! 32 B port in every reference configuration).
 
-use super::cache::{Outcome, TagArray};
+use super::cache::{Eviction, Outcome, TagArray};
 use super::mshr::{Added, MshrTable, Refusal};
 use serde::Serialize;
 use spec::cache::CacheString;
@@ -123,6 +123,8 @@ pub struct Slice<P> {
     answering: VecDeque<(u64, P, Served)>,
     now: u64,
     stats: SliceStats,
+    /// The lines evicted since [`Slice::take_evictions`], when kept ([`Slice::keep_evictions`]).
+    evictions: Option<Vec<u64>>,
 }
 
 /// Where an answered request's data came from.
@@ -156,7 +158,56 @@ impl<P: Copy> Slice<P> {
             answering: VecDeque::new(),
             now: 0,
             stats: SliceStats::default(),
+            evictions: None,
         }
+    }
+
+    /// From now on, keep the address of every line evicted (for [`Slice::take_evictions`]).
+    pub fn keep_evictions(&mut self) {
+        self.evictions.get_or_insert_with(Vec::new);
+    }
+
+    /// The lines evicted since the last call (when kept), in order.
+    pub fn take_evictions(&mut self) -> impl Iterator<Item = u64> + '_ {
+        self.evictions.iter_mut().flat_map(|v| v.drain(..))
+    }
+
+    /// A line left: noted when evictions are kept, and written back when dirty (a place in
+    /// the miss queue was checked for it).
+    fn evicted(&mut self, e: Eviction) {
+        if let Some(v) = &mut self.evictions {
+            v.push(e.addr);
+        }
+        if e.dirty == 0 {
+            return;
+        }
+        let sector = spec::cache::SECTOR_BYTES;
+        self.stats.writebacks += 1;
+        // Its dirty sectors, or a line cache's whole line (one dirty bit).
+        let bytes = match self.tags.config().kind {
+            spec::cache::CacheKind::Sector => e.dirty.count_ones() * sector,
+            spec::cache::CacheKind::Line => self.tags.config().atom_bytes(),
+        };
+        self.miss_queue.push_back(Fetch {
+            addr: e.addr,
+            write: true,
+            bytes,
+            origin: None,
+        });
+    }
+
+    /// A prefetched line arrived (seed 001, prefetching into the L1): `addr`'s whole line is
+    /// installed, every sector valid, as a read miss would allocate it (LRU victim, written
+    /// back when dirty), with no MSHR entry and nothing to answer. Refused (false, nothing
+    /// changes) when its victim is dirty and the miss queue has no room for the write-back.
+    pub fn install(&mut self, addr: u64) -> bool {
+        if self.tags.install_evicts_dirty(addr) && self.miss_queue.len() >= self.miss_cap {
+            return false;
+        }
+        if let Some(e) = self.tags.install(addr) {
+            self.evicted(e);
+        }
+        true
     }
 
     pub fn now(&self) -> u64 {
@@ -262,19 +313,8 @@ impl<P: Copy> Slice<P> {
             }
             Outcome::Miss { fetch, evicted, .. } => {
                 self.stats.misses += 1;
-                if let Some(e) = evicted.filter(|e| e.dirty != 0) {
-                    self.stats.writebacks += 1;
-                    // Its dirty sectors, or a line cache's whole line (one dirty bit).
-                    let bytes = match self.tags.config().kind {
-                        spec::cache::CacheKind::Sector => e.dirty.count_ones() * sector,
-                        spec::cache::CacheKind::Line => unit,
-                    };
-                    self.miss_queue.push_back(Fetch {
-                        addr: e.addr,
-                        write: true,
-                        bytes,
-                        origin: None,
-                    });
+                if let Some(e) = evicted {
+                    self.evicted(e);
                 }
                 fetch
             }
