@@ -195,17 +195,20 @@ fn clog2_matches_systemverilog() {
 fn preset_hashes_are_those_of_earlier_releases() {
     // The canonical TOML (and so every config hash, RTL header and reproducer name) must not
     // change when the schema's Rust shape does (the DRAM timing is a flattened section). They
-    // change when keys are added: last with the prefetcher's (`prefetch.*`, issue 16; before:
-    // 732a6251aad8d4b1, 43af7ba48c9adf59, 1d05bbabeca94d83), before that with the SM's keys
+    // change when keys are added or a preset's value changes: last when the presets took
+    // Table II's demand priority (`prefetch.demand_first = true`; before: e1797eeea5b516b6,
+    // a14eb94d29619856, 2c286920af1ef725), before that with the prefetcher's keys
+    // (`prefetch.*`, issue 16; before: 732a6251aad8d4b1, 43af7ba48c9adf59, 1d05bbabeca94d83),
+    // before that with the SM's keys
     // (`gpu.l1_cache` ... of issue 14; before: ddebf28fe3e37a51, 88741691bc14b3ea,
     // d927e98ca6ce635d), and before that with
     // `dram.partition_indexing` (6357b84df1b4b1ba, 89b8e9719a5c4d91, 8458526dfec6c6f3) and the
     // memory partitions, interconnect and clock domains of issue 13 (8d3c348ddc952f94,
     // 5b831cf4d18acb2f, c8a06d8822da4d42).
     for (name, hash) in [
-        ("fermi-gtx480", "e1797eeea5b516b6"),
-        ("turing-rtx2060s", "a14eb94d29619856"),
-        ("tiny", "2c286920af1ef725"),
+        ("fermi-gtx480", "c7351e8b451ac494"),
+        ("turing-rtx2060s", "9d7e79caf7d8a728"),
+        ("tiny", "dcbecd293c23aed0"),
     ] {
         let s = ConfigRequest::preset(name).resolve().unwrap();
         assert_eq!(s.hash.0, hash, "{name}");
