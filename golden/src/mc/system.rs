@@ -124,26 +124,29 @@ struct Controller {
     req_mask: u64,
     hit_mask: u64,
     miss_mask: u64,
-    /// Demand-first scheduling (`prefetch.demand_first`; not under Warped-MC).
-    df: bool,
-    /// With `df`, per bank: the pending demand requests of the current mode and those of them
-    /// hitting the open row, and the masks of banks with one (kept like `nreq` and `nhit`).
-    dreq: Vec<u16>,
-    dhit: Vec<u16>,
-    dreq_mask: u64,
-    dhit_mask: u64,
+    /// With demand-first scheduling (`prefetch.demand_first`, not under Warped-MC: the
+    /// policy's [`sched::Policy::DEMAND_FIRST`], passed as `df` to the methods that keep them):
+    /// per bank, the pending prefetches of the current mode and those of them hitting the open
+    /// row (kept like `nreq` and `nhit`), and their total. Prefetches rather than demand
+    /// requests are counted, so that traffic without prefetches costs nothing more.
+    npf: Vec<u16>,
+    npf_hit: Vec<u16>,
+    npf_all: u32,
 }
 
 impl Controller {
-    /// Recount `nreq` and `nhit` of the banks in `banks` (a bit mask) from the queue.
-    fn recount(&mut self, banks: u64) {
+    /// Recount `nreq` and `nhit` (and with `df` the demand counts) of the banks in `banks` (a
+    /// bit mask) from the queue.
+    #[inline]
+    fn recount(&mut self, banks: u64, df: bool) {
         for b in 0..self.nreq.len() {
             if banks >> b & 1 != 0 {
                 self.nreq[b] = 0;
                 self.nhit[b] = 0;
-                if self.df {
-                    self.dreq[b] = 0;
-                    self.dhit[b] = 0;
+                if df {
+                    self.npf_all -= u32::from(self.npf[b]);
+                    self.npf[b] = 0;
+                    self.npf_hit[b] = 0;
                 }
             }
         }
@@ -155,9 +158,10 @@ impl Controller {
                 );
                 self.nreq[b] += 1;
                 self.nhit[b] += hit;
-                if self.df && !e.prefetch {
-                    self.dreq[b] += 1;
-                    self.dhit[b] += hit;
+                if df && e.prefetch {
+                    self.npf[b] += 1;
+                    self.npf_hit[b] += hit;
+                    self.npf_all += 1;
                 }
             }
         }
@@ -210,18 +214,25 @@ impl Controller {
 
     /// Count request `e` of the current mode in (`add`) or out; `hit`: it hits the open row.
     #[inline]
-    fn tally(&mut self, e: &Entry, add: bool, hit: bool) {
+    fn tally(&mut self, e: &Entry, add: bool, hit: bool, df: bool) {
         let b = e.bank() as usize;
-        let counts = [(&mut self.nreq[b], &mut self.nhit[b])]
-            .into_iter()
-            .chain((self.df && !e.prefetch).then_some((&mut self.dreq[b], &mut self.dhit[b])));
-        for (n, h) in counts {
+        let h = u16::from(hit);
+        if add {
+            self.nreq[b] += 1;
+            self.nhit[b] += h;
+        } else {
+            self.nreq[b] -= 1;
+            self.nhit[b] -= h;
+        }
+        if df && e.prefetch {
             if add {
-                *n += 1;
-                *h += u16::from(hit);
+                self.npf[b] += 1;
+                self.npf_hit[b] += h;
+                self.npf_all += 1;
             } else {
-                *n -= 1;
-                *h -= u16::from(hit);
+                self.npf[b] -= 1;
+                self.npf_hit[b] -= h;
+                self.npf_all -= 1;
             }
         }
         self.mark(e.bank());
@@ -235,21 +246,29 @@ impl Controller {
         self.req_mask = self.req_mask & keep | u64::from(n != 0) << b;
         self.hit_mask = self.hit_mask & keep | u64::from(h != 0) << b;
         self.miss_mask = self.miss_mask & keep | u64::from(n > h) << b;
-        if self.df {
-            let (n, h) = (self.dreq[b as usize], self.dhit[b as usize]);
-            self.dreq_mask = self.dreq_mask & keep | u64::from(n != 0) << b;
-            self.dhit_mask = self.dhit_mask & keep | u64::from(h != 0) << b;
-        }
     }
 
     /// Bank `b` closed: it has no hits.
     #[inline]
-    fn clear_hits(&mut self, b: u32) {
+    fn clear_hits(&mut self, b: u32, df: bool) {
         self.nhit[b as usize] = 0;
-        if self.df {
-            self.dhit[b as usize] = 0;
+        if df {
+            self.npf_hit[b as usize] = 0;
         }
         self.mark(b);
+    }
+
+    /// The bank masks of the demand requests (with demand-first scheduling): banks with one,
+    /// and banks with one hitting the open row.
+    #[inline(never)]
+    fn demand_masks(&self) -> (u64, u64) {
+        let (mut req, mut hit) = (0u64, 0u64);
+        for b in bits64(self.req_mask) {
+            let i = b as usize;
+            req |= u64::from(self.nreq[i] > self.npf[i]) << b;
+            hit |= u64::from(self.nhit[i] > self.npf_hit[i]) << b;
+        }
+        (req, hit)
     }
 
     /// FR-FCFS's pick ([`MemSystem::per_bank`] without urgency) from the bank masks: a bank
@@ -260,12 +279,17 @@ impl Controller {
     /// FR-FCFS's reference in unit tests) was the largest cost of a loaded FR-FCFS controller.
     /// With demand-first scheduling, the same pick among the demand requests comes first, and
     /// the pick among all requests is taken only when no demand request's command can issue.
-    #[inline]
-    fn frfcfs_pick(&mut self, now: u64) -> Pick {
-        if self.df && self.dreq_mask != 0 {
-            let pick = self.frfcfs_pick_in(now, self.dreq_mask, self.dhit_mask, true);
-            if pick.is_some() {
-                return pick;
+    /// (Always inlined: `df` is the policy's constant.)
+    #[inline(always)]
+    fn frfcfs_pick(&mut self, now: u64, df: bool) -> Pick {
+        // (Without a pending prefetch, every request is a demand request.)
+        if df && self.npf_all != 0 {
+            let (req, hit) = self.demand_masks();
+            if req != 0 {
+                let pick = self.frfcfs_pick_in(now, req, hit, true);
+                if pick.is_some() {
+                    return pick;
+                }
             }
         }
         self.frfcfs_pick_in(now, self.req_mask, self.hit_mask, false)
@@ -311,12 +335,15 @@ impl Controller {
     /// Banks are tried round-robin from `prio`; only a tried bank's requests are scanned (up to
     /// its first urgent one), and the first tried bank is usually the winner.
     /// With demand-first scheduling, the same pick among the demand requests comes first.
-    #[inline]
-    fn divfirst_pick(&mut self, wet: &Wet, now: u64) -> Pick {
-        if self.df && self.dreq_mask != 0 {
-            let pick = self.divfirst_pick_in(wet, now, self.dreq_mask, true);
-            if pick.is_some() {
-                return pick;
+    #[inline(always)]
+    fn divfirst_pick(&mut self, wet: &Wet, now: u64, df: bool) -> Pick {
+        if df && self.npf_all != 0 {
+            let (req, _) = self.demand_masks();
+            if req != 0 {
+                let pick = self.divfirst_pick_in(wet, now, req, true);
+                if pick.is_some() {
+                    return pick;
+                }
             }
         }
         self.divfirst_pick_in(wet, now, self.req_mask, false)
@@ -517,6 +544,11 @@ pub type Hook<'h> = dyn FnMut(GroupCycle) -> Result<(), String> + 'h;
 /// The memory system.
 pub struct MemSystem {
     scheduler: Scheduler,
+    /// `prefetch.demand_first` (not under Warped-MC): the scheduler's demand-first variant
+    /// replaces the plain one when the first prefetch is offered (until then every request is
+    /// a demand request and the two pick alike), so traffic without prefetches runs the plain
+    /// one.
+    demand_first: bool,
     /// The scheduler's implementation: this system's cycle, compiled for it.
     imp: sched::Impl,
     map: AddressMap,
@@ -646,11 +678,9 @@ impl MemSystem {
                 req_mask: 0,
                 hit_mask: 0,
                 miss_mask: 0,
-                df: spec.prefetch.demand_first && spec.mc.scheduler != Scheduler::Warped,
-                dreq: vec![0; d.banks as usize],
-                dhit: vec![0; d.banks as usize],
-                dreq_mask: 0,
-                dhit_mask: 0,
+                npf: vec![0; d.banks as usize],
+                npf_hit: vec![0; d.banks as usize],
+                npf_all: 0,
             })
             .collect();
         let per_group = spec.wmc.controllers_per_wet as usize;
@@ -659,9 +689,10 @@ impl MemSystem {
             .collect::<Vec<_>>();
         let atom = u64::from(d.atom_bytes);
         let groups_n = groups.len();
-        let imp = sched::of(spec.mc.scheduler);
+        let imp = sched::of(spec.mc.scheduler, false);
         MemSystem {
             scheduler: spec.mc.scheduler,
+            demand_first: spec.prefetch.demand_first && spec.mc.scheduler != Scheduler::Warped,
             imp,
             map,
             atom,
@@ -779,6 +810,11 @@ impl MemSystem {
             prefetch: r.prefetch,
             gwid,
         };
+        if r.prefetch && self.demand_first && !self.imp.demand_first {
+            // The first prefetch: no request of a queue is one yet, so the demand-first
+            // variant's prefetch counts (zero) are current, and so are the wake bounds.
+            self.imp = sched::of(self.scheduler, true);
+        }
         self.ctrls[c].wait.push_back((e, r, tag));
         self.waiting |= 1 << c;
         self.outstanding += 1;
@@ -1109,7 +1145,7 @@ impl MemSystem {
                 changed = true;
                 if counted && e.write == ctrl.write_mode {
                     let hit = hits(&ctrl.ch, e.bank(), e.row);
-                    ctrl.tally(&e, true, hit);
+                    ctrl.tally(&e, true, hit, P::DEMAND_FIRST);
                 }
                 if track && e.write == ctrl.write_mode {
                     self.cands[c].push(Some(cand(&ctrl.ch, &e)));
@@ -1127,7 +1163,7 @@ impl MemSystem {
                     ctrl.write_mode = !ctrl.write_mode;
                     ctrl.timed = 0;
                     if counted {
-                        ctrl.recount(u64::MAX);
+                        ctrl.recount(u64::MAX, P::DEMAND_FIRST);
                     }
                     if track {
                         self.rebuild_cands(c);
@@ -1161,7 +1197,7 @@ impl MemSystem {
             }
             let mut x = self.ctrls[c].clone();
             if P::COUNTED {
-                x.recount(u64::MAX);
+                x.recount(u64::MAX, P::DEMAND_FIRST);
             }
             let y = &self.ctrls[c];
             assert_eq!(
@@ -1170,9 +1206,9 @@ impl MemSystem {
                 "controller {c}'s bank counts at {now}"
             );
             assert_eq!(
-                (&x.dreq, &x.dhit, x.dreq_mask, x.dhit_mask),
-                (&y.dreq, &y.dhit, y.dreq_mask, y.dhit_mask),
-                "controller {c}'s demand counts at {now}"
+                (&x.npf, &x.npf_hit, x.npf_all),
+                (&y.npf, &y.npf_hit, y.npf_all),
+                "controller {c}'s prefetch counts at {now}"
             );
         }
         self.now += 1;
@@ -1218,8 +1254,9 @@ impl MemSystem {
                     at(first)
                 } else {
                     let cas = (hit & bit != 0).then(|| at(first));
-                    // (Demand first: a demand miss may precharge over a prefetch's hit.)
-                    let over = P::PRE_OVER_HITS || x.df;
+                    // (Demand first: a demand miss may precharge over a prefetch's hit, when
+                    // prefetches are pending.)
+                    let over = P::PRE_OVER_HITS || P::DEMAND_FIRST && x.npf_all != 0;
                     let pre = (miss & bit != 0 && (hit & bit == 0 || over)).then(|| at(pre));
                     cas.into_iter().chain(pre).min().unwrap_or(from)
                 };
@@ -1343,8 +1380,8 @@ impl MemSystem {
     /// [`Controller::divfirst_pick`]) are checked against in unit tests. With demand-first
     /// scheduling, the pick among the demand requests comes first.
     #[cfg(test)]
-    fn per_bank(&mut self, c: usize, now: u64, urgent: Option<usize>) -> Pick {
-        if self.ctrls[c].df {
+    fn per_bank(&mut self, c: usize, now: u64, urgent: Option<usize>, df: bool) -> Pick {
+        if df {
             let pick = self.per_bank_of(c, now, urgent, true);
             if pick.is_some() {
                 return pick;
@@ -1441,7 +1478,7 @@ impl MemSystem {
             }
             let e = ctrl.queue[usize::from(ctrl.write_mode)].remove(i);
             if counted {
-                ctrl.tally(&e, false, row_before == Some(e.row));
+                ctrl.tally(&e, false, row_before == Some(e.row), P::DEMAND_FIRST);
             }
             let (req, tag) = ctrl.held[e.req as usize];
             ctrl.free.push(e.req);
@@ -1464,9 +1501,9 @@ impl MemSystem {
                     n += u16::from(x.hit);
                 }
             }
-            if moved && ctrl.df {
+            if moved && P::DEMAND_FIRST {
                 // (The window keeps no request class: the demand hits are counted anew.)
-                ctrl.recount(1u64 << cmd.bank);
+                ctrl.recount(1u64 << cmd.bank, true);
             } else if moved {
                 ctrl.nhit[cmd.bank as usize] = n;
                 ctrl.mark(cmd.bank);
@@ -1477,13 +1514,13 @@ impl MemSystem {
             }
         }
         if counted && all {
-            ctrl.recount(u64::MAX);
+            ctrl.recount(u64::MAX, P::DEMAND_FIRST);
         } else if counted && moved && !from_window {
             if ctrl.ch.open_row(cmd.bank).is_none() {
                 // A closed bank has no hits: nothing to count.
-                ctrl.clear_hits(cmd.bank);
+                ctrl.clear_hits(cmd.bank, P::DEMAND_FIRST);
             } else {
-                ctrl.recount(1u64 << cmd.bank);
+                ctrl.recount(1u64 << cmd.bank, P::DEMAND_FIRST);
             }
         }
         Ok(())

@@ -260,14 +260,13 @@ fn same_bank_three_rows(s: &Spec) -> [u64; 3] {
     [rows[0].0, rows[1].0, rows[2].0]
 }
 
-/// The tags of a run's requests in completion order, and the run's controller demand-first
-/// flag forced off when `wrong` (a scheduler that ignores the classes).
+/// The tags of a run's requests in completion order; with `wrong`, the scheduler is built
+/// without demand-first scheduling whatever the spec says (a scheduler that ignores the
+/// classes).
 fn completion_order(s: &Spec, reqs: Vec<Request>, wrong: bool) -> Vec<u64> {
     let mut sys = MemSystem::new(s);
     if wrong {
-        for c in &mut sys.ctrls {
-            c.df = false;
-        }
+        sys.demand_first = false;
     }
     let mut order = Vec::new();
     let mut next = reqs.into_iter().enumerate().peekable();
