@@ -216,22 +216,28 @@ pub enum Demand {
 /// every cycle it steps.
 pub type PfHook<'h> = dyn FnMut(&PfIn, &PfOut) -> Result<(), String> + 'h;
 
-/// A prefetch in flight: the parts of its line not yet back, and the demand loads (payloads)
-/// waiting for it.
+/// A prefetch in flight: the parts of its line not yet back and those back (a bit per part, at
+/// most 64: `gpu.line_bytes` <= 1024, fetch units >= 16 B), whether every part was sent,
+/// whether a demand load used it, and the demand loads (payload, part) waiting for a part.
 #[derive(Debug, Clone, Default)]
 struct InFlight {
     left: u32,
-    waiting: Vec<u32>,
+    back: u64,
+    sent: bool,
+    used: bool,
+    waiting: Vec<(u32, u32)>,
 }
 
-/// A prefetched line whose parts are all back ([`Prefetcher::fill`]).
+/// A prefetch reply ([`Prefetcher::fill`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Filled {
     pub line: u64,
-    /// The demand loads that waited for it, to be answered.
-    pub waiting: Vec<u32>,
-    /// The L1 is to install the line (`prefetch.into_l1`; then report with
-    /// [`Prefetcher::installed`]).
+    /// The demand loads that waited for this part, to be answered.
+    pub answer: Vec<u32>,
+    /// The line's last part: it fills the prefetch cache, or with `into_l1` the L1 is to
+    /// install it (then report with [`Prefetcher::installed`]); `used`: a demand load used it.
+    pub complete: bool,
+    pub used: bool,
     pub into_l1: bool,
 }
 
@@ -339,11 +345,24 @@ impl Prefetcher {
                 Demand::Hit
             };
         }
-        if let Some(f) = self.inflight.get_mut(&line) {
-            if f.waiting.is_empty() {
+        // (A line whose parts are not all sent yet is no merge: its last parts wait for the
+        // port behind every demand request, and a load waiting for them would wait as long.)
+        if let Some(f) = self.inflight.get_mut(&line).filter(|f| f.sent) {
+            let part = ((addr & !self.line_mask) / self.part_bytes) as u32;
+            let first = !std::mem::replace(&mut f.used, true);
+            if f.back >> part & 1 != 0 {
+                // Its part is back: answered as from the prefetch cache.
+                self.stats.hits += 1;
+                if first {
+                    self.stats.useful += 1;
+                    self.backlog[USEFUL] += 1;
+                }
+                return Demand::Hit;
+            }
+            if first {
                 self.stats.late += 1;
             }
-            f.waiting.push(p);
+            f.waiting.push((p, part));
             self.backlog[MERGE] += 1;
             self.backlog[REQUEST] += 1;
             return Demand::Merged;
@@ -373,7 +392,7 @@ impl Prefetcher {
     /// full) and the line is dropped.
     pub fn installed(&mut self, f: &Filled, taken: bool) {
         if taken {
-            self.in_l1.insert(f.line, !f.waiting.is_empty());
+            self.in_l1.insert(f.line, f.used);
         } else {
             self.stats.fill_dropped += 1;
         }
@@ -393,8 +412,8 @@ impl Prefetcher {
     }
 
     /// The request [`Prefetcher::peek`] showed was taken by the memory side. A line is in
-    /// flight from its first part (a demand load of it waits for it from then on), and leaves
-    /// the queue with its last.
+    /// flight from its first part, leaves the queue with its last, and from then on a demand
+    /// load of it waits for it.
     pub fn sent(&mut self) {
         let Some(&line) = self.queue.front() else {
             return;
@@ -406,7 +425,7 @@ impl Prefetcher {
                 line,
                 InFlight {
                     left: self.parts,
-                    waiting: Vec::new(),
+                    ..InFlight::default()
                 },
             );
         }
@@ -414,27 +433,41 @@ impl Prefetcher {
         if self.sending == self.parts {
             self.sending = 0;
             self.queue.pop_front();
+            if let Some(f) = self.inflight.get_mut(&line) {
+                f.sent = true;
+            }
         }
     }
 
-    /// A prefetch request's reply. With the line's last part, the line fills the prefetch cache
-    /// (or, prefetching into the L1, is returned for the L1 to install) and the demand loads
-    /// that waited for it are returned.
+    /// A prefetch request's reply: the demand loads that waited for its part are answered;
+    /// with the line's last part, the line fills the prefetch cache (or, prefetching into the
+    /// L1, is for the L1 to install).
     pub fn fill(&mut self, addr: u64) -> Option<Filled> {
         let line = addr & self.line_mask;
+        let part = ((addr & !self.line_mask) / self.part_bytes) as u32;
         let f = self.inflight.get_mut(&line)?;
         f.left -= 1;
-        if f.left > 0 {
-            return None;
-        }
-        let waiting = self.inflight.remove(&line).unwrap_or_default().waiting;
-        if !self.into_l1 && self.cache.fill(line, !waiting.is_empty()) {
-            self.stats.early_evicted += 1;
-            self.backlog[EARLY] += 1;
+        f.back |= 1 << part;
+        let mut answer = Vec::new();
+        f.waiting.retain(|&(p, q)| {
+            if q == part {
+                answer.push(p);
+            }
+            q != part
+        });
+        let (complete, used) = (f.left == 0, f.used);
+        if complete {
+            self.inflight.remove(&line);
+            if !self.into_l1 && self.cache.fill(line, used) {
+                self.stats.early_evicted += 1;
+                self.backlog[EARLY] += 1;
+            }
         }
         Some(Filled {
             line,
-            waiting,
+            answer,
+            complete,
+            used,
             into_l1: self.into_l1,
         })
     }
@@ -542,26 +575,49 @@ mod tests {
 
     /// A line is fetched in the L2's units (four 32 B sectors of a 128 B line on
     /// turing-rtx2060s), is in flight from its first part, and fills with its last; a demand
-    /// load of it in between waits for it (late) and is answered with the fill.
+    /// load of it after its last part was sent waits for it (late) and is answered with the
+    /// fill, one before goes on to the L1.
     #[test]
     fn a_line_is_prefetched_in_parts_and_fills_with_the_last() {
         let mut p = prefetcher(&[]);
-        assert_eq!(send(&mut p, 0x1000), [0x1000, 0x1020, 0x1040, 0x1060]);
+        p.queue.push_back(0x1000);
+        let mut sent = Vec::new();
+        while let Some(a) = p.peek() {
+            sent.push(a);
+            p.sent();
+            if sent.len() == 1 {
+                assert_eq!(p.demand(0x1000, 6), Demand::Miss, "parts left to send");
+            }
+        }
+        assert_eq!(sent, [0x1000, 0x1020, 0x1040, 0x1060]);
         assert_eq!(p.stats.issued, 1);
         assert_eq!(p.backlog[REQUEST], 4);
         assert_eq!(p.demand(0x1044, 7), Demand::Merged);
-        for a in [0x1000, 0x1020, 0x1040] {
-            assert_eq!(p.fill(a), None);
-        }
-        let f = p.fill(0x1060).unwrap();
+        let f = p.fill(0x1000).unwrap();
+        assert!(f.answer.is_empty() && !f.complete);
+        // A part back answers its loads as the prefetch cache would.
+        assert_eq!(p.demand(0x1010, 8), Demand::Hit);
+        assert!(p.fill(0x1060).unwrap().answer.is_empty());
+        let f = p.fill(0x1040).unwrap();
         assert_eq!(
-            (f.line, &f.waiting[..], f.into_l1),
-            (0x1000, &[7][..], false)
+            (&f.answer[..], f.complete),
+            (&[7][..], false),
+            "part 2 answers load 7"
         );
-        assert_eq!((p.stats.late, p.stats.useful), (1, 0));
-        // Now in the prefetch cache, already used by the load that waited.
-        assert_eq!(p.demand(0x1000, 8), Demand::Hit);
-        assert_eq!((p.stats.hits, p.stats.useful), (1, 0));
+        let f = p.fill(0x1020).unwrap();
+        assert_eq!(
+            (f.line, f.complete, f.used, f.into_l1),
+            (0x1000, true, true, false)
+        );
+        assert_eq!(
+            (p.stats.late, p.stats.useful, p.stats.hits),
+            (1, 0, 1),
+            "used once: late"
+        );
+        // Now in the prefetch cache, already used.
+        assert_eq!(p.demand(0x1000, 9), Demand::Hit);
+        assert_eq!((p.stats.hits, p.stats.useful), (2, 0));
+        assert!(p.fill(0x1000).is_none(), "no longer in flight");
     }
 
     /// Prefetching into the L1: a filled line is for the L1 to install; its first demand load
@@ -578,7 +634,7 @@ mod tests {
                 filled = p.fill(line + 32 * k);
             }
             let f = filled.unwrap();
-            assert!(f.into_l1 && f.waiting.is_empty());
+            assert!(f.into_l1 && f.complete && f.answer.is_empty() && !f.used);
             p.installed(&f, line != 0x4000);
         }
         assert_eq!(p.stats.fill_dropped, 1);

@@ -679,12 +679,9 @@ fn a_prefetcher_changes_timing_only() {
     }
 }
 
-/// On a strided stream without throttling, both prefetchers predict, prefetch accurately, cover
-/// a good part of the demand and make the kernel faster; the check catches a prefetcher whose
-/// prefetches are off by one line (a deliberately wrong distance: accuracy collapses).
-#[test]
-fn stride_prefetching_helps_a_strided_stream() {
-    let runs = prefetch_runs("turing-rtx2060s", "pfstream", &["prefetch.throttle=false"]);
+/// Both prefetchers of `runs` ([`prefetch_runs`]) prefetch accurately, cover a good part of
+/// the demand and make the kernel faster than without prefetching.
+fn prefetching_helps(runs: &[RunSummary]) {
     for (kind, r) in ["stridepc", "mt-hwp"].iter().zip(&runs[1..]) {
         let f = r.prefetch.as_ref().unwrap();
         assert!(
@@ -700,6 +697,15 @@ fn stride_prefetching_helps_a_strided_stream() {
             runs[0].ipc
         );
     }
+}
+
+/// On a strided stream without throttling, both prefetchers predict, prefetch accurately, cover
+/// a good part of the demand and make the kernel faster; the check catches a prefetcher whose
+/// prefetches are off by one line (a deliberately wrong distance: accuracy collapses).
+#[test]
+fn stride_prefetching_helps_a_strided_stream() {
+    let runs = prefetch_runs("turing-rtx2060s", "pfstream", &["prefetch.throttle=false"]);
+    prefetching_helps(&runs);
     let mt = runs[2].prefetch.as_ref().unwrap();
     assert!(mt.predictions > runs[1].prefetch.as_ref().unwrap().predictions / 2);
     // Wrong distance: 15 strides (7.5 KiB) ahead is mostly past each block's 8 KiB chunk.
@@ -722,20 +728,9 @@ fn prefetching_into_the_l1_fills_the_l1() {
         "pfstream",
         &["prefetch.throttle=false", "prefetch.into_l1=true"],
     );
+    prefetching_helps(&runs);
     for (kind, r) in ["stridepc", "mt-hwp"].iter().zip(&runs[1..]) {
         let f = r.prefetch.as_ref().unwrap();
-        assert!(
-            f.accuracy() > 0.8 && f.coverage() > 0.3,
-            "{kind}: accuracy {:.3} coverage {:.3}",
-            f.accuracy(),
-            f.coverage()
-        );
-        assert!(
-            r.ipc > runs[0].ipc,
-            "{kind}: IPC {} vs {}",
-            r.ipc,
-            runs[0].ipc
-        );
         assert!(
             r.l1.hits > runs[0].l1.hits + f.useful / 2,
             "{kind}: L1 hits {} vs {} without prefetching ({} useful)",

@@ -410,11 +410,11 @@ impl Sm {
             if r.tag & PREFETCH != 0 {
                 let filled = self.pf.as_mut().and_then(|p| p.fill(r.addr));
                 if let (Some(f), Some(pf)) = (&filled, &mut self.pf) {
-                    if f.into_l1 {
+                    if f.complete && f.into_l1 {
                         pf.installed(f, self.l1.install(f.line));
                     }
                 }
-                for p in filled.map(|f| f.waiting).unwrap_or_default() {
+                for p in filled.map(|f| f.answer).unwrap_or_default() {
                     self.answered(p, now);
                 }
             } else if r.tag & BYPASS != 0 {

@@ -277,22 +277,36 @@ impl Controller {
     /// no request, and the queue is scanned only for the winning bank's request, up to it.
     /// The scan of every request each cycle ([`MemSystem::per_bank`]'s, still Div-First's, and
     /// FR-FCFS's reference in unit tests) was the largest cost of a loaded FR-FCFS controller.
-    /// With demand-first scheduling, the same pick among the demand requests comes first, and
-    /// the pick among all requests is taken only when no demand request's command can issue.
-    /// (Always inlined: `df` is the policy's constant.)
+    /// With demand-first scheduling, the same pick among the demand requests comes first
+    /// ([`Controller::demand_first`]).
     #[inline(always)]
     fn frfcfs_pick(&mut self, now: u64, df: bool) -> Pick {
+        self.demand_first(df, |x, req, hit, demand| {
+            x.frfcfs_pick_in(now, req, hit, demand)
+        })
+    }
+
+    /// `pick(self, requests, hits, demand)` (bank masks) among the demand requests, when `df`
+    /// and prefetches are pending, then, if that picked nothing, among all requests: with
+    /// demand-first scheduling a demand request's command comes first, and a prefetch's is
+    /// taken only when none of those can issue. (Always inlined: `df` is the policy's
+    /// constant.)
+    #[inline(always)]
+    fn demand_first(
+        &mut self,
+        df: bool,
+        mut pick: impl FnMut(&mut Self, u64, u64, bool) -> Pick,
+    ) -> Pick {
         // (Without a pending prefetch, every request is a demand request.)
         if df && self.npf_all != 0 {
             let (req, hit) = self.demand_masks();
             if req != 0 {
-                let pick = self.frfcfs_pick_in(now, req, hit, true);
-                if pick.is_some() {
-                    return pick;
+                if let Some(p) = pick(self, req, hit, true) {
+                    return Some(p);
                 }
             }
         }
-        self.frfcfs_pick_in(now, self.req_mask, self.hit_mask, false)
+        pick(self, self.req_mask, self.hit_mask, false)
     }
 
     /// [`Controller::frfcfs_pick`] among the requests of the banks of `req` whose hits are in
@@ -337,16 +351,9 @@ impl Controller {
     /// With demand-first scheduling, the same pick among the demand requests comes first.
     #[inline(always)]
     fn divfirst_pick(&mut self, wet: &Wet, now: u64, df: bool) -> Pick {
-        if df && self.npf_all != 0 {
-            let (req, _) = self.demand_masks();
-            if req != 0 {
-                let pick = self.divfirst_pick_in(wet, now, req, true);
-                if pick.is_some() {
-                    return pick;
-                }
-            }
-        }
-        self.divfirst_pick_in(wet, now, self.req_mask, false)
+        self.demand_first(df, |x, req, _, demand| {
+            x.divfirst_pick_in(wet, now, req, demand)
+        })
     }
 
     /// [`Controller::divfirst_pick`] among the requests of the banks of `req` (every request,
