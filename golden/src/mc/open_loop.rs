@@ -114,6 +114,9 @@ pub struct RequestStats {
     /// 1 + the largest warp-load index seen.
     loads: u64,
     latency: Hist,
+    /// The latency of demand reads and of prefetches (seed 001) apart, from the first
+    /// prefetch's completion on (a stimulus without prefetches pays nothing for it).
+    by_class: Option<[Hist; 2]>,
     divergence: Hist,
     warp_time: Hist,
     /// Loads `base..base + open.len()` (dense indices, new ones in arrival order), `None`
@@ -163,7 +166,14 @@ impl RequestStats {
 
     #[inline]
     fn complete(&mut self, c: &Completion, r: &Request) {
-        self.latency.add(c.done - r.cycle);
+        let l = c.done - r.cycle;
+        self.latency.add(l);
+        if r.prefetch && self.by_class.is_none() {
+            self.by_class = Some(Default::default());
+        }
+        if let (Some(h), false) = (&mut self.by_class, r.write) {
+            h[usize::from(r.prefetch)].add(l);
+        }
         let i = r.load.wrapping_sub(self.base) as usize;
         if let Some(Some(acc)) = self.open.get_mut(i) {
             acc.pending -= 1;
@@ -351,6 +361,8 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
             bandwidth_util: d.bandwidth_util,
             row_hit_rate: d.row_hit_rate,
             latency: st.latency.dist(),
+            demand_latency: st.by_class.as_ref().map(|h| h[0].dist()),
+            prefetch_latency: st.by_class.as_ref().map(|h| h[1].dist()),
             divergence: st.divergence.dist(),
             warp_time: st.warp_time.dist(),
             commands: d.commands,

@@ -276,14 +276,20 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
         "# bandwidth_util {:.4}  row_hit_rate {:.4}  commands {}  activations {}  refreshes {}",
         s.bandwidth_util, s.row_hit_rate, s.commands, s.activations, s.refreshes
     )?;
-    for (name, d) in [
-        ("latency", s.latency),
-        ("divergence", s.divergence),
-        ("warp_time", s.warp_time),
-    ] {
+    let classes = s.demand_latency.zip(s.prefetch_latency);
+    // (The names' column is as wide as before when there are no classes to show.)
+    let w = if classes.is_some() { 14 } else { 10 };
+    let classes = classes
+        .into_iter()
+        .flat_map(|(d, p)| [("  demand reads", d), ("  prefetches", p)]);
+    for (name, d) in [("latency", s.latency)]
+        .into_iter()
+        .chain(classes)
+        .chain([("divergence", s.divergence), ("warp_time", s.warp_time)])
+    {
         writeln!(
             out,
-            "# {name:10} mean {:9.1}  p50 {:6}  p95 {:6}  p99 {:6}  max {:6}",
+            "# {name:w$} mean {:9.1}  p50 {:6}  p95 {:6}  p99 {:6}  max {:6}",
             d.mean, d.p50, d.p95, d.p99, d.max
         )?;
     }

@@ -529,6 +529,12 @@ pub struct McSummary {
     pub row_hit_rate: f64,
     /// Per request: completion - arrival.
     pub latency: Dist,
+    /// When the stimulus has prefetches (seed 001): the latency of the demand reads and of the
+    /// prefetches apart, from the first prefetch's completion on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub demand_latency: Option<Dist>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefetch_latency: Option<Dist>,
     /// Per warp load: last completion - first completion of its requests.
     pub divergence: Dist,
     /// Per warp load: last completion - first arrival.

@@ -367,3 +367,23 @@ fn demand_first_lowers_the_demand_latency_under_load() {
         );
     }
 }
+
+/// The run summary splits the latency by class once the stimulus has prefetches (and only
+/// then): under demand-first FR-FCFS, the demand reads' mean is below the prefetches'.
+#[test]
+fn the_summary_splits_latency_by_class_when_there_are_prefetches() {
+    let s = spec("turing-rtx2060s", "frfcfs", &[]);
+    assert!(s.prefetch.demand_first, "the preset's default (Table II)");
+    let plain = stimulus::stress(&s, 2000, 5);
+    let mut sys = OpenLoop::new(&s, plain.clone().into_iter(), None);
+    sys.run(10_000_000, None, &mut |_, _| {}).unwrap();
+    let m = sys.summary();
+    assert!(m.demand_latency.is_none() && m.prefetch_latency.is_none());
+    let mut mixed = plain;
+    mark_prefetches(&mut mixed, 5);
+    let mut sys = OpenLoop::new(&s, mixed.into_iter(), None);
+    sys.run(10_000_000, None, &mut |_, _| {}).unwrap();
+    let m = sys.summary();
+    let (d, p) = (m.demand_latency.unwrap(), m.prefetch_latency.unwrap());
+    assert!(d.mean < p.mean, "{d:?} {p:?}");
+}
