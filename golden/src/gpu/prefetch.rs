@@ -8,11 +8,17 @@
 //!   [`TRAIN_QUEUE`]) and offered to the engine until it takes it.
 //! * A prediction's prefetch addresses are line-aligned and dropped when the line is in the
 //!   prefetch cache, the L1, in flight or already queued ("redundant"); the others wait in a
-//!   queue of [`PREFETCH_QUEUE`] lines (a full queue drops them).
+//!   queue of [`PREFETCH_QUEUE`] lines (a full queue drops them). A line is sent in requests
+//!   of the L2's fetch unit (four sectors of a 128 B line on a sector L2), marked as
+//!   prefetches down to the DRAM controllers.
 //! * A demand load that finds its line in the prefetch cache is answered after the ALU
 //!   latency (seed 001: "the same latency as other computational instructions"); the line's
-//!   first such use is a useful prefetch. A demand load whose line is being prefetched waits
-//!   for it: an intra-core merge, and a late prefetch. A store invalidates the line.
+//!   first such use is a useful prefetch. A demand load whose line is being prefetched (every
+//!   part sent) waits for its part: an intra-core merge, and a late prefetch. A store
+//!   invalidates the line.
+//! * With `prefetch.into_l1` the prefetch cache is not used: a line whose parts are back is
+//!   installed in the L1, and the prefetcher keeps which of its lines the L1 still holds (the
+//!   L1 reports its evictions) to count useful prefetches and early evictions.
 //! * A prefetched line evicted before any use is an early eviction.
 //! * The throttle's events, one of each kind per cycle at most on the engine's ports, are
 //!   counted here and fed as they come (a backlog is carried to later cycles): useful
