@@ -125,17 +125,23 @@ impl TagArray {
             .is_some_and(|i| self.ways[i].valid & self.sector(addr) != 0)
     }
 
-    /// Allocate a line for `addr` in its set: an invalid way, else the replacement victim.
-    fn allocate(&mut self, addr: u64) -> (usize, Option<Eviction>) {
+    /// The way a line for `addr` would take in its set: an invalid way, else the replacement
+    /// victim.
+    fn victim(&self, addr: u64) -> usize {
         let range = self.set_range(addr);
-        let i = range
+        range
             .clone()
             .find(|&i| self.ways[i].valid == 0)
             .unwrap_or_else(|| {
                 range
                     .min_by_key(|&i| self.ways[i].stamp)
                     .unwrap_or_default()
-            });
+            })
+    }
+
+    /// Allocate a line for `addr` in its set ([`TagArray::victim`]).
+    fn allocate(&mut self, addr: u64) -> (usize, Option<Eviction>) {
+        let i = self.victim(addr);
         let old = self.ways[i];
         let evicted = (old.valid != 0).then(|| Eviction {
             addr: old.tag << self.line_bits,
@@ -171,16 +177,10 @@ impl TagArray {
 
     /// Whether installing `addr`'s line would evict a line with dirty sectors (a probe).
     pub fn install_evicts_dirty(&self, addr: u64) -> bool {
-        if self.find(addr).is_some() {
-            return false;
+        self.find(addr).is_none() && {
+            let w = &self.ways[self.victim(addr)];
+            w.valid != 0 && w.dirty != 0
         }
-        let range = self.set_range(addr);
-        if range.clone().any(|i| self.ways[i].valid == 0) {
-            return false;
-        }
-        range
-            .min_by_key(|&i| self.ways[i].stamp)
-            .is_some_and(|i| self.ways[i].dirty != 0)
     }
 
     fn touch(&mut self, i: usize) {

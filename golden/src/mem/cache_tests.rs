@@ -348,3 +348,29 @@ fn the_slice_agrees_with_the_reference_cache_one_request_at_a_time() {
         }
     }
 }
+
+/// A prefetched line installed whole: a present line gets every sector and is touched (so it is
+/// not the next victim); a new one takes the set's victim, which is reported with its dirty
+/// sectors, and `install_evicts_dirty` says so beforehand (and only then).
+#[test]
+fn an_installed_line_takes_the_victim_and_reports_a_dirty_one() {
+    // One set of two ways, 128 B lines of four sectors, write-back.
+    let cfg = CacheString::parse("S:1:128:2,L:B:m:W:L,A:4:4,4:0,32")
+        .unwrap()
+        .unwrap();
+    let mut t = TagArray::new(cfg);
+    t.access(0x000, true).unwrap(); // line 0, sector 0 dirty
+    t.access(0x080, false).unwrap(); // line 1, clean
+    assert!(!t.install_evicts_dirty(0x000), "present");
+    assert_eq!(t.install(0x000), None);
+    assert!((0..4).all(|s| t.holds(s * 32)), "every sector valid");
+    // Line 0 was touched last: line 1 (clean) is the victim.
+    assert!(!t.install_evicts_dirty(0x100));
+    let e = t.install(0x100).unwrap();
+    assert_eq!((e.addr, e.dirty), (0x080, 0));
+    // Now line 0 (dirty) is the least recently used.
+    assert!(t.install_evicts_dirty(0x180));
+    let e = t.install(0x180).unwrap();
+    assert_eq!((e.addr, e.dirty), (0x000, 1));
+    assert!(t.holds(0x1a0) && !t.holds(0x000));
+}
