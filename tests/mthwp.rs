@@ -112,17 +112,17 @@ fn bad_stimulus_and_settings_are_exit_2_with_the_reason() {
         ),
     ] {
         std::fs::write(&f, lines).unwrap();
-        let o = warpsmith(&[
+        let stimulus = f.to_str().unwrap();
+        let args = [
             "cosim",
             "--block",
             "mt-hwp",
             "--preset",
             "tiny",
             "--stimulus",
-            f.to_str().unwrap(),
-        ]);
-        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+            stimulus,
+        ];
+        exits_2_saying(&args, says);
     }
     for (sets, says) in [
         (
@@ -140,26 +140,21 @@ fn bad_stimulus_and_settings_are_exit_2_with_the_reason() {
         for set in sets {
             args.extend(["--set", set]);
         }
-        let o = warpsmith(&args);
-        assert_eq!(o.status.code(), Some(2), "{sets:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains(says), "{sets:?}: {}", stderr(&o));
+        exits_2_saying(&args, says);
     }
-    let o = warpsmith(&[
-        "cosim",
-        "--block",
-        "mt-hwp",
-        "--preset",
-        "tiny",
-        "--stimulus",
-        "gpu:pfstream",
-        "--set",
-        "prefetch.kind=none",
-    ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("prefetch.kind = none"),
-        "{}",
-        stderr(&o)
+    exits_2_saying(
+        &[
+            "cosim",
+            "--block",
+            "mt-hwp",
+            "--preset",
+            "tiny",
+            "--stimulus",
+            "gpu:pfstream",
+            "--set",
+            "prefetch.kind=none",
+        ],
+        "prefetch.kind = none",
     );
 }
 

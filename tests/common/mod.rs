@@ -183,6 +183,13 @@ pub fn edge_args(sets: &[&'static str]) -> Vec<&'static str> {
     args
 }
 
+/// Run warpsmith, expect bad input: exit 2, and stderr saying `says`.
+pub fn exits_2_saying(args: &[&str], says: &str) {
+    let o = warpsmith(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+}
+
 /// Run warpsmith, expect success, parse its JSON output.
 pub fn json_ok(args: &[&str]) -> serde_json::Value {
     let o = warpsmith(args);

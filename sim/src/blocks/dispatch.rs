@@ -337,17 +337,14 @@ impl Driver for DispDriver {
 
     fn replay(&self, items: Vec<UnitIn>) -> DispDriver {
         DispDriver {
-            inputs: Some(Arc::new(items.into_iter().map(|i| (0, i)).collect())),
+            inputs: super::replayed(items),
             gpu: None,
             ..self.clone()
         }
     }
 
     fn stimulus(&self) -> StimulusName {
-        if let Some((_, name)) = &self.gpu {
-            return StimulusName::new(name, false, "cycle inputs");
-        }
-        StimulusName::new(&self.kind, self.inputs.is_some(), "cycle inputs")
+        super::cycle_stimulus_name(&self.gpu, &self.kind, self.inputs.is_some())
     }
 
     fn run(&mut self, limit: u64, check: &mut Check<'_, Self>) -> Result<Ended, CosimError> {

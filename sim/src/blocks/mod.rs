@@ -60,6 +60,28 @@ fn in_gpu<I, O>(
     }
 }
 
+/// The stimulus name of a driver fed per-cycle inputs (the dispatcher's, MT-HWP's): a `gpu:`
+/// workload by its text (it runs until the cycle budget), else its kind, finite when the
+/// inputs are read (a file, a replay) rather than generated.
+fn cycle_stimulus_name<T>(
+    gpu: &Option<(T, String)>,
+    kind: &golden::run::Stimulus,
+    read: bool,
+) -> crate::harness::StimulusName {
+    use crate::harness::StimulusName;
+    match gpu {
+        Some((_, name)) => StimulusName::new(name, false, "cycle inputs"),
+        None => StimulusName::new(kind, read, "cycle inputs"),
+    }
+}
+
+/// A replay's per-cycle inputs, as such a driver keeps a file's (with line 0: replayed).
+fn replayed<I>(items: Vec<I>) -> Option<std::sync::Arc<Vec<(usize, I)>>> {
+    Some(std::sync::Arc::new(
+        items.into_iter().map(|i| (0, i)).collect(),
+    ))
+}
+
 /// Every block, in the order `flow` runs them.
 pub static BLOCKS: &[BlockEntry] = &ENTRIES;
 
