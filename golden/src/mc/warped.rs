@@ -391,13 +391,31 @@ impl WarpedMc {
         // Per bank: the first H hit, else the first M hit; the best-scoring miss (oldest on
         // ties; with `FULL` only).
         let mut missing = 0u64;
-        for (k, c) in inp.cands.iter().enumerate() {
-            let Some(c) = c else {
-                continue;
-            };
-            let b = c.bank as usize;
-            let bit = 1u64 << b;
-            if c.hit {
+        // 64 candidates at a time: first the misses and a mask of the hits, without a branch
+        // per candidate (hits and misses interleave, so such a branch mispredicts often), then
+        // the hits in order. (Hits and misses update separate state; each kind keeps its order.)
+        for (k0, chunk) in inp.cands.chunks(64).enumerate() {
+            let mut hm = 0u64;
+            for (i, c) in chunk.iter().enumerate() {
+                let Some(c) = c else {
+                    continue;
+                };
+                hm |= u64::from(c.hit) << i;
+                if !FULL {
+                    missing |= u64::from(!c.hit) << c.bank;
+                } else if !c.hit {
+                    co.class[64 * k0 + i] = Class::L;
+                    consider_miss(miss, &mut misses, 64 * k0 + i, c);
+                }
+            }
+            while hm != 0 {
+                let k = 64 * k0 + hm.trailing_zeros() as usize;
+                hm &= hm - 1;
+                let Some(c) = &inp.cands[k] else {
+                    continue;
+                };
+                let b = c.bank as usize;
+                let bit = 1u64 << b;
                 let cl = if wet.get(c.gwid) <= 1 {
                     Class::H
                 } else if last == Some(c.gwid) {
@@ -419,11 +437,6 @@ impl WarpedMc {
                     hit[b] = (cl, k as u32);
                     hits |= bit;
                 }
-            } else if FULL {
-                co.class[k] = Class::L;
-                consider_miss(miss, &mut misses, k, c);
-            } else {
-                missing |= bit;
             }
         }
         if FULL {
