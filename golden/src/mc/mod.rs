@@ -1,5 +1,6 @@
 pub mod checker;
 pub mod dram;
+pub mod fastline;
 pub mod open_loop;
 pub mod source;
 pub mod stimulus;

@@ -128,7 +128,13 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
             if text.is_empty() || text.starts_with('#') {
                 continue;
             }
-            let t: McTxn = match serde_json::from_str(text) {
+            // The compact lines writers produce are read by the fast path; serde_json reads
+            // the rest and gives the errors.
+            let parsed = match super::fastline::fast_txn(text.as_bytes()) {
+                Some(t) => Ok(t),
+                None => serde_json::from_str(text),
+            };
+            let t: McTxn = match parsed {
                 Ok(t) => t,
                 Err(e) => {
                     let m = crate::run::json_line_error(&e);
