@@ -314,20 +314,21 @@ impl Controller {
     /// when `demand`).
     #[inline(always)]
     fn frfcfs_pick_in(&mut self, now: u64, req: u64, hit_mask: u64, demand: bool) -> Pick {
-        let mut ready = 0u64;
+        // Banks past their first bound (`f`) and their second (`p`), as masks (no branch per
+        // bank): a bank with a hit or closed waits for the first, one with misses only on an
+        // open row for the second (its precharge).
+        let (mut f, mut p) = (0u64, 0u64);
         let mut m = req;
         self.times_of(m);
         while m != 0 {
             let b = m.trailing_zeros();
             m &= m - 1;
             let [first, pre] = self.times[b as usize];
-            let t = if hit_mask >> b & 1 != 0 || self.ch.open_row(b).is_none() {
-                first
-            } else {
-                pre
-            };
-            ready |= u64::from(t <= now) << b;
+            f |= u64::from(first <= now) << b;
+            p |= u64::from(pre <= now) << b;
         }
+        let by_first = hit_mask | !self.ch.open_mask();
+        let ready = req & (by_first & f | !by_first & p);
         if ready == 0 {
             return None;
         }
