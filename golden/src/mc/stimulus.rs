@@ -137,8 +137,7 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
             if text.is_empty() || text.starts_with('#') {
                 continue;
             }
-            let parsed = serde_json::from_str(text);
-            let t: McTxn = match parsed {
+            let t: McTxn = match serde_json::from_str(text) {
                 Ok(t) => t,
                 Err(e) => {
                     let m = crate::run::json_line_error(&e);

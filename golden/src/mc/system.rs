@@ -201,6 +201,26 @@ impl Controller {
         &self.times
     }
 
+    /// The banks of `banks` (a mask; dram.banks <= 64, validated) past their first bound
+    /// (column command if open, activate if closed) and past their second (precharge) at
+    /// `now`, as masks. Built without a branch per bank: which banks are ready follows the
+    /// requests, so a branch per bank mispredicts often, and the schedulers combine the masks
+    /// with the open banks instead.
+    #[inline(always)]
+    fn past_bounds(&mut self, banks: u64, now: u64) -> (u64, u64) {
+        let (mut f, mut p) = (0u64, 0u64);
+        let mut m = banks;
+        let times = self.times_of(banks);
+        while m != 0 {
+            let b = m.trailing_zeros();
+            m &= m - 1;
+            let [first, pre] = times[b as usize];
+            f |= u64::from(first <= now) << b;
+            p |= u64::from(pre <= now) << b;
+        }
+        (f, p)
+    }
+
     /// Bank `b`'s entry of `times`, computed if not valid.
     #[inline]
     fn bank_times(&mut self, b: u32) -> [u64; 2] {
@@ -314,19 +334,9 @@ impl Controller {
     /// when `demand`).
     #[inline(always)]
     fn frfcfs_pick_in(&mut self, now: u64, req: u64, hit_mask: u64, demand: bool) -> Pick {
-        // Banks past their first bound (`f`) and their second (`p`), as masks (no branch per
-        // bank): a bank with a hit or closed waits for the first, one with misses only on an
+        // A bank with a hit or closed waits for its first bound, one with misses only on an
         // open row for the second (its precharge).
-        let (mut f, mut p) = (0u64, 0u64);
-        let mut m = req;
-        self.times_of(m);
-        while m != 0 {
-            let b = m.trailing_zeros();
-            m &= m - 1;
-            let [first, pre] = self.times[b as usize];
-            f |= u64::from(first <= now) << b;
-            p |= u64::from(pre <= now) << b;
-        }
+        let (f, p) = self.past_bounds(req, now);
         let by_first = hit_mask | !self.ch.open_mask();
         let ready = req & (by_first & f | !by_first & p);
         if ready == 0 {
@@ -361,18 +371,8 @@ impl Controller {
     /// or the demand requests when `demand`).
     #[inline(always)]
     fn divfirst_pick_in(&mut self, wet: &Wet, now: u64, req: u64, demand: bool) -> Pick {
-        // Banks past their first bound (`f`) and past their second (`p`), then, as masks
-        // without a branch per bank: `sure` (closed, or past both) and `maybe`.
-        let (mut f, mut p) = (0u64, 0u64);
-        let mut m = req;
-        self.times_of(m);
-        while m != 0 {
-            let b = m.trailing_zeros();
-            m &= m - 1;
-            let [first, pre] = self.times[b as usize];
-            f |= u64::from(first <= now) << b;
-            p |= u64::from(pre <= now) << b;
-        }
+        // `sure`: closed, or past both bounds; `maybe`: past one of an open bank's.
+        let (f, p) = self.past_bounds(req, now);
         let settled = !self.ch.open_mask() | f & p;
         let sure = req & settled & f;
         let maybe = req & !settled & (f | p);
@@ -1385,20 +1385,10 @@ impl MemSystem {
             if x.ch.refresh_due(now) {
                 continue;
             }
-            // Readiness of the banks holding candidates (dram.banks <= 64, validated): past
-            // the first bound (`f`: CAS if open, ACT if closed) and past the second (`p`: PRE),
-            // as masks (no branch per bank).
+            // Readiness of the banks holding candidates: past the first bound (`f`: CAS if
+            // open, ACT if closed) and past the second (`p`: PRE).
             let req = x.req_mask;
-            let (mut f, mut p) = (0u64, 0u64);
-            let mut banks = req;
-            let times = x.times_of(banks);
-            while banks != 0 {
-                let bank = banks.trailing_zeros();
-                banks &= banks - 1;
-                let [first, pre] = times[bank as usize];
-                f |= u64::from(first <= now) << bank;
-                p |= u64::from(pre <= now) << bank;
-            }
+            let (f, p) = x.past_bounds(req, now);
             let open = ci.bank_open & req;
             ci.cas_ready = open & f;
             ci.pre_ready = open & p;
