@@ -112,17 +112,10 @@ fn bad_stimulus_and_settings_are_exit_2_with_the_reason() {
         ),
     ] {
         std::fs::write(&f, lines).unwrap();
-        let stimulus = f.to_str().unwrap();
-        let args = [
-            "cosim",
-            "--block",
-            "mt-hwp",
-            "--preset",
-            "tiny",
-            "--stimulus",
-            stimulus,
-        ];
-        exits_2_saying(&args, says);
+        exits_2_saying(
+            &tiny("cosim", &["--stimulus", f.to_str().unwrap()], &[]),
+            says,
+        );
     }
     for (sets, says) in [
         (
@@ -136,26 +129,26 @@ fn bad_stimulus_and_settings_are_exit_2_with_the_reason() {
         (&["prefetch.addr_bits=16"][..], "prefetch.stride_bits"),
         (&["prefetch.wid_bits=2"][..], "gpu.warps_per_sm"),
     ] {
-        let mut args = vec!["cost", "--block", "mt-hwp", "--preset", "tiny"];
-        for set in sets {
-            args.extend(["--set", set]);
-        }
-        exits_2_saying(&args, says);
+        exits_2_saying(&tiny("cost", &[], sets), says);
     }
     exits_2_saying(
-        &[
+        &tiny(
             "cosim",
-            "--block",
-            "mt-hwp",
-            "--preset",
-            "tiny",
-            "--stimulus",
-            "gpu:pfstream",
-            "--set",
-            "prefetch.kind=none",
-        ],
+            &["--stimulus", "gpu:pfstream"],
+            &["prefetch.kind=none"],
+        ),
         "prefetch.kind = none",
     );
+}
+
+/// `warpsmith CMD --block mt-hwp --preset tiny`, then `extra`, then `--set S` for each of `sets`.
+fn tiny<'a>(cmd: &'a str, extra: &[&'a str], sets: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![cmd, "--block", "mt-hwp", "--preset", "tiny"];
+    args.extend(extra);
+    for set in sets {
+        args.extend(["--set", set]);
+    }
+    args
 }
 
 /// The generate branches the presets do not take: StridePC (no GS or IP table), no throttle,
