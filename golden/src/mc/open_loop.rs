@@ -11,8 +11,9 @@ use super::system::{Completion, Dist, Hook, McError, McSummary, MemSystem, Offer
 use spec::Spec;
 use std::collections::{BTreeMap, VecDeque};
 
-/// Values below this are counted in pages of a table, larger ones in a map.
-const PAGED: u64 = 1 << 32;
+/// Values below this are counted in pages of a table, larger ones in a map. (The table's
+/// directory of pages is at most 1 MiB: 2^17 page pointers.)
+const PAGED: u64 = 1 << 26;
 /// Values per page (a page is 4 KiB of counts).
 const PAGE: usize = 512;
 
