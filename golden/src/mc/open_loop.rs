@@ -320,6 +320,8 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
                 self.sys.skip_idle(self.next_cycle.min(max_cycles));
             }
             let now = self.sys.now();
+            // Loads retire on an arrival (the next one's cycle moves) or a completion only.
+            let mut moved = false;
             while self.next_cycle <= now {
                 let Some(r) = self.next else {
                     break;
@@ -335,13 +337,15 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
                 }
                 self.stats.arrive(&r);
                 self.offered += 1;
+                moved = true;
             }
             self.sys.tick(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
             for c in self.sys.take_completions() {
                 self.stats.complete(&c, &c.req);
                 each(&c, &c.req);
+                moved = true;
             }
-            if self.stats.window.is_some() {
+            if moved && self.stats.window.is_some() {
                 self.stats.retire(self.next_cycle);
             }
         }

@@ -906,18 +906,43 @@ impl MemSystem {
         })
     }
 
-    /// When nothing is pending anywhere (no queued or waiting request, no event for the
-    /// blocks), jump to the first cycle at which something can happen: `until` (the caller's
-    /// next offer) or a controller's wake bound (a refresh falling due). The skipped cycles
-    /// would change nothing: every controller's wake bound is after them. Does nothing when
-    /// skipping quiet cycles is off.
+    /// Jump over the quiet cycles before `until` (the caller's next offer), which would change
+    /// nothing. When nothing is pending anywhere (no queued or waiting request, no event for
+    /// the blocks): to `until` or a controller's wake bound (a refresh falling due). When
+    /// requests are pending (busy): while no controller may issue (before the earliest wake
+    /// bound), no request can enter a pending queue (none waits for a queue with room) and no
+    /// event is due to the blocks, a cycle only counts (schedulers without the Warped-MC
+    /// block and its warp entry tables: FCFS and FR-FCFS); the jump goes to the earliest of
+    /// `until`, the wake bound and the cycle whose end checks for a stall (so a stall is
+    /// reported at the same cycle as without the jump). Does nothing when skipping quiet
+    /// cycles is off.
     #[inline]
     pub fn skip_idle(&mut self, until: u64) {
-        // Requests pending (the common case under load) first: one comparison.
-        if self.outstanding != 0 || !self.skip {
+        if !self.skip {
             return;
         }
-        if self.waiting != 0 || self.enq_set != 0 || self.svc_set != 0 || self.act_set != 0 {
+        if self.enq_set != 0 || self.svc_set != 0 || self.act_set != 0 {
+            return;
+        }
+        if self.outstanding != 0 {
+            // Busy (the common case under load). Not with the blocks: a quiet cycle still
+            // commits their warp entry tables, whose values before the last commit a block
+            // reads after skipped cycles ([`WarpedMc::skipped_idle`]).
+            if self.imp.uses_block || self.now >= self.first_wake || until <= self.now {
+                return;
+            }
+            for c in bits(self.waiting) {
+                if self.ctrls[c].pending() < self.cap {
+                    return;
+                }
+            }
+            let to = until
+                .min(self.first_wake)
+                .min(self.stall_since.saturating_add(self.stall_window));
+            self.now = self.now.max(to);
+            return;
+        }
+        if self.waiting != 0 {
             return;
         }
         (self.imp.skip_idle)(self, until);
@@ -1222,6 +1247,14 @@ impl MemSystem {
         if rewoken {
             self.first_wake = self.wake.iter().copied().min().unwrap_or(u64::MAX);
         }
+        if !P::USES_BLOCK {
+            // The cycle's enqueues are events for the blocks only: without one they end now,
+            // and the next cycle may be a quiet one ([`MemSystem::skip_idle`]).
+            for c in bits(self.enq_set) {
+                self.incoming[c] = None;
+            }
+            self.enq_set = 0;
+        }
         // Unit tests check the incrementally kept candidate windows every cycle.
         #[cfg(test)]
         for c in 0..self.ctrls.len() {
@@ -1496,7 +1529,7 @@ impl MemSystem {
         if let Some(t) = &mut self.trace {
             t.push(TraceCmd::new(now, c as u32, &cmd));
         }
-        if cmd.kind == CmdKind::Act {
+        if track && cmd.kind == CmdKind::Act {
             ctrl.act = Some((cmd.bank, cmd.row));
             self.act_set |= 1 << c;
         }
@@ -1517,8 +1550,10 @@ impl MemSystem {
             let (req, tag) = ctrl.held[e.req as usize];
             ctrl.free.push(e.req);
             self.completions.push(Completion { tag, req, done });
-            ctrl.svc = Some(e.gwid);
-            self.svc_set |= 1 << c;
+            if track {
+                ctrl.svc = Some(e.gwid);
+                self.svc_set |= 1 << c;
+            }
             self.outstanding -= 1;
             self.issued += 1;
         }
