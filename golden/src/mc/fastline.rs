@@ -119,19 +119,26 @@ fn bool_value<'a>(s: &'a [u8], v: &mut bool) -> Option<&'a [u8]> {
 /// A JSON integer in `0..=u64::MAX` at the start of `s` (digits, no leading zero) and the rest;
 /// `None` for anything serde might read differently (a sign, a fraction, an exponent).
 fn number<const LAX: bool>(s: &[u8]) -> Option<(u64, &[u8])> {
-    let n = s
-        .iter()
-        .position(|c| !c.is_ascii_digit())
-        .unwrap_or(s.len());
+    // One pass over the digits: up to 19 cannot overflow, a 20th is checked.
+    let mut v = 0u64;
+    let mut n = 0;
+    while let Some(&c) = s.get(n) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = if n < 19 {
+            v * 10 + u64::from(d)
+        } else {
+            v.checked_mul(10)?.checked_add(u64::from(d))?
+        };
+        n += 1;
+    }
     if n == 0 || n > 1 && s[0] == b'0' && !LAX {
         return None;
     }
     if matches!(s.get(n), Some(b'.' | b'e' | b'E')) {
         return None;
-    }
-    let mut v = 0u64;
-    for &c in &s[..n] {
-        v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
     }
     Some((v, &s[n..]))
 }

@@ -117,8 +117,18 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         while !self.failed {
-            self.buf.clear();
             self.line += 1;
+            // A compact line wholly in the input's buffer is read there, without a copy
+            // (the common case); any other line is copied out below.
+            if let Ok(avail) = self.input.fill_buf() {
+                if let Some(n) = memchr::memchr(b'\n', avail) {
+                    if let Some(t) = super::fastline::fast_txn(avail[..n].trim_ascii()) {
+                        self.input.consume(n + 1);
+                        return Some(self.resolver.push(&t).map_err(|m| self.error(m)));
+                    }
+                }
+            }
+            self.buf.clear();
             match self.input.read_until(b'\n', &mut self.buf) {
                 Ok(0) => return None,
                 Ok(_) => {}
@@ -703,6 +713,42 @@ mod tests {
             let e = out[1].as_ref().unwrap_err();
             assert_eq!(e.line, 2);
             assert!(e.message.contains("valid UTF-8"), "{e}");
+        }
+    }
+
+    /// Lines are read in the input's buffer when they are wholly in it, and copied out when
+    /// they straddle its end (or end the file without a line end): any buffer size gives the
+    /// same requests, and an error names the same line.
+    #[test]
+    fn lines_across_buffer_ends_read_alike() {
+        let s = spec();
+        let mut text = String::new();
+        for i in 0..40u64 {
+            text.push_str(&format!(
+                "{{\"cycle\":{i},\"op\":\"req\",\"sm\":{},\"warp\":1,\"pc\":8,\"addr\":{},\"write\":{}}}\n",
+                i % 3,
+                64 * i * i,
+                i % 5 == 0
+            ));
+            if i % 7 == 3 {
+                text.push_str("# comment\r\n{ \"cycle\": 40, \"op\": \"req\", \"sm\": 0, \"warp\": 0, \"pc\": 8, \"addr\": 0, \"write\": false }\n".replace("40", &i.to_string()).as_str());
+            }
+        }
+        text.push_str(
+            "{\"cycle\":99,\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":8,\"addr\":0,\"write\":true}",
+        );
+        let whole: Vec<_> = Reader::new(text.as_bytes(), "f", &s)
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(whole.len(), 40 + 6 + 1);
+        let bad = format!("{text}\n{{\"cycle\":1,\"op\":\"req\"}}\n");
+        for cap in [1, 7, 64, 100, 4096] {
+            let r = std::io::BufReader::with_capacity(cap, text.as_bytes());
+            let got: Vec<_> = Reader::new(r, "f", &s).map(Result::unwrap).collect();
+            assert_eq!(got, whole, "buffer of {cap} bytes");
+            let r = std::io::BufReader::with_capacity(cap, bad.as_bytes());
+            let e = Reader::new(r, "f", &s).find_map(Result::err).unwrap();
+            assert_eq!(e.line, whole.len() + 6 + 1, "buffer of {cap} bytes");
         }
     }
 
