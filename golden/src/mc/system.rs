@@ -172,6 +172,31 @@ impl Controller {
         }
     }
 
+    /// Recount the hits (and with `df` the prefetch hits) of bank `b`, whose row changed, from
+    /// the queue: its request counts are unchanged. One pass without a branch per request
+    /// (half the instructions of [`Controller::recount`] for one bank, which runs on every
+    /// activation).
+    #[inline]
+    fn recount_hits(&mut self, b: u32, df: bool) {
+        let Some(row) = self.ch.open_row(b) else {
+            self.clear_hits(b, df);
+            return;
+        };
+        let (mut h, mut ph) = (0u16, 0u16);
+        for e in &self.queue[usize::from(self.write_mode)] {
+            let x = u16::from((e.bank() == b) & (e.row == row));
+            h += x;
+            if df {
+                ph += x & u16::from(e.prefetch);
+            }
+        }
+        self.nhit[b as usize] = h;
+        if df {
+            self.npf_hit[b as usize] = ph;
+        }
+        self.mark(b);
+    }
+
     /// The command a request needs next, given its bank's state.
     fn needed(&self, e: &Entry) -> Command {
         match self.ch.open_row(e.bank()) {
@@ -1572,7 +1597,7 @@ impl MemSystem {
             }
             if moved && P::DEMAND_FIRST {
                 // (The window keeps no request class: the demand hits are counted anew.)
-                ctrl.recount(1u64 << cmd.bank, true);
+                ctrl.recount_hits(cmd.bank, true);
             } else if moved {
                 ctrl.nhit[cmd.bank as usize] = n;
                 ctrl.mark(cmd.bank);
@@ -1585,12 +1610,8 @@ impl MemSystem {
         if counted && all {
             ctrl.recount(u64::MAX, P::DEMAND_FIRST);
         } else if counted && moved && !from_window {
-            if ctrl.ch.open_row(cmd.bank).is_none() {
-                // A closed bank has no hits: nothing to count.
-                ctrl.clear_hits(cmd.bank, P::DEMAND_FIRST);
-            } else {
-                ctrl.recount(1u64 << cmd.bank, P::DEMAND_FIRST);
-            }
+            // (A closed bank has no hits: nothing to count.)
+            ctrl.recount_hits(cmd.bank, P::DEMAND_FIRST);
         }
         Ok(())
     }
