@@ -365,6 +365,8 @@ pub struct Channel {
     d: Delays,
     banks: Vec<BankState>,
     groups: Vec<GroupState>,
+    /// Per bank group: the mask of its banks.
+    group_banks: Vec<u64>,
     /// Bit `b` set: bank `b` has a row open.
     open_mask: u64,
     /// Rank-wide registers: `_S` delays and B1 / C4 / F1 / F2.
@@ -412,6 +414,13 @@ impl Channel {
                 })
                 .collect(),
             groups: vec![group; t.bank_groups as usize],
+            group_banks: (0..t.bank_groups.max(1))
+                .map(|g| {
+                    (0..t.banks)
+                        .filter(|&b| t.bank_group(b) == g)
+                        .fold(0u64, |m, b| m | 1 << b)
+                })
+                .collect(),
             t,
             open_mask: 0,
             rank_act: Bound::ZERO,
@@ -530,50 +539,71 @@ impl Channel {
     /// requests need first, `[CAS to its open row (WR if `write`, else RD), PRE]` with a row
     /// open, `[ACT, u64::MAX]` with the bank closed. The values [`Channel::earliest`] gives
     /// these commands at cycle 0 (a proptest checks it), read from the bound registers directly
-    /// without building the commands. `b` must be a bank of the channel.
+    /// without building the commands: [`Channel::bank_local`] raised to
+    /// [`Channel::rank_floor`]. `b` must be a bank of the channel.
     #[inline]
     pub fn bank_earliest(&self, b: u32, write: bool) -> [u64; 2] {
-        let bank = &self.banks[b as usize];
-        let group = &self.groups[bank.group as usize];
-        let any = self.rank_any.at;
-        if bank.open_row.is_some() {
-            let (lat, reg) = if write {
-                (
-                    self.t.t_cwl,
-                    bank.wr.at.max(group.wr.at).max(self.rank_wr.at),
-                )
-            } else {
-                (
-                    self.t.t_cl,
-                    bank.rd.at.max(group.rd.at).max(self.rank_rd.at),
-                )
-            };
-            let bus = self.bus_free.saturating_sub(u64::from(lat));
-            [reg.max(any).max(bus), bank.pre.at.max(any)]
+        let [first, pre] = self.bank_local(b, write);
+        let [col, act, any] = self.rank_floor(write);
+        if self.open_mask >> b & 1 != 0 {
+            [first.max(col), pre.max(any)]
         } else {
-            let mut act = bank.act.at.max(group.act.at).max(self.rank_act.at).max(any);
-            if self.faw_len == 4 {
-                act = act.max(self.faw[self.faw_head] + u64::from(self.t.t_faw));
-            }
-            [act, u64::MAX]
+            [first.max(act), u64::MAX]
         }
     }
 
-    /// The banks whose [`Channel::bank_earliest`] may have changed when a `kind` command to
-    /// `bank` was the last command issued (at some cycle `t`). The other banks' values are
-    /// unchanged but for the one-command-per-cycle rule (B1), which raises bounds to `t + 1`
-    /// only, so no query at `t + 1` or later tells them apart (a proptest checks it). Column
-    /// commands move the column bounds of every open bank (bank group, rank, data bus) and
-    /// their bank's PRE; an ACT moves the ACT bounds of every closed bank (tRRD, tFAW) and
-    /// opens its bank; a PRE moves its bank only; PREA and REF move every bank.
-    pub fn stale_banks(&self, kind: CmdKind, bank: u32) -> u64 {
-        let all = crate::block::mask(self.t.banks);
-        let bit = 1u64 << bank;
+    /// Bank `b`'s own and its bank group's part of [`Channel::bank_earliest`]: with a row
+    /// open, `[the bank's and group's CAS bounds, the bank's PRE bound]`; closed, `[the bank's
+    /// and group's ACT bounds, u64::MAX]`. Schedulers keep these per bank and combine them
+    /// with the rank-wide part, which every command moves, so that a command makes only the
+    /// banks of [`Channel::stale_local`] recompute theirs.
+    #[inline]
+    pub fn bank_local(&self, b: u32, write: bool) -> [u64; 2] {
+        let bank = &self.banks[b as usize];
+        let group = &self.groups[bank.group as usize];
+        if bank.open_row.is_some() {
+            let cas = if write {
+                bank.wr.at.max(group.wr.at)
+            } else {
+                bank.rd.at.max(group.rd.at)
+            };
+            [cas, bank.pre.at]
+        } else {
+            [bank.act.at.max(group.act.at), u64::MAX]
+        }
+    }
+
+    /// The rank-wide part of [`Channel::bank_earliest`], the same for every bank:
+    /// `[CAS to an open bank (WR if `write`, else RD; rank bounds, data bus, one command per
+    /// cycle), ACT to a closed bank (rank bounds, tFAW), PRE (one command per cycle)]`.
+    #[inline]
+    pub fn rank_floor(&self, write: bool) -> [u64; 3] {
+        let any = self.rank_any.at;
+        let (lat, cas) = if write {
+            (self.t.t_cwl, self.rank_wr.at)
+        } else {
+            (self.t.t_cl, self.rank_rd.at)
+        };
+        let bus = self.bus_free.saturating_sub(u64::from(lat));
+        let mut act = self.rank_act.at.max(any);
+        if self.faw_len == 4 {
+            act = act.max(self.faw[self.faw_head] + u64::from(self.t.t_faw));
+        }
+        [cas.max(any).max(bus), act, any]
+    }
+
+    /// The banks whose [`Channel::bank_local`] may have changed when a `kind` command to
+    /// `bank` was issued (a proptest checks the others keep theirs): a column command moves
+    /// its bank's PRE bound and its bank group's CAS bounds (and closes its bank with auto-
+    /// precharge); an ACT opens its bank and moves its group's ACT bound; a PRE closes its
+    /// bank; PREA closes every bank; REF moves rank-wide bounds only.
+    pub fn stale_local(&self, kind: CmdKind, bank: u32) -> u64 {
+        let group = self.group_banks[self.banks[bank as usize].group as usize];
         match kind {
-            CmdKind::Pre => bit,
-            CmdKind::Rd | CmdKind::Wr => self.open_mask | bit,
-            CmdKind::Act => !self.open_mask & all | bit,
-            CmdKind::Rda | CmdKind::Wra | CmdKind::PreA | CmdKind::Ref => all,
+            CmdKind::Pre => 1u64 << bank,
+            CmdKind::Rd | CmdKind::Wr | CmdKind::Rda | CmdKind::Wra | CmdKind::Act => group,
+            CmdKind::PreA => crate::block::mask(self.t.banks),
+            CmdKind::Ref => 0,
         }
     }
 

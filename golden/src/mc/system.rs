@@ -115,8 +115,9 @@ struct Controller {
     /// (kept for every scheduler but FCFS, which looks at its oldest request only).
     nreq: Vec<u16>,
     nhit: Vec<u16>,
-    /// Per bank: [`Channel::bank_earliest`] for the current mode, valid where `timed` has the
-    /// bank's bit (cleared when the channel or the mode changes).
+    /// Per bank: [`Channel::bank_local`] for the current mode (its own and its bank group's
+    /// part of its bounds), valid where `timed` has the bank's bit (cleared for the banks of
+    /// [`Channel::stale_local`] after a command, and when the mode changes).
     times: Vec<[u64; 2]>,
     timed: u64,
     /// Bit masks over banks (dram.banks <= 64, validated), following `nreq` and `nhit`: banks
@@ -220,7 +221,7 @@ impl Controller {
         while stale != 0 {
             let b = stale.trailing_zeros();
             stale &= stale - 1;
-            self.times[b as usize] = self.ch.bank_earliest(b, self.write_mode);
+            self.times[b as usize] = self.ch.bank_local(b, self.write_mode);
         }
         self.timed |= banks;
         &self.times
@@ -230,9 +231,12 @@ impl Controller {
     /// (column command if open, activate if closed) and past their second (precharge) at
     /// `now`, as masks. Built without a branch per bank: which banks are ready follows the
     /// requests, so a branch per bank mispredicts often, and the schedulers combine the masks
-    /// with the open banks instead.
+    /// with the open banks instead. The rank-wide part of the bounds
+    /// ([`Channel::rank_floor`]) is compared once, the banks' own parts one by one.
     #[inline(always)]
     fn past_bounds(&mut self, banks: u64, now: u64) -> (u64, u64) {
+        let [cas, act, any] = self.ch.rank_floor(self.write_mode);
+        let open = self.ch.open_mask();
         let (mut f, mut p) = (0u64, 0u64);
         let mut m = banks;
         let times = self.times_of(banks);
@@ -243,18 +247,27 @@ impl Controller {
             f |= u64::from(first <= now) << b;
             p |= u64::from(pre <= now) << b;
         }
-        (f, p)
+        let all = |ok: bool| 0u64.wrapping_sub(u64::from(ok));
+        let floor_f = open & all(cas <= now) | !open & all(act <= now);
+        (f & floor_f, p & all(any <= now))
     }
 
-    /// Bank `b`'s entry of `times`, computed if not valid.
+    /// Bank `b`'s [`Channel::bank_earliest`], from `times` (computed if not valid) and the
+    /// rank-wide part.
     #[inline]
     fn bank_times(&mut self, b: u32) -> [u64; 2] {
         let bit = 1u64 << b;
         if self.timed & bit == 0 {
-            self.times[b as usize] = self.ch.bank_earliest(b, self.write_mode);
+            self.times[b as usize] = self.ch.bank_local(b, self.write_mode);
             self.timed |= bit;
         }
-        self.times[b as usize]
+        let [first, pre] = self.times[b as usize];
+        let [cas, act, any] = self.ch.rank_floor(self.write_mode);
+        if self.ch.open_mask() & bit != 0 {
+            [first.max(cas), pre.max(any)]
+        } else {
+            [first.max(act), u64::MAX]
+        }
     }
 
     /// Count request `e` of the current mode in (`add`) or out; `hit`: it hits the open row.
@@ -431,7 +444,7 @@ impl Controller {
             }
             let i = pick.or(oldest)?;
             let ready = sure >> b & 1 != 0 || {
-                let [first, pre] = self.times[b as usize];
+                let [first, pre] = self.bank_times(b);
                 let q = self.mode_queue();
                 match self.ch.open_row(b) {
                     Some(r) if r != q[i].row => pre <= now,
@@ -1331,41 +1344,58 @@ impl MemSystem {
     #[inline(always)]
     fn wake_bound<P: Policy>(&mut self, c: usize, from: u64) -> u64 {
         let x = &self.ctrls[c];
-        let mut wake = x.ch.refresh_due_at().unwrap_or(u64::MAX).max(from);
+        let wake = x.ch.refresh_due_at().unwrap_or(u64::MAX).max(from);
         if wake == from {
             return from;
         }
         // Per bank (dram.banks <= 64, validated): has a request, has a hit, has a miss.
         let (any, hit, miss) = P::wake_masks(x);
         let x = &mut self.ctrls[c];
-        // A bound the bank's state forbids is no bound (`from`), conservatively.
-        let at = |t: u64| if t == u64::MAX { from } else { t.max(from) };
-        // Banks with cached bounds first: one ready at `from` ends the scan early.
-        let valid = any & x.timed;
-        let mut order = [valid, any & !valid];
-        for any in &mut order {
-            while *any != 0 {
-                let b = any.trailing_zeros();
-                *any &= *any - 1;
-                let bit = 1u64 << b;
-                let [first, pre] = x.bank_times(b);
-                let t = if x.ch.open_row(b).is_none() {
-                    at(first)
-                } else {
-                    let cas = (hit & bit != 0).then(|| at(first));
-                    // (Demand first: a demand miss may precharge over a prefetch's hit, when
-                    // prefetches are pending.)
-                    let over = P::PRE_OVER_HITS || P::DEMAND_FIRST && x.npf_all != 0;
-                    let pre = (miss & bit != 0 && (hit & bit == 0 || over)).then(|| at(pre));
-                    cas.into_iter().chain(pre).min().unwrap_or(from)
-                };
-                wake = wake.min(t);
-                if wake <= from {
-                    return from;
-                }
+        let open = x.ch.open_mask();
+        // The banks whose first bound counts (closed: its activate; open with a hit: its
+        // column command) and those whose precharge counts (open with a miss, unless a hit
+        // is served first). (Demand first: a demand miss may precharge over a prefetch's hit,
+        // when prefetches are pending.)
+        let over = P::PRE_OVER_HITS || P::DEMAND_FIRST && x.npf_all != 0;
+        let by_first = any & (!open | hit);
+        let by_pre = any & open & miss & if over { u64::MAX } else { !hit };
+        // An open bank with a request counted as neither: no bound, conservatively `from`.
+        if any & open & !hit & !miss != 0 {
+            return from;
+        }
+        // The earliest of the banks' own parts per kind of command, then raised to the
+        // rank-wide part of that kind (max(t_b, floor) is monotone in t_b).
+        let times = x.times_of(by_first | by_pre);
+        let (mut cas, mut act, mut pre) = (u64::MAX, u64::MAX, u64::MAX);
+        let mut m = by_first;
+        while m != 0 {
+            let b = m.trailing_zeros();
+            m &= m - 1;
+            let t = times[b as usize][0];
+            if open >> b & 1 != 0 {
+                cas = cas.min(t);
+            } else {
+                act = act.min(t);
             }
         }
-        wake
+        let mut m = by_pre;
+        while m != 0 {
+            let b = m.trailing_zeros();
+            m &= m - 1;
+            pre = pre.min(times[b as usize][1]);
+        }
+        let [cas_floor, act_floor, any_floor] = x.ch.rank_floor(x.write_mode);
+        let of = |t: u64, floor: u64| {
+            if t == u64::MAX {
+                u64::MAX
+            } else {
+                t.max(floor)
+            }
+        };
+        wake.min(of(cas, cas_floor))
+            .min(of(act, act_floor))
+            .min(of(pre, any_floor))
+            .max(from)
     }
 
     /// The WET scope of group `g`.
@@ -1550,7 +1580,7 @@ impl MemSystem {
             index: 0,
             message: format!("controller {c} issued an illegal command: {v}"),
         })?;
-        ctrl.timed &= !ctrl.ch.stale_banks(cmd.kind, cmd.bank);
+        ctrl.timed &= !ctrl.ch.stale_local(cmd.kind, cmd.bank);
         if let Some(t) = &mut self.trace {
             t.push(TraceCmd::new(now, c as u32, &cmd));
         }
