@@ -663,8 +663,7 @@ impl Channel {
 
     /// Update every register for `cmd` issued at `now` (already checked legal).
     fn apply(&mut self, cmd: &Command, now: u64) -> Option<u64> {
-        let t = self.t;
-        let d = self.d;
+        // (Timing read in place: copying the timing structs was a tenth of this function.)
         let u = u64::from;
         self.stats.commands[cmd.kind.index()] += 1;
         self.rank_any = Bound {
@@ -675,15 +674,15 @@ impl Channel {
             CmdKind::PreA => {
                 for bank in &mut self.banks {
                     bank.open_row = None;
-                    bank.act.raise(now + u(t.t_rp), R5);
+                    bank.act.raise(now + u(self.t.t_rp), R5);
                 }
                 self.open_mask = 0;
-                self.rank_ref.raise(now + u(t.t_rp), F1_PRE);
+                self.rank_ref.raise(now + u(self.t.t_rp), F1_PRE);
                 return None;
             }
             CmdKind::Ref => {
-                self.rank_act.raise(now + u(t.t_rfc), F2);
-                self.rank_ref.raise(now + u(t.t_rfc), F2);
+                self.rank_act.raise(now + u(self.t.t_rfc), F2);
+                self.rank_ref.raise(now + u(self.t.t_rfc), F2);
                 self.last_ref = Some(now);
                 return None;
             }
@@ -697,15 +696,15 @@ impl Channel {
                 bank.open_row = Some(cmd.row);
                 bank.act_at = now;
                 bank.used = false;
-                bank.rd.raise(now + u(t.t_rcd), R1);
-                bank.wr.raise(now + u(t.t_rcdwr), R2);
-                bank.pre.raise(now + u(t.t_ras), R3);
-                bank.act.raise(now + u(t.t_rc), R4);
+                bank.rd.raise(now + u(self.t.t_rcd), R1);
+                bank.wr.raise(now + u(self.t.t_rcdwr), R2);
+                bank.pre.raise(now + u(self.t.t_ras), R3);
+                bank.act.raise(now + u(self.t.t_rc), R4);
                 self.open_mask |= 1 << b;
-                self.groups[g].act.raise(now + d.rrd_l, R6L);
-                self.rank_act.raise(now + d.rrd_s, R6S);
-                self.rank_prea.raise(now + u(t.t_ras), R3);
-                self.rank_ref.raise(now + u(t.t_rc), F1_ACT);
+                self.groups[g].act.raise(now + self.d.rrd_l, R6L);
+                self.rank_act.raise(now + self.d.rrd_s, R6S);
+                self.rank_prea.raise(now + u(self.t.t_ras), R3);
+                self.rank_ref.raise(now + u(self.t.t_rc), F1_ACT);
                 if self.faw_len < 4 {
                     self.faw[(self.faw_head + self.faw_len) % 4] = now;
                     self.faw_len += 1;
@@ -718,44 +717,44 @@ impl Channel {
             CmdKind::Pre => {
                 let bank = &mut self.banks[b];
                 bank.open_row = None;
-                bank.act.raise(now + u(t.t_rp), R5);
+                bank.act.raise(now + u(self.t.t_rp), R5);
                 self.open_mask &= !(1 << b);
-                self.rank_ref.raise(now + u(t.t_rp), F1_PRE);
+                self.rank_ref.raise(now + u(self.t.t_rp), F1_PRE);
                 None
             }
             CmdKind::Rd | CmdKind::Rda => {
                 let group = &mut self.groups[g];
-                group.rd.raise(now + d.rd_rd_l, C1L);
-                self.rank_rd.raise(now + d.rd_rd_s, C1S);
-                self.rank_wr.raise(now + d.rd_wr, C4);
-                self.rank_prea.raise(now + u(t.t_rtp), C5);
+                group.rd.raise(now + self.d.rd_rd_l, C1L);
+                self.rank_rd.raise(now + self.d.rd_rd_s, C1S);
+                self.rank_wr.raise(now + self.d.rd_wr, C4);
+                self.rank_prea.raise(now + u(self.t.t_rtp), C5);
                 let bank = &mut self.banks[b];
-                bank.pre.raise(now + u(t.t_rtp), C5);
+                bank.pre.raise(now + u(self.t.t_rtp), C5);
                 if cmd.kind == CmdKind::Rda {
                     // Internal precharge, held back until tRAS after the ACT (lockout).
-                    let pre_at = (now + u(t.t_rtp)).max(bank.act_at + u(t.t_ras));
+                    let pre_at = (now + u(self.t.t_rtp)).max(bank.act_at + u(self.t.t_ras));
                     // When the lockout binds, pre_at + tRP <= t_ACT + tRC (validated), so R4
                     // keeps its label on a tie.
-                    bank.act.raise(pre_at + u(t.t_rp), C7);
-                    self.rank_ref.raise(pre_at + u(t.t_rp), F1_RDA);
+                    bank.act.raise(pre_at + u(self.t.t_rp), C7);
+                    self.rank_ref.raise(pre_at + u(self.t.t_rp), F1_RDA);
                 }
-                Some(self.column_done(cmd, now, t.t_cl))
+                Some(self.column_done(cmd, now, self.t.t_cl))
             }
             CmdKind::Wr | CmdKind::Wra => {
                 let group = &mut self.groups[g];
-                group.wr.raise(now + d.rd_rd_l, C2L);
-                group.rd.raise(now + d.wr_rd_l, C3L);
-                self.rank_wr.raise(now + d.rd_rd_s, C2S);
-                self.rank_rd.raise(now + d.wr_rd_s, C3S);
-                self.rank_prea.raise(now + d.wr_pre, C6);
+                group.wr.raise(now + self.d.rd_rd_l, C2L);
+                group.rd.raise(now + self.d.wr_rd_l, C3L);
+                self.rank_wr.raise(now + self.d.rd_rd_s, C2S);
+                self.rank_rd.raise(now + self.d.wr_rd_s, C3S);
+                self.rank_prea.raise(now + self.d.wr_pre, C6);
                 let bank = &mut self.banks[b];
-                bank.pre.raise(now + d.wr_pre, C6);
+                bank.pre.raise(now + self.d.wr_pre, C6);
                 if cmd.kind == CmdKind::Wra {
-                    let pre_at = (now + d.wr_pre).max(bank.act_at + u(t.t_ras));
-                    bank.act.raise(pre_at + u(t.t_rp), C8);
-                    self.rank_ref.raise(pre_at + u(t.t_rp), F1_WRA);
+                    let pre_at = (now + self.d.wr_pre).max(bank.act_at + u(self.t.t_ras));
+                    bank.act.raise(pre_at + u(self.t.t_rp), C8);
+                    self.rank_ref.raise(pre_at + u(self.t.t_rp), F1_WRA);
                 }
-                Some(self.column_done(cmd, now, t.t_cwl))
+                Some(self.column_done(cmd, now, self.t.t_cwl))
             }
             CmdKind::PreA | CmdKind::Ref => unreachable!("handled above"),
         }
