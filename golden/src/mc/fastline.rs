@@ -45,6 +45,22 @@ fn fast_txn_with<const LAX: bool>(line: &[u8]) -> Option<McTxn> {
 /// and `cycle` first (the DRAMsim3 kit's generator), the required keys only. A third fewer
 /// instructions a line than [`any_order`], which reads every other line.
 fn in_order<const LAX: bool>(line: &[u8]) -> Option<McTxn> {
+    match in_order_at::<LAX>(line)? {
+        (t, b"") => Some(t),
+        _ => None,
+    }
+}
+
+/// The transaction of a line in one of [`in_order`]'s layouts at the start of `text` (a
+/// buffer of lines), and `text` after its `}`; `None` when `text` does not start with one.
+/// Reading a buffer this way needs no search for the line's end first: the caller checks
+/// what follows the `}` (the line end).
+pub fn line_at(text: &[u8]) -> Option<(McTxn, &[u8])> {
+    in_order_at::<false>(text)
+}
+
+/// [`line_at`] (`LAX`: see [`fast_txn_with`]).
+fn in_order_at<const LAX: bool>(line: &[u8]) -> Option<(McTxn, &[u8])> {
     let (cycle, r) = match line.strip_prefix(b"{\"op\":\"req\",\"cycle\":") {
         Some(r) => number::<LAX>(r)?,
         None => {
@@ -58,8 +74,8 @@ fn in_order<const LAX: bool>(line: &[u8]) -> Option<McTxn> {
     let (addr, r) = number::<LAX>(r.strip_prefix(b",\"addr\":")?)?;
     let mut write = false;
     let r = bool_value(r.strip_prefix(b",\"write\":")?, &mut write)?;
-    (r == b"}").then_some(())?;
-    Some(McTxn {
+    let r = r.strip_prefix(b"}")?;
+    let t = McTxn {
         op: Op::Req,
         cycle,
         sm: u32::try_from(sm).ok()?,
@@ -69,7 +85,8 @@ fn in_order<const LAX: bool>(line: &[u8]) -> Option<McTxn> {
         write,
         load: None,
         prefetch: false,
-    })
+    };
+    Some((t, r))
 }
 
 /// A compact object with its keys in any order.
@@ -158,20 +175,27 @@ fn bool_value<'a>(s: &'a [u8], v: &mut bool) -> Option<&'a [u8]> {
 /// A JSON integer in `0..=u64::MAX` at the start of `s` (digits, no leading zero) and the rest;
 /// `None` for anything serde might read differently (a sign, a fraction, an exponent).
 fn number<const LAX: bool>(s: &[u8]) -> Option<(u64, &[u8])> {
-    // One pass over the digits: up to 19 cannot overflow, a 20th is checked.
+    // One pass over the digits (an iterator: no bounds check per digit): up to 19 cannot
+    // overflow, more are checked.
     let mut v = 0u64;
     let mut n = 0;
-    while let Some(&c) = s.get(n) {
+    for &c in s.iter().take(19) {
         let d = c.wrapping_sub(b'0');
         if d > 9 {
             break;
         }
-        v = if n < 19 {
-            v * 10 + u64::from(d)
-        } else {
-            v.checked_mul(10)?.checked_add(u64::from(d))?
-        };
+        v = v * 10 + u64::from(d);
         n += 1;
+    }
+    if n == 19 {
+        for &c in &s[19..] {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v.checked_mul(10)?.checked_add(u64::from(d))?;
+            n += 1;
+        }
     }
     if n == 0 || n > 1 && s[0] == b'0' && !LAX {
         return None;

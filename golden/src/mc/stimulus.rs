@@ -121,6 +121,14 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
             // A compact line wholly in the input's buffer is read there, without a copy
             // (the common case); any other line is copied out below.
             if let Ok(avail) = self.input.fill_buf() {
+                // A line in one of the writers' layouts, ended by a line feed, is read without
+                // a search for its end.
+                if let Some((t, b'\n', n)) = super::fastline::line_at(avail)
+                    .and_then(|(t, rest)| Some((t, *rest.first()?, avail.len() - rest.len())))
+                {
+                    self.input.consume(n + 1);
+                    return Some(self.resolver.push(&t).map_err(|m| self.error(m)));
+                }
                 if let Some(n) = memchr::memchr(b'\n', avail) {
                     if let Some(t) = super::fastline::fast_txn(avail[..n].trim_ascii()) {
                         self.input.consume(n + 1);
