@@ -99,6 +99,10 @@ struct Controller {
     /// scheduler serves the requests of the current mode, `queue[write_mode]`, and indexes
     /// its requests there (the candidate window has the same order).
     queue: [Vec<Entry>; 2],
+    /// The bank and row of each request of the current mode, in queue order ([`key`]): the
+    /// scans for a bank's requests and its row hits read these 8 bytes a request, in one
+    /// array, rather than the 20-byte entries.
+    keys: Vec<u64>,
     /// Offered requests waiting for room in the pending queue, oldest first.
     wait: VecDeque<(Entry, Request, u64)>,
     /// What the requests of the pending queue (and the one entering it) came with: request
@@ -183,17 +187,14 @@ impl Controller {
             self.clear_hits(b, df);
             return;
         };
-        let (mut h, mut ph) = (0u16, 0u16);
-        for e in &self.queue[usize::from(self.write_mode)] {
-            let x = u16::from((e.bank() == b) & (e.row == row));
-            h += x;
-            if df {
-                ph += x & u16::from(e.prefetch);
-            }
-        }
-        self.nhit[b as usize] = h;
+        let k = key(b, row);
+        self.nhit[b as usize] = self.keys.iter().map(|&x| u16::from(x == k)).sum();
         if df {
-            self.npf_hit[b as usize] = ph;
+            self.npf_hit[b as usize] = self
+                .mode_queue()
+                .iter()
+                .map(|e| u16::from((e.bank() == b) & (e.row == row) & e.prefetch))
+                .sum();
         }
         self.mark(b);
     }
@@ -384,9 +385,15 @@ impl Controller {
         let b = if from != 0 { from } else { ready }.trailing_zeros();
         let hit = hit_mask >> b & 1 != 0;
         let q = self.mode_queue();
-        let i = q.iter().position(|e| {
-            e.bank() == b && !(demand && e.prefetch) && (!hit || hits(&self.ch, b, e.row))
-        })?;
+        let i = if demand {
+            q.iter()
+                .position(|e| e.bank() == b && !e.prefetch && (!hit || hits(&self.ch, b, e.row)))?
+        } else if hit {
+            let k = key(b, self.ch.open_row(b)?);
+            self.keys.iter().position(|&x| x == k)?
+        } else {
+            self.keys.iter().position(|&x| x >> 32 == u64::from(b))?
+        };
         let cmd = self.needed(&q[i]);
         Some((cmd, cmd.kind.is_column().then_some(i)))
     }
@@ -477,6 +484,12 @@ impl Controller {
     fn pending(&self) -> usize {
         self.queue[0].len() + self.queue[1].len()
     }
+}
+
+/// A request's bank and row as one word ([`Controller::keys`]).
+#[inline]
+fn key(bank: u32, row: u32) -> u64 {
+    u64::from(bank) << 32 | u64::from(row)
 }
 
 /// The members of a controller set, in ascending order.
@@ -742,6 +755,7 @@ impl MemSystem {
             .map(|_| Controller {
                 ch: Channel::new(timing),
                 queue: [0, 1].map(|_| Vec::with_capacity(spec.mc.queue_entries as usize)),
+                keys: Vec::with_capacity(spec.mc.queue_entries as usize),
                 wait: VecDeque::new(),
                 held: Vec::with_capacity(spec.mc.queue_entries as usize + 1),
                 free: Vec::new(),
@@ -1246,6 +1260,9 @@ impl MemSystem {
             let ctrl = &mut self.ctrls[c];
             if let Some(e) = self.incoming[c] {
                 ctrl.queue[usize::from(e.write)].push(e);
+                if e.write == ctrl.write_mode {
+                    ctrl.keys.push(key(e.bank(), e.row));
+                }
                 changed = true;
                 if counted && e.write == ctrl.write_mode {
                     let hit = hits(&ctrl.ch, e.bank(), e.row);
@@ -1266,6 +1283,9 @@ impl MemSystem {
                 if flip {
                     ctrl.write_mode = !ctrl.write_mode;
                     ctrl.timed = 0;
+                    ctrl.keys.clear();
+                    let q = &ctrl.queue[usize::from(ctrl.write_mode)];
+                    ctrl.keys.extend(q.iter().map(|e| key(e.bank(), e.row)));
                     if counted {
                         ctrl.recount(u64::MAX, P::DEMAND_FIRST);
                     }
@@ -1307,6 +1327,10 @@ impl MemSystem {
                 let kept = &self.present[c * self.wet_entries..(c + 1) * self.wet_entries];
                 assert_eq!(kept, &present[..], "controller {c}'s warps at {now}");
             }
+            let keys: Vec<u64> = (self.ctrls[c].mode_queue().iter())
+                .map(|e| key(e.bank(), e.row))
+                .collect();
+            assert_eq!(self.ctrls[c].keys, keys, "controller {c}'s keys at {now}");
             let mut x = self.ctrls[c].clone();
             if P::COUNTED {
                 x.recount(u64::MAX, P::DEMAND_FIRST);
@@ -1599,6 +1623,7 @@ impl MemSystem {
                 }
             }
             let e = ctrl.queue[usize::from(ctrl.write_mode)].remove(i);
+            ctrl.keys.remove(i);
             if counted {
                 ctrl.tally(&e, false, row_before == Some(e.row), P::DEMAND_FIRST);
             }

@@ -184,6 +184,7 @@ fn a_lost_request_stops_the_run_as_stalled() {
         for c in &mut sys.system_mut().ctrls {
             c.queue[0].clear();
             c.queue[1].clear();
+            c.keys.clear();
         }
         let window = sys.system().stall_window;
         match sys.run(u64::MAX, None, &mut |c, _| done[c.tag as usize] = c.done) {
