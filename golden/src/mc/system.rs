@@ -1389,25 +1389,22 @@ impl MemSystem {
         }
         // The earliest of the banks' own parts per kind of command, then raised to the
         // rank-wide part of that kind (max(t_b, floor) is monotone in t_b).
+        // (One loop per kind: a branch on whether each bank is open would follow the
+        // requests and mispredict.)
         let times = x.times_of(by_first | by_pre);
-        let (mut cas, mut act, mut pre) = (u64::MAX, u64::MAX, u64::MAX);
-        let mut m = by_first;
-        while m != 0 {
-            let b = m.trailing_zeros();
-            m &= m - 1;
-            let t = times[b as usize][0];
-            if open >> b & 1 != 0 {
-                cas = cas.min(t);
-            } else {
-                act = act.min(t);
+        let earliest = |mut m: u64, k: usize| {
+            let mut t = u64::MAX;
+            while m != 0 {
+                t = t.min(times[m.trailing_zeros() as usize][k]);
+                m &= m - 1;
             }
-        }
-        let mut m = by_pre;
-        while m != 0 {
-            let b = m.trailing_zeros();
-            m &= m - 1;
-            pre = pre.min(times[b as usize][1]);
-        }
+            t
+        };
+        let (cas, act, pre) = (
+            earliest(by_first & open, 0),
+            earliest(by_first & !open, 0),
+            earliest(by_pre, 1),
+        );
         let [cas_floor, act_floor, any_floor] = x.ch.rank_floor(x.write_mode);
         let of = |t: u64, floor: u64| {
             if t == u64::MAX {
