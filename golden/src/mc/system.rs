@@ -122,7 +122,8 @@ struct Controller {
     /// Per bank: [`Channel::bank_local`] for the current mode (its own and its bank group's
     /// part of its bounds), valid where `timed` has the bank's bit (cleared for the banks of
     /// [`Channel::stale_local`] after a command, and when the mode changes).
-    times: Vec<[u64; 2]>,
+    /// (A fixed array of the largest bank count, indexed by a bank mask's bit: no bounds check.)
+    times: Box<[[u64; 2]; 64]>,
     timed: u64,
     /// Bit masks over banks (dram.banks <= 64, validated), following `nreq` and `nhit`: banks
     /// with a request, with a hit, with a miss (more requests than hits).
@@ -217,12 +218,12 @@ impl Controller {
     /// Make `times` valid for every bank of `banks` (a mask), and return it: a scheduler reads
     /// the bounds of every bank with a request, so they are brought up to date in one pass.
     #[inline(always)]
-    fn times_of(&mut self, banks: u64) -> &[[u64; 2]] {
+    fn times_of(&mut self, banks: u64) -> &[[u64; 2]; 64] {
         let mut stale = banks & !self.timed;
         while stale != 0 {
             let b = stale.trailing_zeros();
             stale &= stale - 1;
-            self.times[b as usize] = self.ch.bank_local(b, self.write_mode);
+            self.times[(b & 63) as usize] = self.ch.bank_local(b, self.write_mode);
         }
         self.timed |= banks;
         &self.times
@@ -244,7 +245,7 @@ impl Controller {
         while m != 0 {
             let b = m.trailing_zeros();
             m &= m - 1;
-            let [first, pre] = times[b as usize];
+            let [first, pre] = times[(b & 63) as usize];
             f |= u64::from(first <= now) << b;
             p |= u64::from(pre <= now) << b;
         }
@@ -259,10 +260,10 @@ impl Controller {
     fn bank_times(&mut self, b: u32) -> [u64; 2] {
         let bit = 1u64 << b;
         if self.timed & bit == 0 {
-            self.times[b as usize] = self.ch.bank_local(b, self.write_mode);
+            self.times[(b & 63) as usize] = self.ch.bank_local(b, self.write_mode);
             self.timed |= bit;
         }
-        let [first, pre] = self.times[b as usize];
+        let [first, pre] = self.times[(b & 63) as usize];
         let [cas, act, any] = self.ch.rank_floor(self.write_mode);
         if self.ch.open_mask() & bit != 0 {
             [first.max(cas), pre.max(any)]
@@ -765,7 +766,7 @@ impl MemSystem {
                 act: None,
                 nreq: vec![0; d.banks as usize],
                 nhit: vec![0; d.banks as usize],
-                times: vec![[u64::MAX; 2]; d.banks as usize],
+                times: Box::new([[u64::MAX; 2]; 64]),
                 timed: 0,
                 req_mask: 0,
                 hit_mask: 0,
@@ -1395,7 +1396,7 @@ impl MemSystem {
         let earliest = |mut m: u64, k: usize| {
             let mut t = u64::MAX;
             while m != 0 {
-                t = t.min(times[m.trailing_zeros() as usize][k]);
+                t = t.min(times[(m.trailing_zeros() & 63) as usize][k & 1]);
                 m &= m - 1;
             }
             t
