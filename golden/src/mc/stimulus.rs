@@ -119,58 +119,67 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
         while !self.failed {
             self.line += 1;
             // A compact line wholly in the input's buffer is read there, without a copy
-            // (the common case); any other line is copied out below.
-            if let Ok(avail) = self.input.fill_buf() {
-                // A line in one of the writers' layouts, ended by a line feed, is read without
-                // a search for its end.
-                if let Some((t, b'\n', n)) = super::fastline::line_at(avail)
-                    .and_then(|(t, rest)| Some((t, *rest.first()?, avail.len() - rest.len())))
-                {
-                    self.input.consume(n + 1);
-                    return Some(self.resolver.push(&t).map_err(|m| self.error(m)));
+            // (the common case); any other line is copied out.
+            let t = match self.input.fill_buf().ok().and_then(line_in_buffer) {
+                Some((t, n)) => {
+                    self.input.consume(n);
+                    t
                 }
-                if let Some(n) = memchr::memchr(b'\n', avail) {
-                    if let Some(t) = super::fastline::fast_txn(avail[..n].trim_ascii()) {
-                        self.input.consume(n + 1);
-                        return Some(self.resolver.push(&t).map_err(|m| self.error(m)));
+                None => {
+                    self.buf.clear();
+                    match self.input.read_until(b'\n', &mut self.buf) {
+                        Ok(0) => return None,
+                        Ok(_) => {}
+                        Err(e) => return Some(Err(self.error(format!("cannot read: {e}")))),
                     }
-                }
-            }
-            self.buf.clear();
-            match self.input.read_until(b'\n', &mut self.buf) {
-                Ok(0) => return None,
-                Ok(_) => {}
-                Err(e) => return Some(Err(self.error(format!("cannot read: {e}")))),
-            }
-            // The compact lines writers produce are read by the fast path (such a line is
-            // ASCII); serde_json reads the rest, as text, and gives the errors.
-            if let Some(t) = super::fastline::fast_txn(self.buf.trim_ascii()) {
-                return Some(self.resolver.push(&t).map_err(|m| self.error(m)));
-            }
-            let Ok(text) = std::str::from_utf8(&self.buf) else {
-                let m = "cannot read: stream did not contain valid UTF-8".to_string();
-                return Some(Err(self.error(m)));
-            };
-            let text = text.trim();
-            if text.is_empty() || text.starts_with('#') {
-                continue;
-            }
-            let t: McTxn = match serde_json::from_str(text) {
-                Ok(t) => t,
-                Err(e) => {
-                    let m = crate::run::json_line_error(&e);
-                    let m = if m.contains("unknown variant") {
-                        format!("{m} (the only op is req)")
-                    } else {
-                        m
-                    };
-                    return Some(Err(self.error(m)));
+                    // The compact lines writers produce are read by the fast path (such a
+                    // line is ASCII); serde_json reads the rest, as text, and gives the
+                    // errors.
+                    match super::fastline::fast_txn(self.buf.trim_ascii()) {
+                        Some(t) => t,
+                        None => {
+                            let Ok(text) = std::str::from_utf8(&self.buf) else {
+                                let m = "cannot read: stream did not contain valid UTF-8";
+                                return Some(Err(self.error(m.to_string())));
+                            };
+                            let text = text.trim();
+                            if text.is_empty() || text.starts_with('#') {
+                                continue;
+                            }
+                            match serde_json::from_str(text) {
+                                Ok(t) => t,
+                                Err(e) => {
+                                    let m = crate::run::json_line_error(&e);
+                                    let m = if m.contains("unknown variant") {
+                                        format!("{m} (the only op is req)")
+                                    } else {
+                                        m
+                                    };
+                                    return Some(Err(self.error(m)));
+                                }
+                            }
+                        }
+                    }
                 }
             };
             return Some(self.resolver.push(&t).map_err(|m| self.error(m)));
         }
         None
     }
+}
+
+/// A request line wholly in `avail` (the start of a reader's buffer) that the fast path
+/// takes, and the bytes it spans with its line feed; `None` leaves the line to be copied out.
+/// A line in one of the writers' layouts ends at its `}` and a line feed, so it needs no
+/// search for its end; any other line is found with `memchr`.
+fn line_in_buffer(avail: &[u8]) -> Option<(McTxn, usize)> {
+    if let Some((t, rest)) = super::fastline::line_at(avail) {
+        if rest.first() == Some(&b'\n') {
+            return Some((t, avail.len() - rest.len() + 1));
+        }
+    }
+    let n = memchr::memchr(b'\n', avail)?;
+    Some((super::fastline::fast_txn(avail[..n].trim_ascii())?, n + 1))
 }
 
 /// Check transactions and resolve their warp loads. Errors carry the transaction index.

@@ -60,6 +60,12 @@ impl Entry {
     fn bank(&self) -> u32 {
         u32::from(self.bank)
     }
+
+    /// Its bank and row as one word ([`Controller::keys`]).
+    #[inline]
+    fn key(&self) -> u64 {
+        key(self.bank(), self.row)
+    }
 }
 
 /// A completed request: its column command issued; its data transfer ends at `done`.
@@ -122,7 +128,7 @@ struct Controller {
     /// Per bank: [`Channel::bank_local`] for the current mode (its own and its bank group's
     /// part of its bounds), valid where `timed` has the bank's bit (cleared for the banks of
     /// [`Channel::stale_local`] after a command, and when the mode changes).
-    /// (A fixed array of the largest bank count, indexed by a bank mask's bit: no bounds check.)
+    /// (A fixed array of the largest bank count, indexed by [`slot`]: no bounds check.)
     times: Box<[[u64; 2]; 64]>,
     timed: u64,
     /// Bit masks over banks (dram.banks <= 64, validated), following `nreq` and `nhit`: banks
@@ -141,41 +147,41 @@ struct Controller {
 }
 
 impl Controller {
-    /// Recount `nreq` and `nhit` (and with `df` the demand counts) of the banks in `banks` (a
-    /// bit mask) from the queue.
+    /// Recount `nreq` and `nhit` (and with `df` the prefetch counts) of every bank from the
+    /// queue (after the mode or every bank's row changed; one bank's row:
+    /// [`Controller::recount_hits`]).
     #[inline]
-    fn recount(&mut self, banks: u64, df: bool) {
-        for b in 0..self.nreq.len() {
-            if banks >> b & 1 != 0 {
-                self.nreq[b] = 0;
-                self.nhit[b] = 0;
-                if df {
-                    self.npf_all -= u32::from(self.npf[b]);
-                    self.npf[b] = 0;
-                    self.npf_hit[b] = 0;
-                }
-            }
+    fn recount(&mut self, df: bool) {
+        self.nreq.fill(0);
+        self.nhit.fill(0);
+        if df {
+            self.npf.fill(0);
+            self.npf_hit.fill(0);
+            self.npf_all = 0;
         }
         for e in &self.queue[usize::from(self.write_mode)] {
-            if banks >> e.bank() & 1 != 0 {
-                let (b, hit) = (
-                    e.bank() as usize,
-                    u16::from(hits(&self.ch, e.bank(), e.row)),
-                );
-                self.nreq[b] += 1;
-                self.nhit[b] += hit;
-                if df && e.prefetch {
-                    self.npf[b] += 1;
-                    self.npf_hit[b] += hit;
-                    self.npf_all += 1;
-                }
+            let (b, hit) = (
+                e.bank() as usize,
+                u16::from(hits(&self.ch, e.bank(), e.row)),
+            );
+            self.nreq[b] += 1;
+            self.nhit[b] += hit;
+            if df && e.prefetch {
+                self.npf[b] += 1;
+                self.npf_hit[b] += hit;
+                self.npf_all += 1;
             }
         }
         for b in 0..self.nreq.len() as u32 {
-            if banks >> b & 1 != 0 {
-                self.mark(b);
-            }
+            self.mark(b);
         }
+    }
+
+    /// Rebuild `keys` from the queue of the current mode (after the mode changed).
+    fn rebuild_keys(&mut self) {
+        self.keys.clear();
+        let q = &self.queue[usize::from(self.write_mode)];
+        self.keys.extend(q.iter().map(Entry::key));
     }
 
     /// Recount the hits (and with `df` the prefetch hits) of bank `b`, whose row changed, from
@@ -223,7 +229,7 @@ impl Controller {
         while stale != 0 {
             let b = stale.trailing_zeros();
             stale &= stale - 1;
-            self.times[(b & 63) as usize] = self.ch.bank_local(b, self.write_mode);
+            self.times[slot(b)] = self.ch.bank_local(b, self.write_mode);
         }
         self.timed |= banks;
         &self.times
@@ -245,7 +251,7 @@ impl Controller {
         while m != 0 {
             let b = m.trailing_zeros();
             m &= m - 1;
-            let [first, pre] = times[(b & 63) as usize];
+            let [first, pre] = times[slot(b)];
             f |= u64::from(first <= now) << b;
             p |= u64::from(pre <= now) << b;
         }
@@ -260,16 +266,11 @@ impl Controller {
     fn bank_times(&mut self, b: u32) -> [u64; 2] {
         let bit = 1u64 << b;
         if self.timed & bit == 0 {
-            self.times[(b & 63) as usize] = self.ch.bank_local(b, self.write_mode);
+            self.times[slot(b)] = self.ch.bank_local(b, self.write_mode);
             self.timed |= bit;
         }
-        let [first, pre] = self.times[(b & 63) as usize];
-        let [cas, act, any] = self.ch.rank_floor(self.write_mode);
-        if self.ch.open_mask() & bit != 0 {
-            [first.max(cas), pre.max(any)]
-        } else {
-            [first.max(act), u64::MAX]
-        }
+        let floor = self.ch.rank_floor(self.write_mode);
+        self.ch.with_floor(b, self.times[slot(b)], floor)
     }
 
     /// Count request `e` of the current mode in (`add`) or out; `hit`: it hits the open row.
@@ -485,6 +486,13 @@ impl Controller {
     fn pending(&self) -> usize {
         self.queue[0].len() + self.queue[1].len()
     }
+}
+
+/// Bank `b`'s entry in [`Controller::times`] (64 entries, dram.banks <= 64, validated),
+/// masked so that indexing needs no bounds check.
+#[inline(always)]
+fn slot(b: u32) -> usize {
+    (b & 63) as usize
 }
 
 /// A request's bank and row as one word ([`Controller::keys`]).
@@ -1261,17 +1269,17 @@ impl MemSystem {
             let ctrl = &mut self.ctrls[c];
             if let Some(e) = self.incoming[c] {
                 ctrl.queue[usize::from(e.write)].push(e);
-                if e.write == ctrl.write_mode {
-                    ctrl.keys.push(key(e.bank(), e.row));
-                }
                 changed = true;
-                if counted && e.write == ctrl.write_mode {
-                    let hit = hits(&ctrl.ch, e.bank(), e.row);
-                    ctrl.tally(&e, true, hit, P::DEMAND_FIRST);
-                }
-                if track && e.write == ctrl.write_mode {
-                    self.cands[c].push(Some(cand(&ctrl.ch, &e)));
-                    self.present[c * self.wet_entries + e.gwid as usize] += 1;
+                if e.write == ctrl.write_mode {
+                    ctrl.keys.push(e.key());
+                    if counted {
+                        let hit = hits(&ctrl.ch, e.bank(), e.row);
+                        ctrl.tally(&e, true, hit, P::DEMAND_FIRST);
+                    }
+                    if track {
+                        self.cands[c].push(Some(cand(&ctrl.ch, &e)));
+                        self.present[c * self.wet_entries + e.gwid as usize] += 1;
+                    }
                 }
             }
             if changed {
@@ -1284,11 +1292,9 @@ impl MemSystem {
                 if flip {
                     ctrl.write_mode = !ctrl.write_mode;
                     ctrl.timed = 0;
-                    ctrl.keys.clear();
-                    let q = &ctrl.queue[usize::from(ctrl.write_mode)];
-                    ctrl.keys.extend(q.iter().map(|e| key(e.bank(), e.row)));
+                    ctrl.rebuild_keys();
                     if counted {
-                        ctrl.recount(u64::MAX, P::DEMAND_FIRST);
+                        ctrl.recount(P::DEMAND_FIRST);
                     }
                     if track {
                         self.rebuild_cands(c);
@@ -1328,13 +1334,11 @@ impl MemSystem {
                 let kept = &self.present[c * self.wet_entries..(c + 1) * self.wet_entries];
                 assert_eq!(kept, &present[..], "controller {c}'s warps at {now}");
             }
-            let keys: Vec<u64> = (self.ctrls[c].mode_queue().iter())
-                .map(|e| key(e.bank(), e.row))
-                .collect();
-            assert_eq!(self.ctrls[c].keys, keys, "controller {c}'s keys at {now}");
             let mut x = self.ctrls[c].clone();
+            x.rebuild_keys();
+            assert_eq!(x.keys, self.ctrls[c].keys, "controller {c}'s keys at {now}");
             if P::COUNTED {
-                x.recount(u64::MAX, P::DEMAND_FIRST);
+                x.recount(P::DEMAND_FIRST);
             }
             let y = &self.ctrls[c];
             assert_eq!(
@@ -1396,7 +1400,7 @@ impl MemSystem {
         let earliest = |mut m: u64, k: usize| {
             let mut t = u64::MAX;
             while m != 0 {
-                t = t.min(times[(m.trailing_zeros() & 63) as usize][k & 1]);
+                t = t.min(times[slot(m.trailing_zeros())][k & 1]);
                 m &= m - 1;
             }
             t
@@ -1661,7 +1665,7 @@ impl MemSystem {
             }
         }
         if counted && all {
-            ctrl.recount(u64::MAX, P::DEMAND_FIRST);
+            ctrl.recount(P::DEMAND_FIRST);
         } else if counted && moved && !from_window {
             // (A closed bank has no hits: nothing to count.)
             ctrl.recount_hits(cmd.bank, P::DEMAND_FIRST);
