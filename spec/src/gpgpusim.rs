@@ -900,6 +900,7 @@ fn icnt_layer(
             };
             put("icnt.arbiter", word(arbiter), "icnt_arbiter_algo");
             put("icnt.latency", int(0), "network_mode");
+            put("icnt.speedup", int(1), "network_mode");
             notes.push(format!(
                 "-network_mode 2 ({}): GPGPU-Sim's crossbar moves every packet as one flit and counts its buffers in packets; warpsmith serialises ceil(bytes / flit) flits and counts flits (the same for one-flit packets)",
                 location(opts, "network_mode")
@@ -965,15 +966,29 @@ fn icnt_layer(
             put("icnt.out_buffer", int(output), FILE);
             put("icnt.arbiter", word(arbiter), FILE);
             put("icnt.latency", int(delay), FILE);
+            // BookSim's internal speedup is a real number; the crossbar takes whole steps.
+            let internal = get("internal_speedup").unwrap_or("1");
+            let speedup = internal
+                .parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite() && *f >= 1.0 && *f <= 8.0)
+                .ok_or_else(|| ImportError::IcntFile {
+                    path: path.display().to_string(),
+                    location: at.clone(),
+                    error: format!("`internal_speedup = {internal}` is not a number from 1 to 8"),
+                })?;
+            put("icnt.speedup", int(speedup.floor() as u64), FILE);
             let topology = (get("topology").unwrap_or("?"), get("n").unwrap_or("?"));
             notes.push(format!(
-                "-inter_config_file {} ({at}): BookSim's network (topology {} n = {}, {} virtual channel(s), speedups in {} / internal {}) is modelled as one crossbar per direction with these buffers and delays; virtual channels, credits and speedups are not modelled",
+                "-inter_config_file {} ({at}): BookSim's network (topology {} n = {}, {} virtual channel(s), speedups in {} / out {} / internal {}) is modelled as one crossbar per direction with these buffers and delays and its internal speedup{}; virtual channels, credits and input and output speedups are not modelled",
                 path.display(),
                 topology.0,
                 topology.1,
                 vcs,
                 get("input_speedup").unwrap_or("1"),
-                get("internal_speedup").unwrap_or("1"),
+                get("output_speedup").unwrap_or("1"),
+                internal,
+                if speedup.fract() == 0.0 { String::new() } else { format!(" rounded down to {}", speedup.floor()) },
             ));
             Ok(())
         }

@@ -664,10 +664,10 @@ fn import_memory_partitions_and_clocks() {
 fn import_the_interconnect() {
     let s = |v: &str| toml::Value::String(v.into());
     let int = |v: i64| toml::Value::Integer(v);
-    // (files, flit bytes, input and output buffer flits, arbiter, latency): BookSim's .icnt
-    // for GTX480 (vc_buf_size x num_vcs, routing + VC + switch allocation delays), the built-in
-    // crossbar's options for the others.
-    for (o, flit, inb, outb, arb, lat) in [
+    // (files, flit bytes, input and output buffer flits, arbiter, latency, internal speedup):
+    // BookSim's .icnt for GTX480 (vc_buf_size x num_vcs, routing + VC + switch allocation
+    // delays, internal_speedup), the built-in crossbar's options for the others.
+    for (o, flit, inb, outb, arb, lat, speedup) in [
         (
             file_opts("GTX480/gpgpusim-3.2.2/gpgpusim.config"),
             32,
@@ -675,6 +675,7 @@ fn import_the_interconnect() {
             8,
             "islip",
             2,
+            1,
         ),
         (
             file_opts("GTX480/gpgpusim-4.x/gpgpusim.config"),
@@ -683,10 +684,11 @@ fn import_the_interconnect() {
             64,
             "islip",
             2,
+            2,
         ),
-        (layered(RTX2060, RTX2060_TRACE), 40, 512, 512, "islip", 0),
-        (layered(QV100, QV100_TRACE), 40, 512, 512, "islip", 0),
-        (layered(RTX3070, RTX3070_TRACE), 40, 512, 512, "islip", 0),
+        (layered(RTX2060, RTX2060_TRACE), 40, 512, 512, "islip", 0, 1),
+        (layered(QV100, QV100_TRACE), 40, 512, 512, "islip", 0, 1),
+        (layered(RTX3070, RTX3070_TRACE), 40, 512, 512, "islip", 0, 1),
     ] {
         let r = layer(&o).unwrap();
         assert_eq!(imported(&r, "icnt.flit_bytes"), int(flit));
@@ -694,6 +696,7 @@ fn import_the_interconnect() {
         assert_eq!(imported(&r, "icnt.out_buffer"), int(outb));
         assert_eq!(imported(&r, "icnt.arbiter"), s(arb));
         assert_eq!(imported(&r, "icnt.latency"), int(lat));
+        assert_eq!(imported(&r, "icnt.speedup"), int(speedup));
         assert!(
             r.unmodelled.iter().any(|u| u.contains("network")),
             "{:?}",
@@ -726,4 +729,42 @@ fn import_the_interconnect() {
         parse_icnt("a = 1; b=two // c = 3\n// d = 4\n e = 5;"),
         [("a", "1"), ("b", "two"), ("e", "5")].map(|(k, v)| (k.to_string(), v.to_string()))
     );
+}
+
+#[test]
+fn an_internal_speedup_is_taken_in_whole_steps_and_a_bad_one_is_refused() {
+    let dir = std::env::temp_dir().join(format!("ws-icnt-speedup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let icnt = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests-data/gpgpusim-configs/GTX480/gpgpusim-4.x/config_fermi_islip.icnt"),
+    )
+    .unwrap();
+    let with = |speedup: &str| {
+        let text = icnt.replace(
+            "internal_speedup  = 2.0;",
+            &format!("internal_speedup = {speedup};"),
+        );
+        std::fs::write(dir.join("net.icnt"), text).unwrap();
+        let config = dir.join("gpgpusim.config");
+        let o = opts(
+            &format!("{GTX480_4X}\n-inter_config_file net.icnt\n"),
+            &config.display().to_string(),
+        );
+        layer(&o)
+    };
+    let r = with("3.0").unwrap();
+    assert_eq!(imported(&r, "icnt.speedup"), toml::Value::Integer(3));
+    let r = with("1.5").unwrap();
+    assert_eq!(imported(&r, "icnt.speedup"), toml::Value::Integer(1));
+    assert!(
+        r.unmodelled.iter().any(|u| u.contains("rounded down to 1")),
+        "{:?}",
+        r.unmodelled
+    );
+    for bad in ["0.5", "9", "fast"] {
+        let e = with(bad).unwrap_err().to_string();
+        assert!(e.contains("internal_speedup"), "{bad}: {e}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -154,6 +154,8 @@ section! {
             "crossbar arbitration: rr or islip (-icnt_arbiter_algo 0 / 1; .icnt: sw_allocator)";
         latency: u32 = Legal::Range { min: 0, max: 1000 },
             "interconnect cycles a packet takes beyond its flits' serialisation (.icnt: routing_delay + vc_alloc_delay + sw_alloc_delay; GPGPU-Sim's built-in crossbar: 0)";
+        speedup: u32 = Legal::Range { min: 1, max: 8 },
+            "switch steps per interconnect cycle: a packet crosses the switch at this many flits per cycle and leaves its output at one (.icnt: internal_speedup; GPGPU-Sim's built-in crossbar: 1)";
     }
 }
 
@@ -168,6 +170,7 @@ pub struct IcntSpec {
     pub out_buffer: u32,
     pub arbiter: IcntArbiter,
     pub latency: u32,
+    pub speedup: u32,
 }
 
 impl IcntSpec {
@@ -179,6 +182,7 @@ impl IcntSpec {
             out_buffer: i.out_buffer,
             arbiter: i.arbiter,
             latency: i.latency,
+            speedup: i.speedup,
         }
     }
 

@@ -42,8 +42,10 @@ impl MemorySide {
         let subs = parts.len();
         let lat = u64::from(i.latency);
         MemorySide {
-            req: Crossbar::new(ports, subs, i.in_buffer, i.out_buffer, arbiter, lat),
-            rep: Crossbar::new(subs, ports, i.in_buffer, i.out_buffer, arbiter, lat),
+            req: Crossbar::new(ports, subs, i.in_buffer, i.out_buffer, arbiter, lat)
+                .with_speedup(i.speedup),
+            rep: Crossbar::new(subs, ports, i.in_buffer, i.out_buffer, arbiter, lat)
+                .with_speedup(i.speedup),
             parts,
             ports,
             icnt: i,
