@@ -794,6 +794,8 @@ const READ: &[&str] = &[
     "gpgpu_n_cores_per_cluster",
     "gpgpu_shader_core_pipeline",
     "gpgpu_shader_cta",
+    "gpgpu_shader_registers",
+    "gpgpu_shmem_size",
     "gpgpu_cache:dl1",
     "gpgpu_cache:dl2",
     "gpgpu_l1_latency",
@@ -1229,6 +1231,8 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         ("gpu.coalesce_arch", "gpgpu_coalesce_arch"),
         ("gpu.warp_parts", "gpgpu_shmem_warp_parts"),
         ("gpu.shared_latency", "gpgpu_smem_latency"),
+        ("gpu.registers", "gpgpu_shader_registers"),
+        ("gpu.shmem_bytes", "gpgpu_shmem_size"),
     ] {
         if opts.get(option).is_some() {
             put(key, int(uint(opts, option, 0)?.into()), option);

@@ -45,6 +45,10 @@ section! {
             "core cycles before an arithmetic result can be read, for every non-memory opcode (-ptx_opcode_latency_int, 1st field)";
         shared_latency: u32 = Legal::Range { min: 1, max: 1000 },
             "core cycles before a shared-memory or constant load's result can be read (-gpgpu_smem_latency)";
+        registers: u32 = Legal::Range { min: 1, max: 16777216 },
+            "32-bit registers per SM: a block of a kernel using r registers a thread takes its threads (padded to whole warps) x r rounded up to 4 (-gpgpu_shader_registers)";
+        shmem_bytes: u32 = Legal::Range { min: 0, max: 16777216 },
+            "shared memory per SM in bytes: a block takes its kernel's shared memory (-gpgpu_shmem_size)";
     }
 }
 
@@ -78,6 +82,8 @@ pub struct GpuSpec {
     pub skip_l1: bool,
     pub alu_latency: u32,
     pub shared_latency: u32,
+    pub registers: u32,
+    pub shmem_bytes: u32,
 }
 
 impl GpuSpec {
@@ -100,6 +106,8 @@ impl GpuSpec {
             skip_l1: g.skip_l1,
             alu_latency: g.alu_latency,
             shared_latency: g.shared_latency,
+            registers: g.registers,
+            shmem_bytes: g.shmem_bytes,
         })
     }
 }

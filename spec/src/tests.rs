@@ -195,8 +195,9 @@ fn clog2_matches_systemverilog() {
 fn preset_hashes_are_those_of_earlier_releases() {
     // The canonical TOML (and so every config hash, RTL header and reproducer name) must not
     // change when the schema's Rust shape does (the DRAM timing is a flattened section). They
-    // change when keys are added or a preset's value changes: last with the interconnect's
-    // internal speedup (`icnt.speedup`) and fermi-gtx480's GPGPU-Sim 4.x network (before:
+    // change when keys are added or a preset's value changes: last with the SM's occupancy
+    // keys (`gpu.registers`, `gpu.shmem_bytes`; before: f2957fd62188cd45, 255c5e53b5123c2f,
+    // bebbb63595ac8b10), before that with the interconnect's internal speedup (`icnt.speedup`) and fermi-gtx480's GPGPU-Sim 4.x network (before:
     // c7351e8b451ac494, 9d7e79caf7d8a728, dcbecd293c23aed0), before that when the presets took
     // Table II's demand priority (`prefetch.demand_first = true`; before: e1797eeea5b516b6,
     // a14eb94d29619856, 2c286920af1ef725), before that with the prefetcher's keys
@@ -208,9 +209,9 @@ fn preset_hashes_are_those_of_earlier_releases() {
     // memory partitions, interconnect and clock domains of issue 13 (8d3c348ddc952f94,
     // 5b831cf4d18acb2f, c8a06d8822da4d42).
     for (name, hash) in [
-        ("fermi-gtx480", "f2957fd62188cd45"),
-        ("turing-rtx2060s", "255c5e53b5123c2f"),
-        ("tiny", "bebbb63595ac8b10"),
+        ("fermi-gtx480", "27b5ea0bfd311de7"),
+        ("turing-rtx2060s", "d8300184b85f97a4"),
+        ("tiny", "03abeadb34210087"),
     ] {
         let s = ConfigRequest::preset(name).resolve().unwrap();
         assert_eq!(s.hash.0, hash, "{name}");
@@ -449,6 +450,9 @@ fn every_reference_gpgpusim_config_imports_as_a_layer() {
         (s.gpu.sms, s.gpu.warps_per_sm, s.gpu.ctas_per_sm),
         (15, 48, 8)
     );
+    // Occupancy (-gpgpu_shader_registers, -gpgpu_shmem_size) and the .icnt's internal speedup.
+    assert_eq!((s.gpu.registers, s.gpu.shmem_bytes), (32768, 49152));
+    assert_eq!((s.icnt.flit_bytes, s.icnt.speedup), (40, 2));
     assert_eq!(
         (s.dram.channels, s.dram.banks, s.dram.atom_bytes),
         (6, 16, 64)

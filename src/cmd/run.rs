@@ -58,12 +58,20 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
         r.copies
     );
     println!(
-        "  {:>6} {:>8} {:>14} {:>12} {:>7} {:>9} {:>9}  kernel",
-        "id", "blocks", "instructions", "cycles", "IPC", "L1 hits", "L2 hits"
+        "  {:>6} {:>8} {:>14} {:>12} {:>7} {:>9} {:>9}  {:<22}  kernel",
+        "id",
+        "blocks",
+        "instructions",
+        "cycles",
+        "IPC",
+        "L1 hits",
+        "L2 hits",
+        "blocks/SM (bound by)"
     );
     for k in &r.kernels {
+        let o = &k.occupancy;
         println!(
-            "  {:>6} {:>8} {:>14} {:>12} {:>7.3} {:>8.1}% {:>8.1}%  {}",
+            "  {:>6} {:>8} {:>14} {:>12} {:>7.3} {:>8.1}% {:>8.1}%  {:<22}  {}",
             k.id,
             thousands(k.blocks),
             thousands(k.instructions),
@@ -71,8 +79,18 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
             k.ipc,
             pct(k.l1.hits, k.l1.accesses),
             pct(k.l2.hits, k.l2.accesses),
+            format!("{} ({})", o.blocks, o.limit.name()),
             k.name
         );
+    }
+    for k in &r.kernels {
+        if let Some(n) = k.occupancy.ignored_regs {
+            println!(
+                "  note: kernel {} declares {n} registers a thread (more than {}): not used for its occupancy",
+                k.id,
+                golden::gpu::occupancy::MAX_REGS_PER_THREAD
+            );
+        }
     }
     println!(
         "  total: {} warp instructions in {} core cycles, IPC {:.3}",

@@ -6,6 +6,7 @@
 
 pub mod coalesce;
 pub mod kernel;
+pub mod occupancy;
 pub mod prefetch;
 pub mod run;
 pub mod sm;

@@ -7,6 +7,7 @@
 //! domains. Host-to-device copies of the list are counted, not simulated.
 
 use super::kernel::KernelBlocks;
+use super::occupancy::{occupancy, Occupancy};
 use super::sm::{kind_of, Kind, Sm};
 use crate::dispatch::{access_ranges, DispatchError, Dispatcher, Rect, UnitHook};
 use crate::mc::stimulus::Request;
@@ -30,11 +31,14 @@ pub const STALL_CYCLES: u64 = 1_000_000;
 pub enum GpuError {
     #[error(transparent)]
     Trace(#[from] TraceError),
-    #[error("{kernel}: a block of {warps} warps does not fit an SM of gpu.warps_per_sm = {most}; raise it (--set gpu.warps_per_sm={warps})")]
+    #[error("{kernel}: a block needs {need} {what}, which does not fit an SM of {key} = {have}; raise it (--set {key}={need})")]
     BlockTooLarge {
         kernel: String,
-        warps: u32,
-        most: u32,
+        /// `warps`, `registers` or `bytes of shared memory`.
+        what: &'static str,
+        need: u32,
+        have: u32,
+        key: &'static str,
     },
     #[error("the GPU stalled: no instruction issued from cycle {since} to {now}")]
     Stalled { since: u64, now: u64 },
@@ -48,7 +52,7 @@ pub enum GpuError {
     TracePolicy { policy: &'static str },
     #[error("gpu.warp_size = {size}: the GPU runs 32-thread warps (Accel-Sim's lane masks); use --set gpu.warp_size=32")]
     WarpSize { size: u32 },
-    #[error("internal: SM {sm}'s L1 {what} holds {len} of {cap} at core cycle {cycle}")]
+    #[error("internal: SM {sm}'s {what} holds {len} of {cap} at core cycle {cycle}")]
     Overfull {
         sm: usize,
         what: &'static str,
@@ -86,6 +90,9 @@ pub struct KernelSummary {
     pub instructions: u64,
     pub cycles: u64,
     pub ipc: f64,
+    /// Resident blocks per SM at most, and what bounds them; the most any SM held.
+    pub occupancy: Occupancy,
+    pub peak_blocks_per_sm: u32,
     /// The L1s' (summed) and the L2 slices' counts during this kernel.
     pub l1: SliceStats,
     pub l2: SliceStats,
@@ -480,13 +487,7 @@ impl Gpu<'_> {
     ) -> Result<KernelSummary, GpuError> {
         let spec = self.spec;
         let h = src.header().clone();
-        if h.warps() > spec.gpu.warps_per_sm {
-            return Err(GpuError::BlockTooLarge {
-                kernel: h.name.clone(),
-                warps: h.warps(),
-                most: spec.gpu.warps_per_sm,
-            });
-        }
+        let occupancy = occupancy(&spec.gpu, &h)?;
         let mut d = Dispatcher::with_unit(
             k,
             rects,
@@ -497,7 +498,7 @@ impl Gpu<'_> {
         )?;
         let wpb = h.warps() as usize;
         for sm in self.sms.iter_mut() {
-            sm.launch_kernel();
+            sm.launch_kernel(occupancy.blocks);
         }
         self.ot_chunk.push(crate::ot::OtTxn::Launch {
             grid: h.grid.map(u64::from).to_vec(),
@@ -512,6 +513,7 @@ impl Gpu<'_> {
         let mut last_work = start;
         let mut seen = before;
         let mut placed = Vec::new();
+        let mut peak = 0;
         loop {
             let hook = opts.watch.as_mut().map(|w| (w.group, &mut *w.hook));
             let mask = side.step(hook)?;
@@ -572,6 +574,7 @@ impl Gpu<'_> {
                         });
                     }
                     blocks += 1;
+                    peak = peak.max(sms[p.sm as usize].resident() as u32);
                 }
             }
             for (s, sm) in sms.iter_mut().enumerate() {
@@ -597,8 +600,22 @@ impl Gpu<'_> {
                 break;
             }
             if opts.check_bounds {
-                const WHAT: [&str; 4] = ["input queue", "miss queue", "MSHR table", "MSHR entry"];
+                const WHAT: [&str; 4] = [
+                    "L1 input queue",
+                    "L1 miss queue",
+                    "L1 MSHR table",
+                    "L1 MSHR entry",
+                ];
                 for (s, sm) in sms.iter().enumerate() {
+                    if sm.resident() > sm.max_blocks() {
+                        return Err(GpuError::Overfull {
+                            sm: s,
+                            what: "resident blocks (the kernel's occupancy)",
+                            len: sm.resident(),
+                            cap: sm.max_blocks(),
+                            cycle: now,
+                        });
+                    }
                     for (what, (len, cap)) in WHAT.iter().zip(sm.fill_levels()) {
                         if len > cap {
                             return Err(GpuError::Overfull {
@@ -655,6 +672,8 @@ impl Gpu<'_> {
             instructions,
             cycles,
             ipc: instructions as f64 / cycles.max(1) as f64,
+            occupancy,
+            peak_blocks_per_sm: peak,
             l1: l1_total(sms).since(&l1_before),
             l2: side.stats().0.slices.since(&l2_before),
         })

@@ -114,9 +114,12 @@ fn a_coalesced_load_is_one_line_or_four_sectors_and_runs_are_repeatable() {
 /// real kernel has), over a few registers and a small address range.
 fn random_kernel(dir: &Path, seed: u64, blocks: u32, warps: u32) -> u64 {
     let mut rng = crate::rng::Rng::new(seed);
+    // Registers a thread: the SM holds fewer blocks at once (its occupancy, checked every
+    // cycle by the runs' bounds check); at most 4 warps x 32 x 128 fit tiny's 16,384.
+    let nregs = [0, 32, 64, 128][(seed % 4) as usize];
     let mut t = format!(
         "-kernel name = r\n-kernel id = 1\n-grid dim = ({blocks},1,1)\n-block dim = ({},1,1)\n\
-         -accelsim tracer version = 5\n\n#traces format = ...\n\n",
+         -nregs = {nregs}\n-accelsim tracer version = 5\n\n#traces format = ...\n\n",
         32 * warps
     );
     let mut total = 0u64;
@@ -766,4 +769,93 @@ fn prefetches_reach_the_dram_marked() {
     };
     prefetch_runs_with("tiny", "pfstream", &["prefetch.kind=none"], &mut o);
     assert!(o.offers.iter().all(|r| !r.prefetch));
+}
+
+/// A kernel of `blocks` one-warp blocks, each a load and a chain that reads it, declaring
+/// `nregs` registers a thread and `shmem` bytes of shared memory, on one SM.
+fn occupancy_run(preset_name: &str, blocks: u32, nregs: u32, shmem: u32) -> RunSummary {
+    let dir = tempfile::tempdir().unwrap();
+    let body: Vec<String> = std::iter::once(load1(0, 4, 0x1_0000))
+        .chain(chain(16, 4, 20))
+        .collect();
+    blocks_trace(dir.path(), &vec![body; blocks as usize]);
+    let path = dir.path().join("kernel-1.traceg");
+    let t = std::fs::read_to_string(&path).unwrap().replacen(
+        "-block dim = (32,1,1)\n",
+        &format!("-block dim = (32,1,1)\n-shmem = {shmem}\n-nregs = {nregs}\n"),
+        1,
+    );
+    std::fs::write(&path, t).unwrap();
+    let s = ConfigRequest::preset(preset_name)
+        .with("gpu.sms=1")
+        .resolve()
+        .unwrap();
+    let mut o = RunOptions {
+        check_bounds: true,
+        ..RunOptions::default()
+    };
+    run_with(&s, Workload::Trace(dir.path()), &mut o).unwrap()
+}
+
+#[test]
+fn an_sm_holds_as_many_blocks_as_its_registers_and_shared_memory_allow() {
+    // tiny: 4 block slots, 16 warps, 16,384 registers, 16 KB of shared memory.
+    for (nregs, shmem, blocks, limit) in [
+        (0, 0, 4, crate::gpu::occupancy::Limit::BlockSlots),
+        (128, 0, 4, crate::gpu::occupancy::Limit::BlockSlots),
+        // 32 threads x 200 registers = 6,400: two blocks.
+        (200, 0, 2, crate::gpu::occupancy::Limit::Registers),
+        // 170 rounds up to 172: 5,504 a block gives two, where 5,440 would give three.
+        (170, 0, 2, crate::gpu::occupancy::Limit::Registers),
+        (0, 6000, 2, crate::gpu::occupancy::Limit::SharedMemory),
+        (0, 16384, 1, crate::gpu::occupancy::Limit::SharedMemory),
+    ] {
+        let r = occupancy_run("tiny", 12, nregs, shmem);
+        let k = &r.kernels[0];
+        assert_eq!(
+            (k.occupancy.blocks, k.occupancy.limit),
+            (blocks, limit),
+            "{nregs} regs, {shmem} B"
+        );
+        // The SM fills up to it and no further (the bounds check ran every cycle).
+        assert_eq!(k.peak_blocks_per_sm, blocks, "{nregs} regs, {shmem} B");
+        assert_eq!((k.blocks, r.instructions), (12, 12 * 22));
+    }
+    // Fewer blocks at once take longer.
+    let wide = occupancy_run("tiny", 12, 0, 0).cycles;
+    let narrow = occupancy_run("tiny", 12, 0, 16384).cycles;
+    assert!(narrow > wide, "one block at a time {narrow} vs four {wide}");
+}
+
+#[test]
+fn the_bounds_check_catches_an_sm_beyond_its_occupancy() {
+    crate::gpu::sm::LAX_OCCUPANCY.with(|l| l.set(true));
+    let dir = tempfile::tempdir().unwrap();
+    let body: Vec<String> = chain(0, 6, 20);
+    blocks_trace(dir.path(), &vec![body; 8]);
+    let path = dir.path().join("kernel-1.traceg");
+    let t = std::fs::read_to_string(&path).unwrap().replacen(
+        "-block dim = (32,1,1)\n",
+        "-block dim = (32,1,1)\n-shmem = 16384\n",
+        1,
+    );
+    std::fs::write(&path, t).unwrap();
+    let s = ConfigRequest::preset("tiny")
+        .with("gpu.sms=1")
+        .resolve()
+        .unwrap();
+    let mut o = RunOptions {
+        check_bounds: true,
+        ..RunOptions::default()
+    };
+    let e = run_with(&s, Workload::Trace(dir.path()), &mut o);
+    crate::gpu::sm::LAX_OCCUPANCY.with(|l| l.set(false));
+    match e {
+        Err(GpuError::Overfull { what, len, cap, .. }) => {
+            assert!(what.contains("occupancy"), "{what}");
+            assert_eq!(cap, 1);
+            assert!(len > 1);
+        }
+        other => panic!("the lax variant was not caught: {other:?}"),
+    }
 }

@@ -229,6 +229,8 @@ pub struct Sm {
     /// barrier passed); per scheduler, the count when it last found no ready warp and the
     /// cycle from which an arithmetic result may ready one.
     epoch: u64,
+    /// Resident blocks of the running kernel at most (its occupancy).
+    max_blocks: usize,
     idle: Vec<Option<(u64, u64)>>,
     /// The prefetcher (`prefetch.kind` other than none), and the demand loads its cache
     /// answered: (cycle due, payload), in due order.
@@ -238,6 +240,13 @@ pub struct Sm {
     /// waits for the L1 or the port).
     pf_checked: bool,
     stats: SmStats,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// A deliberately wrong variant for the tests (on this thread): SMs take blocks beyond
+    /// their kernel's occupancy.
+    pub(crate) static LAX_OCCUPANCY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 impl Sm {
@@ -273,6 +282,7 @@ impl Sm {
             finished: Vec::new(),
             blocks_changed: false,
             free: (g.ctas_per_sm as usize, g.warps_per_sm as usize),
+            max_blocks: g.ctas_per_sm as usize,
             epoch: 0,
             idle: vec![None; g.schedulers as usize],
             pf: Prefetcher::new(spec),
@@ -299,17 +309,35 @@ impl Sm {
         s
     }
 
-    /// A kernel is launched: the prefetch engine empties its tables.
-    pub fn launch_kernel(&mut self) {
+    /// A kernel is launched whose blocks an SM holds `max_blocks` of at most (its
+    /// [`occupancy`](super::occupancy)): the prefetch engine empties its tables.
+    pub fn launch_kernel(&mut self, max_blocks: u32) {
+        self.max_blocks = max_blocks as usize;
         if let Some(p) = &mut self.pf {
             p.launch();
         }
     }
 
+    /// Blocks resident now.
+    pub fn resident(&self) -> usize {
+        self.blocks.len() - self.free.0
+    }
+
     /// Whether `blocks` more blocks of `warps` warps each fit now (free block slots and warp
-    /// slots).
+    /// slots, and the kernel's occupancy).
     pub fn room(&self, blocks: usize, warps: usize) -> bool {
-        self.free.0 >= blocks && self.free.1 >= blocks * warps
+        #[cfg(test)]
+        if LAX_OCCUPANCY.with(std::cell::Cell::get) {
+            return self.free.0 >= blocks && self.free.1 >= blocks * warps;
+        }
+        self.free.0 >= blocks
+            && self.free.1 >= blocks * warps
+            && self.resident() + blocks <= self.max_blocks
+    }
+
+    /// The running kernel's occupancy (resident blocks at most).
+    pub fn max_blocks(&self) -> usize {
+        self.max_blocks
     }
 
     /// Its L1's queues and MSHRs as (fill, size) pairs: the input queue, the miss queue, the

@@ -39,8 +39,10 @@ pub enum ListEntry {
     Kernel(PathBuf),
 }
 
-/// The commands of a trace folder's `kernelslist.g` (`path` is the folder or the list file).
-/// Other lines are skipped, as Accel-Sim skips them.
+/// The commands of a trace folder's `kernelslist.g` (`path` is the folder or the list file;
+/// a kernel trace file, one that starts with its `-kernel name` header, is a list of itself).
+/// Other lines are skipped, as Accel-Sim skips them; a list that names no kernel trace is an
+/// error (a run of it would simulate nothing).
 pub fn read_list(path: &Path) -> Result<Vec<ListEntry>, TraceError> {
     let list = if path.is_dir() {
         path.join("kernelslist.g")
@@ -55,6 +57,9 @@ pub fn read_list(path: &Path) -> Result<Vec<ListEntry>, TraceError> {
             "cannot read the kernel list: {e} (give a trace folder holding kernelslist.g, or the list file)"
         ),
     })?;
+    if text.trim_start().starts_with("-kernel name") {
+        return Ok(vec![ListEntry::Kernel(list)]);
+    }
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -80,6 +85,13 @@ pub fn read_list(path: &Path) -> Result<Vec<ListEntry>, TraceError> {
         } else if line.contains(".traceg") {
             out.push(ListEntry::Kernel(dir.join(line)));
         }
+    }
+    if !out.iter().any(|e| matches!(e, ListEntry::Kernel(_))) {
+        return Err(TraceError {
+            file: list,
+            line: 0,
+            message: "names no kernel trace (no line holds a `.traceg` file name): give a trace folder holding kernelslist.g, the list file or a kernel's .traceg file".into(),
+        });
     }
     Ok(out)
 }

@@ -287,6 +287,18 @@ fn lists_give_copies_and_kernels_and_missing_files_are_named() {
     assert!(e.to_string().contains("not a hex address"), "{e}");
     let e = read_list(&dir.path().join("nothing")).unwrap_err();
     assert!(e.to_string().contains("cannot read the kernel list"), "{e}");
+    // A list naming no kernel would run nothing: an error. A kernel trace is its own list.
+    std::fs::write(
+        dir.path().join("kernelslist.g"),
+        "MemcpyHtoD,0x10,4
+",
+    )
+    .unwrap();
+    let e = read_list(dir.path()).unwrap_err();
+    assert!(e.to_string().contains("names no kernel trace"), "{e}");
+    let k = dir.path().join("kernel-9.traceg");
+    std::fs::write(&k, "-kernel name = k\n-kernel id = 9\n").unwrap();
+    assert_eq!(read_list(&k).unwrap(), [ListEntry::Kernel(k.clone())]);
 }
 
 /// The copies in tests-data equal the shared reference files whenever those are present.
