@@ -131,6 +131,11 @@ struct Controller {
     /// (A fixed array of the largest bank count, indexed by [`slot`]: no bounds check.)
     times: Box<[[u64; 2]; 64]>,
     timed: u64,
+    /// Per bank with a request: the first cycle its scheduler's command could issue (its
+    /// bound of the kind [`MemSystem::wake_bound`] counts, raised to the rank-wide part),
+    /// valid while `ready_ok` (from a wake bound until the controller next changes).
+    ready_at: Box<[u64; 64]>,
+    ready_ok: bool,
     /// Bit masks over banks (dram.banks <= 64, validated), following `nreq` and `nhit`: banks
     /// with a request, with a hit, with a miss (more requests than hits).
     req_mask: u64,
@@ -376,10 +381,33 @@ impl Controller {
     #[inline(always)]
     fn frfcfs_pick_in(&mut self, now: u64, req: u64, hit_mask: u64, demand: bool) -> Pick {
         // A bank with a hit or closed waits for its first bound, one with misses only on an
-        // open row for the second (its precharge).
-        let (f, p) = self.past_bounds(req, now);
-        let by_first = hit_mask | !self.ch.open_mask();
-        let ready = req & (by_first & f | !by_first & p);
+        // open row for the second (its precharge): the bounds the last wake bound gave each
+        // bank, when nothing changed since (unit-test builds check them against the
+        // recomputed ones at every such pick).
+        let ready = if self.ready_ok && !demand {
+            let mut r = 0u64;
+            let mut m = req;
+            while m != 0 {
+                let b = m.trailing_zeros();
+                m &= m - 1;
+                r |= u64::from(self.ready_at[slot(b)] <= now) << b;
+            }
+            #[cfg(test)]
+            {
+                let (f, p) = self.past_bounds(req, now);
+                let by_first = hit_mask | !self.ch.open_mask();
+                assert_eq!(
+                    r,
+                    req & (by_first & f | !by_first & p),
+                    "ready banks at {now}"
+                );
+            }
+            r
+        } else {
+            let (f, p) = self.past_bounds(req, now);
+            let by_first = hit_mask | !self.ch.open_mask();
+            req & (by_first & f | !by_first & p)
+        };
         if ready == 0 {
             return None;
         }
@@ -776,6 +804,8 @@ impl MemSystem {
                 nhit: vec![0; d.banks as usize],
                 times: Box::new([[u64::MAX; 2]; 64]),
                 timed: 0,
+                ready_at: Box::new([u64::MAX; 64]),
+                ready_ok: false,
                 req_mask: 0,
                 hit_mask: 0,
                 miss_mask: 0,
@@ -1304,6 +1334,9 @@ impl MemSystem {
             // The bound is recomputed after a change only: without one, the bound a
             // recomputation would give is the old one or, once that has passed, the next
             // cycle, and a passed bound already lets the controller run then.
+            if changed {
+                self.ctrls[c].ready_ok = false;
+            }
             if self.skip && changed {
                 self.wake[c] = self.wake_bound::<P>(c, now + 1);
                 rewoken = true;
@@ -1372,6 +1405,8 @@ impl MemSystem {
     // `MemSystem::run` (callgrind, turing-rtx2060s HOA loads, every scheduler).
     #[inline(always)]
     fn wake_bound<P: Policy>(&mut self, c: usize, from: u64) -> u64 {
+        // The banks' bounds are kept only from a full computation below.
+        self.ctrls[c].ready_ok = false;
         let x = &self.ctrls[c];
         let wake = x.ch.refresh_due_at().unwrap_or(u64::MAX).max(from);
         if wake == from {
@@ -1392,36 +1427,32 @@ impl MemSystem {
         if any & open & !hit & !miss != 0 {
             return from;
         }
-        // The earliest of the banks' own parts per kind of command, then raised to the
-        // rank-wide part of that kind (max(t_b, floor) is monotone in t_b).
+        // Each bank's own part of its bound, raised to the rank-wide part of its kind of
+        // command, and the earliest of them; the raised bounds are kept for the next pick
+        // (FR-FCFS's readiness without the bounds' recomputation: `ready_at`).
         // (One loop per kind: a branch on whether each bank is open would follow the
         // requests and mispredict.)
-        let times = x.times_of(by_first | by_pre);
-        let earliest = |mut m: u64, k: usize| {
+        x.times_of(by_first | by_pre);
+        let [cas_floor, act_floor, any_floor] = x.ch.rank_floor(x.write_mode);
+        let (times, ready) = (&x.times, &mut x.ready_at);
+        let mut earliest = |mut m: u64, k: usize, floor: u64| {
             let mut t = u64::MAX;
             while m != 0 {
-                t = t.min(times[slot(m.trailing_zeros())][k & 1]);
+                let b = slot(m.trailing_zeros());
                 m &= m - 1;
+                let r = times[b][k & 1].max(floor);
+                ready[b] = r;
+                t = t.min(r);
             }
             t
         };
-        let (cas, act, pre) = (
-            earliest(by_first & open, 0),
-            earliest(by_first & !open, 0),
-            earliest(by_pre, 1),
-        );
-        let [cas_floor, act_floor, any_floor] = x.ch.rank_floor(x.write_mode);
-        let of = |t: u64, floor: u64| {
-            if t == u64::MAX {
-                u64::MAX
-            } else {
-                t.max(floor)
-            }
-        };
-        wake.min(of(cas, cas_floor))
-            .min(of(act, act_floor))
-            .min(of(pre, any_floor))
-            .max(from)
+        let t = earliest(by_first & open, 0, cas_floor)
+            .min(earliest(by_first & !open, 0, act_floor))
+            .min(earliest(by_pre, 1, any_floor));
+        // (A bank counted by both kinds, when a demand miss may precharge over a prefetch's
+        // hit, holds the later one; the picks read the bounds only when none is.)
+        x.ready_ok = !over;
+        wake.min(t).max(from)
     }
 
     /// The WET scope of group `g`.
