@@ -772,13 +772,23 @@ fn prefetches_reach_the_dram_marked() {
 }
 
 /// A kernel of `blocks` one-warp blocks, each a load and a chain that reads it, declaring
-/// `nregs` registers a thread and `shmem` bytes of shared memory, on one SM.
+/// `nregs` registers a thread and `shmem` bytes of shared memory, on one SM of `preset_name`.
 fn occupancy_run(preset_name: &str, blocks: u32, nregs: u32, shmem: u32) -> RunSummary {
-    let dir = tempfile::tempdir().unwrap();
     let body: Vec<String> = std::iter::once(load1(0, 4, 0x1_0000))
         .chain(chain(16, 4, 20))
         .collect();
-    blocks_trace(dir.path(), &vec![body; blocks as usize]);
+    one_sm_run(preset_name, &vec![body; blocks as usize], nregs, shmem).unwrap()
+}
+
+/// `blocks` (one warp each) declaring `nregs` and `shmem`, on one SM, with the bounds check.
+fn one_sm_run(
+    preset_name: &str,
+    blocks: &[Vec<String>],
+    nregs: u32,
+    shmem: u32,
+) -> Result<RunSummary, GpuError> {
+    let dir = tempfile::tempdir().unwrap();
+    blocks_trace(dir.path(), blocks);
     let path = dir.path().join("kernel-1.traceg");
     let t = std::fs::read_to_string(&path).unwrap().replacen(
         "-block dim = (32,1,1)\n",
@@ -794,7 +804,7 @@ fn occupancy_run(preset_name: &str, blocks: u32, nregs: u32, shmem: u32) -> RunS
         check_bounds: true,
         ..RunOptions::default()
     };
-    run_with(&s, Workload::Trace(dir.path()), &mut o).unwrap()
+    run_with(&s, Workload::Trace(dir.path()), &mut o)
 }
 
 #[test]
@@ -830,25 +840,7 @@ fn an_sm_holds_as_many_blocks_as_its_registers_and_shared_memory_allow() {
 #[test]
 fn the_bounds_check_catches_an_sm_beyond_its_occupancy() {
     crate::gpu::sm::LAX_OCCUPANCY.with(|l| l.set(true));
-    let dir = tempfile::tempdir().unwrap();
-    let body: Vec<String> = chain(0, 6, 20);
-    blocks_trace(dir.path(), &vec![body; 8]);
-    let path = dir.path().join("kernel-1.traceg");
-    let t = std::fs::read_to_string(&path).unwrap().replacen(
-        "-block dim = (32,1,1)\n",
-        "-block dim = (32,1,1)\n-shmem = 16384\n",
-        1,
-    );
-    std::fs::write(&path, t).unwrap();
-    let s = ConfigRequest::preset("tiny")
-        .with("gpu.sms=1")
-        .resolve()
-        .unwrap();
-    let mut o = RunOptions {
-        check_bounds: true,
-        ..RunOptions::default()
-    };
-    let e = run_with(&s, Workload::Trace(dir.path()), &mut o);
+    let e = one_sm_run("tiny", &vec![chain(0, 6, 20); 8], 0, 16384);
     crate::gpu::sm::LAX_OCCUPANCY.with(|l| l.set(false));
     match e {
         Err(GpuError::Overfull { what, len, cap, .. }) => {
