@@ -144,9 +144,8 @@ pub struct Partitions {
     /// Working storage: fetches whose written data completed this cycle.
     written: Vec<usize>,
     /// Per sub-partition: it may have work in an L2 cycle (something in its ROP or DRAM-to-L2
-    /// queue, or its slice not quiet). Kept apart from the sub-partitions so that the idle
-    /// ones cost one byte each per L2 cycle.
-    busy: Vec<bool>,
+    /// queue, or its slice not quiet), as a bit set (64 a word): an L2 cycle visits only these.
+    busy: Vec<u64>,
     /// Per sub-partition: the core cycle before which its only work is waiting for its ROP
     /// queue's head (an L2 cycle then changes nothing but the slice's cycle count, which
     /// only times answers, and it has none); 0 when it has other work.
@@ -190,7 +189,7 @@ impl Partitions {
             returning: 0,
             replies: 0,
             written: Vec::new(),
-            busy: vec![false; n],
+            busy: vec![0; n.div_ceil(64)],
             asleep: vec![0; n],
         }
     }
@@ -236,7 +235,7 @@ impl Partitions {
             return Offer::Refused;
         }
         sp.rop.push_back((self.core + self.rop_latency, r));
-        self.busy[s] = true;
+        self.busy[s / 64] |= 1 << (s % 64);
         self.inside += 1;
         Offer::Accepted
     }
@@ -275,20 +274,27 @@ impl Partitions {
         }
         if mask & L2 != 0 {
             let l2i = self.caps[3];
-            for s in 0..self.subs.len() {
-                // A sub-partition with nothing queued anywhere would change nothing, nor one
-                // whose only work is its ROP queue's head, until that is ready.
-                if !self.busy[s] || self.core < self.asleep[s] {
-                    continue;
+            // A sub-partition with nothing queued anywhere would change nothing, nor one
+            // whose only work is its ROP queue's head, until that is ready.
+            for k in 0..self.busy.len() {
+                let mut m = self.busy[k];
+                while m != 0 {
+                    let s = k * 64 + m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if self.core < self.asleep[s] {
+                        continue;
+                    }
+                    self.cache_cycle(s);
+                    let sp = &self.subs[s];
+                    let waits = sp.dram_to_l2.is_empty() && sp.slice.quiet();
+                    if sp.rop.is_empty() && waits {
+                        self.busy[k] &= !(1 << (s % 64));
+                    }
+                    self.asleep[s] = match sp.rop.front() {
+                        Some(&(ready, _)) if waits && sp.l2_to_icnt.len() < l2i => ready,
+                        _ => 0,
+                    };
                 }
-                self.cache_cycle(s);
-                let sp = &self.subs[s];
-                let waits = sp.dram_to_l2.is_empty() && sp.slice.quiet();
-                self.busy[s] = !(sp.rop.is_empty() && waits);
-                self.asleep[s] = match sp.rop.front() {
-                    Some(&(ready, _)) if waits && sp.l2_to_icnt.len() < l2i => ready,
-                    _ => 0,
-                };
             }
         }
         if mask & CORE != 0 {
@@ -377,7 +383,7 @@ impl Partitions {
             let sp = &mut self.subs[f.sub];
             if sp.dram_to_l2.len() < d2l {
                 sp.dram_to_l2.push_back(f.fetch.addr);
-                self.busy[f.sub] = true;
+                self.busy[f.sub / 64] |= 1 << (f.sub % 64);
                 self.asleep[f.sub] = 0;
                 self.chans[c].returning.pop_front();
                 self.returning -= 1;
