@@ -9,6 +9,7 @@
 //!
 //! `golden` depends on neither `rtlgen` nor `sim`.
 
+pub mod bitset;
 pub mod block;
 pub mod clock;
 pub mod cost;

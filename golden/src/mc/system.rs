@@ -22,6 +22,7 @@ use super::dram::{Channel, CmdKind, Command, TraceCmd};
 use super::stimulus::Request;
 use super::timing::ChannelTiming;
 use super::warped::{BankCmd, Cand, CtrlIn, Enq, OwnEvents, WarpedMc, Wet, WmcIn, WmcOut};
+use crate::bitset::members;
 use crate::block::{CycleModel, IllegalInput};
 use serde::Serialize;
 use spec::mapping::AddressMap;
@@ -329,7 +330,7 @@ impl Controller {
     #[inline(never)]
     fn demand_masks(&self) -> (u64, u64) {
         let (mut req, mut hit) = (0u64, 0u64);
-        for b in bits64(self.req_mask) {
+        for b in members(self.req_mask) {
             let i = b as usize;
             req |= u64::from(self.nreq[i] > self.npf[i]) << b;
             hit |= u64::from(self.nhit[i] > self.npf_hit[i]) << b;
@@ -456,7 +457,7 @@ impl Controller {
             all & (u64::MAX << self.prio),
             all & !(u64::MAX << self.prio),
         );
-        for b in bits64(late).chain(bits64(early)) {
+        for b in members(late).chain(members(early)) {
             let q = self.mode_queue();
             let mut oldest = None;
             let mut pick = None;
@@ -537,18 +538,6 @@ fn bits(mut set: u128) -> impl Iterator<Item = usize> {
             let c = set.trailing_zeros() as usize;
             set &= set - 1;
             c
-        })
-    })
-}
-
-/// The members of a bank set, in ascending order.
-#[inline]
-fn bits64(mut set: u64) -> impl Iterator<Item = u32> {
-    std::iter::from_fn(move || {
-        (set != 0).then(|| {
-            let b = set.trailing_zeros();
-            set &= set - 1;
-            b
         })
     })
 }

@@ -7,6 +7,7 @@
 use super::partition::{MemRequest, CORE};
 use super::side::MemorySide;
 use super::slice::{Served, SliceStats};
+use crate::bitset::BitSet;
 use crate::mc::open_loop::Hist;
 use crate::mc::source::{requests, McStimulus, FORMS};
 use crate::mc::stimulus::Request;
@@ -109,10 +110,10 @@ pub fn run(
     // The ports that may offer (a request left and room in flight), as a bit set: a cycle
     // visits only these, in port order (visiting every port was a tenth of a latency-bound
     // run).
-    let mut may_offer = vec![0u64; ports.div_ceil(64)];
+    let mut may_offer = BitSet::new(ports);
     for (port, q) in queues.iter().enumerate() {
         if !q.is_empty() {
-            may_offer[port / 64] |= 1 << (port % 64);
+            may_offer.insert(port);
         }
     }
     // Requests in flight, by tag: (offer cycle, warp load); free tags are reused, so that
@@ -148,17 +149,14 @@ pub fn run(
                 l.1 = l.1.max(now);
                 *in_port -= 1;
                 if next[port] < queues[port].len() {
-                    may_offer[port / 64] |= 1 << (port % 64);
+                    may_offer.insert(port);
                 }
                 completed += 1;
                 last_reply = now;
             }
         }
-        for (k, word) in may_offer.iter_mut().enumerate() {
-            let mut bits = *word;
-            while bits != 0 {
-                let port = k * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
+        for k in 0..may_offer.words() {
+            for port in may_offer.word_members(k) {
                 let q = &queues[port];
                 let Some(&i) = q.get(next[port]) else {
                     continue;
@@ -178,7 +176,7 @@ pub fn run(
                     next[port] += 1;
                     in_flight[port] += 1;
                     if in_flight[port] >= outstanding || next[port] == q.len() {
-                        *word &= !(1 << (port % 64));
+                        may_offer.remove(port);
                     }
                     offered += 1;
                     if free.pop().is_some() {
@@ -198,11 +196,7 @@ pub fn run(
         #[cfg(test)]
         for (port, q) in queues.iter().enumerate() {
             let may = next[port] < q.len() && in_flight[port] < outstanding;
-            assert_eq!(
-                may_offer[port / 64] >> (port % 64) & 1 != 0,
-                may,
-                "port {port} at {now}"
-            );
+            assert_eq!(may_offer.contains(port), may, "port {port} at {now}");
         }
         if now.is_multiple_of(1 << 16) {
             if let Some(p) = progress {

@@ -43,6 +43,7 @@
 //! sends every flit of an input through the same switch input, so `input_speedup` changes
 //! nothing there), and wormhole interleaving of flits of different packets at an output.
 
+use crate::bitset::BitSet;
 use std::collections::VecDeque;
 
 /// A packet in the network.
@@ -75,14 +76,13 @@ pub struct IcntStats {
 /// One crossbar network.
 #[derive(Debug, Clone)]
 pub struct Crossbar<P> {
-    inputs: Vec<VecDeque<Packet<P>>>,
-    /// Per input, per buffered packet (in the same order): the cycle its last flit has arrived.
-    arrived: Vec<VecDeque<u64>>,
+    /// Per input, its buffered packets, each with the cycle its last flit has arrived.
+    inputs: Vec<VecDeque<(u64, Packet<P>)>>,
     /// Per input: the first cycle its channel is free of the packets offered to it.
     in_free: Vec<u64>,
     /// The inputs holding a packet, as a bit set (64 a word): the arbiter visits only these
     /// (scanning every input each cycle was a tenth of a memory-side run).
-    holding: Vec<u64>,
+    holding: BitSet,
     /// Flits queued per input buffer.
     in_flits: Vec<u32>,
     in_cap: u32,
@@ -134,9 +134,8 @@ impl<P: Copy> Crossbar<P> {
     ) -> Crossbar<P> {
         Crossbar {
             inputs: vec![VecDeque::new(); inputs],
-            arrived: vec![VecDeque::new(); inputs],
             in_free: vec![0; inputs],
-            holding: vec![0; inputs.div_ceil(64)],
+            holding: BitSet::new(inputs),
             in_flits: vec![0; inputs],
             in_cap,
             outputs: vec![VecDeque::new(); outputs],
@@ -191,9 +190,8 @@ impl<P: Copy> Crossbar<P> {
         // earlier packets.
         let tail = self.now.max(self.in_free[i]) + u64::from(p.flits) - 1;
         self.in_free[i] = tail + 1;
-        self.arrived[i].push_back(tail);
-        self.inputs[i].push_back(p);
-        self.holding[i / 64] |= 1 << (i % 64);
+        self.inputs[i].push_back((tail, p));
+        self.holding.insert(i);
         self.queued += 1;
         true
     }
@@ -245,12 +243,11 @@ impl<P: Copy> Crossbar<P> {
     }
 
     fn grant(&mut self, i: usize) {
-        let (Some(p), Some(tail)) = (self.inputs[i].pop_front(), self.arrived[i].pop_front())
-        else {
+        let Some((tail, p)) = self.inputs[i].pop_front() else {
             return;
         };
         if self.inputs[i].is_empty() {
-            self.holding[i / 64] &= !(1 << (i % 64));
+            self.holding.remove(i);
         }
         #[cfg(test)]
         let tail = if self.lax_channels { 0 } else { tail };
@@ -305,16 +302,11 @@ impl<P: Copy> Crossbar<P> {
         let n = self.inputs.len();
         let mut ready = std::mem::take(&mut self.ready);
         ready.clear();
-        for (k, &word) in self.holding.iter().enumerate() {
-            let mut m = word;
-            while m != 0 {
-                let i = k * 64 + m.trailing_zeros() as usize;
-                m &= m - 1;
-                if self.in_busy[i] <= self.step {
-                    ready.push(i);
-                }
-            }
-        }
+        ready.extend(
+            self.holding
+                .iter()
+                .filter(|&i| self.in_busy[i] <= self.step),
+        );
         // Unit tests check the set against the buffers.
         #[cfg(test)]
         assert_eq!(
@@ -331,7 +323,7 @@ impl<P: Copy> Crossbar<P> {
                 let split = ready.partition_point(|&i| i < self.rr);
                 ready.rotate_left(split);
                 for &i in &ready {
-                    let Some(p) = self.inputs[i].front().copied() else {
+                    let Some(&(_, p)) = self.inputs[i].front() else {
                         continue;
                     };
                     if self.free_for(p.dest, &p, &granted) {
@@ -352,7 +344,7 @@ impl<P: Copy> Crossbar<P> {
                 let mut outs = std::mem::take(&mut self.touched);
                 outs.clear();
                 for &i in &ready {
-                    let o = self.inputs[i][0].dest;
+                    let o = self.inputs[i][0].1.dest;
                     let d = (i + n - self.grant_ptr[o]) % n;
                     match best[o] {
                         Some((bd, _)) if bd <= d => {}
@@ -367,7 +359,7 @@ impl<P: Copy> Crossbar<P> {
                     let Some((_, i)) = best[o].take() else {
                         continue;
                     };
-                    let p = self.inputs[i][0];
+                    let p = self.inputs[i][0].1;
                     if self.free_for(o, &p, &granted) {
                         self.grant(i);
                         self.grant_ptr[o] = (i + 1) % n;

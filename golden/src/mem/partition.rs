@@ -38,6 +38,7 @@
 //! sub-partition hashing (`dram.partition_indexing`) is the address map's.
 
 use super::slice::{Fetch, Served, Slice, SliceRequest, SliceStats, Taken};
+use crate::bitset::BitSet;
 use crate::clock::ClockDomains;
 use crate::mc::stimulus::Request;
 use crate::mc::system::{Hook, McError, MemSystem, Offer};
@@ -145,7 +146,7 @@ pub struct Partitions {
     written: Vec<usize>,
     /// Per sub-partition: it may have work in an L2 cycle (something in its ROP or DRAM-to-L2
     /// queue, or its slice not quiet), as a bit set (64 a word): an L2 cycle visits only these.
-    busy: Vec<u64>,
+    busy: BitSet,
     /// Per sub-partition: the core cycle before which its only work is waiting for its ROP
     /// queue's head (an L2 cycle then changes nothing but the slice's cycle count, which
     /// only times answers, and it has none); 0 when it has other work.
@@ -189,7 +190,7 @@ impl Partitions {
             returning: 0,
             replies: 0,
             written: Vec::new(),
-            busy: vec![0; n.div_ceil(64)],
+            busy: BitSet::new(n),
             asleep: vec![0; n],
         }
     }
@@ -235,7 +236,7 @@ impl Partitions {
             return Offer::Refused;
         }
         sp.rop.push_back((self.core + self.rop_latency, r));
-        self.busy[s / 64] |= 1 << (s % 64);
+        self.busy.insert(s);
         self.inside += 1;
         Offer::Accepted
     }
@@ -276,11 +277,8 @@ impl Partitions {
             let l2i = self.caps[3];
             // A sub-partition with nothing queued anywhere would change nothing, nor one
             // whose only work is its ROP queue's head, until that is ready.
-            for k in 0..self.busy.len() {
-                let mut m = self.busy[k];
-                while m != 0 {
-                    let s = k * 64 + m.trailing_zeros() as usize;
-                    m &= m - 1;
+            for k in 0..self.busy.words() {
+                for s in self.busy.word_members(k) {
                     if self.core < self.asleep[s] {
                         continue;
                     }
@@ -288,7 +286,7 @@ impl Partitions {
                     let sp = &self.subs[s];
                     let waits = sp.dram_to_l2.is_empty() && sp.slice.quiet();
                     if sp.rop.is_empty() && waits {
-                        self.busy[k] &= !(1 << (s % 64));
+                        self.busy.remove(s);
                     }
                     self.asleep[s] = match sp.rop.front() {
                         Some(&(ready, _)) if waits && sp.l2_to_icnt.len() < l2i => ready,
@@ -383,7 +381,7 @@ impl Partitions {
             let sp = &mut self.subs[f.sub];
             if sp.dram_to_l2.len() < d2l {
                 sp.dram_to_l2.push_back(f.fetch.addr);
-                self.busy[f.sub / 64] |= 1 << (f.sub % 64);
+                self.busy.insert(f.sub);
                 self.asleep[f.sub] = 0;
                 self.chans[c].returning.pop_front();
                 self.returning -= 1;
