@@ -805,6 +805,36 @@ const READ: &[&str] = &[
     "gpgpu_shmem_warp_parts",
     "gpgpu_gmem_skip_L1D",
     "ptx_opcode_latency_int",
+    "ptx_opcode_initiation_int",
+    "ptx_opcode_latency_fp",
+    "ptx_opcode_initiation_fp",
+    "ptx_opcode_latency_dp",
+    "ptx_opcode_initiation_dp",
+    "ptx_opcode_latency_sfu",
+    "ptx_opcode_initiation_sfu",
+    "ptx_opcode_latency_tesnor",
+    "ptx_opcode_initiation_tensor",
+    "trace_opcode_latency_initiation_int",
+    "trace_opcode_latency_initiation_sp",
+    "trace_opcode_latency_initiation_dp",
+    "trace_opcode_latency_initiation_sfu",
+    "trace_opcode_latency_initiation_tensor",
+    "specialized_unit_1",
+    "specialized_unit_2",
+    "specialized_unit_3",
+    "specialized_unit_4",
+    "specialized_unit_5",
+    "specialized_unit_6",
+    "specialized_unit_7",
+    "specialized_unit_8",
+    "trace_opcode_latency_initiation_spec_op_1",
+    "trace_opcode_latency_initiation_spec_op_2",
+    "trace_opcode_latency_initiation_spec_op_3",
+    "trace_opcode_latency_initiation_spec_op_4",
+    "trace_opcode_latency_initiation_spec_op_5",
+    "trace_opcode_latency_initiation_spec_op_6",
+    "trace_opcode_latency_initiation_spec_op_7",
+    "trace_opcode_latency_initiation_spec_op_8",
     "gpgpu_smem_latency",
     "gpgpu_l2_rop_latency",
     "rop_latency",
@@ -817,6 +847,196 @@ const READ: &[&str] = &[
     "icnt_out_buffer_limit",
     "icnt_arbiter_algo",
 ];
+
+/// Accel-Sim's specialized units (`-specialized_unit_K enabled,units,max_latency,id_oc,oc_ex,NAME`
+/// with `-trace_opcode_latency_initiation_spec_op_K latency,initiation`), K = 1..=8.
+const SPEC_UNITS: [(&str, &str); 8] = [
+    (
+        "specialized_unit_1",
+        "trace_opcode_latency_initiation_spec_op_1",
+    ),
+    (
+        "specialized_unit_2",
+        "trace_opcode_latency_initiation_spec_op_2",
+    ),
+    (
+        "specialized_unit_3",
+        "trace_opcode_latency_initiation_spec_op_3",
+    ),
+    (
+        "specialized_unit_4",
+        "trace_opcode_latency_initiation_spec_op_4",
+    ),
+    (
+        "specialized_unit_5",
+        "trace_opcode_latency_initiation_spec_op_5",
+    ),
+    (
+        "specialized_unit_6",
+        "trace_opcode_latency_initiation_spec_op_6",
+    ),
+    (
+        "specialized_unit_7",
+        "trace_opcode_latency_initiation_spec_op_7",
+    ),
+    (
+        "specialized_unit_8",
+        "trace_opcode_latency_initiation_spec_op_8",
+    ),
+];
+
+/// The first `n` comma-separated cycle counts of `option`, if it is set.
+fn cycle_fields(
+    opts: &GpgpusimOptions,
+    option: &'static str,
+    n: usize,
+) -> Result<Option<Vec<u64>>, ImportError> {
+    let Some(text) = opts.get(option) else {
+        return Ok(None);
+    };
+    let fields: Option<Vec<u64>> = text
+        .split(',')
+        .take(n)
+        .map(|f| f.trim().parse::<u64>().ok())
+        .collect();
+    match fields {
+        Some(v) if v.len() == n => Ok(Some(v)),
+        _ => Err(ImportError::BadValue {
+            option,
+            value: text.to_string(),
+            location: location(opts, option),
+            expected: "comma-separated cycle counts",
+        }),
+    }
+}
+
+/// The execution-unit keys (`gpu.<class>_latency`, `gpu.<class>_initiation`): per class, the
+/// trace-driven option (`-trace_opcode_latency_initiation_*`, or the enabled specialized unit
+/// of that name), else the PTX-mode tables' first fields (`-ptx_opcode_latency_*` and
+/// `-ptx_opcode_initiation_*`); a class with neither keeps its value, and `kept` says so.
+fn exec_units(
+    opts: &GpgpusimOptions,
+    put: &mut impl FnMut(&'static str, toml::Value, &str),
+    kept: &mut Vec<String>,
+) -> Result<(), ImportError> {
+    // (class keys, trace option, specialized unit name, PTX latency and initiation options)
+    type Class = (
+        [&'static str; 2],
+        Option<&'static str>,
+        Option<&'static str>,
+        Option<[&'static str; 2]>,
+    );
+    const CLASSES: [Class; 8] = [
+        (
+            ["gpu.alu_latency", "gpu.alu_initiation"],
+            Some("trace_opcode_latency_initiation_int"),
+            None,
+            Some(["ptx_opcode_latency_int", "ptx_opcode_initiation_int"]),
+        ),
+        (
+            ["gpu.sp_latency", "gpu.sp_initiation"],
+            Some("trace_opcode_latency_initiation_sp"),
+            None,
+            Some(["ptx_opcode_latency_fp", "ptx_opcode_initiation_fp"]),
+        ),
+        (
+            ["gpu.dp_latency", "gpu.dp_initiation"],
+            Some("trace_opcode_latency_initiation_dp"),
+            None,
+            Some(["ptx_opcode_latency_dp", "ptx_opcode_initiation_dp"]),
+        ),
+        (
+            ["gpu.sfu_latency", "gpu.sfu_initiation"],
+            Some("trace_opcode_latency_initiation_sfu"),
+            None,
+            Some(["ptx_opcode_latency_sfu", "ptx_opcode_initiation_sfu"]),
+        ),
+        (
+            ["gpu.tensor_latency", "gpu.tensor_initiation"],
+            Some("trace_opcode_latency_initiation_tensor"),
+            Some("TENSOR"),
+            Some(["ptx_opcode_latency_tesnor", "ptx_opcode_initiation_tensor"]),
+        ),
+        (
+            ["gpu.branch_latency", "gpu.branch_initiation"],
+            None,
+            Some("BRA"),
+            None,
+        ),
+        (
+            ["gpu.tex_latency", "gpu.tex_initiation"],
+            None,
+            Some("TEX"),
+            None,
+        ),
+        (
+            ["gpu.uniform_latency", "gpu.uniform_initiation"],
+            None,
+            Some("UDP"),
+            None,
+        ),
+    ];
+    // The enabled specialized units by name: (latency, initiation, option).
+    let mut units: Vec<(String, [u64; 2], &'static str)> = Vec::new();
+    for (unit, timing) in SPEC_UNITS {
+        let Some(text) = opts.get(unit) else {
+            continue;
+        };
+        let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+        let enabled = match fields.first().map(|f| f.parse::<u64>()) {
+            Some(Ok(e)) if fields.len() >= 6 => e != 0,
+            _ => {
+                return Err(ImportError::BadValue {
+                    option: unit,
+                    value: text.to_string(),
+                    location: location(opts, unit),
+                    expected: "enabled,units,max_latency,id_oc,oc_ex,NAME",
+                })
+            }
+        };
+        if !enabled {
+            continue;
+        }
+        // Accel-Sim's default for a unit without its timing option: 4,4.
+        let t = cycle_fields(opts, timing, 2)?.unwrap_or_else(|| vec![4, 4]);
+        units.push((fields[5].to_ascii_uppercase(), [t[0], t[1]], timing));
+    }
+    for ([lat_key, init_key], trace, unit, ptx) in CLASSES {
+        // The specialized unit first: Turing's and Ampere's opcode tables send the tensor
+        // opcodes to it rather than to the tensor class.
+        if let Some((_, [l, i], option)) = unit.and_then(|n| units.iter().find(|u| u.0 == n)) {
+            put(lat_key, int(*l), option);
+            put(init_key, int(*i), option);
+            continue;
+        }
+        if let Some(option) = trace {
+            if let Some(v) = cycle_fields(opts, option, 2)? {
+                put(lat_key, int(v[0]), option);
+                put(init_key, int(v[1]), option);
+                continue;
+            }
+        }
+        if let Some([lat, init]) = ptx {
+            if let Some(v) = cycle_fields(opts, lat, 1)? {
+                put(lat_key, int(v[0]), lat);
+                match cycle_fields(opts, init, 1)? {
+                    Some(i) => put(init_key, int(i[0]), init),
+                    None => kept.push(format!("{init_key}: -{init} is not set")),
+                }
+                continue;
+            }
+        }
+        let from = [trace, ptx.map(|p| p[0])]
+            .into_iter()
+            .flatten()
+            .map(|o| format!("-{o}"))
+            .chain(unit.map(|n| format!("a specialized unit named {n}")))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        kept.push(format!("{lat_key}, {init_key}: no {from}"));
+    }
+    Ok(())
+}
 
 /// The value of cache-string key `key` from `option`, if the option names a cache; why not in
 /// `kept` otherwise. A malformed string is an error.
@@ -1258,23 +1478,9 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
             "gpgpu_gmem_skip_L1D",
         );
     }
-    // The integer table's first field (add and the like) stands for every arithmetic opcode.
-    match opts
-        .get("ptx_opcode_latency_int")
-        .and_then(|v| v.split(',').next())
-        .map(|f| f.trim().parse::<u64>())
-    {
-        Some(Ok(v)) => put("gpu.alu_latency", int(v), "ptx_opcode_latency_int"),
-        Some(Err(_)) => {
-            return Err(ImportError::BadValue {
-                option: "ptx_opcode_latency_int",
-                value: opts.get("ptx_opcode_latency_int").unwrap_or("").to_string(),
-                location: location(opts, "ptx_opcode_latency_int"),
-                expected: "comma-separated cycle counts",
-            })
-        }
-        None => kept.push("gpu.alu_latency: -ptx_opcode_latency_int is not set".into()),
-    }
+    // Execution units: what Accel-Sim's trace-driven model runs traces with, else the first
+    // fields (add and the like) of a PTX-mode file's tables.
+    exec_units(opts, &mut put, &mut kept)?;
 
     // The memory partitions and the clock domains.
     if let Some(v) = cache_value(opts, "gpgpu_cache:dl2", "l2.cache", &mut kept)? {

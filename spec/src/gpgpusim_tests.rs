@@ -768,3 +768,111 @@ fn an_internal_speedup_is_taken_in_whole_steps_and_a_bad_one_is_refused() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn import_the_execution_units() {
+    // (options, per class [alu, sp, dp, sfu, tensor, branch, tex, uniform]: (latency,
+    // initiation), or None for a class the files leave to the layers below)
+    type Want = [Option<(i64, i64)>; 8];
+    let trace_units = |alu, sp, dp, sfu, tensor, uniform| -> Want {
+        [
+            Some(alu),
+            Some(sp),
+            Some(dp),
+            Some(sfu),
+            Some(tensor),
+            Some((4, 4)),
+            Some((200, 4)),
+            uniform,
+        ]
+    };
+    let files = |config: &str, trace: Option<&str>| {
+        let mut o = file_opts(config);
+        if let Some(t) = trace {
+            o.layer(file_opts(t));
+        }
+        o
+    };
+    let cases: [(GpgpusimOptions, Want); 5] = [
+        // Trace-driven: trace.config's classes and specialized units (the TENSOR unit's
+        // timing; Volta has no UDP unit).
+        (
+            files("RTX2060/gpgpusim.config", Some("RTX2060/trace.config")),
+            trace_units((2, 2), (2, 2), (64, 64), (21, 8), (16, 16), Some((4, 1))),
+        ),
+        (
+            files("QV100/gpgpusim.config", Some("QV100/trace.config")),
+            trace_units((2, 2), (2, 2), (8, 4), (20, 8), (2, 2), None),
+        ),
+        (
+            files("RTX3070/gpgpusim.config", Some("RTX3070/trace.config")),
+            trace_units((2, 2), (2, 1), (64, 64), (21, 8), (32, 32), Some((4, 1))),
+        ),
+        // PTX-mode files: the first fields of their tables (GTX480 4.x sets no SFU or tensor
+        // table).
+        (
+            files("GTX480/gpgpusim-4.x/gpgpusim.config", None),
+            [
+                Some((4, 1)),
+                Some((4, 1)),
+                Some((8, 8)),
+                None,
+                None,
+                None,
+                None,
+                None,
+            ],
+        ),
+        (
+            files("RTX2060/gpgpusim.config", None),
+            [
+                Some((4, 2)),
+                Some((4, 2)),
+                Some((64, 64)),
+                Some((21, 8)),
+                Some((64, 64)),
+                None,
+                None,
+                None,
+            ],
+        ),
+    ];
+    let classes = [
+        "alu", "sp", "dp", "sfu", "tensor", "branch", "tex", "uniform",
+    ];
+    for (k, (o, want)) in cases.iter().enumerate() {
+        let r = layer(o).unwrap();
+        for (class, w) in classes.iter().zip(want) {
+            let (lat, init) = (
+                format!("gpu.{class}_latency"),
+                format!("gpu.{class}_initiation"),
+            );
+            let got = r.imported.iter().find(|i| i.key == lat).map(|_| {
+                let v = |key: &str| imported(&r, key).as_integer().unwrap();
+                (v(&lat), v(&init))
+            });
+            assert_eq!(got, *w, "case {k}: {class}");
+            if w.is_none() {
+                assert!(
+                    r.kept.iter().any(|m| m.starts_with(&lat)),
+                    "case {k}: {class} kept"
+                );
+            }
+        }
+    }
+    // A disabled specialized unit gives nothing; a malformed one or a bad field is an error.
+    let mut o = files("RTX2060/gpgpusim.config", Some("RTX2060/trace.config"));
+    o.layer(opts("-specialized_unit_4 0,4,4,4,4,UDP\n", "off.config"));
+    let r = layer(&o).unwrap();
+    assert!(!r.imported.iter().any(|i| i.key == "gpu.uniform_latency"));
+    for bad in [
+        "-specialized_unit_1 1,4,4\n",
+        "-trace_opcode_latency_initiation_sfu 21\n",
+        "-trace_opcode_latency_initiation_sp 2,x\n",
+    ] {
+        let mut o = files("RTX2060/gpgpusim.config", Some("RTX2060/trace.config"));
+        o.layer(opts(bad, "bad.config"));
+        let e = layer(&o).unwrap_err().to_string();
+        assert!(e.contains("bad.config"), "{bad}: {e}");
+    }
+}

@@ -42,7 +42,37 @@ section! {
         skip_l1: bool = Legal::Bool,
             "global accesses bypass the L1: 32-byte segments on Fermi and Kepler (-gpgpu_gmem_skip_L1D)";
         alu_latency: u32 = Legal::Range { min: 1, max: 1000 },
-            "core cycles before an arithmetic result can be read, for every non-memory opcode (-ptx_opcode_latency_int, 1st field)";
+            "core cycles before an integer or other ALU result can be read: Accel-Sim's ALU and integer opcodes (IADD3, IMAD, LOP3, ISETP, MOV, SHFL, conversions, ...) and any opcode its tables do not list (-trace_opcode_latency_initiation_int, 1st field; else -ptx_opcode_latency_int, 1st field)";
+        alu_initiation: u32 = Legal::Range { min: 1, max: 1000 },
+            "core cycles between two ALU-class instructions of one warp scheduler: the initiation interval of its ALU unit (-trace_opcode_latency_initiation_int, 2nd field; else -ptx_opcode_initiation_int, 1st field)";
+        sp_latency: u32 = Legal::Range { min: 1, max: 1000 },
+            "core cycles before a single- or half-precision floating-point result can be read (FADD, FFMA, FMUL, FSETP, HFMA2, ...) (-trace_opcode_latency_initiation_sp, 1st field; else -ptx_opcode_latency_fp, 1st field)";
+        sp_initiation: u32 = Legal::Range { min: 1, max: 1000 },
+            "initiation interval of a scheduler's single-precision unit (-trace_opcode_latency_initiation_sp, 2nd field; else -ptx_opcode_initiation_fp, 1st field)";
+        dp_latency: u32 = Legal::Range { min: 1, max: 1000 },
+            "core cycles before a double-precision result can be read (DADD, DFMA, DMUL, DSETP) (-trace_opcode_latency_initiation_dp, 1st field; else -ptx_opcode_latency_dp, 1st field)";
+        dp_initiation: u32 = Legal::Range { min: 1, max: 1000 },
+            "initiation interval of a scheduler's double-precision unit (-trace_opcode_latency_initiation_dp, 2nd field; else -ptx_opcode_initiation_dp, 1st field)";
+        sfu_latency: u32 = Legal::Range { min: 1, max: 1000 },
+            "core cycles before a special-function result can be read (MUFU) (-trace_opcode_latency_initiation_sfu, 1st field; else -ptx_opcode_latency_sfu)";
+        sfu_initiation: u32 = Legal::Range { min: 1, max: 1000 },
+            "initiation interval of a scheduler's special-function unit (-trace_opcode_latency_initiation_sfu, 2nd field; else -ptx_opcode_initiation_sfu)";
+        tensor_latency: u32 = Legal::Range { min: 1, max: 1000 },
+            "core cycles before a tensor-core result can be read (HMMA, IMMA, BMMA) (the specialized unit named TENSOR's -trace_opcode_latency_initiation_spec_op_K, else -trace_opcode_latency_initiation_tensor, 1st field; else -ptx_opcode_latency_tesnor)";
+        tensor_initiation: u32 = Legal::Range { min: 1, max: 1000 },
+            "initiation interval of a scheduler's tensor-core unit (2nd fields of the same options; else -ptx_opcode_initiation_tensor)";
+        branch_latency: u32 = Legal::Range { min: 1, max: 1000 },
+            "core cycles before a control instruction's result can be read (BRA, BSSY, BSYNC, CALL, RET, WARPSYNC, ...) (the specialized unit named BRA's -trace_opcode_latency_initiation_spec_op_K, 1st field)";
+        branch_initiation: u32 = Legal::Range { min: 1, max: 1000 },
+            "initiation interval of a scheduler's branch unit (the same option, 2nd field)";
+        tex_latency: u32 = Legal::Range { min: 1, max: 1000 },
+            "core cycles before a texture instruction's result can be read (TEX, TLD, TLD4, TMML, TXD, TXQ): a fixed latency, no memory traffic, as Accel-Sim's TEX unit (the specialized unit named TEX's -trace_opcode_latency_initiation_spec_op_K, 1st field)";
+        tex_initiation: u32 = Legal::Range { min: 1, max: 1000 },
+            "initiation interval of a scheduler's texture unit (the same option, 2nd field)";
+        uniform_latency: u32 = Legal::Range { min: 1, max: 1000 },
+            "core cycles before a uniform-datapath result can be read (R2UR, S2UR, ULDC, UMOV, UIADD3, VOTEU, ...) (the specialized unit named UDP's -trace_opcode_latency_initiation_spec_op_K, 1st field)";
+        uniform_initiation: u32 = Legal::Range { min: 1, max: 1000 },
+            "initiation interval of a scheduler's uniform-datapath unit (the same option, 2nd field)";
         shared_latency: u32 = Legal::Range { min: 1, max: 1000 },
             "core cycles before a shared-memory or constant load's result can be read (-gpgpu_smem_latency)";
         registers: u32 = Legal::Range { min: 1, max: 16777216 },
@@ -50,6 +80,46 @@ section! {
         shmem_bytes: u32 = Legal::Range { min: 0, max: 16777216 },
             "shared memory per SM in bytes: a block takes its kernel's shared memory (-gpgpu_shmem_size)";
     }
+}
+
+word_enum! {
+    /// The execution unit (functional-unit class) an arithmetic opcode runs on, as
+    /// Accel-Sim's trace-driven model classes SASS opcodes: each warp scheduler has one unit of
+    /// each class, with its own latency and initiation interval (`gpu.<class>_latency`,
+    /// `gpu.<class>_initiation`; the ALU class's keys are `gpu.alu_*`).
+    pub enum ExecClass {
+        /// Integer and other ALU opcodes, and any opcode not listed.
+        Alu = "alu",
+        /// Single- and half-precision floating point.
+        Sp = "sp",
+        /// Double precision.
+        Dp = "dp",
+        /// Special functions.
+        Sfu = "sfu",
+        /// Tensor-core matrix multiply-accumulate.
+        Tensor = "tensor",
+        /// Control flow.
+        Branch = "branch",
+        /// Texture (a fixed latency).
+        Tex = "tex",
+        /// Turing's uniform datapath.
+        Uniform = "uniform",
+    }
+}
+
+impl ExecClass {
+    /// Its index in [`GpuSpec::exec`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One execution unit's timing: an instruction issued at cycle `t` has its result readable at
+/// `t + latency`, and the scheduler's unit takes its next instruction at `t + initiation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExecTiming {
+    pub latency: u32,
+    pub initiation: u32,
 }
 
 /// The L1 cache string of a configuration, decoded.
@@ -80,7 +150,8 @@ pub struct GpuSpec {
     pub coalesce_arch: u32,
     pub warp_parts: u32,
     pub skip_l1: bool,
-    pub alu_latency: u32,
+    /// Per [`ExecClass`] (by [`ExecClass::index`]): its units' timing.
+    pub exec: [ExecTiming; 8],
     pub shared_latency: u32,
     pub registers: u32,
     pub shmem_bytes: u32,
@@ -104,10 +175,30 @@ impl GpuSpec {
             coalesce_arch: g.coalesce_arch,
             warp_parts: g.warp_parts,
             skip_l1: g.skip_l1,
-            alu_latency: g.alu_latency,
+            exec: [
+                (g.alu_latency, g.alu_initiation),
+                (g.sp_latency, g.sp_initiation),
+                (g.dp_latency, g.dp_initiation),
+                (g.sfu_latency, g.sfu_initiation),
+                (g.tensor_latency, g.tensor_initiation),
+                (g.branch_latency, g.branch_initiation),
+                (g.tex_latency, g.tex_initiation),
+                (g.uniform_latency, g.uniform_initiation),
+            ]
+            .map(|(latency, initiation)| ExecTiming {
+                latency,
+                initiation,
+            }),
             shared_latency: g.shared_latency,
             registers: g.registers,
             shmem_bytes: g.shmem_bytes,
         })
+    }
+}
+
+impl GpuSpec {
+    /// The timing of `class`'s units.
+    pub fn exec(&self, class: ExecClass) -> ExecTiming {
+        self.exec[class.index()]
     }
 }

@@ -1,5 +1,6 @@
 use super::*;
 use crate::workload::KernelDesc;
+use spec::gpu::ExecClass;
 use spec::ConfigRequest;
 use std::path::PathBuf;
 
@@ -74,7 +75,7 @@ fn a_warp_waits_for_its_load_only_when_it_reads_the_loaded_register() {
     for p in spec::PRESETS.iter().map(|p| p.name) {
         let s = preset(p);
         let n = 60;
-        let chain = u64::from(s.gpu.alu_latency) * (n as u64 - 1);
+        let chain = u64::from(s.gpu.exec(ExecClass::Alu).latency) * (n as u64 - 1);
         let waits = cycles_of(&s, &load_then_chain(4, n));
         let free = cycles_of(&s, &load_then_chain(6, n));
         let load = waits.load_latency.mean as u64;
@@ -850,4 +851,179 @@ fn the_bounds_check_catches_an_sm_beyond_its_occupancy() {
         }
         other => panic!("the lax variant was not caught: {other:?}"),
     }
+}
+
+/// One block whose warps run `warps` (instruction lines each, then EXIT).
+fn warps_run(s: &Spec, warps: &[Vec<String>]) -> RunSummary {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = format!(
+        "-kernel name = k\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = ({},1,1)\n\
+         -accelsim tracer version = 5\n\n#traces format = ...\n\n#BEGIN_TB\nthread block = 0,0,0\n",
+        32 * warps.len()
+    );
+    for (w, body) in warps.iter().enumerate() {
+        t += &format!("warp = {w}\ninsts = {}\n", body.len() + 1);
+        for l in body {
+            t += l;
+            t += "\n";
+        }
+        t += &format!("{:04x} ffffffff 0 EXIT 0 0 0\n", 16 * body.len());
+    }
+    t += "#END_TB\n";
+    std::fs::write(dir.path().join("kernel-1.traceg"), t).unwrap();
+    std::fs::write(dir.path().join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
+    run_trace(s, dir.path(), None).unwrap()
+}
+
+/// `n` instructions of opcode `op` (every lane): each reading the one before's result
+/// (`dependent`), or each on registers of its own.
+fn ops(op: &str, n: usize, dependent: bool) -> Vec<String> {
+    (0..n)
+        .map(|k| {
+            let (dst, src) = if dependent {
+                let src = if k == 0 { 255 } else { 20 + (k as u32 - 1) % 2 };
+                (20 + k as u32 % 2, src)
+            } else {
+                (20 + k as u32, 255)
+            };
+            format!("{:04x} ffffffff 1 R{dst} {op} 2 R{src} R255 0 0", 16 * k)
+        })
+        .collect()
+}
+
+/// An opcode of each execution-unit class (with modifiers, as traces write them).
+const CLASS_OPS: [(ExecClass, &str); 8] = [
+    (ExecClass::Alu, "IMAD.MOV.U32"),
+    (ExecClass::Sp, "FFMA.FTZ"),
+    (ExecClass::Dp, "DFMA"),
+    (ExecClass::Sfu, "MUFU.RCP"),
+    (ExecClass::Tensor, "HMMA.16816.F32"),
+    (ExecClass::Branch, "BSSY"),
+    (ExecClass::Tex, "TLD4.R"),
+    (ExecClass::Uniform, "ULDC.64"),
+];
+
+/// Per class, what one more instruction costs one warp: a dependent one waits for the last
+/// one's result and for the unit, `max(latency, initiation)` cycles; an independent one for
+/// the unit only, `initiation` cycles. `Err` names the first class that differs.
+fn extra_instruction_costs(p: &str, s: &Spec) -> Result<(), String> {
+    let kernel =
+        |op: &str, n: usize, dep: bool| blocks_run(s, &[ops(op, n, dep)]).kernels[0].cycles;
+    for (class, op) in CLASS_OPS {
+        let t = s.gpu.exec(class);
+        let (lat, init) = (u64::from(t.latency), u64::from(t.initiation));
+        let dep = kernel(op, 9, true) - kernel(op, 8, true);
+        let indep = kernel(op, 9, false) - kernel(op, 8, false);
+        if (dep, indep) != (lat.max(init), init) {
+            return Err(format!(
+                "{p} {class} ({op}): dependent +{dep}, independent +{indep}; latency {lat}, initiation {init}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn each_opcode_class_takes_its_latency_and_initiation_interval() {
+    for p in spec::PRESETS.iter().map(|p| p.name) {
+        let s = preset(p);
+        extra_instruction_costs(p, &s).unwrap();
+        // Every class at other figures, initiation above latency included.
+        let mut req = ConfigRequest::preset(p);
+        for (k, c) in ExecClass::ALL.iter().enumerate() {
+            let key = if *c == ExecClass::Alu {
+                "alu".to_string()
+            } else {
+                c.to_string()
+            };
+            req = req
+                .with(&format!("gpu.{key}_latency={}", 3 + 5 * k))
+                .with(&format!("gpu.{key}_initiation={}", 1 + 3 * (7 - k)));
+        }
+        let s = req.resolve().unwrap();
+        extra_instruction_costs(p, &s).unwrap();
+    }
+}
+
+#[test]
+fn the_latency_check_catches_warps_that_ignore_initiation_intervals() {
+    let s = preset("turing-rtx2060s");
+    crate::gpu::sm::LAX_INITIATION.with(|l| l.set(true));
+    let lax = extra_instruction_costs("turing-rtx2060s", &s);
+    crate::gpu::sm::LAX_INITIATION.with(|l| l.set(false));
+    let e = lax.expect_err("warps issuing to a busy unit must be caught");
+    assert!(e.contains("independent +1"), "{e}");
+}
+
+#[test]
+fn each_scheduler_has_its_own_units() {
+    // turing-rtx2060s: 4 schedulers, MUFU's unit takes one instruction every 8 cycles.
+    let s = preset("turing-rtx2060s");
+    let (n, init) = (10, u64::from(s.gpu.exec(ExecClass::Sfu).initiation));
+    assert_eq!(s.gpu.schedulers, 4);
+    let idle = Vec::new();
+    let mufu = ops("MUFU.EX2", n, false);
+    let alone = warps_run(&s, std::slice::from_ref(&mufu)).kernels[0].cycles;
+    // Warps 0 and 1 are on schedulers 0 and 1; warps 0 and 4 share scheduler 0.
+    let apart = warps_run(&s, &[mufu.clone(), mufu.clone()]).kernels[0].cycles;
+    let mut shared = vec![idle; 5];
+    shared[0] = mufu.clone();
+    shared[4] = mufu;
+    let shared = warps_run(&s, &shared).kernels[0].cycles;
+    assert_eq!(apart, alone, "two schedulers' units work side by side");
+    assert_eq!(
+        shared - alone,
+        n as u64 * init,
+        "one scheduler's unit serves both warps in turn"
+    );
+}
+
+#[test]
+fn opcodes_take_the_class_of_accel_sims_tables() {
+    use crate::gpu::sm::exec_class;
+    let table: &[(&str, ExecClass)] = &[
+        ("IADD3", ExecClass::Alu),
+        ("IMAD", ExecClass::Alu),
+        ("LOP3", ExecClass::Alu),
+        ("ISETP", ExecClass::Alu),
+        ("MOV", ExecClass::Alu),
+        ("SHFL", ExecClass::Alu),
+        ("F2I", ExecClass::Alu),
+        ("S2R", ExecClass::Alu),
+        ("NOT_AN_OPCODE", ExecClass::Alu),
+        ("FADD", ExecClass::Sp),
+        ("FFMA", ExecClass::Sp),
+        ("FSETP", ExecClass::Sp),
+        ("HFMA2", ExecClass::Sp),
+        ("DADD", ExecClass::Dp),
+        ("DSETP", ExecClass::Dp),
+        ("MUFU", ExecClass::Sfu),
+        ("HMMA", ExecClass::Tensor),
+        ("IMMA", ExecClass::Tensor),
+        ("BRA", ExecClass::Branch),
+        ("BSYNC", ExecClass::Branch),
+        ("WARPSYNC", ExecClass::Branch),
+        ("RET", ExecClass::Branch),
+        ("TEX", ExecClass::Tex),
+        ("TLD4", ExecClass::Tex),
+        ("ULDC", ExecClass::Uniform),
+        ("S2UR", ExecClass::Uniform),
+        ("VOTEU", ExecClass::Uniform),
+    ];
+    for &(op, class) in table {
+        assert_eq!(exec_class(op), class, "{op}");
+    }
+    // Modifiers do not change the class; memory, barrier and exit opcodes are not arithmetic.
+    let h = crate::workload::accelsim::KernelHeader::default();
+    let alu = crate::workload::accelsim::Inst {
+        pc: 0,
+        mask: u32::MAX,
+        op: 0,
+        dest: Some(1),
+        srcs: vec![2],
+        mem_bytes: 0,
+        addrs: Vec::new(),
+    };
+    assert_eq!(kind_of("MUFU.RSQ", &alu, &h), Kind::Alu(ExecClass::Sfu));
+    assert_eq!(kind_of("BAR.SYNC", &alu, &h), Kind::Barrier);
 }

@@ -21,8 +21,11 @@
 //! 6. a block whose warps all wait at a barrier passes it; a block whose warps have exited and
 //!    whose memory instructions are answered leaves.
 //!
-//! Latencies: an arithmetic result is readable `gpu.alu_latency` cycles after issue, a shared
-//! memory or constant load's `gpu.shared_latency` cycles after; a global load's when its last
+//! Latencies: an arithmetic result is readable its execution unit's latency after issue
+//! (`gpu.<class>_latency`, the unit of its opcode's class: [`exec_class`]), and each warp
+//! scheduler's unit of that class takes its next instruction `gpu.<class>_initiation` cycles
+//! after (a warp whose next instruction's unit is busy does not issue); a shared
+//! memory or constant load's result is readable `gpu.shared_latency` cycles after issue; a global load's when its last
 //! access is answered. Stores do not hold their warp. Unloaded, a one-access load issued at
 //! cycle `t` is answered (tests: `a_single_load_takes_the_documented_sum_of_its_stages`):
 //! * an L1 hit: at `t + 1 + gpu.l1_latency` (into the L1 at `t + 1`, looked up at `t + 2`, the
@@ -41,7 +44,7 @@ use crate::mem::side::MemorySide;
 use crate::mem::slice::{Slice, SliceRequest, SliceStats, Taken};
 use crate::ot::OtTxn;
 use crate::workload::accelsim::{Inst, KernelHeader, Reg, TraceBlock};
-use spec::gpu::WarpScheduler;
+use spec::gpu::{ExecClass, ExecTiming, WarpScheduler};
 use spec::Spec;
 use std::collections::VecDeque;
 
@@ -51,7 +54,8 @@ const RZ: Reg = 255;
 /// What an instruction is to the SM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    Alu,
+    /// Arithmetic and control, on an execution unit of this class.
+    Alu(ExecClass),
     /// Shared memory or constant: a fixed latency, no memory traffic.
     Shared,
     /// Through the L1 and the memory side; `l2_only`: atomics and reductions.
@@ -71,7 +75,7 @@ pub fn kind_of(op: &str, inst: &Inst, h: &KernelHeader) -> Kind {
     match base {
         "EXIT" => Kind::Exit,
         "BAR" => Kind::Barrier,
-        _ if !inst.is_memory() => Kind::Alu,
+        _ if !inst.is_memory() => Kind::Alu(exec_class(base)),
         "LDS" | "STS" | "ATOMS" | "LDSM" | "LDC" => Kind::Shared,
         "LDL" | "STL" => Kind::Global {
             space: Space::Local,
@@ -107,6 +111,31 @@ pub fn kind_of(op: &str, inst: &Inst, h: &KernelHeader) -> Kind {
             write: base.starts_with("ST"),
             l2_only: false,
         },
+    }
+}
+
+/// The execution unit of a (non-memory) SASS opcode, without its modifiers: the classes of
+/// Accel-Sim's trace-driven opcode tables (Volta, Turing and Ampere alike; its tables send the
+/// tensor opcodes to the tensor class or to the specialized unit named TENSOR, both taken as
+/// [`ExecClass::Tensor`], and `KILL` to a specialized unit, taken as control flow). An opcode
+/// none lists, as integer and ALU opcodes, is [`ExecClass::Alu`] (docs/decisions.md).
+pub fn exec_class(base: &str) -> ExecClass {
+    match base {
+        "FADD" | "FADD32I" | "FCHK" | "FFMA32I" | "FFMA" | "FMNMX" | "FMUL" | "FMUL32I"
+        | "FSEL" | "FSET" | "FSETP" | "FSWZADD" | "HADD2" | "HADD2_32I" | "HFMA2" | "HFMA2_32I"
+        | "HMUL2" | "HMUL2_32I" | "HSET2" | "HSETP2" | "HMNMX2" => ExecClass::Sp,
+        "DADD" | "DFMA" | "DMUL" | "DSETP" => ExecClass::Dp,
+        "MUFU" => ExecClass::Sfu,
+        "HMMA" | "BMMA" | "IMMA" | "DMMA" => ExecClass::Tensor,
+        "BMOV" | "BPT" | "BRA" | "BREAK" | "BRX" | "BRXU" | "BSSY" | "BSYNC" | "CALL" | "JMP"
+        | "JMX" | "JMXU" | "KILL" | "NANOSLEEP" | "RET" | "RPCMOV" | "RTT" | "WARPSYNC"
+        | "YIELD" => ExecClass::Branch,
+        "TEX" | "TLD" | "TLD4" | "TMML" | "TXD" | "TXQ" => ExecClass::Tex,
+        "R2UR" | "S2UR" | "UBMSK" | "UBREV" | "UCLEA" | "UFLO" | "UIADD3" | "UIMAD" | "UISETP"
+        | "ULDC" | "ULEA" | "ULOP" | "ULOP3" | "ULOP32I" | "UMOV" | "UP2UR" | "UPLOP3"
+        | "UPOPC" | "UPRMT" | "UPSETP" | "UR2UP" | "USEL" | "USGXT" | "USHF" | "USHL" | "USHR"
+        | "VOTEU" => ExecClass::Uniform,
+        _ => ExecClass::Alu,
     }
 }
 
@@ -207,7 +236,10 @@ pub struct Sm {
     rules: CoalesceRules,
     /// The L1 is a sector cache (requests per 32-byte chunk) rather than a line cache.
     l1_sector: bool,
-    alu_latency: u64,
+    /// Per execution-unit class: its timing; per scheduler and class, the first cycle its unit
+    /// takes another instruction.
+    exec: [ExecTiming; 8],
+    busy: Vec<[u64; 8]>,
     shared_latency: u64,
     /// The LD/ST unit: the memory instruction it holds.
     unit: Option<Unit>,
@@ -247,6 +279,17 @@ thread_local! {
     /// A deliberately wrong variant for the tests (on this thread): SMs take blocks beyond
     /// their kernel's occupancy.
     pub(crate) static LAX_OCCUPANCY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Another: warps issue to a busy execution unit (initiation intervals ignored).
+    pub(crate) static LAX_INITIATION: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the tests' wrong variant ignores initiation intervals (never outside unit tests).
+#[inline(always)]
+fn lax_initiation() -> bool {
+    #[cfg(test)]
+    return LAX_INITIATION.with(|l| l.get());
+    #[cfg(not(test))]
+    false
 }
 
 impl Sm {
@@ -273,7 +316,8 @@ impl Sm {
                 skip_l1: g.skip_l1,
             },
             l1_sector: g.l1.kind == spec::cache::CacheKind::Sector,
-            alu_latency: u64::from(g.alu_latency),
+            exec: g.exec,
+            busy: vec![[0; 8]; g.schedulers as usize],
             shared_latency: u64::from(g.shared_latency),
             unit: None,
             held: None,
@@ -533,7 +577,8 @@ impl Sm {
                 let before = accesses.len();
                 if at_pf != Demand::Miss {
                     if at_pf == Demand::Hit {
-                        self.pf_answers.push_back((now + self.alu_latency, payload));
+                        let alu = self.exec[ExecClass::Alu.index()].latency;
+                        self.pf_answers.push_back((now + u64::from(alu), payload));
                     }
                     accesses.pop_front();
                 } else if *bypass {
@@ -584,7 +629,7 @@ impl Sm {
             }
             match self.pick(s, now) {
                 Some(w) => {
-                    self.issue(w, now);
+                    self.issue(w, s, now);
                     self.last[s] = Some(w);
                     self.idle[s] = None;
                 }
@@ -702,8 +747,8 @@ impl Sm {
         }
     }
 
-    /// Whether warp slot `w` can issue its next instruction at `now`.
-    fn ready(&self, w: usize, now: u64) -> bool {
+    /// Whether warp slot `w` (of scheduler `s`) can issue its next instruction at `now`.
+    fn ready(&self, w: usize, s: usize, now: u64) -> bool {
         let Some(x) = &self.warps[w] else {
             return false;
         };
@@ -714,16 +759,22 @@ impl Sm {
         if i.srcs.iter().chain(&i.dest).any(|&r| x.waits_on(r, now)) {
             return false;
         }
-        !matches!(x.kinds[x.next], Kind::Global { .. }) || self.unit.is_none()
+        match x.kinds[x.next] {
+            Kind::Global { .. } => self.unit.is_none(),
+            Kind::Alu(c) => self.busy[s][c.index()] <= now || lax_initiation(),
+            _ => true,
+        }
     }
 
     /// The first cycle after `now` at which an arithmetic result of one of scheduler `s`'s
-    /// warps becomes readable (`u64::MAX`: none pending).
+    /// warps becomes readable or one of its execution units takes an instruction again
+    /// (`u64::MAX`: none).
     fn next_result(&self, s: usize, now: u64) -> u64 {
         (s..self.warps.len())
             .step_by(self.schedulers)
             .filter_map(|w| self.warps[w].as_ref())
             .flat_map(|x| x.writing.iter().map(|&(_, t)| t))
+            .chain(self.busy[s].iter().copied())
             .filter(|&t| t > now)
             .min()
             .unwrap_or(u64::MAX)
@@ -740,21 +791,22 @@ impl Sm {
                 own.clone()
                     .filter(|&w| w >= from)
                     .chain(own.filter(|&w| w < from))
-                    .find(|&w| self.ready(w, now))
+                    .find(|&w| self.ready(w, s, now))
             }
             WarpScheduler::Gto => {
-                if let Some(w) = self.last[s].filter(|&w| self.ready(w, now)) {
+                if let Some(w) = self.last[s].filter(|&w| self.ready(w, s, now)) {
                     return Some(w);
                 }
-                own.filter(|&w| self.ready(w, now))
+                own.filter(|&w| self.ready(w, s, now))
                     .min_by_key(|&w| self.warps[w].as_ref().map_or(u64::MAX, |x| x.age))
             }
         }
     }
 
-    fn issue(&mut self, w: usize, now: u64) {
+    /// Warp slot `w` (of scheduler `s`) issues its next instruction.
+    fn issue(&mut self, w: usize, s: usize, now: u64) {
         let rules = self.rules;
-        let (alu, shared, sector) = (self.alu_latency, self.shared_latency, self.l1_sector);
+        let (shared, sector) = (self.shared_latency, self.l1_sector);
         let skip_l1 = rules.skip_l1;
         let Some(x) = self.warps[w].as_mut() else {
             return;
@@ -801,10 +853,16 @@ impl Sm {
                 x.at_barrier = true;
                 self.blocks_changed = true;
             }
-            Kind::Alu | Kind::Shared => {
+            Kind::Alu(c) => {
+                let t = self.exec[c.index()];
+                self.busy[s][c.index()] = now + u64::from(t.initiation);
                 if let Some(r) = dest {
-                    let lat = if kind == Kind::Alu { alu } else { shared };
-                    x.writing.push((r, now + lat));
+                    x.writing.push((r, now + u64::from(t.latency)));
+                }
+            }
+            Kind::Shared => {
+                if let Some(r) = dest {
+                    x.writing.push((r, now + shared));
                 }
             }
             Kind::Global {
