@@ -1460,14 +1460,33 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
             kept.push(format!("{key}: -{option} is not set"));
         }
     }
+    let two_level = |v: &str| -> Option<u64> {
+        let f: Vec<&str> = v.strip_prefix("two_level_active:")?.split(':').collect();
+        match f[..] {
+            [n, "0", "1"] => n.trim().parse().ok(),
+            _ => None,
+        }
+    };
     match opts.get("gpgpu_scheduler").map(str::trim) {
         Some(v @ ("lrr" | "gto")) => put(
             "gpu.scheduler",
             toml::Value::String(v.into()),
             "gpgpu_scheduler",
         ),
+        Some(v) if two_level(v).is_some() => {
+            put(
+                "gpu.scheduler",
+                toml::Value::String("two-level".into()),
+                "gpgpu_scheduler",
+            );
+            put(
+                "gpu.active_warps",
+                int(two_level(v).unwrap_or(6)),
+                "gpgpu_scheduler",
+            );
+        }
         Some(v) => kept.push(format!(
-            "gpu.scheduler: -gpgpu_scheduler {v} is not modelled (lrr and gto are)"
+            "gpu.scheduler: -gpgpu_scheduler {v} is not modelled (lrr, gto and two_level_active:N:0:1 are)"
         )),
         None => kept.push("gpu.scheduler: -gpgpu_scheduler is not set".into()),
     }

@@ -876,3 +876,37 @@ fn import_the_execution_units() {
         assert!(e.contains("bad.config"), "{bad}: {e}");
     }
 }
+
+#[test]
+fn import_the_two_level_scheduler() {
+    let with = |v: &str| {
+        let mut o = file_opts("GTX480/gpgpusim-4.x/gpgpusim.config");
+        o.layer(opts(&format!("-gpgpu_scheduler {v}\n"), "sched.config"));
+        layer(&o).unwrap()
+    };
+    // GTX480's commented-out example.
+    let r = with("two_level_active:6:0:1");
+    assert_eq!(imported(&r, "gpu.scheduler").as_str(), Some("two-level"));
+    assert_eq!(imported(&r, "gpu.active_warps").as_integer(), Some(6));
+    assert_eq!(
+        imported(&with("two_level_active:12:0:1"), "gpu.active_warps").as_integer(),
+        Some(12)
+    );
+    // Other inner or outer orders (GPGPU-Sim aborts on them) and other policies are kept.
+    for v in [
+        "two_level_active:6:2:1",
+        "two_level_active:6:0:0",
+        "two_level_active:x:0:1",
+        "rrr",
+    ] {
+        let r = with(v);
+        assert!(!r.imported.iter().any(|k| k.key == "gpu.scheduler"), "{v}");
+        assert!(
+            r.kept
+                .iter()
+                .any(|m| m.starts_with("gpu.scheduler") && m.contains(v)),
+            "{v}: {:?}",
+            r.kept
+        );
+    }
+}

@@ -11,6 +11,11 @@ word_enum! {
         Lrr = "lrr",
         /// Greedy then oldest: the last one issued while it can, else the oldest.
         Gto = "gto",
+        /// Two-level (GPGPU-Sim's two_level_active:N:0:1): loose round robin among an active
+        /// set of `gpu.active_warps` warps; a warp whose next instruction waits on a global
+        /// load, or that waits at a barrier or has ended, leaves it for the back of the
+        /// pending queue, whose front warps fill the set.
+        TwoLevel = "two-level",
     }
 }
 
@@ -34,7 +39,9 @@ section! {
         schedulers: u32 = Legal::Range { min: 1, max: 16 },
             "warp schedulers per SM, each issuing one instruction per cycle (-gpgpu_num_sched_per_core); warp w belongs to scheduler w mod schedulers";
         scheduler: WarpScheduler = Legal::OneOf(WarpScheduler::NAMES),
-            "warp scheduling policy: lrr (loose round robin) or gto (greedy then oldest) (-gpgpu_scheduler)";
+            "warp scheduling policy: lrr (loose round robin), gto (greedy then oldest) or two-level (loose round robin within an active set, refilled from a pending queue) (-gpgpu_scheduler)";
+        active_warps: u32 = Legal::Range { min: 1, max: 128 },
+            "warps in each scheduler's active set under the two-level scheduler (-gpgpu_scheduler two_level_active:N:0:1)";
         coalesce_arch: u32 = Legal::Range { min: 10, max: 99 },
             "coalescing rules (-gpgpu_coalesce_arch): from 20 to 38, 128- and 64-byte segments through the L1; from 40, 32-byte sectors";
         warp_parts: u32 = Legal::Pow2 { min: 1, max: 32 },
@@ -147,6 +154,7 @@ pub struct GpuSpec {
     pub l1_latency: u32,
     pub schedulers: u32,
     pub scheduler: WarpScheduler,
+    pub active_warps: u32,
     pub coalesce_arch: u32,
     pub warp_parts: u32,
     pub skip_l1: bool,
@@ -172,6 +180,7 @@ impl GpuSpec {
             l1_latency: g.l1_latency,
             schedulers: g.schedulers,
             scheduler: g.scheduler,
+            active_warps: g.active_warps,
             coalesce_arch: g.coalesce_arch,
             warp_parts: g.warp_parts,
             skip_l1: g.skip_l1,

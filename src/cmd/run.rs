@@ -100,8 +100,18 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
     );
     for (name, c) in [("L1", &r.l1), ("L2", &r.l2)] {
         let fails: u64 = c.reservation_failures.values().sum();
+        let causes: Vec<String> = c
+            .reservation_failures
+            .iter()
+            .map(|(why, n)| format!("{} {}", why.name(), thousands(*n)))
+            .collect();
+        let causes = if causes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", causes.join(", "))
+        };
         println!(
-            "  {name}: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR merges, {} reservation failures",
+            "  {name}: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR merges, {} reservation failures{causes}",
             thousands(c.accesses),
             thousands(c.hits),
             pct(c.hits, c.accesses),
@@ -110,6 +120,19 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
             thousands(c.mshr_merges),
             thousands(fails)
         );
+        for (kind, k) in &c.by_kind {
+            println!(
+                "      {}: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR merges, {} reservation failures",
+                kind.name(),
+                thousands(k.accesses),
+                thousands(k.hits),
+                pct(k.hits, k.accesses),
+                thousands(k.sector_misses),
+                thousands(k.misses),
+                thousands(k.mshr_merges),
+                thousands(k.reservation_failures)
+            );
+        }
     }
     for (what, d) in [
         ("issue to last answer", &r.load_latency),

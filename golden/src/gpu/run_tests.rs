@@ -179,7 +179,8 @@ fn random_kernel(dir: &Path, seed: u64, blocks: u32, warps: u32) -> u64 {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
 
-    /// Random kernels on random presets and schedulers: the run ends, every instruction of the
+    /// Random kernels on random presets and warp schedulers (every policy; two-level with
+    /// random active sets): the run ends, every instruction of the
     /// trace issues exactly once, every block leaves, and a second run is identical.
     #[test]
     fn random_kernels_run_every_instruction_once(
@@ -187,11 +188,13 @@ proptest::proptest! {
         blocks in 1u32..6,
         warps in 1u32..5,
         preset_pick in 0usize..3,
-        gto in proptest::prelude::any::<bool>(),
+        policy in 0usize..3,
+        active in 1u32..5,
     ) {
         let name = spec::PRESETS[preset_pick].name;
         let s = ConfigRequest::preset(name)
-            .with(&format!("gpu.scheduler={}", if gto { "gto" } else { "lrr" }))
+            .with(&format!("gpu.scheduler={}", spec::gpu::WarpScheduler::NAMES[policy]))
+            .with(&format!("gpu.active_warps={active}"))
             .resolve()
             .unwrap();
         let dir = tempfile::tempdir().unwrap();
@@ -202,6 +205,11 @@ proptest::proptest! {
         proptest::prop_assert_eq!(a.kernels[0].blocks, u64::from(blocks));
         // Every request to the memory side is answered once.
         proptest::prop_assert_eq!(a.requests, a.replies);
+        // The caches' counts by kind add up, each level's kinds its own.
+        use crate::mem::slice::AccessKind as K;
+        let l1 = [K::GlobalRead, K::GlobalWrite, K::LocalRead, K::LocalWrite];
+        proptest::prop_assert_eq!(a.l1.kinds_add_up(&l1), Ok(()));
+        proptest::prop_assert_eq!(a.l2.kinds_add_up(&[K::Read, K::Write, K::Prefetch]), Ok(()));
         let b = run_trace(&s, dir.path(), None).unwrap();
         proptest::prop_assert_eq!(a, b);
     }
@@ -1026,4 +1034,69 @@ fn opcodes_take_the_class_of_accel_sims_tables() {
     };
     assert_eq!(kind_of("MUFU.RSQ", &alu, &h), Kind::Alu(ExecClass::Sfu));
     assert_eq!(kind_of("BAR.SYNC", &alu, &h), Kind::Barrier);
+}
+
+/// Kernel cycles of one block of `warps` warps on one scheduler of tiny under the two-level
+/// scheduler with `active` active warps: warp 0 runs `first`, the others a chain of `n`
+/// dependent additions each; `extra`: more configuration.
+fn two_level_run(active: u32, warps: usize, first: &[String], n: usize, extra: &[&str]) -> u64 {
+    let active = format!("gpu.active_warps={active}");
+    let mut sets = vec!["gpu.schedulers=1", "gpu.scheduler=two-level", &active];
+    sets.extend_from_slice(extra);
+    let s = preset("tiny").variant(&sets).unwrap();
+    let mut bodies = vec![first.to_vec()];
+    bodies.extend((1..warps).map(|_| chain(0, 255, n)));
+    warps_run(&s, &bodies).kernels[0].cycles
+}
+
+/// What the two-level scheduler must do, or why not: with one active warp, warps that wait only
+/// on arithmetic keep the set (their chains run one after another), and a warp waiting on a
+/// load leaves it (the others run meanwhile); with every warp active, chains interleave.
+fn two_level_checks() -> Result<(), String> {
+    let lat = u64::from(preset("tiny").gpu.exec(ExecClass::Alu).latency);
+    let n = 12;
+    let chains = chain(0, 255, n);
+    let one: Vec<u64> = (1..=3)
+        .map(|w| two_level_run(1, w, &chains, n, &[]))
+        .collect();
+    let all: Vec<u64> = (1..=3)
+        .map(|w| two_level_run(3, w, &chains, n, &[]))
+        .collect();
+    let serial = (n as u64 - 1) * lat;
+    if one[2] - one[1] != one[1] - one[0] || one[1] - one[0] < serial {
+        return Err(format!(
+            "one active warp: {one:?}, each chain {serial} cycles at least"
+        ));
+    }
+    if all[2] - all[1] >= lat {
+        return Err(format!(
+            "every warp active: {all:?} (chains of {lat}-cycle steps)"
+        ));
+    }
+    // Warp 0 loads (over a slow network: longer than both chains) and uses the value at once:
+    // the chains run while it waits (at least one of them hidden).
+    let slow = ["icnt.latency=100"];
+    let load = [
+        load1(0, 4, 0x10000),
+        "0010 00000001 1 R5 IADD3 2 R4 R255 0 0".to_string(),
+    ];
+    let alone = two_level_run(1, 1, &load, n, &slow);
+    let with_chains = two_level_run(1, 3, &load, n, &slow);
+    if alone < 2 * serial || with_chains >= alone + serial {
+        return Err(format!(
+            "the loading warp kept the set: {with_chains} cycles, {alone} for its load alone"
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn the_two_level_scheduler_keeps_short_waits_and_demotes_long_ones() {
+    two_level_checks().unwrap();
+    for lax in [1, 2] {
+        crate::gpu::sm::LAX_TWO_LEVEL.with(|l| l.set(lax));
+        let r = two_level_checks();
+        crate::gpu::sm::LAX_TWO_LEVEL.with(|l| l.set(0));
+        assert!(r.is_err(), "variant {lax} must be caught");
+    }
 }

@@ -15,7 +15,10 @@
 //! 5. each warp scheduler issues at most one instruction of one of its warps (warp `w` belongs
 //!    to scheduler `w % schedulers`), picked loosely round-robin (`lrr`: from the warp after
 //!    the last one issued) or greedy-then-oldest (`gto`: the last one issued while it can,
-//!    else the oldest); a warp issues its next instruction when no source or destination
+//!    else the oldest) or two-level (`two-level`: loose round robin within an active set of
+//!    `gpu.active_warps` warps; before it picks, the active warps that wait long, on a global
+//!    load, at a barrier or ended, go to the back of its pending queue, whose front warps
+//!    fill the set); a warp issues its next instruction when no source or destination
 //!    register awaits a result, it is not at a barrier, and (a global memory instruction) the
 //!    LD/ST unit is free;
 //! 6. a block whose warps all wait at a barrier passes it; a block whose warps have exited and
@@ -41,7 +44,7 @@ use crate::mc::open_loop::Hist;
 use crate::mc::system::Offer;
 use crate::mem::partition::MemRequest;
 use crate::mem::side::MemorySide;
-use crate::mem::slice::{Slice, SliceRequest, SliceStats, Taken};
+use crate::mem::slice::{AccessKind, Slice, SliceRequest, SliceStats, Taken};
 use crate::ot::OtTxn;
 use crate::workload::accelsim::{Inst, KernelHeader, Reg, TraceBlock};
 use spec::gpu::{ExecClass, ExecTiming, WarpScheduler};
@@ -191,7 +194,7 @@ struct Block {
 
 /// A memory instruction in the LD/ST unit: its warp slot, its pending id, its requests
 /// (address, write) not yet moved on, and whether they bypass the L1.
-type Unit = (usize, u16, VecDeque<(u64, bool)>, bool);
+type Unit = (usize, u16, VecDeque<(u64, bool)>, bool, Space);
 
 /// The tag bit of a request that bypassed the L1 (its low 32 bits: warp slot << 16 | pending
 /// id); the L1's own fetches carry tag 0.
@@ -233,6 +236,12 @@ pub struct Sm {
     schedulers: usize,
     policy: WarpScheduler,
     last: Vec<Option<usize>>,
+    /// Two-level scheduling: the active set's size, and per scheduler its active set (in loose
+    /// round-robin order, from the warp after the last one issued) and its pending queue, of
+    /// its warp slots (every slot is in one of the two, resident or not).
+    active_warps: usize,
+    active: Vec<VecDeque<usize>>,
+    pending: Vec<VecDeque<usize>>,
     rules: CoalesceRules,
     /// The L1 is a sector cache (requests per 32-byte chunk) rather than a line cache.
     l1_sector: bool,
@@ -281,6 +290,9 @@ thread_local! {
     pub(crate) static LAX_OCCUPANCY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Another: warps issue to a busy execution unit (initiation intervals ignored).
     pub(crate) static LAX_INITIATION: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Wrong two-level schedulers: 1, a warp waiting on an arithmetic result leaves the active
+    /// set too; 2, a warp waiting on a load keeps it.
+    pub(crate) static LAX_TWO_LEVEL: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
 }
 
 /// Whether the tests' wrong variant ignores initiation intervals (never outside unit tests).
@@ -310,6 +322,15 @@ impl Sm {
             schedulers: g.schedulers as usize,
             policy: g.scheduler,
             last: vec![None; g.schedulers as usize],
+            active_warps: g.active_warps as usize,
+            active: vec![VecDeque::new(); g.schedulers as usize],
+            pending: (0..g.schedulers as usize)
+                .map(|s| {
+                    (s..g.warps_per_sm as usize)
+                        .step_by(g.schedulers as usize)
+                        .collect()
+                })
+                .collect(),
             rules: CoalesceRules {
                 arch: g.coalesce_arch,
                 warp_parts: g.warp_parts,
@@ -560,7 +581,7 @@ impl Sm {
             }
         }
         // 4. The LD/ST unit's next access.
-        if let Some((w, id, accesses, bypass)) = &mut self.unit {
+        if let Some((w, id, accesses, bypass, space)) = &mut self.unit {
             if let Some(&(addr, write)) = accesses.front() {
                 let payload = (*w as u32) << 16 | u32::from(*id);
                 // The prefetcher sees every global access first: a load its cache holds, or
@@ -597,10 +618,17 @@ impl Sm {
                         accesses.pop_front();
                     }
                 } else {
+                    let kind = match (*space, write) {
+                        (Space::Local, false) => AccessKind::LocalRead,
+                        (Space::Local, true) => AccessKind::LocalWrite,
+                        (_, false) => AccessKind::GlobalRead,
+                        (_, true) => AccessKind::GlobalWrite,
+                    };
                     let r = SliceRequest {
                         addr,
                         write,
                         payload,
+                        kind,
                     };
                     if self.l1.offer(r) == Taken::Accepted {
                         accesses.pop_front();
@@ -621,18 +649,31 @@ impl Sm {
         }
         // 5. Issue. A scheduler that found no ready warp finds none again until something
         // that readies a warp happens (`epoch`) or an arithmetic result it waits on matures.
+        // (Not under the two-level scheduler: its sets change every cycle, events or not.)
+        let two_level = self.policy == WarpScheduler::TwoLevel;
         for s in 0..self.schedulers {
             if let Some((epoch, until)) = self.idle[s] {
                 if epoch == self.epoch && now < until {
                     continue;
                 }
             }
+            if two_level {
+                self.order_two_level(s);
+            }
             match self.pick(s, now) {
                 Some(w) => {
                     self.issue(w, s, now);
                     self.last[s] = Some(w);
                     self.idle[s] = None;
+                    if two_level {
+                        // Loose round robin: the warp after it comes first next time.
+                        let a = &mut self.active[s];
+                        if let Some(i) = a.iter().position(|&x| x == w) {
+                            a.rotate_left(i + 1);
+                        }
+                    }
                 }
+                None if two_level => {}
                 None => self.idle[s] = Some((self.epoch, self.next_result(s, now))),
             }
         }
@@ -780,6 +821,56 @@ impl Sm {
             .unwrap_or(u64::MAX)
     }
 
+    /// Whether warp slot `w` waits for more than a short latency, as the two-level scheduler
+    /// sees it (GPGPU-Sim's `waiting()` or a source register awaiting a long operation): no
+    /// warp, an ended warp, one at a barrier, or one whose next instruction reads a register a
+    /// global or local load will write.
+    fn waits_long(&self, w: usize) -> bool {
+        let Some(x) = &self.warps[w] else {
+            return true;
+        };
+        let Some(i) = x.insts.get(x.next).filter(|_| !x.done && !x.at_barrier) else {
+            return true;
+        };
+        #[cfg(test)]
+        match LAX_TWO_LEVEL.with(|l| l.get()) {
+            1 => {
+                return i.srcs.iter().any(|&r| {
+                    r != RZ
+                        && (x.writing.iter().any(|&(w, _)| w == r)
+                            || x.loading[usize::from(r / 64)] >> (r % 64) & 1 != 0)
+                })
+            }
+            2 => return false,
+            _ => {}
+        }
+        i.srcs
+            .iter()
+            .any(|&r| r != RZ && x.loading[usize::from(r / 64)] >> (r % 64) & 1 != 0)
+    }
+
+    /// The two-level scheduler's sets of scheduler `s` before it picks: the active warps that
+    /// wait long go, in order, to the back of the pending queue; the queue's front warps fill
+    /// the active set (GPGPU-Sim's two_level_active with outer SRR: whether or not they are
+    /// ready).
+    fn order_two_level(&mut self, s: usize) {
+        let mut active = std::mem::take(&mut self.active[s]);
+        active.retain(|&w| {
+            let waits = self.waits_long(w);
+            if waits {
+                self.pending[s].push_back(w);
+            }
+            !waits
+        });
+        while active.len() < self.active_warps {
+            match self.pending[s].pop_front() {
+                Some(w) => active.push_back(w),
+                None => break,
+            }
+        }
+        self.active[s] = active;
+    }
+
     /// Scheduler `s`'s pick.
     fn pick(&self, s: usize, now: u64) -> Option<usize> {
         // Its warps, ascending (no division per warp: this is the SM's hottest loop).
@@ -800,6 +891,10 @@ impl Sm {
                 own.filter(|&w| self.ready(w, s, now))
                     .min_by_key(|&w| self.warps[w].as_ref().map_or(u64::MAX, |x| x.age))
             }
+            WarpScheduler::TwoLevel => self.active[s]
+                .iter()
+                .copied()
+                .find(|&w| self.ready(w, s, now)),
         }
     }
 
@@ -916,7 +1011,7 @@ impl Sm {
                     // Atomics and reductions go to the L2; with gpu.skip_l1 global
                     // accesses do too (GPGPU-Sim's -gpgpu_gmem_skip_L1D).
                     let bypass = l2_only || (skip_l1 && space == Space::Global);
-                    self.unit = Some((w, id, parts, bypass));
+                    self.unit = Some((w, id, parts, bypass, space));
                 }
             }
         }

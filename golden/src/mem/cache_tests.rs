@@ -6,7 +6,7 @@
 //! string. A deliberately wrong tag array (most recently used victim) is caught.
 
 use super::*;
-use crate::mem::slice::Served;
+use crate::mem::slice::{AccessKind, Served};
 use crate::rng::Rng;
 use std::collections::HashMap;
 
@@ -326,6 +326,7 @@ fn the_slice_agrees_with_the_reference_cache_one_request_at_a_time() {
                     addr: a,
                     write: w,
                     payload: k,
+                    kind: AccessKind::of(w),
                 };
                 assert_eq!(sl.offer(req), Taken::Accepted);
                 sl.tick();

@@ -37,7 +37,7 @@
 //! data-port bandwidth beyond one access per cycle, and texture-only L2s. Channel and
 //! sub-partition hashing (`dram.partition_indexing`) is the address map's.
 
-use super::slice::{Fetch, Served, Slice, SliceRequest, SliceStats, Taken};
+use super::slice::{AccessKind, Fetch, Served, Slice, SliceRequest, SliceStats, Taken};
 use crate::bitset::BitSet;
 use crate::clock::ClockDomains;
 use crate::mc::stimulus::Request;
@@ -344,10 +344,16 @@ impl Partitions {
         // 5. The ROP queue's head into the icnt-to-L2 queue.
         if let Some(&(ready, r)) = sp.rop.front() {
             if ready <= core {
+                let kind = if r.prefetch {
+                    AccessKind::Prefetch
+                } else {
+                    AccessKind::of(r.write)
+                };
                 let taken = sp.slice.offer(SliceRequest {
                     addr: r.addr,
                     write: r.write,
                     payload: r,
+                    kind,
                 });
                 if taken == Taken::Accepted {
                     sp.rop.pop_front();

@@ -31,6 +31,110 @@ pub struct SliceRequest<P> {
     pub addr: u64,
     pub write: bool,
     pub payload: P,
+    /// What it is, for the statistics by kind (the slice's behaviour depends on `write` only).
+    pub kind: AccessKind,
+}
+
+/// The kind of an access, as the statistics count them (GPGPU-Sim's access types): an SM's L1
+/// sees global and local reads and writes; an L2 slice sees reads (an L1 miss's fetch, or a
+/// read that bypassed the L1), writes (written-through data, atomics and reductions) and
+/// prefetches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccessKind {
+    GlobalRead,
+    GlobalWrite,
+    LocalRead,
+    LocalWrite,
+    Read,
+    Write,
+    Prefetch,
+}
+
+impl AccessKind {
+    /// A plain read or write (an L2 request, or a test's).
+    pub fn of(write: bool) -> AccessKind {
+        if write {
+            AccessKind::Write
+        } else {
+            AccessKind::Read
+        }
+    }
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            AccessKind::GlobalRead => "global reads",
+            AccessKind::GlobalWrite => "global writes",
+            AccessKind::LocalRead => "local reads",
+            AccessKind::LocalWrite => "local writes",
+            AccessKind::Read => "reads",
+            AccessKind::Write => "writes",
+            AccessKind::Prefetch => "prefetches",
+        }
+    }
+}
+
+/// A slice's counters of one kind of access.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct KindStats {
+    pub accesses: u64,
+    pub hits: u64,
+    /// Merged into the MSHR entry of a line or sector being fetched (GPGPU-Sim's hit-reserved).
+    pub mshr_merges: u64,
+    pub sector_misses: u64,
+    pub misses: u64,
+    /// Cycles it was refused at the head of the input queue (any cause).
+    pub reservation_failures: u64,
+}
+
+impl SliceStats {
+    /// Whether the counts by kind add up to the totals, every kind being one of `kinds`
+    /// (for checks); the first difference otherwise.
+    pub fn kinds_add_up(&self, kinds: &[AccessKind]) -> Result<(), String> {
+        let mut sum = KindStats::default();
+        for (k, v) in &self.by_kind {
+            if !kinds.contains(k) {
+                return Err(format!("an access of kind {k:?}"));
+            }
+            sum.add(v);
+        }
+        let totals = KindStats {
+            accesses: self.accesses,
+            hits: self.hits,
+            mshr_merges: self.mshr_merges,
+            sector_misses: self.sector_misses,
+            misses: self.misses,
+            reservation_failures: self.reservation_failures.values().sum(),
+        };
+        if sum == totals {
+            Ok(())
+        } else {
+            Err(format!("by kind {sum:?}, in total {totals:?}"))
+        }
+    }
+}
+
+impl KindStats {
+    fn add(&mut self, x: &KindStats) {
+        self.accesses += x.accesses;
+        self.hits += x.hits;
+        self.mshr_merges += x.mshr_merges;
+        self.sector_misses += x.sector_misses;
+        self.misses += x.misses;
+        self.reservation_failures += x.reservation_failures;
+    }
+
+    fn since(&self, e: &KindStats) -> KindStats {
+        KindStats {
+            accesses: self.accesses - e.accesses,
+            hits: self.hits - e.hits,
+            mshr_merges: self.mshr_merges - e.mshr_merges,
+            sector_misses: self.sector_misses - e.sector_misses,
+            misses: self.misses - e.misses,
+            reservation_failures: self.reservation_failures - e.reservation_failures,
+        }
+    }
 }
 
 /// A request for the next level.
@@ -54,6 +158,17 @@ pub enum Stall {
     MissQueueFull,
 }
 
+impl Stall {
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stall::MshrEntriesFull => "MSHR entries full",
+            Stall::MshrMergeFull => "MSHR merges full",
+            Stall::MissQueueFull => "miss queue full",
+        }
+    }
+}
+
 impl From<Refusal> for Stall {
     fn from(r: Refusal) -> Stall {
         match r {
@@ -74,6 +189,8 @@ pub struct SliceStats {
     pub writebacks: u64,
     /// Cycles the head request was refused, by cause.
     pub reservation_failures: std::collections::BTreeMap<Stall, u64>,
+    /// The same counts by kind of access (the kinds seen).
+    pub by_kind: std::collections::BTreeMap<AccessKind, KindStats>,
 }
 
 /// The slice.
@@ -89,6 +206,9 @@ impl SliceStats {
         for (k, v) in &x.reservation_failures {
             *self.reservation_failures.entry(*k).or_insert(0) += v;
         }
+        for (k, v) in &x.by_kind {
+            self.by_kind.entry(*k).or_default().add(v);
+        }
     }
 
     /// The counts since `earlier` (an earlier copy of these counters).
@@ -98,7 +218,13 @@ impl SliceStats {
             *v -= earlier.reservation_failures.get(k).copied().unwrap_or(0);
         }
         failures.retain(|_, v| *v > 0);
+        let mut by_kind = self.by_kind.clone();
+        for (k, v) in by_kind.iter_mut() {
+            *v = v.since(&earlier.by_kind.get(k).copied().unwrap_or_default());
+        }
+        by_kind.retain(|_, v| *v != KindStats::default());
         SliceStats {
+            by_kind,
             accesses: self.accesses - earlier.accesses,
             hits: self.hits - earlier.hits,
             sector_misses: self.sector_misses - earlier.sector_misses,
@@ -232,8 +358,20 @@ impl<P: Copy> Slice<P> {
         Taken::Accepted
     }
 
-    fn fail(&mut self, why: Stall) {
+    fn fail(&mut self, why: Stall, kind: AccessKind) {
         *self.stats.reservation_failures.entry(why).or_insert(0) += 1;
+        self.stats
+            .by_kind
+            .entry(kind)
+            .or_default()
+            .reservation_failures += 1;
+    }
+
+    /// Count one access of `kind` (and its outcome with `f`).
+    fn count(&mut self, kind: AccessKind, f: impl Fn(&mut KindStats)) {
+        let k = self.stats.by_kind.entry(kind).or_default();
+        k.accesses += 1;
+        f(k);
     }
 
     fn answer(&mut self, p: P, by: Served) {
@@ -264,10 +402,11 @@ impl<P: Copy> Slice<P> {
                 Ok(_) => {
                     self.stats.accesses += 1;
                     self.stats.mshr_merges += 1;
+                    self.count(r.kind, |k| k.mshr_merges += 1);
                     true
                 }
                 Err((why, _)) => {
-                    self.fail(why.into());
+                    self.fail(why.into(), r.kind);
                     false
                 }
             };
@@ -276,18 +415,18 @@ impl<P: Copy> Slice<P> {
         let present = self.tags.holds(r.addr);
         if !present {
             if self.miss_cap - self.miss_queue.len() < 2 {
-                self.fail(Stall::MissQueueFull);
+                self.fail(Stall::MissQueueFull, r.kind);
                 return false;
             }
             if !r.write {
                 if let Err(why) = self.mshr.check(r.addr) {
-                    self.fail(why.into());
+                    self.fail(why.into(), r.kind);
                     return false;
                 }
             }
         } else if r.write && self.miss_queue.len() >= self.miss_cap {
             // A write hit may go on (write-through).
-            self.fail(Stall::MissQueueFull);
+            self.fail(Stall::MissQueueFull, r.kind);
             return false;
         }
         let Ok(a) = self.tags.access(r.addr, r.write) else {
@@ -305,14 +444,17 @@ impl<P: Copy> Slice<P> {
         let fetch = match a.outcome {
             Outcome::Hit => {
                 self.stats.hits += 1;
+                self.count(r.kind, |k| k.hits += 1);
                 false
             }
             Outcome::SectorMiss { fetch } => {
                 self.stats.sector_misses += 1;
+                self.count(r.kind, |k| k.sector_misses += 1);
                 fetch
             }
             Outcome::Miss { fetch, evicted, .. } => {
                 self.stats.misses += 1;
+                self.count(r.kind, |k| k.misses += 1);
                 if let Some(e) = evicted {
                     self.evicted(e);
                 }
@@ -449,7 +591,8 @@ mod tests {
             s.offer(SliceRequest {
                 addr: 0x4000,
                 write: false,
-                payload: 1
+                payload: 1,
+                kind: AccessKind::of(false)
             }),
             Taken::Accepted
         );
@@ -473,6 +616,7 @@ mod tests {
             addr: 0x4010,
             write: false,
             payload: 2,
+            kind: AccessKind::of(false),
         });
         let hit_at = s.now();
         s.tick();
@@ -487,6 +631,16 @@ mod tests {
         assert_eq!(out, vec![1, 2]);
         assert_eq!(when, vec![filled_at + 120, hit_at + 120]);
         assert_eq!((s.stats().misses, s.stats().hits), (1, 1));
+        let reads = KindStats {
+            accesses: 2,
+            hits: 1,
+            misses: 1,
+            ..KindStats::default()
+        };
+        assert_eq!(
+            s.stats().by_kind.iter().collect::<Vec<_>>(),
+            [(&AccessKind::Read, &reads)]
+        );
     }
 
     #[test]
@@ -496,11 +650,13 @@ mod tests {
             addr: 0x8000,
             write: false,
             payload: 1,
+            kind: AccessKind::of(false),
         });
         s.offer(SliceRequest {
             addr: 0x8008,
             write: false,
             payload: 2,
+            kind: AccessKind::of(false),
         });
         s.tick();
         s.tick();
@@ -544,7 +700,12 @@ mod tests {
                     }
                     if cycle < 20_000 && pending.is_none() && next < 2000 && rng.chance(600) {
                         let addr = rng.below(64) * 32 + rng.below(4) * 4096;
-                        pending = Some(SliceRequest { addr, write: rng.chance(200), payload: next });
+                        let write = rng.chance(200);
+                        // Kinds of both levels, as the statistics by kind must add up whatever
+                        // they are.
+                        let kinds = [AccessKind::of(write), AccessKind::LocalRead, AccessKind::Prefetch];
+                        let kind = kinds[next as usize % 3];
+                        pending = Some(SliceRequest { addr, write, payload: next, kind });
                         next += 1;
                     }
                     if let Some(r) = pending {
@@ -584,6 +745,10 @@ mod tests {
             answers.dedup();
             prop_assert_eq!(answers.len(), n, "an answer came twice");
             prop_assert_eq!(n as u32, offered, "every request is answered");
+            // The counts by kind add up to the totals.
+            let all = [AccessKind::Read, AccessKind::Write, AccessKind::LocalRead, AccessKind::Prefetch];
+            prop_assert_eq!(stats.kinds_add_up(&all), Ok(()));
+            prop_assert!(stats.kinds_add_up(&all[1..]).is_err() || stats.accesses == 0);
             let again = run(seed);
             prop_assert_eq!(&again.3, &stats);
             prop_assert_eq!(&again.4, &log);
