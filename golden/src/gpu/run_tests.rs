@@ -1100,3 +1100,35 @@ fn the_two_level_scheduler_keeps_short_waits_and_demotes_long_ones() {
         assert!(r.is_err(), "variant {lax} must be caught");
     }
 }
+
+#[test]
+fn an_atomic_holds_its_destination_until_its_reply_and_a_reduction_holds_nothing() {
+    for p in spec::PRESETS.iter().map(|p| p.name) {
+        let s = preset(p);
+        let op = |dst: &str, op: &str| format!("0000 00000001 {dst} {op} 1 R2 4 1 0x10000 4 0");
+        let cycles = |body: Vec<String>| cycles_of(&s, &body).kernels[0].cycles;
+        let atom = op("1 R4", "ATOMG.E.ADD.STRONG.GPU");
+        let red = op("0", "RED.E.ADD.STRONG.GPU");
+        // After the atomic, a chain of additions as long as the L2 round trip, from the
+        // atomic's value (it waits for the reply) or from another register (it runs beside).
+        let trip = side(&s, 1, true);
+        let lat = u64::from(s.gpu.exec(ExecClass::Alu).latency);
+        let n = (trip / lat) as usize + 1;
+        let body = |first: &str, src: u32| {
+            let mut b = vec![first.to_string()];
+            b.extend(chain(16, src, n));
+            b
+        };
+        let waits = cycles(body(&atom, 4));
+        let free = cycles(body(&atom, 6));
+        assert!(
+            waits >= free + trip / 2,
+            "{p}: {waits} vs {free} (L2 round trip {trip})"
+        );
+        // A reduction returns nothing: the same chain from R4 does not wait.
+        assert_eq!(cycles(body(&red, 4)), free, "{p}");
+        // Atomics are not loads in the load statistics.
+        let r = cycles_of(&s, &body(&atom, 4));
+        assert_eq!((r.load_latency.mean, r.load_latency.max), (0.0, 0), "{p}");
+    }
+}

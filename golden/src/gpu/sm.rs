@@ -147,6 +147,8 @@ pub fn exec_class(base: &str) -> ExecClass {
 struct Pending {
     id: u16,
     dest: Option<Reg>,
+    /// A load (its latency and divergence are counted), not an atomic.
+    load: bool,
     left: u32,
     issued: u64,
     /// The cycle its first access was answered.
@@ -782,6 +784,8 @@ impl Sm {
             let done = warp.pending.swap_remove(i);
             if let Some(r) = done.dest {
                 warp.loading[usize::from(r / 64)] &= !(1 << (r % 64));
+            }
+            if done.dest.is_some() && done.load {
                 self.stats.load_latency.add(now - done.issued);
                 self.stats.divergence.add(now - done.first.unwrap_or(now));
             }
@@ -968,7 +972,9 @@ impl Sm {
                 if !parts.is_empty() {
                     let id = x.next_id;
                     x.next_id = x.next_id.wrapping_add(1);
-                    let dest = dest.filter(|_| !write);
+                    // A store writes no register; an atomic returns the old value into its
+                    // destination (a reduction has none), which waits for the reply.
+                    let dest = dest.filter(|_| !write || l2_only);
                     if let Some(r) = dest {
                         x.loading[usize::from(r / 64)] |= 1 << (r % 64);
                     }
@@ -1001,6 +1007,7 @@ impl Sm {
                     x.pending.push(Pending {
                         id,
                         dest,
+                        load: !write,
                         left: parts.len() as u32,
                         issued: now,
                         first: None,
