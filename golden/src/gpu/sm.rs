@@ -3,8 +3,9 @@
 //! of the memory side's port.
 //!
 //! Per core cycle, in this order ([`Sm::cycle`]):
-//! 1. one reply from the memory side fills the L1 (a write's acknowledgement is dropped), or
-//!    answers an access that bypassed it;
+//! 1. one reply from the memory side fills the L1, answers a store the L1 wrote through (a
+//!    store completes when the L2 acknowledges it, as in GPGPU-Sim), or answers an access
+//!    that bypassed the L1;
 //! 2. the port's register (an access that bypasses the L1), else the L1's oldest miss (a
 //!    fetch or written data), is offered to the memory side;
 //! 3. the L1 takes one access from its input queue; its ready answers complete their
@@ -27,10 +28,11 @@
 //! Latencies: an arithmetic result is readable its execution unit's latency after issue
 //! (`gpu.<class>_latency`, the unit of its opcode's class: [`exec_class`]), and each warp
 //! scheduler's unit of that class takes its next instruction `gpu.<class>_initiation` cycles
-//! after (a warp whose next instruction's unit is busy does not issue); a shared
-//! memory or constant load's result is readable `gpu.shared_latency` cycles after issue; a global load's when its last
-//! access is answered. Stores do not hold their warp. Unloaded, a one-access load issued at
-//! cycle `t` is answered (tests: `a_single_load_takes_the_documented_sum_of_its_stages`):
+//! after (a warp whose next instruction's unit is busy does not issue); a shared memory or
+//! constant load's result is readable `gpu.shared_latency` cycles after issue; a global
+//! load's when its last access is answered. Stores do not hold their warp; a store is
+//! answered when the L2 acknowledges it, and its block leaves only then. Unloaded, a
+//! one-access load issued at cycle `t` is answered (tests: `a_single_load_takes_the_documented_sum_of_its_stages`):
 //! * an L1 hit: at `t + 1 + gpu.l1_latency` (into the L1 at `t + 1`, looked up at `t + 2`, the
 //!   answer `l1_latency - 1` cycles after the lookup);
 //! * an L1 miss: its fetch is offered at `c = t + 3`, the reply reaches the port `side(c)`
@@ -203,6 +205,9 @@ type Unit = (usize, u16, VecDeque<(u64, bool)>, bool, Space);
 const BYPASS: u64 = 1 << 32;
 /// The tag bit of a prefetch (seed 001).
 const PREFETCH: u64 = 1 << 33;
+/// The tag bit of a store the L1 wrote through (its low 32 bits: the access's payload), whose
+/// acknowledgement answers it.
+const WRITE_ACK: u64 = 1 << 34;
 
 /// Counters of one SM.
 #[derive(Debug, Clone, Default)]
@@ -313,6 +318,8 @@ impl Sm {
             id,
             l1: {
                 let mut l1 = Slice::new(g.l1, u64::from(g.l1_latency), 8);
+                // A store completes when the L2 acknowledges it.
+                l1.answer_writes_on_ack();
                 if spec.prefetch.kind != spec::PrefetchKind::None && spec.prefetch.into_l1 {
                     // The prefetcher tracks which of its lines the L1 still holds.
                     l1.keep_evictions();
@@ -512,7 +519,7 @@ impl Sm {
                 for p in filled.map(|f| f.answer).unwrap_or_default() {
                     self.answered(p, now);
                 }
-            } else if r.tag & BYPASS != 0 {
+            } else if r.tag & (BYPASS | WRITE_ACK) != 0 {
                 self.answered(r.tag as u32, now);
             } else if !r.write {
                 self.l1.fill(r.addr);
@@ -522,7 +529,10 @@ impl Sm {
         if self.held.is_none() {
             if let Some(f) = self.l1.pop_fetch() {
                 let m = MemRequest {
-                    tag: 0,
+                    tag: match f.origin {
+                        Some(p) if f.write => WRITE_ACK | u64::from(p),
+                        _ => 0,
+                    },
                     addr: f.addr,
                     write: f.write,
                     sm: self.id,

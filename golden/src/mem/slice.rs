@@ -251,6 +251,9 @@ pub struct Slice<P> {
     stats: SliceStats,
     /// The lines evicted since [`Slice::take_evictions`], when kept ([`Slice::keep_evictions`]).
     evictions: Option<Vec<u64>>,
+    /// A write that goes on to the next level is answered when that level acknowledges it
+    /// (by the caller), not by the slice ([`Slice::answer_writes_on_ack`]).
+    ack_writes: bool,
 }
 
 /// Where an answered request's data came from.
@@ -285,7 +288,16 @@ impl<P: Copy> Slice<P> {
             now: 0,
             stats: SliceStats::default(),
             evictions: None,
+            ack_writes: false,
         }
+    }
+
+    /// Leave a write that goes on to the next level (written through, or into a read-only
+    /// cache) unanswered: its requester answers it when the next level acknowledges it (an
+    /// SM's L1, whose stores complete at the L2 as GPGPU-Sim's do). Its fetch carries it as
+    /// its origin.
+    pub fn answer_writes_on_ack(&mut self) {
+        self.ack_writes = true;
     }
 
     /// From now on, keep the address of every line evicted (for [`Slice::take_evictions`]).
@@ -437,7 +449,9 @@ impl<P: Copy> Slice<P> {
                 bytes: sector,
                 origin: Some(r.payload),
             });
-            self.answer(r.payload, Served::Slice);
+            if !self.ack_writes {
+                self.answer(r.payload, Served::Slice);
+            }
             return true;
         };
         self.stats.accesses += 1;
@@ -491,7 +505,9 @@ impl<P: Copy> Slice<P> {
                     origin: Some(r.payload),
                 });
             }
-            self.answer(r.payload, Served::Slice);
+            if !(a.write_through && self.ack_writes) {
+                self.answer(r.payload, Served::Slice);
+            }
         }
         true
     }
