@@ -771,7 +771,8 @@ pub struct ImportReport {
     pub ignored: Vec<IgnoredOption>,
 }
 
-/// Options [`layer`] reads (some only to report them as not modelled).
+/// Options [`layer`] reads (some only to report them as not modelled), besides the execution
+/// units' ([`EXEC_CLASSES`], [`SPEC_UNITS`]: [`exec_unit_option`]).
 const READ: &[&str] = &[
     "gpgpu_n_mem",
     "gpgpu_n_sub_partition_per_mchannel",
@@ -804,37 +805,6 @@ const READ: &[&str] = &[
     "gpgpu_coalesce_arch",
     "gpgpu_shmem_warp_parts",
     "gpgpu_gmem_skip_L1D",
-    "ptx_opcode_latency_int",
-    "ptx_opcode_initiation_int",
-    "ptx_opcode_latency_fp",
-    "ptx_opcode_initiation_fp",
-    "ptx_opcode_latency_dp",
-    "ptx_opcode_initiation_dp",
-    "ptx_opcode_latency_sfu",
-    "ptx_opcode_initiation_sfu",
-    "ptx_opcode_latency_tesnor",
-    "ptx_opcode_initiation_tensor",
-    "trace_opcode_latency_initiation_int",
-    "trace_opcode_latency_initiation_sp",
-    "trace_opcode_latency_initiation_dp",
-    "trace_opcode_latency_initiation_sfu",
-    "trace_opcode_latency_initiation_tensor",
-    "specialized_unit_1",
-    "specialized_unit_2",
-    "specialized_unit_3",
-    "specialized_unit_4",
-    "specialized_unit_5",
-    "specialized_unit_6",
-    "specialized_unit_7",
-    "specialized_unit_8",
-    "trace_opcode_latency_initiation_spec_op_1",
-    "trace_opcode_latency_initiation_spec_op_2",
-    "trace_opcode_latency_initiation_spec_op_3",
-    "trace_opcode_latency_initiation_spec_op_4",
-    "trace_opcode_latency_initiation_spec_op_5",
-    "trace_opcode_latency_initiation_spec_op_6",
-    "trace_opcode_latency_initiation_spec_op_7",
-    "trace_opcode_latency_initiation_spec_op_8",
     "gpgpu_smem_latency",
     "gpgpu_l2_rop_latency",
     "rop_latency",
@@ -885,6 +855,77 @@ const SPEC_UNITS: [(&str, &str); 8] = [
     ),
 ];
 
+/// An execution-unit class as the options give it: its keys (latency, initiation), its
+/// trace-driven option, the name of its specialized unit, its PTX-mode tables (latency,
+/// initiation).
+type ExecOptions = (
+    [&'static str; 2],
+    Option<&'static str>,
+    Option<&'static str>,
+    Option<[&'static str; 2]>,
+);
+
+/// Per execution-unit class (`spec::gpu::ExecClass`), in its order.
+const EXEC_CLASSES: [ExecOptions; 8] = [
+    (
+        ["gpu.alu_latency", "gpu.alu_initiation"],
+        Some("trace_opcode_latency_initiation_int"),
+        None,
+        Some(["ptx_opcode_latency_int", "ptx_opcode_initiation_int"]),
+    ),
+    (
+        ["gpu.sp_latency", "gpu.sp_initiation"],
+        Some("trace_opcode_latency_initiation_sp"),
+        None,
+        Some(["ptx_opcode_latency_fp", "ptx_opcode_initiation_fp"]),
+    ),
+    (
+        ["gpu.dp_latency", "gpu.dp_initiation"],
+        Some("trace_opcode_latency_initiation_dp"),
+        None,
+        Some(["ptx_opcode_latency_dp", "ptx_opcode_initiation_dp"]),
+    ),
+    (
+        ["gpu.sfu_latency", "gpu.sfu_initiation"],
+        Some("trace_opcode_latency_initiation_sfu"),
+        None,
+        Some(["ptx_opcode_latency_sfu", "ptx_opcode_initiation_sfu"]),
+    ),
+    (
+        ["gpu.tensor_latency", "gpu.tensor_initiation"],
+        Some("trace_opcode_latency_initiation_tensor"),
+        Some("TENSOR"),
+        Some(["ptx_opcode_latency_tesnor", "ptx_opcode_initiation_tensor"]),
+    ),
+    (
+        ["gpu.branch_latency", "gpu.branch_initiation"],
+        None,
+        Some("BRA"),
+        None,
+    ),
+    (
+        ["gpu.tex_latency", "gpu.tex_initiation"],
+        None,
+        Some("TEX"),
+        None,
+    ),
+    (
+        ["gpu.uniform_latency", "gpu.uniform_initiation"],
+        None,
+        Some("UDP"),
+        None,
+    ),
+];
+
+/// Whether `name` is an option of the execution units.
+fn exec_unit_option(name: &str) -> bool {
+    EXEC_CLASSES
+        .iter()
+        .flat_map(|(_, trace, _, ptx)| trace.iter().chain(ptx.iter().flatten()))
+        .chain(SPEC_UNITS.iter().flat_map(|(u, t)| [u, t]))
+        .any(|o| *o == name)
+}
+
 /// The first `n` comma-separated cycle counts of `option`, if it is set.
 fn cycle_fields(
     opts: &GpgpusimOptions,
@@ -919,63 +960,6 @@ fn exec_units(
     put: &mut impl FnMut(&'static str, toml::Value, &str),
     kept: &mut Vec<String>,
 ) -> Result<(), ImportError> {
-    // (class keys, trace option, specialized unit name, PTX latency and initiation options)
-    type Class = (
-        [&'static str; 2],
-        Option<&'static str>,
-        Option<&'static str>,
-        Option<[&'static str; 2]>,
-    );
-    const CLASSES: [Class; 8] = [
-        (
-            ["gpu.alu_latency", "gpu.alu_initiation"],
-            Some("trace_opcode_latency_initiation_int"),
-            None,
-            Some(["ptx_opcode_latency_int", "ptx_opcode_initiation_int"]),
-        ),
-        (
-            ["gpu.sp_latency", "gpu.sp_initiation"],
-            Some("trace_opcode_latency_initiation_sp"),
-            None,
-            Some(["ptx_opcode_latency_fp", "ptx_opcode_initiation_fp"]),
-        ),
-        (
-            ["gpu.dp_latency", "gpu.dp_initiation"],
-            Some("trace_opcode_latency_initiation_dp"),
-            None,
-            Some(["ptx_opcode_latency_dp", "ptx_opcode_initiation_dp"]),
-        ),
-        (
-            ["gpu.sfu_latency", "gpu.sfu_initiation"],
-            Some("trace_opcode_latency_initiation_sfu"),
-            None,
-            Some(["ptx_opcode_latency_sfu", "ptx_opcode_initiation_sfu"]),
-        ),
-        (
-            ["gpu.tensor_latency", "gpu.tensor_initiation"],
-            Some("trace_opcode_latency_initiation_tensor"),
-            Some("TENSOR"),
-            Some(["ptx_opcode_latency_tesnor", "ptx_opcode_initiation_tensor"]),
-        ),
-        (
-            ["gpu.branch_latency", "gpu.branch_initiation"],
-            None,
-            Some("BRA"),
-            None,
-        ),
-        (
-            ["gpu.tex_latency", "gpu.tex_initiation"],
-            None,
-            Some("TEX"),
-            None,
-        ),
-        (
-            ["gpu.uniform_latency", "gpu.uniform_initiation"],
-            None,
-            Some("UDP"),
-            None,
-        ),
-    ];
     // The enabled specialized units by name: (latency, initiation, option).
     let mut units: Vec<(String, [u64; 2], &'static str)> = Vec::new();
     for (unit, timing) in SPEC_UNITS {
@@ -1001,7 +985,7 @@ fn exec_units(
         let t = cycle_fields(opts, timing, 2)?.unwrap_or_else(|| vec![4, 4]);
         units.push((fields[5].to_ascii_uppercase(), [t[0], t[1]], timing));
     }
-    for ([lat_key, init_key], trace, unit, ptx) in CLASSES {
+    for ([lat_key, init_key], trace, unit, ptx) in EXEC_CLASSES {
         // The specialized unit first: Turing's and Ampere's opcode tables send the tensor
         // opcodes to it rather than to the tensor class.
         if let Some((_, [l, i], option)) = unit.and_then(|n| units.iter().find(|u| u.0 == n)) {
@@ -1473,21 +1457,19 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
             toml::Value::String(v.into()),
             "gpgpu_scheduler",
         ),
-        Some(v) if two_level(v).is_some() => {
-            put(
-                "gpu.scheduler",
-                toml::Value::String("two-level".into()),
-                "gpgpu_scheduler",
-            );
-            put(
-                "gpu.active_warps",
-                int(two_level(v).unwrap_or(6)),
-                "gpgpu_scheduler",
-            );
-        }
-        Some(v) => kept.push(format!(
-            "gpu.scheduler: -gpgpu_scheduler {v} is not modelled (lrr, gto and two_level_active:N:0:1 are)"
-        )),
+        Some(v) => match two_level(v) {
+            Some(n) => {
+                put(
+                    "gpu.scheduler",
+                    toml::Value::String("two-level".into()),
+                    "gpgpu_scheduler",
+                );
+                put("gpu.active_warps", int(n), "gpgpu_scheduler");
+            }
+            None => kept.push(format!(
+                "gpu.scheduler: -gpgpu_scheduler {v} is not modelled (lrr, gto and two_level_active:N:0:1 are)"
+            )),
+        },
         None => kept.push("gpu.scheduler: -gpgpu_scheduler is not set".into()),
     }
     if opts.get("gpgpu_gmem_skip_L1D").is_some() {
@@ -1580,7 +1562,7 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     }
     let ignored = opts
         .iter()
-        .filter(|(name, _)| !READ.contains(name))
+        .filter(|(name, _)| !READ.contains(name) && !exec_unit_option(name))
         .map(|(name, v)| IgnoredOption {
             option: format!("-{name}"),
             value: v.value.clone(),

@@ -115,9 +115,30 @@ word_enum! {
 }
 
 impl ExecClass {
+    /// How many classes there are.
+    pub const COUNT: usize = ExecClass::ALL.len();
+
     /// Its index in [`GpuSpec::exec`].
     pub fn index(self) -> usize {
         self as usize
+    }
+
+    /// Its keys' values (latency, initiation).
+    fn timing(self, g: &GpuConfig) -> ExecTiming {
+        let (latency, initiation) = match self {
+            ExecClass::Alu => (g.alu_latency, g.alu_initiation),
+            ExecClass::Sp => (g.sp_latency, g.sp_initiation),
+            ExecClass::Dp => (g.dp_latency, g.dp_initiation),
+            ExecClass::Sfu => (g.sfu_latency, g.sfu_initiation),
+            ExecClass::Tensor => (g.tensor_latency, g.tensor_initiation),
+            ExecClass::Branch => (g.branch_latency, g.branch_initiation),
+            ExecClass::Tex => (g.tex_latency, g.tex_initiation),
+            ExecClass::Uniform => (g.uniform_latency, g.uniform_initiation),
+        };
+        ExecTiming {
+            latency,
+            initiation,
+        }
     }
 }
 
@@ -159,7 +180,7 @@ pub struct GpuSpec {
     pub warp_parts: u32,
     pub skip_l1: bool,
     /// Per [`ExecClass`] (by [`ExecClass::index`]): its units' timing.
-    pub exec: [ExecTiming; 8],
+    pub exec: [ExecTiming; ExecClass::COUNT],
     pub shared_latency: u32,
     pub registers: u32,
     pub shmem_bytes: u32,
@@ -184,28 +205,13 @@ impl GpuSpec {
             coalesce_arch: g.coalesce_arch,
             warp_parts: g.warp_parts,
             skip_l1: g.skip_l1,
-            exec: [
-                (g.alu_latency, g.alu_initiation),
-                (g.sp_latency, g.sp_initiation),
-                (g.dp_latency, g.dp_initiation),
-                (g.sfu_latency, g.sfu_initiation),
-                (g.tensor_latency, g.tensor_initiation),
-                (g.branch_latency, g.branch_initiation),
-                (g.tex_latency, g.tex_initiation),
-                (g.uniform_latency, g.uniform_initiation),
-            ]
-            .map(|(latency, initiation)| ExecTiming {
-                latency,
-                initiation,
-            }),
+            exec: std::array::from_fn(|i| ExecClass::ALL[i].timing(g)),
             shared_latency: g.shared_latency,
             registers: g.registers,
             shmem_bytes: g.shmem_bytes,
         })
     }
-}
 
-impl GpuSpec {
     /// The timing of `class`'s units.
     pub fn exec(&self, class: ExecClass) -> ExecTiming {
         self.exec[class.index()]

@@ -329,21 +329,31 @@ fn a_trace_runs_under_rr_or_bcs_only() {
 
 /// A trace of `blocks.len()` one-warp blocks, block `b` running `blocks[b]` (then EXIT).
 fn blocks_trace(dir: &Path, blocks: &[Vec<String>]) {
+    let one_warp: Vec<&[Vec<String>]> = blocks.iter().map(std::slice::from_ref).collect();
+    kernel_trace(dir, &one_warp);
+}
+
+/// A trace of `blocks.len()` blocks of as many warps as the first has: block `b`'s warp `w`
+/// runs `blocks[b][w]` (then EXIT).
+fn kernel_trace(dir: &Path, blocks: &[&[Vec<String>]]) {
+    let warps = blocks.first().map_or(1, |b| b.len());
     let mut t = format!(
-        "-kernel name = k\n-kernel id = 1\n-grid dim = ({},1,1)\n-block dim = (32,1,1)\n\
+        "-kernel name = k\n-kernel id = 1\n-grid dim = ({},1,1)\n-block dim = ({},1,1)\n\
          -accelsim tracer version = 5\n\n#traces format = ...\n\n",
-        blocks.len()
+        blocks.len(),
+        32 * warps
     );
-    for (b, body) in blocks.iter().enumerate() {
-        t += &format!(
-            "#BEGIN_TB\nthread block = {b},0,0\nwarp = 0\ninsts = {}\n",
-            body.len() + 1
-        );
-        for l in body {
-            t += l;
-            t += "\n";
+    for (b, block) in blocks.iter().enumerate() {
+        t += &format!("#BEGIN_TB\nthread block = {b},0,0\n");
+        for (w, body) in block.iter().enumerate() {
+            t += &format!("warp = {w}\ninsts = {}\n", body.len() + 1);
+            for l in body {
+                t += l;
+                t += "\n";
+            }
+            t += &format!("{:04x} ffffffff 0 EXIT 0 0 0\n", 16 * body.len());
         }
-        t += &format!("{:04x} ffffffff 0 EXIT 0 0 0\n#END_TB\n", 16 * body.len());
+        t += "#END_TB\n";
     }
     std::fs::write(dir.join("kernel-1.traceg"), t).unwrap();
     std::fs::write(dir.join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
@@ -871,22 +881,7 @@ fn the_bounds_check_catches_an_sm_beyond_its_occupancy() {
 /// One block whose warps run `warps` (instruction lines each, then EXIT).
 fn warps_run(s: &Spec, warps: &[Vec<String>]) -> RunSummary {
     let dir = tempfile::tempdir().unwrap();
-    let mut t = format!(
-        "-kernel name = k\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = ({},1,1)\n\
-         -accelsim tracer version = 5\n\n#traces format = ...\n\n#BEGIN_TB\nthread block = 0,0,0\n",
-        32 * warps.len()
-    );
-    for (w, body) in warps.iter().enumerate() {
-        t += &format!("warp = {w}\ninsts = {}\n", body.len() + 1);
-        for l in body {
-            t += l;
-            t += "\n";
-        }
-        t += &format!("{:04x} ffffffff 0 EXIT 0 0 0\n", 16 * body.len());
-    }
-    t += "#END_TB\n";
-    std::fs::write(dir.path().join("kernel-1.traceg"), t).unwrap();
-    std::fs::write(dir.path().join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
+    kernel_trace(dir.path(), &[warps]);
     run_trace(s, dir.path(), None).unwrap()
 }
 

@@ -184,9 +184,12 @@ struct Warp {
 
 impl Warp {
     fn waits_on(&self, r: Reg, now: u64) -> bool {
-        r != RZ
-            && (self.loading[usize::from(r / 64)] >> (r % 64) & 1 != 0
-                || self.writing.iter().any(|&(w, t)| w == r && t > now))
+        self.loads_into(r) || r != RZ && self.writing.iter().any(|&(w, t)| w == r && t > now)
+    }
+
+    /// Register `r` awaits a load (a long wait, to the two-level scheduler).
+    fn loads_into(&self, r: Reg) -> bool {
+        r != RZ && self.loading[usize::from(r / 64)] >> (r % 64) & 1 != 0
     }
 }
 
@@ -254,8 +257,8 @@ pub struct Sm {
     l1_sector: bool,
     /// Per execution-unit class: its timing; per scheduler and class, the first cycle its unit
     /// takes another instruction.
-    exec: [ExecTiming; 8],
-    busy: Vec<[u64; 8]>,
+    exec: [ExecTiming; ExecClass::COUNT],
+    busy: Vec<[u64; ExecClass::COUNT]>,
     shared_latency: u64,
     /// The LD/ST unit: the memory instruction it holds.
     unit: Option<Unit>,
@@ -347,7 +350,7 @@ impl Sm {
             },
             l1_sector: g.l1.kind == spec::cache::CacheKind::Sector,
             exec: g.exec,
-            busy: vec![[0; 8]; g.schedulers as usize],
+            busy: vec![[0; ExecClass::COUNT]; g.schedulers as usize],
             shared_latency: u64::from(g.shared_latency),
             unit: None,
             held: None,
@@ -631,10 +634,10 @@ impl Sm {
                     }
                 } else {
                     let kind = match (*space, write) {
+                        (Space::Global, false) => AccessKind::GlobalRead,
+                        (Space::Global, true) => AccessKind::GlobalWrite,
                         (Space::Local, false) => AccessKind::LocalRead,
                         (Space::Local, true) => AccessKind::LocalWrite,
-                        (_, false) => AccessKind::GlobalRead,
-                        (_, true) => AccessKind::GlobalWrite,
                     };
                     let r = SliceRequest {
                         addr,
@@ -849,18 +852,15 @@ impl Sm {
         #[cfg(test)]
         match LAX_TWO_LEVEL.with(|l| l.get()) {
             1 => {
-                return i.srcs.iter().any(|&r| {
-                    r != RZ
-                        && (x.writing.iter().any(|&(w, _)| w == r)
-                            || x.loading[usize::from(r / 64)] >> (r % 64) & 1 != 0)
-                })
+                return i
+                    .srcs
+                    .iter()
+                    .any(|&r| x.loads_into(r) || r != RZ && x.writing.iter().any(|&(w, _)| w == r))
             }
             2 => return false,
             _ => {}
         }
-        i.srcs
-            .iter()
-            .any(|&r| r != RZ && x.loading[usize::from(r / 64)] >> (r % 64) & 1 != 0)
+        i.srcs.iter().any(|&r| x.loads_into(r))
     }
 
     /// The two-level scheduler's sets of scheduler `s` before it picks: the active warps that

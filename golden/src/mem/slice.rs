@@ -137,6 +137,15 @@ impl KindStats {
     }
 }
 
+/// What an access did, as [`Slice`] counts it.
+#[derive(Debug, Clone, Copy)]
+enum Counted {
+    Hit,
+    SectorMiss,
+    Miss,
+    MshrMerge,
+}
+
 /// A request for the next level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fetch<P> {
@@ -379,11 +388,20 @@ impl<P: Copy> Slice<P> {
             .reservation_failures += 1;
     }
 
-    /// Count one access of `kind` (and its outcome with `f`).
-    fn count(&mut self, kind: AccessKind, f: impl Fn(&mut KindStats)) {
-        let k = self.stats.by_kind.entry(kind).or_default();
+    /// Count one access of `kind` and what it did, in the totals and in its kind's counts.
+    fn count(&mut self, kind: AccessKind, what: Counted) {
+        let st = &mut self.stats;
+        let k = st.by_kind.entry(kind).or_default();
+        st.accesses += 1;
         k.accesses += 1;
-        f(k);
+        let (total, of_kind) = match what {
+            Counted::Hit => (&mut st.hits, &mut k.hits),
+            Counted::SectorMiss => (&mut st.sector_misses, &mut k.sector_misses),
+            Counted::Miss => (&mut st.misses, &mut k.misses),
+            Counted::MshrMerge => (&mut st.mshr_merges, &mut k.mshr_merges),
+        };
+        *total += 1;
+        *of_kind += 1;
     }
 
     fn answer(&mut self, p: P, by: Served) {
@@ -412,9 +430,7 @@ impl<P: Copy> Slice<P> {
         if self.mshr.probe(r.addr) && !r.write {
             return match self.mshr.add(r.addr, r.payload) {
                 Ok(_) => {
-                    self.stats.accesses += 1;
-                    self.stats.mshr_merges += 1;
-                    self.count(r.kind, |k| k.mshr_merges += 1);
+                    self.count(r.kind, Counted::MshrMerge);
                     true
                 }
                 Err((why, _)) => {
@@ -454,21 +470,17 @@ impl<P: Copy> Slice<P> {
             }
             return true;
         };
-        self.stats.accesses += 1;
         let fetch = match a.outcome {
             Outcome::Hit => {
-                self.stats.hits += 1;
-                self.count(r.kind, |k| k.hits += 1);
+                self.count(r.kind, Counted::Hit);
                 false
             }
             Outcome::SectorMiss { fetch } => {
-                self.stats.sector_misses += 1;
-                self.count(r.kind, |k| k.sector_misses += 1);
+                self.count(r.kind, Counted::SectorMiss);
                 fetch
             }
             Outcome::Miss { fetch, evicted, .. } => {
-                self.stats.misses += 1;
-                self.count(r.kind, |k| k.misses += 1);
+                self.count(r.kind, Counted::Miss);
                 if let Some(e) = evicted {
                     self.evicted(e);
                 }
