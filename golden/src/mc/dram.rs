@@ -241,52 +241,88 @@ impl ChannelStats {
     }
 }
 
-// Rule labels. The first word is the id of the notes' tables.
-const B1: &str = "B1 one command per cycle";
-const B2: &str = "B2 data bus busy";
+// State rules (a command the bank state forbids). The first word is the id of the notes' tables.
 const B3_ROW: &str = "B3 column command needs its row open";
 const B3_ACT: &str = "B3 ACT needs the bank closed";
 const B3_PRE: &str = "B3 PRE needs the bank open";
 const B3_REF: &str = "B3 REF needs every bank closed";
 const B3_BANK: &str = "B3 bank out of range";
-const R1: &str = "R1 ACT->RD tRCD";
-const R2: &str = "R2 ACT->WR tRCDWR";
-const R3: &str = "R3 ACT->PRE tRAS";
-const R4: &str = "R4 ACT->ACT same bank tRC";
-const R5: &str = "R5 PRE->ACT tRP";
-const R6L: &str = "R6 ACT->ACT same group tRRD_L";
-const R6S: &str = "R6 ACT->ACT other group tRRD_S";
-const R7: &str = "R7 four-activate window tFAW";
-const C1L: &str = "C1 RD->RD same group tCCD_L";
-const C1S: &str = "C1 RD->RD other group tCCD_S";
-const C2L: &str = "C2 WR->WR same group tCCD_L";
-const C2S: &str = "C2 WR->WR other group tCCD_S";
-const C3L: &str = "C3 WR->RD same group tCWL+tBL+tWTR_L";
-const C3S: &str = "C3 WR->RD other group tCWL+tBL+tWTR_S";
-const C4: &str = "C4 RD->WR tCL+tBL+tRTW-tCWL";
-const C5: &str = "C5 RD->PRE tRTP";
-const C6: &str = "C6 WR->PRE tCWL+tBL+tWR";
-const C7: &str = "C7 RDA->ACT tRTP+tRP";
-const C8: &str = "C8 WRA->ACT tCWL+tBL+tWR+tRP";
-const F1_PRE: &str = "F1 PRE->REF tRP";
-const F1_ACT: &str = "F1 ACT->REF tRC";
-const F1_RDA: &str = "F1 RDA->REF tRTP+tRP";
-const F1_WRA: &str = "F1 WRA->REF tCWL+tBL+tWR+tRP";
-const F2: &str = "F2 REF->ACT/REF tRFC";
+
+/// Declares the timing rules once: the [`Rule`] a bound register remembers (one byte) and its
+/// label.
+macro_rules! timing_rules {
+    ($($name:ident => $label:literal,)*) => {
+        /// A timing rule, as a bound register remembers the one that raised it (one byte: the
+        /// registers are written on every command, and a 16-byte label in each doubled the
+        /// bytes written).
+        #[allow(clippy::upper_case_acronyms, non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[repr(u8)]
+        enum Rule {
+            /// No rule yet (a register at 0).
+            Reset,
+            $($name,)*
+        }
+
+        impl Rule {
+            /// Its label; the first word is the id of the notes' tables.
+            fn label(self) -> &'static str {
+                match self {
+                    Rule::Reset => "",
+                    $(Rule::$name => $label,)*
+                }
+            }
+        }
+    };
+}
+
+timing_rules! {
+    B1 => "B1 one command per cycle",
+    B2 => "B2 data bus busy",
+    R1 => "R1 ACT->RD tRCD",
+    R2 => "R2 ACT->WR tRCDWR",
+    R3 => "R3 ACT->PRE tRAS",
+    R4 => "R4 ACT->ACT same bank tRC",
+    R5 => "R5 PRE->ACT tRP",
+    R6L => "R6 ACT->ACT same group tRRD_L",
+    R6S => "R6 ACT->ACT other group tRRD_S",
+    R7 => "R7 four-activate window tFAW",
+    C1L => "C1 RD->RD same group tCCD_L",
+    C1S => "C1 RD->RD other group tCCD_S",
+    C2L => "C2 WR->WR same group tCCD_L",
+    C2S => "C2 WR->WR other group tCCD_S",
+    C3L => "C3 WR->RD same group tCWL+tBL+tWTR_L",
+    C3S => "C3 WR->RD other group tCWL+tBL+tWTR_S",
+    C4 => "C4 RD->WR tCL+tBL+tRTW-tCWL",
+    C5 => "C5 RD->PRE tRTP",
+    C6 => "C6 WR->PRE tCWL+tBL+tWR",
+    C7 => "C7 RDA->ACT tRTP+tRP",
+    C8 => "C8 WRA->ACT tCWL+tBL+tWR+tRP",
+    F1_PRE => "F1 PRE->REF tRP",
+    F1_ACT => "F1 ACT->REF tRC",
+    F1_RDA => "F1 RDA->REF tRTP+tRP",
+    F1_WRA => "F1 WRA->REF tCWL+tBL+tWR+tRP",
+    F2 => "F2 REF->ACT/REF tRFC",
+}
+
+use Rule::*;
 
 /// An "earliest cycle" register and the rule that set it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Bound {
     at: u64,
-    rule: &'static str,
+    rule: Rule,
 }
 
 impl Bound {
-    const ZERO: Bound = Bound { at: 0, rule: "" };
+    const ZERO: Bound = Bound {
+        at: 0,
+        rule: Rule::Reset,
+    };
 
     /// `max(self, at)`; on a tie the older rule stays.
     #[inline]
-    fn raise(&mut self, at: u64, rule: &'static str) {
+    fn raise(&mut self, at: u64, rule: Rule) {
         if at > self.at {
             *self = Bound { at, rule };
         }
@@ -488,7 +524,7 @@ impl Channel {
         };
         match self.bound(cmd) {
             Err(rule) => Err(refuse(rule, None)),
-            Ok(b) if b.at > now => Err(refuse(b.rule, Some(b.at))),
+            Ok(b) if b.at > now => Err(refuse(b.rule.label(), Some(b.at))),
             Ok(_) => Ok(()),
         }
     }
