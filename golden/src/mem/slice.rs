@@ -541,9 +541,10 @@ impl<P: Copy> Slice<P> {
 
     /// The next level's data for `addr` arrived: the requests waiting for it are answered.
     pub fn fill(&mut self, addr: u64) {
-        for p in self.mshr.fill(addr) {
-            self.answer(p, Served::NextLevel);
-        }
+        // (Each answered as `answer` does, the table borrowed beside the answer queue.)
+        let (answering, at) = (&mut self.answering, self.now + self.latency);
+        self.mshr
+            .fill_with(addr, |p| answering.push_back((at, p, Served::NextLevel)));
     }
 
     /// The oldest answer ready by now, if any (one per cycle onto a bounded queue).
