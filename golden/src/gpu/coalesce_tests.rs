@@ -172,3 +172,17 @@ proptest! {
         }
     }
 }
+
+/// The byte mask is the bytes one by one, cut at the segment's end.
+#[test]
+fn byte_masks_are_the_bytes_one_by_one() {
+    for first in 0..128u64 {
+        for size in 1..=40u64 {
+            let mut want = 0u128;
+            for b in first..(first + size).min(128) {
+                want |= 1 << b;
+            }
+            assert_eq!(byte_mask(first, size), want, "bytes {first}+{size}");
+        }
+    }
+}
