@@ -21,6 +21,7 @@
 //!   writes.
 //! * An evicted line with dirty sectors is written back (the dirty sectors).
 
+use rustc_hash::FxHashMap;
 use spec::cache::{CacheKind, CacheReplacement, CacheString, WriteAllocate, WritePolicy};
 
 /// What a request did in the tag array.
@@ -73,6 +74,11 @@ struct Way {
 pub struct TagArray {
     cfg: CacheString,
     ways: Vec<Way>,
+    /// Line address -> the way holding it (every way allocated and not evicted). A line has one
+    /// set, so line addresses are unique in the array: a lookup replaces the scan of its set's
+    /// ways (64 in turing-rtx2060s's L1; the scans were 7 % of a GPU run's instructions,
+    /// callgrind, vectoradd). rustc-hash's hash: the addresses are not adversarial.
+    index: FxHashMap<u64, usize>,
     line_bits: u32,
     clock: u64,
 }
@@ -88,6 +94,7 @@ impl TagArray {
     pub fn new(cfg: CacheString) -> TagArray {
         TagArray {
             ways: vec![Way::default(); (cfg.sets * cfg.ways) as usize],
+            index: FxHashMap::default(),
             line_bits: cfg.line_bytes.trailing_zeros(),
             cfg,
             clock: 0,
@@ -114,9 +121,8 @@ impl TagArray {
 
     /// The way holding `addr`'s line, if any.
     fn find(&self, addr: u64) -> Option<usize> {
-        let tag = addr >> self.line_bits;
-        self.set_range(addr)
-            .find(|&i| self.ways[i].valid != 0 && self.ways[i].tag == tag)
+        let i = *self.index.get(&(addr >> self.line_bits))?;
+        (self.ways[i].valid != 0).then_some(i)
     }
 
     /// Whether `addr`'s sector is valid (a probe: nothing changes).
@@ -147,6 +153,10 @@ impl TagArray {
             addr: old.tag << self.line_bits,
             dirty: old.dirty,
         });
+        if self.index.get(&old.tag) == Some(&i) {
+            self.index.remove(&old.tag);
+        }
+        self.index.insert(addr >> self.line_bits, i);
         self.ways[i] = Way {
             tag: addr >> self.line_bits,
             valid: 0,
@@ -229,6 +239,7 @@ impl TagArray {
             let hit = self.ways[i].valid & s != 0;
             let missed = Outcome::SectorMiss { fetch: false };
             if policy == WritePolicy::WriteEvict {
+                self.index.remove(&self.ways[i].tag);
                 self.ways[i] = Way::default();
                 return Ok(Access {
                     outcome: if hit { Outcome::Hit } else { missed },
