@@ -11,7 +11,7 @@
 //! accumulator `R0`, each writes `R0` and the others read it (a dependent chain). The warp ends
 //! with `EXIT`.
 
-use crate::workload::accelsim::{Inst, KernelHeader, Reg, TraceBlock};
+use crate::workload::accelsim::{Inst, KernelHeader, Reg, Srcs, TraceBlock};
 use crate::workload::{schedule, KernelDesc, Schedule, WorkloadError};
 use spec::GpuSpec;
 
@@ -113,16 +113,16 @@ impl KernelBlocks {
                 mask,
                 op: LDG,
                 dest: Some(reg),
-                srcs: Vec::new(),
+                srcs: Srcs::new(),
                 mem_bytes: self.sched.elem_bytes(inst.load),
                 addrs,
             });
             loaded.push(reg);
             if last {
                 for c in 0..self.compute {
-                    let mut srcs = vec![0];
+                    let mut srcs = Srcs::from_slice(&[0]);
                     if c == 0 {
-                        srcs.append(&mut loaded);
+                        srcs.extend(loaded.drain(..));
                     }
                     pc += 16;
                     insts.push(alu(pc, mask, srcs));
@@ -136,7 +136,7 @@ impl KernelBlocks {
             mask,
             op: EXIT,
             dest: None,
-            srcs: Vec::new(),
+            srcs: Srcs::new(),
             mem_bytes: 0,
             addrs: Vec::new(),
         });
@@ -145,7 +145,7 @@ impl KernelBlocks {
 }
 
 /// An arithmetic instruction writing the accumulator `R0`.
-fn alu(pc: u64, mask: u32, srcs: Vec<Reg>) -> Inst {
+fn alu(pc: u64, mask: u32, srcs: Srcs) -> Inst {
     Inst {
         pc,
         mask,

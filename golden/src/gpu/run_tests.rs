@@ -1030,7 +1030,7 @@ fn opcodes_take_the_class_of_accel_sims_tables() {
         mask: u32::MAX,
         op: 0,
         dest: Some(1),
-        srcs: vec![2],
+        srcs: crate::workload::accelsim::Srcs::from_slice(&[2]),
         mem_bytes: 0,
         addrs: Vec::new(),
     };

@@ -933,11 +933,14 @@ impl Sm {
         } = kind
         {
             let i = &x.insts[idx];
-            let lanes: Vec<(u32, u64)> = (0..32)
-                .filter(|l| i.mask >> l & 1 != 0)
-                .zip(i.addrs.iter().copied())
-                .collect();
-            for a in coalesce(rules, &lanes, i.mem_bytes, space, l2_only) {
+            // (On the stack: a vector collected here was 3.5 % of a run's instructions.)
+            let mut lanes = [(0u32, 0u64); 32];
+            let mut n = 0;
+            for (l, &a) in (0..32).filter(|l| i.mask >> l & 1 != 0).zip(&i.addrs) {
+                lanes[n] = (l, a);
+                n += 1;
+            }
+            for a in coalesce(rules, &lanes[..n], i.mem_bytes, space, l2_only) {
                 if !sector {
                     parts.push_back((a.addr, write));
                     continue;
