@@ -806,6 +806,7 @@ impl Sm {
     }
 
     /// Whether warp slot `w` (of scheduler `s`) can issue its next instruction at `now`.
+    #[inline]
     fn ready(&self, w: usize, s: usize, now: u64) -> bool {
         let Some(x) = &self.warps[w] else {
             return false;

@@ -14,7 +14,7 @@
 //! Compressed traces (`.traceg.xz`) are not read: decompress them first (`xz -dk`); the error
 //! says so.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -187,9 +187,12 @@ pub struct KernelReader<R> {
     input: R,
     line: usize,
     buf: String,
+    /// The instruction line being parsed (kept: a string per line was an allocation per
+    /// instruction).
+    text: String,
     header: KernelHeader,
     ops: Vec<String>,
-    op_ids: HashMap<String, u16>,
+    op_ids: FxHashMap<String, u16>,
     /// Bytes per lane of each opcode's accesses ([`access_bytes`], once per opcode).
     op_bytes: Vec<u32>,
 }
@@ -224,9 +227,10 @@ impl<R: BufRead> KernelReader<R> {
             input,
             line: 0,
             buf: String::new(),
+            text: String::new(),
             header: KernelHeader::default(),
             ops: Vec::new(),
-            op_ids: HashMap::new(),
+            op_ids: FxHashMap::default(),
             op_bytes: Vec::new(),
         };
         r.read_header()?;
@@ -270,11 +274,22 @@ impl<R: BufRead> KernelReader<R> {
 
     /// The next line that is not blank.
     fn next_text(&mut self) -> Result<Option<String>, TraceError> {
+        let mut out = String::new();
+        Ok(self.next_text_into(&mut out)?.then_some(out))
+    }
+
+    /// [`KernelReader::next_text`] into `out` (false at the end): no allocation once `out` is
+    /// large enough.
+    fn next_text_into(&mut self, out: &mut String) -> Result<bool, TraceError> {
         loop {
             match self.next_line()? {
-                None => return Ok(None),
+                None => return Ok(false),
                 Some(l) if l.trim().is_empty() => continue,
-                Some(l) => return Ok(Some(l.trim().to_string())),
+                Some(l) => {
+                    out.clear();
+                    out.push_str(l.trim());
+                    return Ok(true);
+                }
             }
         }
     }
@@ -369,12 +384,13 @@ impl<R: BufRead> KernelReader<R> {
             let n = field(&line, "insts")
                 .ok_or_else(|| self.err(format!("`{line}`: expected `insts = N`")))?;
             let mut insts = Vec::with_capacity(n.min(1 << 16) as usize);
+            let mut text = std::mem::take(&mut self.text);
             for k in 0..n {
-                let Some(text) = self.next_text()? else {
+                if !self.next_text_into(&mut text)? {
                     return Err(self.err(format!(
                         "the file ends after {k} of warp {w}'s {n} instructions"
                     )));
-                };
+                }
                 if text.starts_with('#') || text.contains('=') {
                     return Err(self.err(format!(
                         "`{text}`: warp {w} has {k} instruction lines, but `insts = {n}`"
@@ -383,6 +399,7 @@ impl<R: BufRead> KernelReader<R> {
                 let inst = self.parse_inst(&text).map_err(|m| self.err(m))?;
                 insts.push(inst);
             }
+            self.text = text;
             warps[w as usize] = insts;
         }
     }
