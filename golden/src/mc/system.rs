@@ -200,6 +200,18 @@ impl Controller {
             self.clear_hits(b, df);
             return;
         };
+        let i = b as usize;
+        if self.nreq[i] == 1 {
+            // The bank's one request: an activation opens the row of one of the bank's
+            // requests of the current mode (every scheduler's), so it hits. (No scan: with
+            // requests spread over the banks, most activated banks hold one.)
+            self.nhit[i] = 1;
+            if df {
+                self.npf_hit[i] = self.npf[i];
+            }
+            self.mark(b);
+            return;
+        }
         let k = key(b, row);
         self.nhit[b as usize] = self.keys.iter().map(|&x| u16::from(x == k)).sum();
         if df {
