@@ -805,6 +805,7 @@ const READ: &[&str] = &[
     "gpgpu_coalesce_arch",
     "gpgpu_shmem_warp_parts",
     "gpgpu_gmem_skip_L1D",
+    "gpgpu_flush_l1_cache",
     "gpgpu_smem_latency",
     "gpgpu_l2_rop_latency",
     "rop_latency",
@@ -1478,6 +1479,15 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
             toml::Value::Boolean(flag(opts, "gpgpu_gmem_skip_L1D")?),
             "gpgpu_gmem_skip_L1D",
         );
+    }
+    if opts.get("gpgpu_flush_l1_cache").is_some() {
+        put(
+            "gpu.flush_l1",
+            toml::Value::Boolean(flag(opts, "gpgpu_flush_l1_cache")?),
+            "gpgpu_flush_l1_cache",
+        );
+    } else {
+        kept.push("gpu.flush_l1: -gpgpu_flush_l1_cache is not set".into());
     }
     // Execution units: what Accel-Sim's trace-driven model runs traces with, else the first
     // fields (add and the like) of a PTX-mode file's tables.

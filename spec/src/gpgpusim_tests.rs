@@ -910,3 +910,31 @@ fn import_the_two_level_scheduler() {
         );
     }
 }
+
+/// `-gpgpu_flush_l1_cache` sets `gpu.flush_l1` (every GPGPU-Sim 4.x reference config sets it);
+/// GTX480's 3.2.2 file does not, and the key keeps its value.
+#[test]
+fn import_the_l1_flush() {
+    for rel in [
+        "GTX480/gpgpusim-4.x/gpgpusim.config",
+        "QV100/gpgpusim.config",
+        "RTX2060/gpgpusim.config",
+        "RTX3070/gpgpusim.config",
+    ] {
+        let r = layer(&file_opts(rel)).unwrap();
+        assert_eq!(imported(&r, "gpu.flush_l1").as_bool(), Some(true), "{rel}");
+    }
+    let r = layer(&file_opts("GTX480/gpgpusim-3.2.2/gpgpusim.config")).unwrap();
+    assert!(!r.imported.iter().any(|k| k.key == "gpu.flush_l1"));
+    assert!(
+        r.kept.iter().any(|m| m.starts_with("gpu.flush_l1")),
+        "{:?}",
+        r.kept
+    );
+    let mut off = file_opts("RTX2060/gpgpusim.config");
+    off.layer(opts("-gpgpu_flush_l1_cache 0\n", "off.config"));
+    assert_eq!(
+        imported(&layer(&off).unwrap(), "gpu.flush_l1").as_bool(),
+        Some(false)
+    );
+}

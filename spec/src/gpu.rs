@@ -48,6 +48,8 @@ section! {
             "sub-warps coalesced apart (-gpgpu_shmem_warp_parts)";
         skip_l1: bool = Legal::Bool,
             "global accesses bypass the L1: 32-byte segments on Fermi and Kepler (-gpgpu_gmem_skip_L1D)";
+        flush_l1: bool = Legal::Bool,
+            "invalidate an SM's L1 data cache whenever it holds no thread block, dirty lines dropped: at the end of every kernel, and on an SM left without blocks (-gpgpu_flush_l1_cache, which invalidates the L1 of every SM without threads each cycle)";
         alu_latency: u32 = Legal::Range { min: 1, max: 1000 },
             "core cycles before an integer or other ALU result can be read: Accel-Sim's ALU and integer opcodes (IADD3, IMAD, LOP3, ISETP, MOV, SHFL, conversions, ...) and any opcode its tables do not list (-trace_opcode_latency_initiation_int, 1st field; else -ptx_opcode_latency_int, 1st field)";
         alu_initiation: u32 = Legal::Range { min: 1, max: 1000 },
@@ -179,6 +181,7 @@ pub struct GpuSpec {
     pub coalesce_arch: u32,
     pub warp_parts: u32,
     pub skip_l1: bool,
+    pub flush_l1: bool,
     /// Per [`ExecClass`] (by [`ExecClass::index`]): its units' timing.
     pub exec: [ExecTiming; ExecClass::COUNT],
     pub shared_latency: u32,
@@ -205,6 +208,7 @@ impl GpuSpec {
             coalesce_arch: g.coalesce_arch,
             warp_parts: g.warp_parts,
             skip_l1: g.skip_l1,
+            flush_l1: g.flush_l1,
             exec: std::array::from_fn(|i| ExecClass::ALL[i].timing(g)),
             shared_latency: g.shared_latency,
             registers: g.registers,

@@ -195,7 +195,9 @@ fn clog2_matches_systemverilog() {
 fn preset_hashes_are_those_of_earlier_releases() {
     // The canonical TOML (and so every config hash, RTL header and reproducer name) must not
     // change when the schema's Rust shape does (the DRAM timing is a flattened section). They
-    // change when keys are added or a preset's value changes: last with the two-level warp
+    // change when keys are added or a preset's value changes: last with the idle SMs'
+    // L1 invalidation (`gpu.flush_l1`; before: 060449f4abb23c49, a56b7390ce72be94,
+    // 463843542c61fed2), before that with the two-level warp
     // scheduler's active set (`gpu.active_warps`; before: e48cae9663c6d493, d723e6329b1a0b4e,
     // 23c8cd14cee22ae1), before that with the execution units'
     // keys (`gpu.<class>_latency`, `gpu.<class>_initiation`; before: 27b5ea0bfd311de7,
@@ -213,9 +215,9 @@ fn preset_hashes_are_those_of_earlier_releases() {
     // memory partitions, interconnect and clock domains of issue 13 (8d3c348ddc952f94,
     // 5b831cf4d18acb2f, c8a06d8822da4d42).
     for (name, hash) in [
-        ("fermi-gtx480", "060449f4abb23c49"),
-        ("turing-rtx2060s", "a56b7390ce72be94"),
-        ("tiny", "463843542c61fed2"),
+        ("fermi-gtx480", "fbc12ac808fc846d"),
+        ("turing-rtx2060s", "7c265a81b2f115ab"),
+        ("tiny", "4bada7d8eb37d244"),
     ] {
         let s = ConfigRequest::preset(name).resolve().unwrap();
         assert_eq!(s.hash.0, hash, "{name}");

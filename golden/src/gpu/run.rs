@@ -596,6 +596,14 @@ impl Gpu<'_> {
                     self.ot_chunk.extend(t);
                 }
             }
+            // At the end of the cycle (blocks that finished in it have left; a block can be
+            // dispatched to their SM next cycle at the earliest), every SM without a block has
+            // its L1 invalidated (GPGPU-Sim checks after its block issue of the cycle).
+            if spec.gpu.flush_l1 {
+                for sm in sms.iter_mut() {
+                    sm.flush_l1_if_empty();
+                }
+            }
             if self.stopped && opts.prefetch.is_some() {
                 break;
             }

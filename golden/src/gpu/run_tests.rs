@@ -643,6 +643,43 @@ fn per_kernel_cache_counts_add_up_to_the_run() {
     }
 }
 
+/// With `gpu.flush_l1` (GPGPU-Sim's `-gpgpu_flush_l1_cache`, on in both GPUs' configs) an SM
+/// without blocks has its L1 invalidated: a kernel run again finds nothing in the L1 and
+/// misses exactly the sectors it missed the first time (the LUD kernel's data fit in the L1
+/// of either GPU).
+/// Without it the second run finds its data there: the check catches an L1 that keeps its
+/// lines across kernels.
+#[test]
+fn an_sm_without_blocks_has_its_l1_invalidated() {
+    let k = traces("rodinia2-lud-kernel8-volta-legacy-format").join("kernel-8.traceg");
+    let dir = tempfile::tempdir().unwrap();
+    let line = format!("{}\n", k.display());
+    std::fs::write(dir.path().join("kernelslist.g"), line.repeat(2)).unwrap();
+    let missed = |x: &SliceStats| x.misses + x.sector_misses;
+    for p in spec::PRESETS.iter().map(|p| p.name) {
+        let on = preset(p).variant(&["gpu.flush_l1=true"]).unwrap();
+        let r = run_trace(&on, dir.path(), None).unwrap();
+        let (a, b) = (&r.kernels[0].l1, &r.kernels[1].l1);
+        assert!(missed(a) > 0 && b.accesses == a.accesses, "{p}");
+        assert_eq!(
+            missed(b),
+            missed(a),
+            "{p}: the second run misses what the first did"
+        );
+        let off = preset(p).variant(&["gpu.flush_l1=false"]).unwrap();
+        let r = run_trace(&off, dir.path(), None).unwrap();
+        let (a, b) = (&r.kernels[0].l1, &r.kernels[1].l1);
+        // (tiny's L1 is too small to keep the kernel's data.)
+        if p != "tiny" {
+            assert!(
+                missed(b) < missed(a),
+                "{p}: without invalidation the L1 keeps the data"
+            );
+        }
+    }
+    assert!(preset("fermi-gtx480").gpu.flush_l1 && preset("turing-rtx2060s").gpu.flush_l1);
+}
+
 /// Runs of `kernel` on `preset` with each prefetcher (none, stridepc, mt-hwp) and `sets`.
 fn prefetch_runs(preset: &str, kernel: &str, sets: &[&str]) -> Vec<RunSummary> {
     prefetch_runs_with(preset, kernel, sets, &mut RunOptions::default())

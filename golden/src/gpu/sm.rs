@@ -395,6 +395,14 @@ impl Sm {
         }
     }
 
+    /// Invalidate the L1 data cache if no block is resident (`gpu.flush_l1`, GPGPU-Sim's
+    /// `-gpgpu_flush_l1_cache`: the L1 of an SM without threads is invalidated).
+    pub fn flush_l1_if_empty(&mut self) {
+        if self.resident() == 0 {
+            self.l1.invalidate();
+        }
+    }
+
     /// Blocks resident now.
     pub fn resident(&self) -> usize {
         self.blocks.len() - self.free.0

@@ -193,6 +193,19 @@ impl TagArray {
         }
     }
 
+    /// Invalidate every line, dirty ones included, without writing them back (GPGPU-Sim's
+    /// `tag_array::invalidate`); `each` sees the address of every line that was valid. Costs
+    /// nothing when no line is.
+    pub fn invalidate_all(&mut self, mut each: impl FnMut(u64)) {
+        for (&tag, &i) in &self.index {
+            if self.ways[i].valid != 0 {
+                each(tag << self.line_bits);
+            }
+            self.ways[i] = Way::default();
+        }
+        self.index.clear();
+    }
+
     fn touch(&mut self, i: usize) {
         if self.cfg.replacement == CacheReplacement::Lru {
             self.ways[i].stamp = self.clock;

@@ -375,3 +375,31 @@ fn an_installed_line_takes_the_victim_and_reports_a_dirty_one() {
     assert_eq!((e.addr, e.dirty), (0x000, 1));
     assert!(t.holds(0x1a0) && !t.holds(0x000));
 }
+
+/// Invalidating drops every line, dirty ones without a write-back, names each line that was
+/// valid, and leaves the array as a new one: the next accesses miss as they first did.
+#[test]
+fn invalidating_drops_every_line() {
+    let cfg = spec::cache::CacheString::parse("S:4:128:4,L:B:m:W:L,A:8:4,8:0,32")
+        .unwrap()
+        .unwrap();
+    let mut t = TagArray::new(cfg);
+    let addrs = [0x0u64, 0x80, 0x1000, 0x1040, 0x2000];
+    let mut first = Vec::new();
+    for &a in &addrs {
+        first.push(format!("{:?}", t.access(a, a == 0x1000).unwrap()));
+    }
+    let mut left = Vec::new();
+    t.invalidate_all(|l| left.push(l));
+    left.sort_unstable();
+    assert_eq!(left, vec![0x0, 0x80, 0x1000, 0x2000]);
+    let mut again = Vec::new();
+    for &a in &addrs {
+        again.push(format!("{:?}", t.access(a, a == 0x1000).unwrap()));
+    }
+    assert_eq!(again, first, "after invalidation, as a new array");
+    let mut none = Vec::new();
+    let mut fresh = TagArray::new(cfg);
+    fresh.invalidate_all(|l| none.push(l));
+    assert!(none.is_empty());
+}

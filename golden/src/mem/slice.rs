@@ -524,6 +524,18 @@ impl<P: Copy> Slice<P> {
         true
     }
 
+    /// Invalidate every line (an idle SM's L1 under `gpu.flush_l1`): nothing is written back,
+    /// and the lines leave as evictions where those are kept ([`Slice::keep_evictions`]).
+    /// Requests in flight, MSHRs and queues are untouched.
+    pub fn invalidate(&mut self) {
+        let kept = &mut self.evictions;
+        self.tags.invalidate_all(|line| {
+            if let Some(v) = kept {
+                v.push(line);
+            }
+        });
+    }
+
     /// The next request for the next level, if any (it stays until [`Slice::pop_fetch`]).
     pub fn peek_fetch(&self) -> Option<&Fetch<P>> {
         self.miss_queue.front()
