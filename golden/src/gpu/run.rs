@@ -577,6 +577,14 @@ impl Gpu<'_> {
                     peak = peak.max(sms[p.sm as usize].resident() as u32);
                 }
             }
+            // GPGPU-Sim invalidates the L1 of an SM without threads after its block issue of
+            // the cycle, which refills an emptied SM at once while blocks remain: so an SM is
+            // invalidated once the kernel has no block left for it (and every SM at its end).
+            if spec.gpu.flush_l1 && d.all_placed() {
+                for sm in sms.iter_mut() {
+                    sm.flush_l1_if_empty();
+                }
+            }
             for (s, sm) in sms.iter_mut().enumerate() {
                 match &mut opts.prefetch {
                     Some(p) if p.sm == s => {
@@ -594,14 +602,6 @@ impl Gpu<'_> {
                 }
                 if let Some(t) = sm.take_ot() {
                     self.ot_chunk.extend(t);
-                }
-            }
-            // At the end of the cycle (blocks that finished in it have left; a block can be
-            // dispatched to their SM next cycle at the earliest), every SM without a block has
-            // its L1 invalidated (GPGPU-Sim checks after its block issue of the cycle).
-            if spec.gpu.flush_l1 {
-                for sm in sms.iter_mut() {
-                    sm.flush_l1_if_empty();
                 }
             }
             if self.stopped && opts.prefetch.is_some() {
@@ -668,6 +668,11 @@ impl Gpu<'_> {
                 if let Some(p) = opts.progress {
                     p(now);
                 }
+            }
+        }
+        if spec.gpu.flush_l1 {
+            for sm in sms.iter_mut() {
+                sm.flush_l1_if_empty();
             }
         }
         self.unit = d.into_unit();

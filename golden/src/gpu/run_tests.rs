@@ -680,6 +680,19 @@ fn an_sm_without_blocks_has_its_l1_invalidated() {
     assert!(preset("fermi-gtx480").gpu.flush_l1 && preset("turing-rtx2060s").gpu.flush_l1);
 }
 
+/// While blocks remain to be placed, an SM that empties is not invalidated (GPGPU-Sim refills
+/// it in the cycle it empties, before its check): three blocks loading one line, one at a time
+/// on one SM, miss once; an SM invalidated each time it empties would miss three times.
+#[test]
+fn an_sm_is_not_invalidated_between_blocks_of_a_kernel() {
+    let s = preset("tiny")
+        .variant(&["gpu.flush_l1=true", "gpu.sms=1", "gpu.ctas_per_sm=1"])
+        .unwrap();
+    let r = blocks_run(&s, &vec![vec![load1(0, 4, 0x10000)]; 3]);
+    assert_eq!(r.kernels[0].blocks, 3);
+    assert_eq!((r.l1.accesses, r.l1.misses, r.l1.hits), (3, 1, 2));
+}
+
 /// Runs of `kernel` on `preset` with each prefetcher (none, stridepc, mt-hwp) and `sets`.
 fn prefetch_runs(preset: &str, kernel: &str, sets: &[&str]) -> Vec<RunSummary> {
     prefetch_runs_with(preset, kernel, sets, &mut RunOptions::default())
