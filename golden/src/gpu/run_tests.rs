@@ -608,15 +608,21 @@ fn the_ot_predictor_in_place_sees_every_load_once() {
     }
 }
 
+/// A trace directory whose kernel list runs the LUD kernel twice.
+fn lud_twice() -> tempfile::TempDir {
+    let k = traces("rodinia2-lud-kernel8-volta-legacy-format").join("kernel-8.traceg");
+    let dir = tempfile::tempdir().unwrap();
+    let line = format!("{}\n", k.display());
+    std::fs::write(dir.path().join("kernelslist.g"), line.repeat(2)).unwrap();
+    dir
+}
+
 /// Per-kernel L1 and L2 counts add up to the run's (a kernel ends when its stores are
 /// acknowledged by the L2, so none is counted after it), and on the two GPUs a kernel run
 /// again finds all its data in the caches: every access it makes to the L2 hits.
 #[test]
 fn per_kernel_cache_counts_add_up_to_the_run() {
-    let k = traces("rodinia2-lud-kernel8-volta-legacy-format").join("kernel-8.traceg");
-    let dir = tempfile::tempdir().unwrap();
-    let line = format!("{}\n", k.display());
-    std::fs::write(dir.path().join("kernelslist.g"), line.repeat(2)).unwrap();
+    let dir = lud_twice();
     for p in spec::PRESETS.iter().map(|p| p.name) {
         let r = run_trace(&preset(p), dir.path(), None).unwrap();
         assert_eq!(r.kernels.len(), 2);
@@ -651,10 +657,7 @@ fn per_kernel_cache_counts_add_up_to_the_run() {
 /// lines across kernels.
 #[test]
 fn an_sm_without_blocks_has_its_l1_invalidated() {
-    let k = traces("rodinia2-lud-kernel8-volta-legacy-format").join("kernel-8.traceg");
-    let dir = tempfile::tempdir().unwrap();
-    let line = format!("{}\n", k.display());
-    std::fs::write(dir.path().join("kernelslist.g"), line.repeat(2)).unwrap();
+    let dir = lud_twice();
     let missed = |x: &SliceStats| x.misses + x.sector_misses;
     for p in spec::PRESETS.iter().map(|p| p.name) {
         let on = preset(p).variant(&["gpu.flush_l1=true"]).unwrap();
