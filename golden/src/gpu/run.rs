@@ -581,9 +581,7 @@ impl Gpu<'_> {
             // the cycle, which refills an emptied SM at once while blocks remain: so an SM is
             // invalidated once the kernel has no block left for it (and every SM at its end).
             if spec.gpu.flush_l1 && d.all_placed() {
-                for sm in sms.iter_mut() {
-                    sm.flush_l1_if_empty();
-                }
+                flush_empty_l1s(sms);
             }
             for (s, sm) in sms.iter_mut().enumerate() {
                 match &mut opts.prefetch {
@@ -671,9 +669,7 @@ impl Gpu<'_> {
             }
         }
         if spec.gpu.flush_l1 {
-            for sm in sms.iter_mut() {
-                sm.flush_l1_if_empty();
-            }
+            flush_empty_l1s(sms);
         }
         self.unit = d.into_unit();
         let instructions = sms.iter().map(Sm::instructions).sum::<u64>() - before;
@@ -690,6 +686,13 @@ impl Gpu<'_> {
             l1: l1_total(sms).since(&l1_before),
             l2: side.stats().0.slices.since(&l2_before),
         })
+    }
+}
+
+/// Invalidate the L1 of every SM without a block (`gpu.flush_l1`).
+fn flush_empty_l1s(sms: &mut [Sm]) {
+    for sm in sms {
+        sm.flush_l1_if_empty();
     }
 }
 

@@ -213,9 +213,9 @@ impl Controller {
             return;
         }
         let k = key(b, row);
-        self.nhit[b as usize] = self.keys.iter().map(|&x| u16::from(x == k)).sum();
+        self.nhit[i] = self.keys.iter().map(|&x| u16::from(x == k)).sum();
         if df {
-            self.npf_hit[b as usize] = self
+            self.npf_hit[i] = self
                 .mode_queue()
                 .iter()
                 .map(|e| u16::from((e.bank() == b) & (e.row == row) & e.prefetch))

@@ -74,7 +74,8 @@ struct Way {
 pub struct TagArray {
     cfg: CacheString,
     ways: Vec<Way>,
-    /// Line address -> the way holding it (every way allocated and not evicted). A line has one
+    /// Line address -> the way holding it (exactly the valid ways: a way is valid from its
+    /// allocation, whose caller sets its sectors, to its eviction or invalidation). A line has one
     /// set, so line addresses are unique in the array: a lookup replaces the scan of its set's
     /// ways (64 in turing-rtx2060s's L1; the scans were 7 % of a GPU run's instructions,
     /// callgrind, vectoradd). rustc-hash's hash: the addresses are not adversarial.
@@ -153,7 +154,7 @@ impl TagArray {
             addr: old.tag << self.line_bits,
             dirty: old.dirty,
         });
-        if self.index.get(&old.tag) == Some(&i) {
+        if old.valid != 0 {
             self.index.remove(&old.tag);
         }
         self.index.insert(addr >> self.line_bits, i);

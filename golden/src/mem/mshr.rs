@@ -63,10 +63,16 @@ impl<R> MshrTable<R> {
         }
     }
 
+    /// The block address of `addr`'s entry: its line's or sector's.
+    #[inline]
+    fn key(&self, addr: u64) -> u64 {
+        addr / self.block * self.block
+    }
+
     /// The entry of `addr`'s line (sector), if it has one.
     #[inline]
     fn find(&self, addr: u64) -> Option<usize> {
-        self.index.get(&(addr / self.block * self.block)).copied()
+        self.index.get(&self.key(addr)).copied()
     }
 
     /// Whether `addr`'s line (sector) has a fill outstanding.
@@ -102,7 +108,7 @@ impl<R> MshrTable<R> {
             (Ok(_), None) => {
                 let mut w = self.spare.pop().unwrap_or_default();
                 w.push(r);
-                let k = addr / self.block * self.block;
+                let k = self.key(addr);
                 self.index.insert(k, self.keys.len());
                 self.keys.push(k);
                 self.waiting.push(w);
@@ -114,7 +120,7 @@ impl<R> MshrTable<R> {
     /// The fill of `addr`'s line (sector) arrived: `each` takes its waiting requests, oldest
     /// first (none if it had no entry).
     pub fn fill_with(&mut self, addr: u64, mut each: impl FnMut(R)) {
-        if let Some(i) = self.index.remove(&(addr / self.block * self.block)) {
+        if let Some(i) = self.index.remove(&self.key(addr)) {
             self.keys.swap_remove(i);
             if let Some(&moved) = self.keys.get(i) {
                 self.index.insert(moved, i);
