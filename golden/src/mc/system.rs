@@ -1652,7 +1652,9 @@ impl MemSystem {
             self.act_set |= 1 << c;
         }
         if matches!(cmd.kind, CmdKind::Act | CmdKind::Pre) {
-            ctrl.prio = (cmd.bank + 1) % self.banks as u32;
+            // (Wrapped by a compare, not `%`: a division on every activate and precharge.)
+            let next = cmd.bank + 1;
+            ctrl.prio = if next == self.banks as u32 { 0 } else { next };
         }
         let w = &mut self.cands[c];
         if let (Some(i), Some(done)) = (entry, done) {

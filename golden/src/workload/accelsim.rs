@@ -186,7 +186,6 @@ pub struct KernelReader<R> {
     file: PathBuf,
     input: R,
     line: usize,
-    buf: String,
     /// The instruction line being parsed (kept: a string per line was an allocation per
     /// instruction).
     text: String,
@@ -226,7 +225,6 @@ impl<R: BufRead> KernelReader<R> {
             file: file.to_path_buf(),
             input,
             line: 0,
-            buf: String::new(),
             text: String::new(),
             header: KernelHeader::default(),
             ops: Vec::new(),
@@ -254,42 +252,30 @@ impl<R: BufRead> KernelReader<R> {
         }
     }
 
-    /// The next line (without its end), or `None` at the end of the file.
-    fn next_line(&mut self) -> Result<Option<&str>, TraceError> {
-        self.buf.clear();
-        let n = self
-            .input
-            .read_line(&mut self.buf)
-            .map_err(|e| TraceError {
+    /// The next line that is not blank, trimmed.
+    fn next_text(&mut self) -> Result<Option<String>, TraceError> {
+        let mut out = String::new();
+        Ok(self
+            .next_text_into(&mut out)?
+            .then(|| out.trim().to_string()))
+    }
+
+    /// The next line that is not blank into `out`, untrimmed (false at the end): read there
+    /// directly, with no copy, and no allocation once `out` is large enough.
+    fn next_text_into(&mut self, out: &mut String) -> Result<bool, TraceError> {
+        loop {
+            out.clear();
+            let n = self.input.read_line(out).map_err(|e| TraceError {
                 file: self.file.clone(),
                 line: self.line + 1,
                 message: format!("cannot read: {e}"),
             })?;
-        if n == 0 {
-            return Ok(None);
-        }
-        self.line += 1;
-        Ok(Some(self.buf.trim_end()))
-    }
-
-    /// The next line that is not blank.
-    fn next_text(&mut self) -> Result<Option<String>, TraceError> {
-        let mut out = String::new();
-        Ok(self.next_text_into(&mut out)?.then_some(out))
-    }
-
-    /// [`KernelReader::next_text`] into `out` (false at the end): no allocation once `out` is
-    /// large enough.
-    fn next_text_into(&mut self, out: &mut String) -> Result<bool, TraceError> {
-        loop {
-            match self.next_line()? {
-                None => return Ok(false),
-                Some(l) if l.trim().is_empty() => continue,
-                Some(l) => {
-                    out.clear();
-                    out.push_str(l.trim());
-                    return Ok(true);
-                }
+            if n == 0 {
+                return Ok(false);
+            }
+            self.line += 1;
+            if !out.trim().is_empty() {
+                return Ok(true);
             }
         }
     }
@@ -384,50 +370,51 @@ impl<R: BufRead> KernelReader<R> {
             let n = field(&line, "insts")
                 .ok_or_else(|| self.err(format!("`{line}`: expected `insts = N`")))?;
             let mut insts = Vec::with_capacity(n.min(1 << 16) as usize);
-            let mut text = std::mem::take(&mut self.text);
+            let mut line_buf = std::mem::take(&mut self.text);
             for k in 0..n {
-                if !self.next_text_into(&mut text)? {
+                let text = &mut line_buf;
+                if !self.next_text_into(text)? {
                     return Err(self.err(format!(
                         "the file ends after {k} of warp {w}'s {n} instructions"
                     )));
                 }
+                let text = text.trim();
                 if text.starts_with('#') || text.contains('=') {
                     return Err(self.err(format!(
                         "`{text}`: warp {w} has {k} instruction lines, but `insts = {n}`"
                     )));
                 }
-                let inst = self.parse_inst(&text).map_err(|m| self.err(m))?;
+                let inst = self.parse_inst(text).map_err(|m| self.err(m))?;
                 insts.push(inst);
             }
-            self.text = text;
+            self.text = line_buf;
             warps[w as usize] = insts;
         }
     }
 
     /// One instruction line.
     fn parse_inst(&mut self, line: &str) -> Result<Inst, String> {
-        let mut t = line.split_ascii_whitespace();
-        let mut next = |what: &str| t.next().ok_or_else(|| format!("`{line}`: no {what}"));
+        let mut t = Fields::new(line);
         if self.header.tracer_version < 3 {
             for what in ["tb_x", "tb_y", "tb_z", "warpid_tb"] {
-                next(what)?;
+                t.need(what)?;
             }
         }
         if self.header.lineinfo {
-            next("line number")?;
+            t.need("line number")?;
         }
-        let pc = next("PC").and_then(|v| {
+        let pc = t.need("PC").and_then(|v| {
             u64::from_str_radix(v, 16).map_err(|_| format!("`{v}` is not a hex PC"))
         })?;
-        let mask = next("mask").and_then(|v| {
+        let mask = t.need("mask").and_then(|v| {
             u32::from_str_radix(v, 16).map_err(|_| format!("`{v}` is not a 32-bit hex mask"))
         })?;
-        let dests = count(next("destination count")?, 1)?;
+        let dests = count(t.need("destination count")?, 1)?;
         let dest = match dests {
             0 => None,
-            _ => Some(reg(next("destination register")?)?),
+            _ => Some(reg(t.need("destination register")?)?),
         };
-        let opcode = next("opcode")?;
+        let opcode = t.need("opcode")?;
         let op = match self.op_ids.get(opcode) {
             Some(&id) => id,
             None => {
@@ -439,12 +426,12 @@ impl<R: BufRead> KernelReader<R> {
                 id
             }
         };
-        let n = count(next("source count")?, 4)?;
+        let n = count(t.need("source count")?, 4)?;
         let mut srcs = Srcs::new();
         for _ in 0..n {
-            srcs.push(reg(next("source register")?)?);
+            srcs.push(reg(t.need("source register")?)?);
         }
-        let width = next("memory width")?;
+        let width = t.need("memory width")?;
         let width: u32 = width
             .parse()
             .map_err(|_| format!("`{width}` is not a memory width"))?;
@@ -453,32 +440,35 @@ impl<R: BufRead> KernelReader<R> {
             mem_bytes = self.op_bytes[usize::from(op)];
             let lanes = mask.count_ones() as usize;
             addrs.reserve_exact(lanes);
-            let mode = next("address mode")?;
+            let mode = t.need("address mode")?;
             match mode {
                 "0" => {
                     for _ in 0..lanes {
-                        let a = next("lane address")?;
-                        addrs.push(hex(a).ok_or_else(|| format!("`{a}` is not a hex address"))?);
+                        match t.next_hex() {
+                            Some(Ok(a)) => addrs.push(a),
+                            Some(Err(a)) => return Err(format!("`{a}` is not a hex address")),
+                            None => return Err(format!("`{line}`: no lane address")),
+                        }
                     }
                 }
                 "1" => {
-                    let base = next("base address")?;
+                    let base = t.need("base address")?;
                     let base = hex(base).ok_or_else(|| format!("`{base}` is not a hex address"))?;
-                    let stride = next("stride")?;
+                    let stride = t.need("stride")?;
                     let stride: i64 = stride
                         .parse()
                         .map_err(|_| format!("`{stride}` is not a stride"))?;
                     addrs.extend((0..lanes as i64).map(|k| base.wrapping_add((k * stride) as u64)));
                 }
                 "2" => {
-                    let base = next("base address")?;
+                    let base = t.need("base address")?;
                     let mut a =
                         hex(base).ok_or_else(|| format!("`{base}` is not a hex address"))?;
                     if lanes > 0 {
                         addrs.push(a);
                     }
                     for _ in 1..lanes {
-                        let d = next("address delta")?;
+                        let d = t.need("address delta")?;
                         let d: i64 = d.parse().map_err(|_| format!("`{d}` is not a delta"))?;
                         a = a.wrapping_add(d as u64);
                         addrs.push(a);
@@ -488,7 +478,7 @@ impl<R: BufRead> KernelReader<R> {
             }
         }
         if self.header.tracer_version >= 5 {
-            next("immediate")?;
+            t.need("immediate")?;
         }
         if let Some(extra) = t.next() {
             return Err(format!(
@@ -530,6 +520,171 @@ pub fn access_bytes(opcode: &str) -> u32 {
         .map_or(4, |b| b / 8)
 }
 
+/// The fields of an instruction line, split at ASCII whitespace as
+/// [`str::split_ascii_whitespace`] splits it, and lane addresses read while they are split.
+/// (A trace's text is mostly lane addresses, 32 to a memory instruction: splitting a line and
+/// then reading each address walked its bytes twice, with a branch on each digit's kind
+/// that mispredicts on hex text: half of a run on a trace with address lists.)
+struct Fields<'a> {
+    line: &'a str,
+    at: usize,
+}
+
+/// Per byte: its value as a hex digit, or [`NOT_HEX`].
+static HEX: [u8; 256] = {
+    let mut t = [NOT_HEX; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = match c as u8 {
+            b'0'..=b'9' => c as u8 - b'0',
+            b'a'..=b'f' => c as u8 - b'a' + 10,
+            b'A'..=b'F' => c as u8 - b'A' + 10,
+            _ => NOT_HEX,
+        };
+        c += 1;
+    }
+    t
+};
+const NOT_HEX: u8 = 0xff;
+
+impl<'a> Fields<'a> {
+    fn new(line: &'a str) -> Fields<'a> {
+        Fields { line, at: 0 }
+    }
+
+    /// Skip whitespace; whether a field follows.
+    #[inline]
+    fn skip_space(&mut self) -> bool {
+        let b = self.line.as_bytes();
+        while self.at < b.len() && b[self.at].is_ascii_whitespace() {
+            self.at += 1;
+        }
+        self.at < b.len()
+    }
+
+    /// The next field.
+    #[inline]
+    fn next(&mut self) -> Option<&'a str> {
+        if !self.skip_space() {
+            return None;
+        }
+        let b = self.line.as_bytes();
+        let start = self.at;
+        while self.at < b.len() && !b[self.at].is_ascii_whitespace() {
+            self.at += 1;
+        }
+        // (Both ends are at ASCII bytes or the line's ends: character boundaries.)
+        Some(&self.line[start..self.at])
+    }
+
+    /// The next field, or an error naming `what` is missing.
+    fn need(&mut self, what: &str) -> Result<&'a str, String> {
+        self.next()
+            .ok_or_else(|| format!("`{}`: no {what}", self.line))
+    }
+
+    /// The next field as [`hex`] reads it (`Err`: the field, which is not a hex number),
+    /// read in one pass: digits accumulate until the field ends.
+    #[inline]
+    fn next_hex(&mut self) -> Option<Result<u64, &'a str>> {
+        self.next_hex_with::<false>()
+    }
+
+    /// [`Fields::next_hex`]; `LAX`: the deliberately wrong variant of the tests (takes `g`
+    /// for a digit).
+    #[inline]
+    fn next_hex_with<const LAX: bool>(&mut self) -> Option<Result<u64, &'a str>> {
+        if !self.skip_space() {
+            return None;
+        }
+        let b = self.line.as_bytes();
+        let start = self.at;
+        let mut i = start;
+        if matches!(b.get(i..i + 2), Some(b"0x" | b"0X")) {
+            i += 2;
+        }
+        let first = i;
+        let (n, v) = match b.get(i..i + 16) {
+            Some(w) => hex_run::<LAX>(u128::from_le_bytes(w.try_into().ok()?)),
+            None => {
+                // Near the line's end: digit by digit.
+                let mut v = 0u64;
+                while let Some(&c) = b.get(i) {
+                    let d = HEX[usize::from(c)];
+                    if d == NOT_HEX {
+                        break;
+                    }
+                    v = v << 4 | u64::from(d);
+                    i += 1;
+                }
+                (i - first, v)
+            }
+        };
+        let i = first + n;
+        let ends = b.get(i).is_none_or(u8::is_ascii_whitespace);
+        if ends && n > 0 && n <= 16 {
+            self.at = i;
+            return Some(Ok(v));
+        }
+        // More than 16 digits (leading zeros are allowed) or not a number: the field whole.
+        self.at = start;
+        let f = self.next()?;
+        Some(hex(f).ok_or(f))
+    }
+}
+
+/// The hex digits at the start of 16 bytes (`w`, the first in its lowest byte): how many
+/// (0 to 16), and their value. Eight bytes at once (SWAR): a digit-by-digit loop waits on
+/// the previous digit at each one, two cycles a digit.
+#[inline]
+fn hex_run<const LAX: bool>(w: u128) -> (usize, u64) {
+    let (lo, hi) = (
+        hex_digits8::<LAX>(w as u64),
+        hex_digits8::<LAX>((w >> 64) as u64),
+    );
+    let n = if lo.0 < 8 { lo.0 } else { 8 + hi.0 };
+    let v = if n <= 8 {
+        hex_value8(lo.1, n)
+    } else {
+        hex_value8(lo.1, 8) << (4 * (n - 8)) | hex_value8(hi.1, n - 8)
+    };
+    (n, v)
+}
+
+/// The count of hex digits at the start of 8 bytes (`x`, the first in its lowest byte), and
+/// every byte's value as a digit (meaningful for the digits only).
+#[inline]
+fn hex_digits8<const LAX: bool>(x: u64) -> (usize, u64) {
+    const fn rep(b: u8) -> u64 {
+        u64::from_le_bytes([b; 8])
+    }
+    // Per byte, bit 7 set when the byte's low 7 bits (`t`: no carry between bytes) are at
+    // least `k`: t + (0x80 - k) < 0x100.
+    let t = x & rep(0x7f);
+    let ge = |y: u64, k: u8| (y + rep(0x80 - k)) & rep(0x80);
+    let digit = ge(t, b'0') & !ge(t, b'9' + 1);
+    let l = t | rep(0x20);
+    let letter = ge(l, b'a') & !ge(l, b'f' + 1 + u8::from(LAX));
+    let not_hex = !(digit | letter) & rep(0x80) | x & rep(0x80);
+    // A digit's value is its low nibble, plus 9 for a letter (bit 6 set).
+    let values = (t & rep(0x0f)) + ((t >> 6) & rep(0x01)) * 9;
+    ((not_hex.trailing_zeros() / 8) as usize, values)
+}
+
+/// The number the first `n` (0 to 8) digit values of `v` (one a byte, the most significant
+/// lowest) make.
+#[inline]
+fn hex_value8(v: u64, n: usize) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    // The digits moved to the top bytes (zeros below: leading zeros), then joined pairwise.
+    let v = v << (8 * (8 - n));
+    let v = ((v << 4) | (v >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let v = ((v << 8) | (v >> 16)) & 0x0000_ffff_0000_ffff;
+    ((v << 16) | (v >> 32)) & 0xffff_ffff
+}
+
 /// A hexadecimal number, `0x` optional. (By hand: a trace holds one per active lane of every
 /// memory instruction, and `u64::from_str_radix` was a tenth of a trace run.)
 fn hex(s: &str) -> Option<u64> {
@@ -545,17 +700,13 @@ fn hex(s: &str) -> Option<u64> {
     if digits.is_empty() || digits.len() - start > 16 {
         return None;
     }
-    let mut v = 0u64;
+    let (mut v, mut bad) = (0u64, 0u8);
     for &c in digits {
-        let d = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            b'A'..=b'F' => c - b'A' + 10,
-            _ => return None,
-        };
-        v = v << 4 | u64::from(d);
+        let d = HEX[usize::from(c)];
+        bad |= d;
+        v = v << 4 | u64::from(d & 15);
     }
-    Some(v)
+    (bad != NOT_HEX).then_some(v)
 }
 
 /// `(x,y,z)` as three numbers.

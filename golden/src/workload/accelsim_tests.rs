@@ -1,4 +1,5 @@
 use super::*;
+use proptest::prelude::*;
 use std::io::Cursor;
 
 /// The reference trace samples (copies of ../shared/reference/accelsim-traces, with their
@@ -341,5 +342,104 @@ fn hex_numbers_parse_as_from_str_radix_does() {
     }
     for bad in ["", "0x", "0xg1", "1 2", "1ffffffffffffffff", "-1"] {
         assert_eq!(super::hex(bad), None, "{bad}");
+    }
+}
+
+/// Text of fields and separators: ASCII whitespace of every kind (and vertical tab, which is
+/// not), hex digits of both cases, `0x` prefixes, near misses (`g`, `/`, `:`, `@`, `` ` ``)
+/// and a non-ASCII letter.
+fn field_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        4 => "[0-9a-fA-F]{0,20}".prop_map(|s| s),
+        2 => "(0x|0X)[0-9a-fA-F]{0,18}".prop_map(|s| s),
+        1 => "[ \t\n\r\x0b\x0cgG/:@`xXé0-9]{1,4}".prop_map(|s| s),
+    ];
+    let sep = "[ \t\r\x0c]{1,3}";
+    proptest::collection::vec((piece, sep), 0..12)
+        .prop_map(|v| v.into_iter().map(|(p, s)| p + &s).collect::<String>())
+}
+
+/// Every field of `line` read by `next_hex` (hex fields) and `next` (the rest), as
+/// `(field, hex value)`; `LAX` selects the deliberately wrong reader.
+fn read_fields<const LAX: bool>(line: &str) -> Vec<(String, Option<u64>)> {
+    let mut f = super::Fields::new(line);
+    let mut out = Vec::new();
+    loop {
+        let before = f.at;
+        match f.next_hex_with::<LAX>() {
+            None => break,
+            Some(Ok(v)) => out.push((line[before..f.at].trim_start().to_string(), Some(v))),
+            Some(Err(s)) => out.push((s.to_string(), None)),
+        }
+        // Every other field is read plainly.
+        if let Some(s) = f.next() {
+            out.push((s.to_string(), None));
+        }
+    }
+    out
+}
+
+/// The same fields as split_ascii_whitespace gives, each other one read as `hex` reads it.
+fn expected_fields(line: &str) -> Vec<(String, Option<u64>)> {
+    line.split_ascii_whitespace()
+        .enumerate()
+        .map(|(k, s)| (s.to_string(), if k % 2 == 0 { super::hex(s) } else { None }))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Fields split a line as `split_ascii_whitespace` does, and a lane address reads as
+    /// `hex` reads the field (in one pass, eight bytes at a time).
+    #[test]
+    fn fields_and_lane_addresses_read_as_split_and_hex_do(line in field_text()) {
+        prop_assert_eq!(read_fields::<false>(&line), expected_fields(&line));
+        let mut f = super::Fields::new(&line);
+        let split: Vec<&str> = line.split_ascii_whitespace().collect();
+        let fields: Vec<&str> = std::iter::from_fn(|| f.next()).collect();
+        prop_assert_eq!(fields, split);
+    }
+}
+
+/// The check above catches a lane-address reader that takes `g` for a digit (eight bytes at
+/// a time: 16 bytes of text from the field on).
+#[test]
+fn a_lax_lane_address_reader_is_caught() {
+    for line in [
+        "0x1g 0 0 0 0 0 0 0",
+        "abcdefg 0 0 0 0 0",
+        "1 2 fg 0 0 0 0 0 0 0 0 0",
+    ] {
+        assert_ne!(read_fields::<true>(line), expected_fields(line), "`{line}`");
+        assert_eq!(
+            read_fields::<false>(line),
+            expected_fields(line),
+            "`{line}`"
+        );
+    }
+}
+
+/// Lane addresses of every length up to 16 digits, at the line's end (digit by digit) and
+/// before more text (eight bytes at a time), give their value; 17 digits only with a
+/// leading zero.
+#[test]
+fn lane_addresses_of_every_length_read_whole() {
+    let digits = "fedcba9876543210a";
+    for n in 1..=17 {
+        let d = &digits[..n];
+        let want = super::hex(d);
+        assert_eq!(want.is_some(), n <= 16, "{d}");
+        for line in [
+            d.to_string(),
+            format!("0x{d}"),
+            format!("{d} 0x1 0x2 0x3 R1"),
+        ] {
+            let mut f = super::Fields::new(&line);
+            assert_eq!(f.next_hex().and_then(Result::ok), want, "`{line}`");
+        }
+        let padded = format!("0{d} tail-of-the-line");
+        let mut f = super::Fields::new(&padded);
+        assert_eq!(f.next_hex().and_then(Result::ok), want, "`{padded}`");
     }
 }
