@@ -136,9 +136,9 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
     })?;
     let kind = McStimulus::parse(stimulus)?;
     // A file is read as the run goes (memory does not grow with its length); a generator's
-    // requests are made up front.
-    let bad_line: std::cell::RefCell<Option<BadInput>> = std::cell::RefCell::new(None);
-    let (src, window): (Box<dyn Iterator<Item = Request>>, _) = match &kind {
+    // requests are made up front. (Each drives a run of its own source type: a boxed
+    // iterator cost a dynamic call per request.)
+    match &kind {
         McStimulus::File(path) => {
             let f = std::fs::File::open(path)
                 .map_err(|e| BadInput(format!("cannot read stimulus {}: {e}", path.display())))?;
@@ -147,26 +147,49 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
                 &path.display().to_string(),
                 spec,
             );
-            let bad = &bad_line;
-            let src = reader.map_while(move |r| match r {
-                Ok(q) => Some(q),
-                Err(e) => {
-                    *bad.borrow_mut() = Some(BadInput(e.to_string()));
-                    None
-                }
-            });
-            (
-                Box::new(src) as Box<dyn Iterator<Item = Request>>,
-                Some(stimulus::LOAD_WINDOW),
-            )
+            let src = UntilBad { reader, bad: None };
+            let sys = OpenLoop::new(spec, src, Some(stimulus::LOAD_WINDOW));
+            drive(spec, r, out, &kind, sys, |s| s.bad.take())
         }
-        _ => (
-            Box::new(requests(spec, &kind, r.cycles, r.seed)?.into_iter())
-                as Box<dyn Iterator<Item = Request>>,
-            None,
-        ),
-    };
-    let mut sys = OpenLoop::new(spec, src, window);
+        _ => {
+            let src = requests(spec, &kind, r.cycles, r.seed)?.into_iter();
+            drive(spec, r, out, &kind, OpenLoop::new(spec, src, None), |_| {
+                None
+            })
+        }
+    }
+}
+
+/// The requests of a stimulus file up to its first bad line, which ends them (kept in `bad`).
+struct UntilBad<R: std::io::BufRead> {
+    reader: stimulus::Reader<R>,
+    bad: Option<BadInput>,
+}
+
+impl<R: std::io::BufRead> Iterator for UntilBad<R> {
+    type Item = Request;
+
+    fn next(&mut self) -> Option<Request> {
+        match self.reader.next()? {
+            Ok(q) => Some(q),
+            Err(e) => {
+                self.bad = Some(BadInput(e.to_string()));
+                None
+            }
+        }
+    }
+}
+
+/// [`run_golden`] over the open-loop system `sys`; `bad` takes the error that ended its
+/// source early, if one did.
+fn drive<S: Iterator<Item = Request>>(
+    spec: &Spec,
+    r: &GoldenRun,
+    out: &mut dyn Write,
+    kind: &McStimulus,
+    mut sys: OpenLoop<S>,
+    bad: impl FnOnce(&mut S) -> Option<BadInput>,
+) -> Result<(), GoldenError> {
     let trace = r.opts.get("command-trace").map(PathBuf::from);
     if trace.is_some() {
         sys.system_mut().record_commands();
@@ -229,11 +252,11 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
         }
     }
     let seconds = start.elapsed().as_secs_f64();
-    if let Some(e) = bad_line.borrow_mut().take() {
+    if let Some(e) = bad(sys.source_mut()) {
         return Err(e.into());
     }
     if sys.offered() == 0 {
-        return Err(no_requests(&kind).into());
+        return Err(no_requests(kind).into());
     }
     if let Some(path) = &trace {
         let mut text = String::from("# cycle,channel,bank,command,row,col\n");
