@@ -351,7 +351,7 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
                 }
                 self.stats.arrive(&r);
                 self.offered += 1;
-                moved |= self.offered % RETIRE_EVERY == 0;
+                moved |= self.offered.is_multiple_of(RETIRE_EVERY);
             }
             self.sys.tick(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
             for c in self.sys.take_completions() {
