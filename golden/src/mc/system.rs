@@ -1474,9 +1474,27 @@ impl MemSystem {
             }
             t
         };
-        let t = earliest(by_first & open, 0, cas_floor)
-            .min(earliest(by_first & !open, 0, act_floor))
-            .min(earliest(by_pre, 1, any_floor));
+        let t = if over {
+            earliest(by_first & open, 0, cas_floor)
+                .min(earliest(by_first & !open, 0, act_floor))
+                .min(earliest(by_pre, 1, any_floor))
+        } else {
+            // The kinds are disjoint (a precharge counts only for a bank without a hit): one
+            // loop, each bank's kind and floor picked without a branch. (Three loops, one per
+            // kind, each left at a count that follows the requests.)
+            let floors = [act_floor, cas_floor, any_floor, any_floor];
+            let (mut m, mut t) = (by_first | by_pre, u64::MAX);
+            while m != 0 {
+                let b = m.trailing_zeros();
+                m &= m - 1;
+                let pre = (by_pre >> b & 1) as usize;
+                let k = (2 * pre) | (open >> b & 1) as usize;
+                let r = times[slot(b)][pre].max(floors[k]);
+                ready[slot(b)] = r;
+                t = t.min(r);
+            }
+            t
+        };
         // (A bank counted by both kinds, when a demand miss may precharge over a prefetch's
         // hit, holds the later one; the picks read the bounds only when none is.)
         x.ready_ok = !over;
