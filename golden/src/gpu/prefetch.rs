@@ -30,7 +30,8 @@ use crate::block::CycleModel;
 use crate::prefetch::{Access, MtHwp, PfIn, PfOut};
 use serde::Serialize;
 use spec::{PrefetchKind, Spec};
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
 
 /// Training accesses waiting for the engine.
 pub const TRAIN_QUEUE: usize = 4;
@@ -264,11 +265,11 @@ pub struct Prefetcher {
     /// has, with whether a demand load used them (the prefetch cache's used bit, for lines
     /// in the L1).
     into_l1: bool,
-    in_l1: HashMap<u64, bool>,
+    in_l1: FxHashMap<u64, bool>,
     train: VecDeque<Access>,
     queue: VecDeque<u64>,
     /// Prefetches in flight, by line.
-    inflight: HashMap<u64, InFlight>,
+    inflight: FxHashMap<u64, InFlight>,
     /// Events not yet fed to the engine, by [`USEFUL`], [`EARLY`], [`MERGE`], [`REQUEST`].
     backlog: [u64; 4],
     launch: bool,
@@ -294,10 +295,10 @@ impl Prefetcher {
             sending: 0,
             cache: PfCache::new(p.cache_sets, p.cache_ways, line),
             into_l1: p.into_l1,
-            in_l1: HashMap::new(),
+            in_l1: FxHashMap::default(),
             train: VecDeque::new(),
             queue: VecDeque::new(),
-            inflight: HashMap::new(),
+            inflight: FxHashMap::default(),
             backlog: [0; 4],
             launch: false,
             stats: PrefetchStats::default(),

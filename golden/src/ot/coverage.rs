@@ -6,7 +6,7 @@ use super::model::{OtIn, OtModel, OtOut};
 use super::txn::{OtTxn, Packer};
 use crate::block::{CycleModel, IllegalInput};
 use serde::Serialize;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 type Key = (u64, u32, [u32; 3], u32);
 
@@ -29,7 +29,7 @@ pub struct OtFigures {
 #[derive(Debug, Default)]
 pub struct Coverage {
     f: OtFigures,
-    pending: HashMap<Key, ([u64; super::MAX_ADDRS], u32)>,
+    pending: FxHashMap<Key, ([u64; super::MAX_ADDRS], u32)>,
 }
 
 impl Coverage {

@@ -7,7 +7,7 @@
 
 use crate::block::{mask, Codec, CodecError, CycleModel, Frame, IllegalInput, PortNames};
 use spec::{OtEvent, OtSpec, PortSpec, Replacement};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// Most addresses an entry can hold (`ot.addrs_per_entry` is at most this).
 pub const MAX_ADDRS: usize = 4;
@@ -138,7 +138,9 @@ pub struct OtModel {
     spec: OtSpec,
     entries: Vec<Entry>,
     /// (pc, lec) -> slot of the valid entry holding it.
-    index: HashMap<(u64, u32), u32>,
+    /// (rustc-hash: a lookup per observation and query; SipHash's DoS resistance buys
+    /// nothing for keys the model makes itself.)
+    index: FxHashMap<(u64, u32), u32>,
     repl: Repl,
     shape: Launch,
     out: OtOut,
@@ -156,7 +158,7 @@ impl OtModel {
         let mut m = OtModel {
             spec: spec.clone(),
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: FxHashMap::default(),
             repl,
             shape: Launch::default(),
             out: OtOut::default(),
