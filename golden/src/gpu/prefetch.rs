@@ -28,9 +28,9 @@
 
 use crate::block::CycleModel;
 use crate::prefetch::{Access, MtHwp, PfIn, PfOut};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use spec::{PrefetchKind, Spec};
-use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
 /// Training accesses waiting for the engine.

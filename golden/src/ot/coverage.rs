@@ -5,8 +5,8 @@
 use super::model::{OtIn, OtModel, OtOut};
 use super::txn::{OtTxn, Packer};
 use crate::block::{CycleModel, IllegalInput};
-use serde::Serialize;
 use rustc_hash::FxHashMap;
+use serde::Serialize;
 
 type Key = (u64, u32, [u32; 3], u32);
 

@@ -6,8 +6,8 @@
 //! observation. The semantics are written out in `docs/decisions.md` (section "OT").
 
 use crate::block::{mask, Codec, CodecError, CycleModel, Frame, IllegalInput, PortNames};
-use spec::{OtEvent, OtSpec, PortSpec, Replacement};
 use rustc_hash::FxHashMap;
+use spec::{OtEvent, OtSpec, PortSpec, Replacement};
 
 /// Most addresses an entry can hold (`ot.addrs_per_entry` is at most this).
 pub const MAX_ADDRS: usize = 4;

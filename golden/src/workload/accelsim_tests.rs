@@ -443,3 +443,41 @@ fn lane_addresses_of_every_length_read_whole() {
         assert_eq!(f.next_hex().and_then(Result::ok), want, "`{padded}`");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Lines read with `read_line` are those `BufRead::read_line` reads, through buffers of
+    /// any size (lines across a buffer's end), and invalid UTF-8 fails both.
+    #[test]
+    fn lines_read_as_bufread_reads_them(
+        text in proptest::collection::vec(
+            prop_oneof![Just(b'\n'), Just(b'a'), Just(b' '), Just(0xc3u8), Just(0xa9u8), any::<u8>()],
+            0..300,
+        ),
+        cap in 1usize..40,
+    ) {
+        let mut ours = std::io::BufReader::with_capacity(cap, &text[..]);
+        let mut std_reader = std::io::BufReader::with_capacity(cap, &text[..]);
+        loop {
+            let (mut a, mut b) = (String::from("x"), String::from("x"));
+            let ra = super::read_line(&mut ours, &mut a);
+            let rb = std_reader.read_line(&mut b);
+            match (&ra, &rb) {
+                (Ok(x), Ok(y)) => {
+                    prop_assert_eq!(x, y);
+                    prop_assert_eq!(&a, &b);
+                    if *x == 0 {
+                        break;
+                    }
+                }
+                (Err(x), Err(y)) => {
+                    prop_assert_eq!(x.kind(), y.kind());
+                    prop_assert_eq!(&a, "x");
+                    break;
+                }
+                _ => prop_assert!(false, "{:?} against {:?}", ra, rb),
+            }
+        }
+    }
+}
