@@ -20,6 +20,8 @@
 //! 64-bit addresses lose their upper half there (two segments 4 GiB apart would merge); here
 //! addresses keep their 64 bits (docs/decisions.md, "The coalescer").
 
+use smallvec::SmallVec;
+
 /// What decides the coalescing of an access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CoalesceRules {
@@ -53,6 +55,10 @@ pub struct Access {
     pub bytes: u128,
 }
 
+/// A memory instruction's accesses: held inline up to eight (most instructions touch a few
+/// segments; two vectors allocated per instruction were 1.5 % of a streaming run).
+pub type Accesses = SmallVec<[Access; 8]>;
+
 /// The accesses of one warp instruction: `lanes` holds `(lane, address)` for each active lane
 /// (any order), each moving `data_size` bytes (1, 2, 4, 8 or 16); `l2_only` marks an access
 /// that skips the L1 by its own cache operator (`.cg`).
@@ -62,7 +68,7 @@ pub fn coalesce(
     data_size: u32,
     space: Space,
     l2_only: bool,
-) -> Vec<Access> {
+) -> Accesses {
     let sector = match rules.arch {
         20..=38 => rules.skip_l1 || l2_only,
         40.. => true,
@@ -81,9 +87,9 @@ pub fn coalesce(
     };
     let parts = rules.warp_parts.clamp(1, 32);
     let per_part = 32 / parts;
-    let mut out = Vec::new();
+    let mut out = Accesses::new();
     // Per segment of the sub-warp: (segment address, lanes, chunks, bytes), kept sorted.
-    let mut segments: Vec<(u64, u32, u8, u128)> = Vec::new();
+    let mut segments: SmallVec<[(u64, u32, u8, u128); 8]> = SmallVec::new();
     for part in 0..parts {
         segments.clear();
         let range = part * per_part..(part + 1) * per_part;
