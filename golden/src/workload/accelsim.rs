@@ -379,7 +379,8 @@ impl<R: BufRead> KernelReader<R> {
                     )));
                 }
                 let text = text.trim();
-                if text.starts_with('#') || text.contains('=') {
+                // (The memchr crate's search: the standard library's took 1 % of a run.)
+                if text.starts_with('#') || memchr::memchr(b'=', text.as_bytes()).is_some() {
                     return Err(self.err(format!(
                         "`{text}`: warp {w} has {k} instruction lines, but `insts = {n}`"
                     )));
