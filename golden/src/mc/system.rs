@@ -1458,8 +1458,8 @@ impl MemSystem {
         // Each bank's own part of its bound, raised to the rank-wide part of its kind of
         // command, and the earliest of them; the raised bounds are kept for the next pick
         // (FR-FCFS's readiness without the bounds' recomputation: `ready_at`).
-        // (One loop per kind: a branch on whether each bank is open would follow the
-        // requests and mispredict.)
+        // (No branch on whether each bank is open: it would follow the requests and
+        // mispredict.)
         x.times_of(by_first | by_pre);
         let [cas_floor, act_floor, any_floor] = x.ch.rank_floor(x.write_mode);
         let (times, ready) = (&x.times, &mut x.ready_at);
