@@ -637,7 +637,7 @@ impl<'a> Fields<'a> {
     }
 
     /// The next field as [`hex`] reads it (`Err`: the field, which is not a hex number),
-    /// read in one pass: digits accumulate until the field ends.
+    /// split and read in one pass, its digits eight bytes at a time ([`hex_run`]).
     #[inline]
     fn next_hex(&mut self) -> Option<Result<u64, &'a str>> {
         self.next_hex_with::<false>()
