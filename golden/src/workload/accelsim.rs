@@ -645,7 +645,7 @@ impl<'a> Fields<'a> {
 
     /// [`Fields::next_hex`]; `LAX`: the deliberately wrong variant of the tests (takes `g`
     /// for a digit).
-    #[inline(always)]
+    #[inline]
     fn next_hex_with<const LAX: bool>(&mut self) -> Option<Result<u64, &'a str>> {
         if !self.skip_space() {
             return None;
