@@ -656,30 +656,16 @@ impl<'a> Fields<'a> {
         if matches!(b.get(i..i + 2), Some(b"0x" | b"0X")) {
             i += 2;
         }
-        let first = i;
-        let (n, v) = match b.get(i..i + 16) {
-            Some(w) => hex_run::<LAX>(u128::from_le_bytes(w.try_into().ok()?)),
-            None => {
-                // Near the line's end: digit by digit.
-                let mut v = 0u64;
-                while let Some(&c) = b.get(i) {
-                    let d = HEX[usize::from(c)];
-                    if d == NOT_HEX {
-                        break;
-                    }
-                    v = v << 4 | u64::from(d);
-                    i += 1;
-                }
-                (i - first, v)
+        if let Some(w) = b.get(i..i + 16).and_then(|w| <[u8; 16]>::try_from(w).ok()) {
+            let (n, v) = hex_run::<LAX>(u128::from_le_bytes(w));
+            let end = i + n;
+            if n > 0 && b.get(end).is_none_or(u8::is_ascii_whitespace) {
+                self.at = end;
+                return Some(Ok(v));
             }
-        };
-        let i = first + n;
-        let ends = b.get(i).is_none_or(u8::is_ascii_whitespace);
-        if ends && n > 0 && n <= 16 {
-            self.at = i;
-            return Some(Ok(v));
         }
-        // More than 16 digits (leading zeros are allowed) or not a number: the field whole.
+        // Fewer than 16 bytes left in the line, more than 16 digits (leading zeros are
+        // allowed) or not a number: the field whole, as `hex` reads it.
         self.at = start;
         let f = self.next()?;
         Some(hex(f).ok_or(f))
