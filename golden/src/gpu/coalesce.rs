@@ -93,18 +93,24 @@ pub fn coalesce(
     for part in 0..parts {
         segments.clear();
         let range = part * per_part..(part + 1) * per_part;
+        // The segment the previous lane touched: neighbouring lanes mostly share one.
+        let mut at = 0;
         for &(lane, addr) in lanes.iter().filter(|(l, _)| range.contains(l)) {
             let last = addr.wrapping_add(size - 1);
             let crosses = last & !(segment - 1) != addr & !(segment - 1);
             for a in std::iter::once(addr).chain(crosses.then_some(last)) {
                 let seg = a & !(segment - 1);
-                let i = match segments.binary_search_by_key(&seg, |s| s.0) {
-                    Ok(i) => i,
-                    Err(i) => {
-                        segments.insert(i, (seg, 0, 0, 0));
-                        i
-                    }
+                let i = match segments.get(at) {
+                    Some(s) if s.0 == seg => at,
+                    _ => match segments.binary_search_by_key(&seg, |s| s.0) {
+                        Ok(i) => i,
+                        Err(i) => {
+                            segments.insert(i, (seg, 0, 0, 0));
+                            i
+                        }
+                    },
                 };
+                at = i;
                 let s = &mut segments[i];
                 s.1 |= 1 << lane;
                 s.2 |= 1 << ((a & 127) / 32);

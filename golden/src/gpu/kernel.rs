@@ -11,7 +11,7 @@
 //! accumulator `R0`, each writes `R0` and the others read it (a dependent chain). The warp ends
 //! with `EXIT`.
 
-use crate::workload::accelsim::{Inst, KernelHeader, Reg, Srcs, TraceBlock};
+use crate::workload::accelsim::{Inst, KernelHeader, LaneAddrs, Reg, Srcs, TraceBlock};
 use crate::workload::{schedule, KernelDesc, Schedule, WorkloadError};
 use spec::GpuSpec;
 
@@ -115,7 +115,7 @@ impl KernelBlocks {
                 dest: Some(reg),
                 srcs: Srcs::new(),
                 mem_bytes: self.sched.elem_bytes(inst.load),
-                addrs,
+                addrs: LaneAddrs::new(&addrs),
             });
             loaded.push(reg);
             if last {
@@ -138,7 +138,7 @@ impl KernelBlocks {
             dest: None,
             srcs: Srcs::new(),
             mem_bytes: 0,
-            addrs: Vec::new(),
+            addrs: LaneAddrs::Empty,
         });
         insts
     }
@@ -153,6 +153,6 @@ fn alu(pc: u64, mask: u32, srcs: Srcs) -> Inst {
         dest: Some(0),
         srcs,
         mem_bytes: 0,
-        addrs: Vec::new(),
+        addrs: LaneAddrs::Empty,
     }
 }

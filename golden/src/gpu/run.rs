@@ -562,7 +562,7 @@ impl Gpu<'_> {
                         for (w, ks) in b.warps.iter_mut().zip(&kinds) {
                             for (i, k) in w.iter_mut().zip(ks) {
                                 if matches!(k, Kind::Global { .. }) {
-                                    i.addrs.iter_mut().for_each(|a| *a += self.shift);
+                                    i.addrs.shift(self.shift);
                                 }
                             }
                         }

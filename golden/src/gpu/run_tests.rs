@@ -1085,7 +1085,7 @@ fn opcodes_take_the_class_of_accel_sims_tables() {
         dest: Some(1),
         srcs: crate::workload::accelsim::Srcs::from_slice(&[2]),
         mem_bytes: 0,
-        addrs: Vec::new(),
+        addrs: crate::workload::accelsim::LaneAddrs::Empty,
     };
     assert_eq!(kind_of("MUFU.RSQ", &alu, &h), Kind::Alu(ExecClass::Sfu));
     assert_eq!(kind_of("BAR.SYNC", &alu, &h), Kind::Barrier);

@@ -95,7 +95,7 @@ pub fn kind_of(op: &str, inst: &Inst, h: &KernelHeader) -> Kind {
         "LD" | "ST" => {
             // Generic: shared below the local window's base, local above it (Accel-Sim
             // treats generic accesses as shared when a base is not given).
-            let a = inst.addrs.first().copied().unwrap_or(0);
+            let a = inst.addrs.first().unwrap_or(0);
             let no_windows = h.shmem_base == 0 || h.local_base == 0;
             if no_windows || (a >= h.shmem_base && a < h.local_base) {
                 Kind::Shared
@@ -952,7 +952,7 @@ impl Sm {
             // (On the stack: a vector collected here was 3.5 % of a run's instructions.)
             let mut lanes = [(0u32, 0u64); 32];
             let mut n = 0;
-            for (l, &a) in (0..32).filter(|l| i.mask >> l & 1 != 0).zip(&i.addrs) {
+            for (l, a) in (0..32).filter(|l| i.mask >> l & 1 != 0).zip(i.addrs.iter()) {
                 lanes[n] = (l, a);
                 n += 1;
             }

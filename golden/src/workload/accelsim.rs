@@ -158,7 +158,116 @@ pub struct Inst {
     /// for other instructions.
     pub mem_bytes: u32,
     /// A memory instruction's address per active lane, in lane order (empty otherwise).
-    pub addrs: Vec<u64>,
+    pub addrs: LaneAddrs,
+}
+
+/// A memory instruction's lane addresses, in lane order. Most warps' lanes step by one
+/// stride: those are held as base and stride, with no allocation. (A vector per memory
+/// instruction was an allocation and 8 bytes a lane: on matrixmul's trace, a tenth of a run
+/// went to the allocator and to first touches of the 57 MB its resident blocks held.)
+#[derive(Debug, Clone, Default)]
+pub enum LaneAddrs {
+    /// No lanes.
+    #[default]
+    Empty,
+    /// `n` lanes (1 to 32), lane `k` at `base + k * stride` (wrapping).
+    Strided { base: u64, stride: u64, n: u8 },
+    /// Any other addresses.
+    List(Box<[u64]>),
+}
+
+impl LaneAddrs {
+    /// The addresses, held in the smaller form that gives them back in order.
+    pub fn new(addrs: &[u64]) -> LaneAddrs {
+        match addrs {
+            [] => LaneAddrs::Empty,
+            &[base, ..] if addrs.len() <= 32 => {
+                let stride = addrs.get(1).map_or(0, |&a| a.wrapping_sub(base));
+                if addrs.windows(2).all(|w| w[1].wrapping_sub(w[0]) == stride) {
+                    LaneAddrs::Strided {
+                        base,
+                        stride,
+                        n: addrs.len() as u8,
+                    }
+                } else {
+                    LaneAddrs::List(addrs.into())
+                }
+            }
+            _ => LaneAddrs::List(addrs.into()),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            LaneAddrs::Empty => 0,
+            LaneAddrs::Strided { n, .. } => usize::from(*n),
+            LaneAddrs::List(l) => l.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Lane `k`'s address (the `k`-th active lane's).
+    pub fn get(&self, k: usize) -> Option<u64> {
+        match self {
+            LaneAddrs::Empty => None,
+            LaneAddrs::Strided { base, stride, n } => {
+                (k < usize::from(*n)).then(|| base.wrapping_add((k as u64).wrapping_mul(*stride)))
+            }
+            LaneAddrs::List(l) => l.get(k).copied(),
+        }
+    }
+
+    pub fn first(&self) -> Option<u64> {
+        self.get(0)
+    }
+
+    /// The addresses in lane order.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..self.len()).map(|k| match self {
+            LaneAddrs::Strided { base, stride, .. } => {
+                base.wrapping_add((k as u64).wrapping_mul(*stride))
+            }
+            LaneAddrs::List(l) => l[k],
+            LaneAddrs::Empty => unreachable!("no lanes to iterate"),
+        })
+    }
+
+    pub fn to_vec(&self) -> Vec<u64> {
+        self.iter().collect()
+    }
+
+    /// Every address moved by `delta` (wrapping).
+    pub fn shift(&mut self, delta: u64) {
+        match self {
+            LaneAddrs::Empty => {}
+            LaneAddrs::Strided { base, .. } => *base = base.wrapping_add(delta),
+            LaneAddrs::List(l) => l.iter_mut().for_each(|a| *a = a.wrapping_add(delta)),
+        }
+    }
+}
+
+/// Equal when they hold the same addresses, in whichever form.
+impl PartialEq for LaneAddrs {
+    fn eq(&self, other: &LaneAddrs) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for LaneAddrs {}
+
+impl<const N: usize> PartialEq<[u64; N]> for LaneAddrs {
+    fn eq(&self, other: &[u64; N]) -> bool {
+        self.len() == N && self.iter().eq(other.iter().copied())
+    }
+}
+
+impl PartialEq<Vec<u64>> for LaneAddrs {
+    fn eq(&self, other: &Vec<u64>) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter().copied())
+    }
 }
 
 impl Inst {
@@ -194,6 +303,8 @@ pub struct KernelReader<R> {
     op_ids: FxHashMap<String, u16>,
     /// Bytes per lane of each opcode's accesses ([`access_bytes`], once per opcode).
     op_bytes: Vec<u32>,
+    /// The lane addresses being parsed (kept, as `text` is).
+    addrs: Vec<u64>,
 }
 
 impl KernelReader<BufReader<File>> {
@@ -226,6 +337,7 @@ impl<R: BufRead> KernelReader<R> {
             input,
             line: 0,
             text: String::new(),
+            addrs: Vec::new(),
             header: KernelHeader::default(),
             ops: Vec::new(),
             op_ids: FxHashMap::default(),
@@ -436,11 +548,12 @@ impl<R: BufRead> KernelReader<R> {
         let width: u32 = width
             .parse()
             .map_err(|_| format!("`{width}` is not a memory width"))?;
-        let (mut mem_bytes, mut addrs) = (0, Vec::new());
+        let (mut mem_bytes, mut addrs) = (0, std::mem::take(&mut self.addrs));
+        addrs.clear();
         if width > 0 {
             mem_bytes = self.op_bytes[usize::from(op)];
             let lanes = mask.count_ones() as usize;
-            addrs.reserve_exact(lanes);
+            addrs.reserve(lanes);
             let mode = t.need("address mode")?;
             match mode {
                 "0" => {
@@ -487,6 +600,8 @@ impl<R: BufRead> KernelReader<R> {
                 self.header.tracer_version
             ));
         }
+        let lanes = LaneAddrs::new(&addrs);
+        self.addrs = addrs;
         Ok(Inst {
             pc,
             mask,
@@ -494,7 +609,7 @@ impl<R: BufRead> KernelReader<R> {
             dest,
             srcs,
             mem_bytes,
-            addrs,
+            addrs: lanes,
         })
     }
 }

@@ -78,8 +78,8 @@ fn the_legacy_lud_trace_reads_whole() {
         (0xffff_0000, Some(8), &[2][..], 4)
     );
     assert_eq!(i.addrs.len(), 16);
-    assert_eq!(i.addrs[0], 0x7fe0_3370_2880);
-    assert_eq!(i.addrs[15], 0x7fe0_3370_2880 + 15 * 4);
+    assert_eq!(i.addrs.get(0), Some(0x7fe0_3370_2880));
+    assert_eq!(i.addrs.get(15), Some(0x7fe0_3370_2880 + 15 * 4));
 }
 
 #[test]
@@ -480,4 +480,80 @@ proptest! {
             }
         }
     }
+}
+
+/// Lane addresses that mostly step by one stride, some with one lane off it.
+fn lane_addrs() -> impl Strategy<Value = Vec<u64>> {
+    (
+        any::<u64>(),
+        prop_oneof![
+            Just(4u64),
+            Just(8),
+            Just(0),
+            Just(u64::MAX - 3),
+            any::<u64>()
+        ],
+        0usize..=32,
+        proptest::option::of((0usize..32, any::<u64>())),
+    )
+        .prop_map(|(base, stride, n, off)| {
+            let mut v: Vec<u64> = (0..n as u64)
+                .map(|k| base.wrapping_add(k.wrapping_mul(stride)))
+                .collect();
+            if let Some((k, a)) = off {
+                if k < n {
+                    v[k] = a;
+                }
+            }
+            v
+        })
+}
+
+/// Whether `held` gives back `v`, by every reader of it.
+fn gives_back(held: &LaneAddrs, v: &[u64]) -> bool {
+    held.len() == v.len()
+        && held.to_vec() == v
+        && (0..=v.len()).all(|k| held.get(k) == v.get(k).copied())
+        && held.first() == v.first().copied()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// The compact form gives the addresses back, is strided exactly when they step by one
+    /// stride, and compares equal to any form holding the same addresses.
+    #[test]
+    fn lane_addresses_are_held_whole(v in lane_addrs(), delta in any::<u64>()) {
+        let held = LaneAddrs::new(&v);
+        prop_assert!(gives_back(&held, &v));
+        let strided = v.windows(2).all(|w| w[1].wrapping_sub(w[0]) == v[1].wrapping_sub(v[0]));
+        prop_assert_eq!(matches!(held, LaneAddrs::Strided { .. }), !v.is_empty() && strided);
+        prop_assert_eq!(&held, &LaneAddrs::List(v.clone().into()));
+        let mut moved = held.clone();
+        moved.shift(delta);
+        let want: Vec<u64> = v.iter().map(|a| a.wrapping_add(delta)).collect();
+        prop_assert!(gives_back(&moved, &want));
+    }
+}
+
+/// A compact form that trusted the first two lanes' stride for all of them would lose a lane
+/// off the stride: the check above catches it.
+#[test]
+fn a_form_trusting_the_first_stride_is_caught() {
+    fn lax(v: &[u64]) -> LaneAddrs {
+        match v {
+            [] => LaneAddrs::Empty,
+            &[base, ..] => LaneAddrs::Strided {
+                base,
+                stride: v.get(1).map_or(0, |&a| a.wrapping_sub(base)),
+                n: v.len() as u8,
+            },
+        }
+    }
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let caught = runner.run(&lane_addrs(), |v| {
+        prop_assert!(gives_back(&lax(&v), &v));
+        Ok(())
+    });
+    assert!(caught.is_err(), "the lax form was not caught");
 }
