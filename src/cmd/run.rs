@@ -3,7 +3,7 @@
 use crate::args::{Format, RunArgs};
 use crate::cmd::thousands;
 use crate::{bad, CliResult};
-use golden::gpu::run::{RunSummary, Workload};
+use golden::gpu::run::{RunOptions, RunSummary, Workload};
 use std::process::ExitCode;
 
 pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
@@ -27,7 +27,12 @@ pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
             )))
         }
     };
-    let r = golden::gpu::run::run(&spec, w, Some(&progress));
+    let mut opts = RunOptions {
+        progress: Some(&progress),
+        trace_cache: (!a.no_trace_cache).then(|| sim::build::cache_root().join("traces")),
+        ..RunOptions::default()
+    };
+    let r = golden::gpu::run::run_with(&spec, w, &mut opts);
     bar.finish_and_clear();
     let r = match r {
         Ok(r) => r,

@@ -18,6 +18,7 @@ use crate::mem::slice::SliceStats;
 use crate::workload::accelsim::{
     read_list, KernelHeader, KernelReader, ListEntry, TraceBlock, TraceError,
 };
+use crate::workload::pack::{self, PackReader, PackWriter};
 use crate::workload::{KernelDesc, WorkloadError};
 use serde::Serialize;
 use spec::{DispatchPolicy, Spec};
@@ -185,9 +186,34 @@ trait Blocks {
 }
 
 /// A trace's blocks, streamed from its file in file order: the queue-based policies the GPU
-/// runs traces under hand out the oldest waiting block, and file order is the age.
+/// runs traces under hand out the oldest waiting block, and file order is the age. With a
+/// cache folder, from the file's packed copy when one is there ([`crate::workload::pack`]),
+/// else parsed from the text and packed on the way.
 struct TraceBlocks {
+    /// The header, and the blocks when there is no packed copy.
     reader: KernelReader<std::io::BufReader<std::fs::File>>,
+    packed: Option<PackReader>,
+    /// The copy being written (dropped, with its temporary file, if writing it fails or the
+    /// run does not read the text to its end).
+    packing: Option<PackWriter>,
+}
+
+impl TraceBlocks {
+    fn open(path: &std::path::Path, cache: Option<&std::path::Path>) -> Result<Self, GpuError> {
+        let reader = KernelReader::open(path)?;
+        let copy = cache.and_then(|dir| pack::copy_of(dir, path));
+        let packed = copy.as_ref().and_then(|(p, key)| PackReader::open(p, key));
+        // (A folder that cannot be written to only costs the copy: the run reads the text.)
+        let packing = match (&packed, &copy) {
+            (None, Some((p, key))) => PackWriter::create(p, key).ok(),
+            _ => None,
+        };
+        Ok(TraceBlocks {
+            reader,
+            packed,
+            packing,
+        })
+    }
 }
 
 impl Blocks for TraceBlocks {
@@ -195,10 +221,37 @@ impl Blocks for TraceBlocks {
         self.reader.header()
     }
     fn opcode(&self, op: u16) -> &str {
-        self.reader.opcode(op)
+        match &self.packed {
+            Some(p) => p.opcode(op),
+            None => self.reader.opcode(op),
+        }
     }
     fn take(&mut self, _linear: u64) -> Result<Option<TraceBlock>, GpuError> {
-        Ok(self.reader.next_block()?)
+        if let Some(p) = &mut self.packed {
+            return Ok(p.next_block()?);
+        }
+        let known = self.reader.opcodes().len();
+        let block = self.reader.next_block()?;
+        // The copy ends with the text, or with the grid's last block (the run takes no more).
+        // (Whether the copy is kept or not, the run goes on from the text it read.)
+        if let Some(w) = &mut self.packing {
+            let whole = match &block {
+                Some(b) => {
+                    if w.block(b, &self.reader.opcodes()[known..]).is_err() {
+                        self.packing = None;
+                        return Ok(block);
+                    }
+                    w.blocks() == self.reader.header().blocks()
+                }
+                None => true,
+            };
+            if whole {
+                if let Some(w) = self.packing.take() {
+                    let _ = w.finish();
+                }
+            }
+        }
+        Ok(block)
     }
 }
 
@@ -315,6 +368,9 @@ pub struct RunOptions<'a, 'h> {
     /// Check every SM's L1 queues and MSHRs against their sizes every core cycle (property
     /// tests): one over its size is [`GpuError::Overfull`].
     pub check_bounds: bool,
+    /// A folder for packed copies of the traces run ([`crate::workload::pack`]): a trace
+    /// read whole is packed there, and read from its copy the next time.
+    pub trace_cache: Option<std::path::PathBuf>,
 }
 
 impl RunOptions<'_, '_> {
@@ -380,9 +436,7 @@ pub fn run_with(
                             }
                             ListEntry::Kernel(path) => path,
                         };
-                        let mut src = TraceBlocks {
-                            reader: KernelReader::open(&path)?,
-                        };
+                        let mut src = TraceBlocks::open(&path, opts.trace_cache.as_deref())?;
                         let h = src.header();
                         // The dispatcher reads the grid only (no access rectangles: no locality).
                         let shell = KernelDesc {

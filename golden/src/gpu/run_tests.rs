@@ -1208,3 +1208,53 @@ fn a_kernel_ends_when_the_l2_has_acknowledged_its_stores() {
         );
     }
 }
+
+/// A run with a trace cache packs the trace and gives the same figures as a run of the text;
+/// the next run reads the copy (a doctored copy, its first load moved, changes the figures)
+/// and gives them again from an untouched one.
+#[test]
+fn a_packed_copy_runs_as_its_text_and_is_what_the_next_run_reads() {
+    let lud = traces("rodinia2-lud-kernel8-volta-legacy-format");
+    let s = preset("fermi-gtx480");
+    let cache = tempfile::tempdir().unwrap();
+    let with_cache = || {
+        let mut o = RunOptions {
+            trace_cache: Some(cache.path().to_path_buf()),
+            ..RunOptions::default()
+        };
+        run_with(&s, Workload::Trace(&lud), &mut o).unwrap()
+    };
+    let text = run_trace(&s, &lud, None).unwrap();
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+    assert_eq!(with_cache(), text, "the run that packs");
+    let copies: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(copies.len(), 1, "one copy, no temporary file");
+    assert_eq!(with_cache(), text, "the run that reads the copy");
+    // Doctor the copy: every load of the first warp moved 1 MiB away.
+    let (copy, key) =
+        crate::workload::pack::copy_of(cache.path(), &lud.join("kernel-8.traceg")).unwrap();
+    assert_eq!(copy, copies[0]);
+    let mut r = PackReader::open(&copy, &key).unwrap();
+    let mut blocks = Vec::new();
+    while let Some(b) = r.next_block().unwrap() {
+        blocks.push(b);
+    }
+    let ops = r.opcodes().to_vec();
+    for i in &mut blocks[0].warps[0] {
+        i.addrs.shift(1 << 20);
+    }
+    let mut w = PackWriter::create(&copy, &key).unwrap();
+    for (k, b) in blocks.iter().enumerate() {
+        w.block(b, if k == 0 { &ops } else { &[] }).unwrap();
+    }
+    w.finish().unwrap();
+    assert_ne!(with_cache(), text, "the doctored copy is what runs");
+    assert_eq!(
+        run_trace(&s, &lud, None).unwrap(),
+        text,
+        "no cache: the text"
+    );
+}

@@ -356,6 +356,11 @@ impl<R: BufRead> KernelReader<R> {
         &self.ops[usize::from(op)]
     }
 
+    /// Every opcode met so far, numbered as [`Inst::op`] numbers them.
+    pub fn opcodes(&self) -> &[String] {
+        &self.ops
+    }
+
     fn err(&self, message: String) -> TraceError {
         TraceError {
             file: self.file.clone(),

@@ -271,6 +271,7 @@ impl DispDriver {
                 hook,
                 cycles: limit,
             }),
+            trace_cache: super::trace_cache(),
             ..RunOptions::default()
         };
         match run_with(&self.spec, t.workload(self.seed), &mut o) {

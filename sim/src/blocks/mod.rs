@@ -27,6 +27,12 @@ fn gpu_target(
     )
 }
 
+/// Where a co-simulation in place keeps packed copies of the traces it runs (it launches a
+/// workload again and again until its cycle budget: the text is parsed once).
+fn trace_cache() -> Option<std::path::PathBuf> {
+    Some(crate::build::cache_root().join("traces"))
+}
+
 /// A GPU run's error, as a co-simulation reports it: the model's own failure, or bad input
 /// named by the stimulus `name`.
 fn gpu_error(name: &str, e: golden::gpu::run::GpuError) -> crate::CosimError {

@@ -128,6 +128,7 @@ impl PfDriver {
                 hook,
                 cycles: limit,
             }),
+            trace_cache: super::trace_cache(),
             ..RunOptions::default()
         };
         match run_with(&self.spec, t.workload(self.seed), &mut o) {

@@ -144,6 +144,7 @@ impl OtDriver {
         }
         let mut o = RunOptions {
             keep_ot: Some(want),
+            trace_cache: super::trace_cache(),
             ..RunOptions::default()
         };
         run_with(&self.spec, t.workload(1), &mut o).map_err(|e| super::gpu_error(&name, e))?;

@@ -284,6 +284,7 @@ impl WmcDriver {
                 dram_cycles: limit,
             }),
             log_offers: true,
+            trace_cache: super::trace_cache(),
             ..RunOptions::default()
         };
         let r = run_with(&self.spec, t.workload(self.seed), &mut o);
