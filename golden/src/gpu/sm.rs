@@ -161,10 +161,39 @@ struct Pending {
     observed: Vec<u64>,
 }
 
+/// What the schedulers and the issue stage read of an instruction, 16 bytes, built at launch
+/// (when the block's instructions were just read): its kind, destination and first four
+/// sources (`RZ` where there is none), and whether it has more sources (a built-in kernel's
+/// sum over its loads), which are then read from the instruction. (Read from `Inst`, 80 bytes
+/// reached through each warp's own vector, the next instruction's first read mostly missed
+/// the host's caches: a tenth of a compute-heavy run.)
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    kind: Kind,
+    dest: Reg,
+    srcs: [Reg; 4],
+    more: bool,
+}
+
+impl Step {
+    fn of(i: &Inst, kind: Kind) -> Step {
+        let mut srcs = [RZ; 4];
+        for (s, &r) in srcs.iter_mut().zip(&i.srcs) {
+            *s = r;
+        }
+        Step {
+            kind,
+            dest: i.dest.unwrap_or(RZ),
+            srcs,
+            more: i.srcs.len() > 4,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Warp {
     insts: Vec<Inst>,
-    kinds: Vec<Kind>,
+    steps: Vec<Step>,
     next: usize,
     /// Launch order (GTO's age).
     age: u64,
@@ -173,6 +202,17 @@ struct Warp {
     /// Registers awaiting a load, and arithmetic results not yet readable (register, cycle).
     loading: [u64; 4],
     writing: Vec<(Reg, u64)>,
+    /// The next instruction as the schedulers check it, kept by [`Warp::prepare`] when
+    /// `next` or `writing` changes (at launch and at issue; nothing else changes them): the
+    /// registers it reads or writes (`RZ` not) as a bit set, the cycle from which none of
+    /// them awaits an arithmetic result, and its kind (`None`: no next instruction). (Read
+    /// through the instruction at every check, it was most of a compute-heavy run's
+    /// scheduling.)
+    need: [u64; 4],
+    ready_at: u64,
+    next_kind: Option<Kind>,
+    /// The next instruction's destination (`RZ` not).
+    next_dest: Option<Reg>,
     pending: Vec<Pending>,
     next_id: u16,
     /// Its block's coordinates, its index in the block, and per PC the times it executed it
@@ -183,8 +223,40 @@ struct Warp {
 }
 
 impl Warp {
-    fn waits_on(&self, r: Reg, now: u64) -> bool {
-        self.loads_into(r) || r != RZ && self.writing.iter().any(|&(w, t)| w == r && t > now)
+    /// Set `need`, `ready_at` and `next_kind` for the instruction at `next`.
+    fn prepare(&mut self) {
+        self.need = [0; 4];
+        self.ready_at = 0;
+        self.next_kind = None;
+        self.next_dest = None;
+        let Some(&step) = self.steps.get(self.next) else {
+            return;
+        };
+        self.next_kind = Some(step.kind);
+        self.next_dest = Some(step.dest).filter(|&r| r != RZ);
+        let more = match step.more {
+            true => &self.insts[self.next].srcs[4..],
+            false => &[],
+        };
+        for &r in step.srcs.iter().chain(more).chain([&step.dest]) {
+            if r != RZ {
+                self.need[usize::from(r / 64)] |= 1 << (r % 64);
+            }
+        }
+        let need = self.need;
+        self.ready_at = self
+            .writing
+            .iter()
+            .filter(|&&(r, _)| need[usize::from(r / 64)] >> (r % 64) & 1 != 0)
+            .map(|&(_, t)| t)
+            .max()
+            .unwrap_or(0);
+    }
+
+    /// Whether the next instruction reads or writes a register a load will write, or one an
+    /// arithmetic result not readable at `now` will.
+    fn waits(&self, now: u64) -> bool {
+        (0..4).any(|k| self.loading[k] & self.need[k] != 0) || self.ready_at > now
     }
 
     /// Register `r` awaits a load (a long wait, to the two-level scheduler).
@@ -283,8 +355,9 @@ pub struct Sm {
     max_blocks: usize,
     /// Per scheduler that found no ready warp: the cycle from which an arithmetic result or a
     /// free unit may ready one. Cleared by an event that can ready one of its warps (a load of
-    /// one answered) or any warp (a free LD/ST unit, a launch, a barrier passed).
-    idle: Vec<Option<u64>>,
+    /// one answered) or any warp (a free LD/ST unit, a launch, a barrier passed). (Inline:
+    /// it is read every SM cycle.)
+    idle: smallvec::SmallVec<[Option<u64>; 4]>,
     /// The prefetcher (`prefetch.kind` other than none), and the demand loads its cache
     /// answered: (cycle due, payload), in due order.
     pf: Option<Prefetcher>,
@@ -363,7 +436,7 @@ impl Sm {
             blocks_changed: false,
             free: (g.ctas_per_sm as usize, g.warps_per_sm as usize),
             max_blocks: g.ctas_per_sm as usize,
-            idle: vec![None; g.schedulers as usize],
+            idle: smallvec::smallvec![None; g.schedulers as usize],
             pf: Prefetcher::new(spec),
             pf_answers: VecDeque::new(),
             pf_checked: false,
@@ -472,24 +545,36 @@ impl Sm {
         }
         let mut ids = Vec::new();
         for (insts, kinds) in block.warps.into_iter().zip(kinds) {
+            let steps = insts
+                .iter()
+                .zip(kinds)
+                .map(|(i, k)| Step::of(i, k))
+                .collect();
             let Some(w) = self.warps.iter().position(Option::is_none) else {
                 break;
             };
             self.warps[w] = Some(Warp {
                 done: insts.is_empty(),
                 insts,
-                kinds,
+                steps,
                 next: 0,
                 age: self.launched,
                 at_barrier: false,
                 loading: [0; 4],
                 writing: Vec::new(),
+                need: [0; 4],
+                ready_at: 0,
+                next_kind: None,
+                next_dest: None,
                 pending: Vec::new(),
                 next_id: 0,
                 tb: block.id,
                 in_block: ids.len() as u32,
                 lec: Vec::new(),
             });
+            if let Some(x) = &mut self.warps[w] {
+                x.prepare();
+            }
             self.launched += 1;
             ids.push(w);
         }
@@ -828,14 +913,13 @@ impl Sm {
         let Some(x) = &self.warps[w] else {
             return false;
         };
-        if x.done || x.at_barrier || x.next >= x.insts.len() {
+        let Some(kind) = x.next_kind.filter(|_| !x.done && !x.at_barrier) else {
+            return false;
+        };
+        if x.waits(now) {
             return false;
         }
-        let i = &x.insts[x.next];
-        if i.srcs.iter().chain(&i.dest).any(|&r| x.waits_on(r, now)) {
-            return false;
-        }
-        match x.kinds[x.next] {
+        match kind {
             Kind::Global { .. } => self.unit.is_none(),
             Kind::Alu(c) => self.busy[s][c.index()] <= now || lax_initiation(),
             _ => true,
@@ -939,8 +1023,9 @@ impl Sm {
             return;
         };
         let idx = x.next;
-        let kind = x.kinds[idx];
-        let dest = x.insts[idx].dest.filter(|&r| r != RZ);
+        let (Some(kind), dest) = (x.next_kind, x.next_dest) else {
+            return;
+        };
         // A global instruction's requests to the L1: one per coalesced access (a line L1), or
         // one per 32-byte chunk an access touches (a sector L1).
         let mut parts = VecDeque::new();
@@ -1054,9 +1139,102 @@ impl Sm {
                 }
             }
         }
+        x.prepare();
         if x.next >= x.insts.len() {
             x.done = true;
             self.blocks_changed = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod step_tests {
+    use super::*;
+    use crate::workload::accelsim::Srcs;
+    use proptest::prelude::*;
+
+    /// A warp whose next instruction is `i`, prepared; `lax`: its step built without the
+    /// sources past the fourth (a deliberately wrong variant).
+    fn warp(i: Inst, writing: Vec<(Reg, u64)>, lax: bool) -> Warp {
+        let mut step = Step::of(&i, Kind::Alu(ExecClass::Alu));
+        step.more &= !lax;
+        let mut w = Warp {
+            insts: vec![i],
+            steps: vec![step],
+            next: 0,
+            age: 0,
+            done: false,
+            at_barrier: false,
+            loading: [0; 4],
+            writing,
+            need: [0; 4],
+            ready_at: 0,
+            next_kind: None,
+            next_dest: None,
+            pending: Vec::new(),
+            next_id: 0,
+            tb: [0; 3],
+            in_block: 0,
+            lec: Vec::new(),
+        };
+        w.prepare();
+        w
+    }
+
+    type Case = (Vec<Reg>, Option<Reg>, Vec<(Reg, u64)>, u64);
+
+    fn case() -> impl Strategy<Value = Case> {
+        (
+            proptest::collection::vec(prop_oneof![0u16..8, Just(RZ)], 0..9),
+            proptest::option::of(prop_oneof![0u16..8, Just(RZ)]),
+            proptest::collection::vec((0u16..12, 0u64..50), 0..6),
+            0u64..60,
+        )
+    }
+
+    /// What `prepare` keeps of the next instruction is what reading the instruction gives:
+    /// every register it reads or writes (`RZ` not, sources past the fourth included), whether
+    /// an arithmetic result for one of them is in flight at `now`, and its destination.
+    fn prepared_as_read((srcs, dest, writing, now): Case, lax: bool) -> Result<(), TestCaseError> {
+        let i = Inst {
+            pc: 0,
+            mask: 1,
+            op: 0,
+            dest,
+            srcs: Srcs::from_vec(srcs.clone()),
+            mem_bytes: 0,
+            addrs: Default::default(),
+        };
+        let w = warp(i, writing.clone(), lax);
+        let regs: Vec<Reg> = srcs
+            .iter()
+            .chain(&dest)
+            .copied()
+            .filter(|&r| r != RZ)
+            .collect();
+        for r in 0..256u16 {
+            let held = w.need[usize::from(r / 64)] >> (r % 64) & 1 != 0;
+            prop_assert_eq!(held, regs.contains(&r), "register {}", r);
+        }
+        let waits = writing.iter().any(|&(r, t)| regs.contains(&r) && t > now);
+        prop_assert_eq!(w.waits(now), waits);
+        prop_assert_eq!(w.next_dest, dest.filter(|&r| r != RZ));
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn the_prepared_instruction_is_the_instruction(c in case()) {
+            prepared_as_read(c, false)?;
+        }
+    }
+
+    /// Without the sources past the fourth (a built-in kernel's sum over its loads), a warp
+    /// would issue before its fifth load's register is written: the check above catches it.
+    #[test]
+    fn a_step_without_its_fifth_source_is_caught() {
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let caught = runner.run(&case(), |c| prepared_as_read(c, true));
+        assert!(caught.is_err(), "the lax step was not caught");
     }
 }
