@@ -223,6 +223,31 @@ struct Warp {
 }
 
 impl Warp {
+    /// A warp at its first instruction, launched `age`-th, warp `in_block` of block `tb`.
+    fn new(insts: Vec<Inst>, steps: Vec<Step>, age: u64, tb: [u32; 3], in_block: u32) -> Warp {
+        let mut w = Warp {
+            done: insts.is_empty(),
+            insts,
+            steps,
+            next: 0,
+            age,
+            at_barrier: false,
+            loading: [0; 4],
+            writing: Vec::new(),
+            need: [0; 4],
+            ready_at: 0,
+            next_kind: None,
+            next_dest: None,
+            pending: Vec::new(),
+            next_id: 0,
+            tb,
+            in_block,
+            lec: Vec::new(),
+        };
+        w.prepare();
+        w
+    }
+
     /// Set `need`, `ready_at` and `next_kind` for the instruction at `next`.
     fn prepare(&mut self) {
         self.need = [0; 4];
@@ -553,28 +578,13 @@ impl Sm {
             let Some(w) = self.warps.iter().position(Option::is_none) else {
                 break;
             };
-            self.warps[w] = Some(Warp {
-                done: insts.is_empty(),
+            self.warps[w] = Some(Warp::new(
                 insts,
                 steps,
-                next: 0,
-                age: self.launched,
-                at_barrier: false,
-                loading: [0; 4],
-                writing: Vec::new(),
-                need: [0; 4],
-                ready_at: 0,
-                next_kind: None,
-                next_dest: None,
-                pending: Vec::new(),
-                next_id: 0,
-                tb: block.id,
-                in_block: ids.len() as u32,
-                lec: Vec::new(),
-            });
-            if let Some(x) = &mut self.warps[w] {
-                x.prepare();
-            }
+                self.launched,
+                block.id,
+                ids.len() as u32,
+            ));
             self.launched += 1;
             ids.push(w);
         }
@@ -1158,25 +1168,8 @@ mod step_tests {
     fn warp(i: Inst, writing: Vec<(Reg, u64)>, lax: bool) -> Warp {
         let mut step = Step::of(&i, Kind::Alu(ExecClass::Alu));
         step.more &= !lax;
-        let mut w = Warp {
-            insts: vec![i],
-            steps: vec![step],
-            next: 0,
-            age: 0,
-            done: false,
-            at_barrier: false,
-            loading: [0; 4],
-            writing,
-            need: [0; 4],
-            ready_at: 0,
-            next_kind: None,
-            next_dest: None,
-            pending: Vec::new(),
-            next_id: 0,
-            tb: [0; 3],
-            in_block: 0,
-            lec: Vec::new(),
-        };
+        let mut w = Warp::new(vec![i], vec![step], 0, [0; 3], 0);
+        w.writing = writing;
         w.prepare();
         w
     }
