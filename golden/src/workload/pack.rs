@@ -5,8 +5,9 @@
 //! bytes of hex, and matrixmul's 77 MB trace took half its run to read. A run that reads a
 //! kernel's text to its end writes the blocks it parsed to a packed copy in a cache folder
 //! (`$WARPSMITH_CACHE_DIR/traces`); a later run of the same file reads the copy instead. The
-//! copy is keyed by the trace file's path, length and modification time and by this format's
-//! version: a changed trace is parsed again (and packed again). The text's header is read
+//! copy is keyed by the trace file's path, length and modification time, a hash of its first
+//! and last 64 KiB, and warpsmith's version: a changed trace is parsed again (and packed
+//! again). The text's header is read
 //! from the text in either case (it is short, and its errors stay those of the text).
 //!
 //! The format (all integers little-endian): `MAGIC`, the key's length (u32) and bytes; then a
@@ -30,9 +31,14 @@ use std::path::{Path, PathBuf};
 const MAGIC: &[u8; 8] = b"WSPACK01";
 const NO_REG: u16 = u16::MAX;
 
+/// Bytes of the text's start and of its end that the key holds a hash of.
+const SAMPLE: u64 = 1 << 16;
+
 /// The packed copy of `trace` in `dir`, and the key it must carry: `None` if the trace's
-/// metadata cannot be read (then it is not packed).
+/// metadata or text cannot be read (then it is not packed).
 pub fn copy_of(dir: &Path, trace: &Path) -> Option<(PathBuf, Vec<u8>)> {
+    use sha2::Digest;
+    use std::io::{Seek, SeekFrom};
     let meta = std::fs::metadata(trace).ok()?;
     let path = std::fs::canonicalize(trace).ok()?;
     let modified = meta
@@ -40,8 +46,20 @@ pub fn copy_of(dir: &Path, trace: &Path) -> Option<(PathBuf, Vec<u8>)> {
         .ok()?
         .duration_since(std::time::UNIX_EPOCH)
         .ok()?;
+    // The text's first and last 64 KiB: a trace rewritten at its length within a file
+    // system's time step (a second on some) is told apart where it differs there.
+    let mut f = File::open(trace).ok()?;
+    let mut sample = Vec::new();
+    (&mut f).take(SAMPLE).read_to_end(&mut sample).ok()?;
+    f.seek(SeekFrom::Start(meta.len().saturating_sub(SAMPLE)))
+        .ok()?;
+    f.take(SAMPLE).read_to_end(&mut sample).ok()?;
+    let sampled: String = sha2::Sha256::digest(&sample)[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     let key = format!(
-        "{}\0{}\0{}.{:09}\0{}",
+        "{}\0{}\0{}.{:09}\0{sampled}\0{}",
         path.display(),
         meta.len(),
         modified.as_secs(),
@@ -49,7 +67,6 @@ pub fn copy_of(dir: &Path, trace: &Path) -> Option<(PathBuf, Vec<u8>)> {
         env!("CARGO_PKG_VERSION")
     )
     .into_bytes();
-    use sha2::Digest;
     let digest = sha2::Sha256::digest(&key);
     let name: String = digest[..10].iter().map(|b| format!("{b:02x}")).collect();
     Some((dir.join(format!("{name}.wspack")), key))

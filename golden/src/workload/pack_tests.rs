@@ -80,6 +80,24 @@ fn a_changed_trace_is_not_read_from_its_old_copy() {
     let (copy2, key2) = copy_of(cache.path(), &trace).unwrap();
     assert_ne!(key2, key);
     assert!(copy2 != copy && PackReader::open(&copy2, &key2).is_none());
+    // Rewritten at the same length and modification time (a coarse file-system clock), one
+    // byte changed near its end: another key all the same.
+    let stamp = std::fs::metadata(&trace).unwrap().modified().unwrap();
+    let last = text.len() - 2;
+    text[last] = if text[last] == b'0' { b'1' } else { b'0' };
+    std::fs::write(&trace, &text).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&trace)
+        .unwrap()
+        .set_modified(stamp)
+        .unwrap();
+    assert_eq!(
+        std::fs::metadata(&trace).unwrap().modified().unwrap(),
+        stamp
+    );
+    let (_, key3) = copy_of(cache.path(), &trace).unwrap();
+    assert_ne!(key3, key2, "the sampled text tells the rewrite apart");
     // A copy under a foreign key (a file put in its place) is not read either.
     std::fs::copy(&copy, &copy2).unwrap();
     assert!(PackReader::open(&copy2, &key2).is_none());
