@@ -68,11 +68,20 @@ commit=b3d0c7ee0bbf8744f3520789d8150a162de97afd
 bins=(gpucachesim write-trace box-to-accelsim)
 
 # The two helpers the script adds to its checkout (our glue over microgpusim's library API).
-write_helpers() {
-  local dir=$1 f
-  mkdir -p "$dir/benchmarks/src/bin" "$dir/accelsim/src/bin"
+# put FILE: standard input into FILE, left untouched when it already holds it (so a rebuild
+# after a second run finds nothing changed).
+put() {
+  local f
   f=$(mktemp)
-  cat >"$f" <<'RS'
+  cat >"$f"
+  mkdir -p "$(dirname "$1")"
+  cmp -s "$f" "$1" || cp "$f" "$1"
+  rm -f "$f"
+}
+
+write_helpers() {
+  local dir=$1
+  put "$dir/benchmarks/src/bin/write-trace.rs" <<'RS'
 //! Added by warpsmith's scripts/microgpusim-compare.sh: reconstructs one of microgpusim's
 //! benchmark traces (f32, no GPU) and writes it as gpucachesim reads it (commands.json +
 //! kernel-N.msgpack).
@@ -136,8 +145,7 @@ async fn main() -> eyre::Result<()> {
     Ok(())
 }
 RS
-  cmp -s "$f" "$dir/benchmarks/src/bin/write-trace.rs" || cp "$f" "$dir/benchmarks/src/bin/write-trace.rs"
-  cat >"$f" <<'RS'
+  put "$dir/accelsim/src/bin/box-to-accelsim.rs" <<'RS'
 //! Added by warpsmith's scripts/microgpusim-compare.sh: converts a gpucachesim trace folder
 //! (commands.json + kernel-N.msgpack) to Accel-Sim text traces (box-kernelslist.g +
 //! kernel-N.box.traceg) with accelsim::tracegen.
@@ -160,8 +168,6 @@ fn main() -> eyre::Result<()> {
     Ok(())
 }
 RS
-  cmp -s "$f" "$dir/accelsim/src/bin/box-to-accelsim.rs" || cp "$f" "$dir/accelsim/src/bin/box-to-accelsim.rs"
-  rm -f "$f"
 }
 
 built() { local b; for b in "${bins[@]}"; do [ -x "$1/target/release/$b" ] || return 1; done; }

@@ -236,19 +236,19 @@ impl Blocks for TraceBlocks {
         // (Whether the copy is kept or not, the run goes on from the text it read.)
         if let Some(w) = &mut self.packing {
             let whole = match &block {
-                Some(b) => {
-                    if w.block(b, &self.reader.opcodes()[known..]).is_err() {
-                        self.packing = None;
-                        return Ok(block);
-                    }
-                    w.blocks() == self.reader.header().blocks()
-                }
-                None => true,
+                Some(b) => w
+                    .block(b, &self.reader.opcodes()[known..])
+                    .map(|()| w.blocks() == self.reader.header().blocks()),
+                None => Ok(true),
             };
-            if whole {
-                if let Some(w) = self.packing.take() {
-                    let _ = w.finish();
+            match whole {
+                Ok(false) => {}
+                Ok(true) => {
+                    if let Some(w) = self.packing.take() {
+                        let _ = w.finish();
+                    }
                 }
+                Err(_) => self.packing = None,
             }
         }
         Ok(block)

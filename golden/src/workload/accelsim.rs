@@ -184,16 +184,32 @@ impl LaneAddrs {
             &[base, ..] if addrs.len() <= 32 => {
                 let stride = addrs.get(1).map_or(0, |&a| a.wrapping_sub(base));
                 if addrs.windows(2).all(|w| w[1].wrapping_sub(w[0]) == stride) {
-                    LaneAddrs::Strided {
-                        base,
-                        stride,
-                        n: addrs.len() as u8,
-                    }
+                    LaneAddrs::strided(base, stride, addrs.len())
                 } else {
                     LaneAddrs::List(addrs.into())
                 }
             }
             _ => LaneAddrs::List(addrs.into()),
+        }
+    }
+
+    /// `n` lanes (at most 32) stepping by `stride` from `base`: the form [`LaneAddrs::new`]
+    /// gives those addresses, without listing them first.
+    pub fn strided(base: u64, stride: u64, n: usize) -> LaneAddrs {
+        debug_assert!(n <= 32, "{n} lanes");
+        match n {
+            0 => LaneAddrs::Empty,
+            // (One lane has no stride: `new` holds it as 0.)
+            1 => LaneAddrs::Strided {
+                base,
+                stride: 0,
+                n: 1,
+            },
+            _ => LaneAddrs::Strided {
+                base,
+                stride,
+                n: n as u8,
+            },
         }
     }
 
@@ -555,6 +571,9 @@ impl<R: BufRead> KernelReader<R> {
             .map_err(|_| format!("`{width}` is not a memory width"))?;
         let (mut mem_bytes, mut addrs) = (0, std::mem::take(&mut self.addrs));
         addrs.clear();
+        // Base and stride (address mode 1) are held as they are read; listed addresses are
+        // gathered in `addrs` and held in the form `LaneAddrs::new` finds for them.
+        let mut strided = None;
         if width > 0 {
             mem_bytes = self.op_bytes[usize::from(op)];
             let lanes = mask.count_ones() as usize;
@@ -577,7 +596,7 @@ impl<R: BufRead> KernelReader<R> {
                     let stride: i64 = stride
                         .parse()
                         .map_err(|_| format!("`{stride}` is not a stride"))?;
-                    addrs.extend((0..lanes as i64).map(|k| base.wrapping_add((k * stride) as u64)));
+                    strided = Some(LaneAddrs::strided(base, stride as u64, lanes));
                 }
                 "2" => {
                     let base = t.need("base address")?;
@@ -605,7 +624,7 @@ impl<R: BufRead> KernelReader<R> {
                 self.header.tracer_version
             ));
         }
-        let lanes = LaneAddrs::new(&addrs);
+        let lanes = strided.unwrap_or_else(|| LaneAddrs::new(&addrs));
         self.addrs = addrs;
         Ok(Inst {
             pc,

@@ -37,7 +37,6 @@ const SAMPLE: u64 = 1 << 16;
 /// The packed copy of `trace` in `dir`, and the key it must carry: `None` if the trace's
 /// metadata or text cannot be read (then it is not packed).
 pub fn copy_of(dir: &Path, trace: &Path) -> Option<(PathBuf, Vec<u8>)> {
-    use sha2::Digest;
     use std::io::{Seek, SeekFrom};
     let meta = std::fs::metadata(trace).ok()?;
     let path = std::fs::canonicalize(trace).ok()?;
@@ -54,10 +53,7 @@ pub fn copy_of(dir: &Path, trace: &Path) -> Option<(PathBuf, Vec<u8>)> {
     f.seek(SeekFrom::Start(meta.len().saturating_sub(SAMPLE)))
         .ok()?;
     f.take(SAMPLE).read_to_end(&mut sample).ok()?;
-    let sampled: String = sha2::Sha256::digest(&sample)[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let sampled = sha256_hex(&sample, 16);
     let key = format!(
         "{}\0{}\0{}.{:09}\0{sampled}\0{}",
         path.display(),
@@ -67,9 +63,17 @@ pub fn copy_of(dir: &Path, trace: &Path) -> Option<(PathBuf, Vec<u8>)> {
         env!("CARGO_PKG_VERSION")
     )
     .into_bytes();
-    let digest = sha2::Sha256::digest(&key);
-    let name: String = digest[..10].iter().map(|b| format!("{b:02x}")).collect();
+    let name = sha256_hex(&key, 10);
     Some((dir.join(format!("{name}.wspack")), key))
+}
+
+/// The first `n` bytes of the SHA-256 of `bytes`, in hex.
+fn sha256_hex(bytes: &[u8], n: usize) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)[..n]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Writes a packed copy as a trace's blocks are parsed; kept only when [`PackWriter::finish`]
