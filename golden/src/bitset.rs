@@ -7,7 +7,7 @@
 
 /// The members of one word, in ascending order.
 #[inline]
-pub fn members(mut word: u64) -> impl Iterator<Item = u32> {
+pub fn members(mut word: u64) -> impl Iterator<Item = u32> + Clone {
     std::iter::from_fn(move || {
         (word != 0).then(|| {
             let b = word.trailing_zeros();
@@ -15,6 +15,24 @@ pub fn members(mut word: u64) -> impl Iterator<Item = u32> {
             b
         })
     })
+}
+
+/// The members of a 128-bit set (controllers, warp slots), in ascending order.
+#[inline]
+pub fn members128(mut set: u128) -> impl Iterator<Item = usize> + Clone {
+    std::iter::from_fn(move || {
+        (set != 0).then(|| {
+            let b = set.trailing_zeros() as usize;
+            set &= set - 1;
+            b
+        })
+    })
+}
+
+/// The set `{i : i >= from}` of a 128-bit set's indices (empty when `from` >= 128).
+#[inline]
+pub fn from128(from: usize) -> u128 {
+    u128::MAX.checked_shl(from as u32).unwrap_or(0)
 }
 
 /// A set of indices below a size fixed at its making.

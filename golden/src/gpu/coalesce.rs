@@ -69,6 +69,31 @@ pub fn coalesce(
     space: Space,
     l2_only: bool,
 ) -> Accesses {
+    group::<true>(rules, lanes.iter().copied(), data_size, space, l2_only)
+}
+
+/// The same accesses as [`coalesce`] with their addresses, sizes and chunks only (`lanes` and
+/// `bytes` 0): what an SM sends on. `lanes` is an iterator here, so an SM need not list its
+/// lanes first (the lane lists and the lane and byte masks were most of coalescing's cost, a
+/// tenth of a streaming run's instructions).
+pub fn coalesce_chunks(
+    rules: CoalesceRules,
+    lanes: impl Iterator<Item = (u32, u64)> + Clone,
+    data_size: u32,
+    space: Space,
+    l2_only: bool,
+) -> Accesses {
+    group::<false>(rules, lanes, data_size, space, l2_only)
+}
+
+/// The rules above, once for both: `FULL` keeps each access's lanes and bytes.
+fn group<const FULL: bool>(
+    rules: CoalesceRules,
+    lanes: impl Iterator<Item = (u32, u64)> + Clone,
+    data_size: u32,
+    space: Space,
+    l2_only: bool,
+) -> Accesses {
     let sector = match rules.arch {
         20..=38 => rules.skip_l1 || l2_only,
         40.. => true,
@@ -89,39 +114,61 @@ pub fn coalesce(
     let per_part = 32 / parts;
     let mut out = Accesses::new();
     // Per segment of the sub-warp: (segment address, lanes, chunks, bytes), kept sorted.
-    let mut segments: SmallVec<[(u64, u32, u8, u128); 8]> = SmallVec::new();
+    let mut segments: SmallVec<[Segment; 8]> = SmallVec::new();
     for part in 0..parts {
         segments.clear();
         let range = part * per_part..(part + 1) * per_part;
-        // The segment the previous lane touched: neighbouring lanes mostly share one.
-        let mut at = 0;
-        for &(lane, addr) in lanes.iter().filter(|(l, _)| range.contains(l)) {
+        // The segment the previous lane touched, gathered apart: neighbouring lanes mostly
+        // share one, and it joins the sorted list only when another is touched.
+        let mut cur: Segment = (u64::MAX, 0, 0, 0);
+        let mut touch = |lane: u32, a: u64| {
+            let seg = a & !(segment - 1);
+            if seg != cur.0 {
+                merge(&mut segments, cur);
+                cur = (seg, 0, 0, 0);
+            }
+            cur.2 |= 1 << ((a & 127) / 32);
+            if FULL {
+                cur.1 |= 1 << lane;
+                cur.3 |= byte_mask(a & 127, size);
+            }
+        };
+        for (lane, addr) in lanes.clone() {
+            if !range.contains(&lane) {
+                continue;
+            }
+            touch(lane, addr);
             let last = addr.wrapping_add(size - 1);
-            let crosses = last & !(segment - 1) != addr & !(segment - 1);
-            for a in std::iter::once(addr).chain(crosses.then_some(last)) {
-                let seg = a & !(segment - 1);
-                let i = match segments.get(at) {
-                    Some(s) if s.0 == seg => at,
-                    _ => match segments.binary_search_by_key(&seg, |s| s.0) {
-                        Ok(i) => i,
-                        Err(i) => {
-                            segments.insert(i, (seg, 0, 0, 0));
-                            i
-                        }
-                    },
-                };
-                at = i;
-                let s = &mut segments[i];
-                s.1 |= 1 << lane;
-                s.2 |= 1 << ((a & 127) / 32);
-                s.3 |= byte_mask(a & 127, size);
+            if last & !(segment - 1) != addr & !(segment - 1) {
+                touch(lane, last);
             }
         }
+        merge(&mut segments, cur);
         for &(seg, lanes, chunks, bytes) in &segments {
             out.push(reduce(seg, segment as u32, lanes, chunks, bytes));
         }
     }
     out
+}
+
+/// A segment being gathered: its address, lanes, chunks and bytes.
+type Segment = (u64, u32, u8, u128);
+
+/// `s` into the sorted list (joined to the entry of its address, if there is one); a segment
+/// that no lane touched (no chunk) is left out.
+fn merge(list: &mut SmallVec<[Segment; 8]>, s: Segment) {
+    if s.2 == 0 {
+        return;
+    }
+    match list.binary_search_by_key(&s.0, |x| x.0) {
+        Ok(i) => {
+            let x = &mut list[i];
+            x.1 |= s.1;
+            x.2 |= s.2;
+            x.3 |= s.3;
+        }
+        Err(i) => list.insert(i, s),
+    }
 }
 
 /// Bytes `first..first + size` of a 128-byte segment (`first` < 128), as bits; bytes past the

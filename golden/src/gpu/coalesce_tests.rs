@@ -173,6 +173,35 @@ proptest! {
     }
 }
 
+proptest! {
+    /// What an SM sends on is the full coalescing without the lanes and bytes it does not use.
+    #[test]
+    fn the_chunks_are_the_full_accesses_without_lanes_and_bytes(
+        addrs in proptest::collection::vec(0u64..1 << 12, 32),
+        mask in any::<u32>(),
+        size_pick in 0usize..5,
+        arch in prop::sample::select(vec![13u32, 20, 35, 70, 86]),
+        parts in prop::sample::select(vec![1u32, 2, 4, 8]),
+        skip in any::<bool>(),
+        local in any::<bool>(),
+        l2_only in any::<bool>(),
+    ) {
+        let size = [1u32, 2, 4, 8, 16][size_pick];
+        let rules = CoalesceRules { arch, warp_parts: parts, skip_l1: skip };
+        let space = if local { Space::Local } else { Space::Global };
+        let lanes: Vec<(u32, u64)> = (0..32)
+            .filter(|l| mask >> l & 1 != 0)
+            .map(|l| (l, addrs[l as usize]))
+            .collect();
+        let full: Vec<Access> = coalesce(rules, &lanes, size, space, l2_only)
+            .into_iter()
+            .map(|a| Access { lanes: 0, bytes: 0, ..a })
+            .collect();
+        let lean = coalesce_chunks(rules, lanes.iter().copied(), size, space, l2_only);
+        prop_assert_eq!(&lean[..], &full[..]);
+    }
+}
+
 /// The byte mask is the bytes one by one, cut at the segment's end.
 #[test]
 fn byte_masks_are_the_bytes_one_by_one() {

@@ -98,6 +98,24 @@ fn a_warp_waits_for_its_load_only_when_it_reads_the_loaded_register() {
     }
 }
 
+/// The schedulers look only at the warps their gates mark as able to issue; the tests check
+/// the gates against the warps' states at every look. A wrong variant that leaves a warp
+/// gated as waiting on its answered load is caught.
+#[test]
+fn a_warp_left_gated_after_its_load_is_answered_is_caught() {
+    let s = preset("tiny");
+    crate::gpu::sm::LAX_GATES.with(|l| l.set(true));
+    let lax = std::panic::catch_unwind(|| cycles_of(&s, &load_then_chain(4, 3)));
+    crate::gpu::sm::LAX_GATES.with(|l| l.set(false));
+    let e = lax.expect_err("the stale gate was not caught");
+    let msg = e
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .unwrap_or_default();
+    assert!(msg.contains("gates"), "{msg}");
+    assert_eq!(cycles_of(&s, &load_then_chain(4, 3)).instructions, 5);
+}
+
 #[test]
 fn a_coalesced_load_is_one_line_or_four_sectors_and_runs_are_repeatable() {
     for p in spec::PRESETS.iter().map(|p| p.name) {

@@ -40,15 +40,16 @@
 //!   L1, and the answer follows `l1_latency - 1` cycles after the fill;
 //! * bypassing the L1: offered at `c = t + 2`, answered when the reply reaches the port.
 
-use super::coalesce::{coalesce, CoalesceRules, Space};
+use super::coalesce::{coalesce_chunks, CoalesceRules, Space};
 use super::prefetch::{Demand, PfHook, PrefetchStats, Prefetcher};
+use crate::bitset::{from128, members, members128};
 use crate::mc::open_loop::Hist;
 use crate::mc::system::Offer;
 use crate::mem::partition::MemRequest;
 use crate::mem::side::MemorySide;
 use crate::mem::slice::{AccessKind, Slice, SliceRequest, SliceStats, Taken};
 use crate::ot::OtTxn;
-use crate::workload::accelsim::{Inst, KernelHeader, Reg, TraceBlock};
+use crate::workload::accelsim::{Inst, KernelHeader, LaneAddrs, Reg, TraceBlock};
 use spec::gpu::{ExecClass, ExecTiming, WarpScheduler};
 use spec::Spec;
 use std::collections::VecDeque;
@@ -220,6 +221,8 @@ struct Warp {
     tb: [u32; 3],
     in_block: u32,
     lec: Vec<(u64, u32)>,
+    /// Its block's slot.
+    slot: usize,
 }
 
 impl Warp {
@@ -243,6 +246,7 @@ impl Warp {
             tb,
             in_block,
             lec: Vec::new(),
+            slot: 0,
         };
         w.prepare();
         w
@@ -280,8 +284,19 @@ impl Warp {
 
     /// Whether the next instruction reads or writes a register a load will write, or one an
     /// arithmetic result not readable at `now` will.
+    #[cfg(test)]
     fn waits(&self, now: u64) -> bool {
         (0..4).any(|k| self.loading[k] & self.need[k] != 0) || self.ready_at > now
+    }
+
+    /// Whether it could issue but for time (an arithmetic input not yet readable, a busy
+    /// unit): it has a next instruction, is not at a barrier, and no register of that
+    /// instruction awaits a load. Only events change this (see [`Gates`]).
+    fn eligible(&self) -> bool {
+        self.next_kind.is_some()
+            && !self.done
+            && !self.at_barrier
+            && (0..4).all(|k| self.loading[k] & self.need[k] == 0)
     }
 
     /// Register `r` awaits a load (a long wait, to the two-level scheduler).
@@ -294,6 +309,12 @@ impl Warp {
 #[derive(Debug)]
 struct Block {
     warps: Vec<usize>,
+    /// Its warps not ended; of those, the ones at the barrier; and its warps not ended or
+    /// with a memory instruction unanswered (the block is finished at 0). Kept at the events
+    /// that change them, so that step 6 does not visit every warp of every block.
+    live: u32,
+    waiting: u32,
+    unfinished: u32,
 }
 
 /// A memory instruction in the LD/ST unit: its warp slot, its pending id, its requests
@@ -334,6 +355,31 @@ struct OtTap {
     line_mask: u64,
 }
 
+/// Warp slots (bit per slot, at most 128) whose warp is [`Warp::eligible`], and those whose
+/// next instruction is a global memory one (it waits for the LD/ST unit too).
+#[derive(Debug, Clone, Copy, Default)]
+struct Gates {
+    eligible: u128,
+    global: u128,
+}
+
+impl Gates {
+    /// Slot `w`'s bits from its warp (`None`: no warp).
+    fn set(&mut self, w: usize, x: Option<&Warp>) {
+        let bit = 1u128 << w;
+        self.eligible &= !bit;
+        self.global &= !bit;
+        if let Some(x) = x {
+            if x.eligible() {
+                self.eligible |= bit;
+            }
+            if matches!(x.next_kind, Some(Kind::Global { .. })) {
+                self.global |= bit;
+            }
+        }
+    }
+}
+
 /// One SM.
 pub struct Sm {
     id: u32,
@@ -371,9 +417,9 @@ pub struct Sm {
     launched: u64,
     /// Block slots freed this cycle and not yet taken ([`Sm::take_finished`]).
     finished: Vec<u32>,
-    /// A warp reached a barrier or ended, or a memory instruction was answered, since step 6
-    /// last looked at the blocks.
-    blocks_changed: bool,
+    /// The block slots (bit per slot, at most 64) in which a warp reached a barrier or ended,
+    /// or a memory instruction was answered, or a block arrived, since step 6 last looked.
+    changed: u64,
     /// Free block slots and warp slots (what [`Sm::room`] reads every cycle).
     free: (usize, usize),
     /// Resident blocks of the running kernel at most (its occupancy).
@@ -383,6 +429,11 @@ pub struct Sm {
     /// one answered) or any warp (a free LD/ST unit, a launch, a barrier passed). (Inline:
     /// it is read every SM cycle.)
     idle: smallvec::SmallVec<[Option<u64>; 4]>,
+    /// Which warps may issue, kept at the events that change it; per scheduler, its slots. A
+    /// scheduler looks only at these (scanning its every warp was a tenth of a streaming run's
+    /// instructions).
+    gates: Gates,
+    own: Vec<u128>,
     /// The prefetcher (`prefetch.kind` other than none), and the demand loads its cache
     /// answered: (cycle due, payload), in due order.
     pf: Option<Prefetcher>,
@@ -403,6 +454,9 @@ thread_local! {
     /// Wrong two-level schedulers: 1, a warp waiting on an arithmetic result leaves the active
     /// set too; 2, a warp waiting on a load keeps it.
     pub(crate) static LAX_TWO_LEVEL: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+    /// Another: an answered load does not update its warp's gates (the warp is left as
+    /// waiting on it).
+    pub(crate) static LAX_GATES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Whether the tests' wrong variant ignores initiation intervals (never outside unit tests).
@@ -458,10 +512,18 @@ impl Sm {
             ot: None,
             launched: 0,
             finished: Vec::new(),
-            blocks_changed: false,
+            changed: 0,
             free: (g.ctas_per_sm as usize, g.warps_per_sm as usize),
             max_blocks: g.ctas_per_sm as usize,
             idle: smallvec::smallvec![None; g.schedulers as usize],
+            gates: Gates::default(),
+            own: (0..g.schedulers as usize)
+                .map(|s| {
+                    (s..g.warps_per_sm as usize)
+                        .step_by(g.schedulers as usize)
+                        .fold(0, |m, w| m | 1 << w)
+                })
+                .collect(),
             pf: Prefetcher::new(spec),
             pf_answers: VecDeque::new(),
             pf_checked: false,
@@ -578,21 +640,27 @@ impl Sm {
             let Some(w) = self.warps.iter().position(Option::is_none) else {
                 break;
             };
-            self.warps[w] = Some(Warp::new(
-                insts,
-                steps,
-                self.launched,
-                block.id,
-                ids.len() as u32,
-            ));
+            let mut x = Warp::new(insts, steps, self.launched, block.id, ids.len() as u32);
+            x.slot = slot;
+            self.gates.set(w, Some(&x));
+            self.warps[w] = Some(x);
             self.launched += 1;
             ids.push(w);
         }
         self.free.0 -= 1;
         self.free.1 -= ids.len();
-        self.blocks[slot] = Some(Block { warps: ids });
+        let live = ids
+            .iter()
+            .filter(|&&w| self.warps[w].as_ref().is_some_and(|x| !x.done))
+            .count() as u32;
+        self.blocks[slot] = Some(Block {
+            warps: ids,
+            live,
+            waiting: 0,
+            unfinished: live,
+        });
         // (A block may arrive with nothing to run.)
-        self.blocks_changed = true;
+        self.changed |= 1 << slot;
         self.idle.fill(None);
         true
     }
@@ -799,39 +867,34 @@ impl Sm {
                 None => self.idle[s] = Some(self.next_result(s, now)),
             }
         }
-        // 6. Barriers and finished blocks (only after a warp reached a barrier or ended, or a
-        // memory instruction was answered: nothing else can pass a barrier or end a block).
-        if !std::mem::take(&mut self.blocks_changed) {
-            return Ok(());
-        }
-        for slot in 0..self.blocks.len() {
-            let Some(b) = &self.blocks[slot] else {
+        // 6. Barriers and finished blocks: only in the blocks where a warp reached a barrier or
+        // ended, or a memory instruction was answered (nothing else can pass a barrier or end a
+        // block), in slot order.
+        let changed = std::mem::take(&mut self.changed);
+        for slot in members(changed).map(|b| b as usize) {
+            let Some(b) = &mut self.blocks[slot] else {
                 continue;
             };
             // A block whose live warps all wait at the barrier passes it.
-            let (mut any, mut all) = (false, true);
-            for x in b.warps.iter().filter_map(|&w| self.warps[w].as_ref()) {
-                if !x.done {
-                    any = true;
-                    all &= x.at_barrier;
-                }
-            }
-            if any && all {
+            if b.live > 0 && b.waiting == b.live {
+                b.waiting = 0;
                 for &w in &b.warps {
                     if let Some(x) = self.warps[w].as_mut().filter(|x| !x.done) {
                         x.at_barrier = false;
                         self.idle[w % self.schedulers] = None;
+                        self.gates.set(w, Some(x));
                     }
                 }
             }
-            let finished = b.warps.iter().all(|&w| {
-                self.warps[w]
-                    .as_ref()
-                    .is_none_or(|x| x.done && x.pending.is_empty())
-            });
-            if finished {
+            let Some(b) = &self.blocks[slot] else {
+                continue;
+            };
+            #[cfg(test)]
+            self.check_block(b);
+            if b.unfinished == 0 {
                 for &w in &b.warps {
                     self.warps[w] = None;
+                    self.gates.set(w, None);
                     self.free.1 += 1;
                 }
                 self.blocks[slot] = None;
@@ -841,6 +904,19 @@ impl Sm {
             }
         }
         Ok(())
+    }
+
+    /// The block's counters are its warps' states (the tests' check of the kept counts).
+    #[cfg(test)]
+    fn check_block(&self, b: &Block) {
+        let xs = || b.warps.iter().filter_map(|&w| self.warps[w].as_ref());
+        let live = xs().filter(|x| !x.done).count() as u32;
+        let waiting = xs().filter(|x| !x.done && x.at_barrier).count() as u32;
+        let unfinished = xs().filter(|x| !x.done || !x.pending.is_empty()).count() as u32;
+        assert_eq!(
+            (b.live, b.waiting, b.unfinished),
+            (live, waiting, unfinished)
+        );
     }
 
     /// Let the OT predictor see this SM (seed 000): a query for every global load a warp
@@ -904,7 +980,7 @@ impl Sm {
         warp.pending[i].left -= 1;
         warp.pending[i].first.get_or_insert(now);
         if warp.pending[i].left == 0 {
-            self.blocks_changed = true;
+            self.changed |= 1 << warp.slot;
             self.idle[w % self.schedulers] = None;
             let done = warp.pending.swap_remove(i);
             if let Some(r) = done.dest {
@@ -914,19 +990,43 @@ impl Sm {
                 self.stats.load_latency.add(now - done.issued);
                 self.stats.divergence.add(now - done.first.unwrap_or(now));
             }
+            if warp.done && warp.pending.is_empty() {
+                if let Some(b) = &mut self.blocks[warp.slot] {
+                    b.unfinished -= 1;
+                }
+            }
+            #[cfg(test)]
+            if LAX_GATES.with(std::cell::Cell::get) {
+                return;
+            }
+            self.gates.set(w, Some(warp));
         }
     }
 
     /// Whether warp slot `w` (of scheduler `s`) can issue its next instruction at `now`.
     #[inline]
     fn ready(&self, w: usize, s: usize, now: u64) -> bool {
+        // (The tests check the kept bit against the warp's state.)
+        #[cfg(test)]
+        {
+            let mut g = self.gates;
+            g.set(w, self.warps[w].as_ref());
+            assert_eq!(
+                (g.eligible ^ self.gates.eligible | g.global ^ self.gates.global) >> w & 1,
+                0,
+                "warp slot {w}'s gates at {now}"
+            );
+        }
+        if self.gates.eligible >> w & 1 == 0 {
+            return false;
+        }
         let Some(x) = &self.warps[w] else {
             return false;
         };
-        let Some(kind) = x.next_kind.filter(|_| !x.done && !x.at_barrier) else {
+        let Some(kind) = x.next_kind else {
             return false;
         };
-        if x.waits(now) {
+        if x.ready_at > now {
             return false;
         }
         match kind {
@@ -936,14 +1036,14 @@ impl Sm {
         }
     }
 
-    /// The first cycle after `now` at which an arithmetic result of one of scheduler `s`'s
-    /// warps becomes readable or one of its execution units takes an instruction again
-    /// (`u64::MAX`: none).
+    /// The first cycle after `now` at which one of scheduler `s`'s eligible warps may become
+    /// ready without an event: its arithmetic inputs readable, or one of the scheduler's
+    /// execution units free again (`u64::MAX`: none). (A warp that is not eligible needs an
+    /// event first, and every such event wakes its scheduler.)
     fn next_result(&self, s: usize, now: u64) -> u64 {
-        (s..self.warps.len())
-            .step_by(self.schedulers)
+        members128(self.candidates(s))
             .filter_map(|w| self.warps[w].as_ref())
-            .flat_map(|x| x.writing.iter().map(|&(_, t)| t))
+            .map(|x| x.ready_at)
             .chain(self.busy[s].iter().copied())
             .filter(|&t| t > now)
             .min()
@@ -997,24 +1097,38 @@ impl Sm {
         self.active[s] = active;
     }
 
+    /// Scheduler `s`'s warps that may issue but for time: eligible ones, without those whose
+    /// global memory instruction waits for the busy LD/ST unit (it frees with an event).
+    fn candidates(&self, s: usize) -> u128 {
+        let mut c = self.gates.eligible & self.own[s];
+        if self.unit.is_some() {
+            c &= !self.gates.global;
+        }
+        c
+    }
+
     /// Scheduler `s`'s pick.
     fn pick(&self, s: usize, now: u64) -> Option<usize> {
-        // Its warps, ascending (no division per warp: this is the SM's hottest loop).
-        let own = (s..self.warps.len()).step_by(self.schedulers);
+        // Its eligible warps, ascending (the others cannot issue).
+        let own = self.candidates(s);
+        #[cfg(test)]
+        for w in members128(self.own[s] & !own) {
+            assert!(!self.ready(w, s, now));
+        }
         match self.policy {
             WarpScheduler::Lrr => {
                 // From the warp after the last one issued, round the SM's warps.
-                let from = self.last[s].map_or(0, |w| w + 1);
-                own.clone()
-                    .filter(|&w| w >= from)
-                    .chain(own.filter(|&w| w < from))
+                let from = from128(self.last[s].map_or(0, |w| w + 1));
+                members128(own & from)
+                    .chain(members128(own & !from))
                     .find(|&w| self.ready(w, s, now))
             }
             WarpScheduler::Gto => {
                 if let Some(w) = self.last[s].filter(|&w| self.ready(w, s, now)) {
                     return Some(w);
                 }
-                own.filter(|&w| self.ready(w, s, now))
+                members128(own)
+                    .filter(|&w| self.ready(w, s, now))
                     .min_by_key(|&w| self.warps[w].as_ref().map_or(u64::MAX, |x| x.age))
             }
             WarpScheduler::TwoLevel => self.active[s]
@@ -1047,14 +1161,21 @@ impl Sm {
         {
             parts = std::mem::take(&mut self.spare);
             let i = &x.insts[idx];
-            // (On the stack: a vector collected here was 3.5 % of a run's instructions.)
-            let mut lanes = [(0u32, 0u64); 32];
-            let mut n = 0;
-            for (l, a) in (0..32).filter(|l| i.mask >> l & 1 != 0).zip(i.addrs.iter()) {
-                lanes[n] = (l, a);
-                n += 1;
-            }
-            for a in coalesce(rules, &lanes[..n], i.mem_bytes, space, l2_only) {
+            // The active lanes with their addresses, as iterators (not listed first).
+            let lanes = members(u64::from(i.mask));
+            let size = i.mem_bytes;
+            let accesses = match &i.addrs {
+                &LaneAddrs::Strided { base, stride, n } => {
+                    let addrs =
+                        (0..u64::from(n)).map(|k| base.wrapping_add(k.wrapping_mul(stride)));
+                    coalesce_chunks(rules, lanes.zip(addrs), size, space, l2_only)
+                }
+                LaneAddrs::List(l) => {
+                    coalesce_chunks(rules, lanes.zip(l.iter().copied()), size, space, l2_only)
+                }
+                LaneAddrs::Empty => Default::default(),
+            };
+            for a in accesses {
                 if !sector {
                     parts.push_back((a.addr, write));
                     continue;
@@ -1077,7 +1198,7 @@ impl Sm {
             Kind::Exit => {}
             Kind::Barrier => {
                 x.at_barrier = true;
-                self.blocks_changed = true;
+                self.changed |= 1 << x.slot;
             }
             Kind::Alu(c) => {
                 let t = self.exec[c.index()];
@@ -1152,8 +1273,17 @@ impl Sm {
         x.prepare();
         if x.next >= x.insts.len() {
             x.done = true;
-            self.blocks_changed = true;
+            self.changed |= 1 << x.slot;
         }
+        if let Some(b) = &mut self.blocks[x.slot] {
+            if x.done {
+                b.live -= 1;
+                b.unfinished -= u32::from(x.pending.is_empty());
+            } else if x.at_barrier {
+                b.waiting += 1;
+            }
+        }
+        self.gates.set(w, Some(x));
     }
 }
 

@@ -22,7 +22,8 @@ use super::dram::{Channel, CmdKind, Command, TraceCmd};
 use super::stimulus::Request;
 use super::timing::ChannelTiming;
 use super::warped::{BankCmd, Cand, CtrlIn, Enq, OwnEvents, WarpedMc, Wet, WmcIn, WmcOut};
-use crate::bitset::members;
+// `bits`: the members of a controller set, in ascending order.
+use crate::bitset::{members, members128 as bits};
 use crate::block::{CycleModel, IllegalInput};
 use serde::Serialize;
 use spec::mapping::AddressMap;
@@ -567,18 +568,6 @@ fn first_where(keys: &[u64], f: impl Fn(u64) -> bool) -> Option<usize> {
 #[inline]
 fn key(bank: u32, row: u32) -> u64 {
     u64::from(bank) << 32 | u64::from(row)
-}
-
-/// The members of a controller set, in ascending order.
-#[inline]
-fn bits(mut set: u128) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (set != 0).then(|| {
-            let c = set.trailing_zeros() as usize;
-            set &= set - 1;
-            c
-        })
-    })
 }
 
 /// The controllers whose wake bound has come at `now` (at most 128, validated). Built 64 at a
