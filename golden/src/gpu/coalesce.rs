@@ -20,6 +20,7 @@
 //! 64-bit addresses lose their upper half there (two segments 4 GiB apart would merge); here
 //! addresses keep their 64 bits (docs/decisions.md, "The coalescer").
 
+use crate::bitset::members;
 use smallvec::SmallVec;
 
 /// What decides the coalescing of an access.
@@ -86,14 +87,80 @@ pub fn coalesce_chunks(
     group::<false>(rules, lanes, data_size, space, l2_only)
 }
 
-/// The rules above, once for both: `FULL` keeps each access's lanes and bytes.
-fn group<const FULL: bool>(
+/// [`coalesce_chunks`] of lanes whose addresses step by one stride: the `k`-th active lane of
+/// `mask`, of the first `n`, at `base + k * stride`. When the stride is 1 to 32 bytes and every
+/// lane is aligned to its size, each lane touches one chunk and a sub-warp every chunk from
+/// its first lane's to its last's: its accesses come from that range alone, not lane by lane
+/// (grouping the lanes of streaming warps was 5 % of a run's instructions). Otherwise by
+/// lanes.
+#[allow(clippy::too_many_arguments)]
+pub fn coalesce_strided(
     rules: CoalesceRules,
-    lanes: impl Iterator<Item = (u32, u64)> + Clone,
+    mask: u32,
+    base: u64,
+    stride: u64,
+    n: usize,
     data_size: u32,
     space: Space,
     l2_only: bool,
 ) -> Accesses {
+    let (segment, size) = shape(rules, data_size, space, l2_only);
+    let n = n.min(mask.count_ones() as usize) as u64;
+    let aligned = size.is_power_of_two()
+        && size <= 16
+        && base.is_multiple_of(size)
+        && (n <= 1 || ((1..=32).contains(&stride) && stride.is_multiple_of(size)));
+    let end = n
+        .checked_sub(1)
+        .and_then(|k| k.checked_mul(stride))
+        .and_then(|d| base.checked_add(d))
+        .and_then(|last| last.checked_add(segment));
+    if !aligned || end.is_none() {
+        let addrs = (0..n).map(|k| base.wrapping_add(k.wrapping_mul(stride)));
+        return coalesce_chunks(
+            rules,
+            members(u64::from(mask)).zip(addrs),
+            data_size,
+            space,
+            l2_only,
+        );
+    }
+    let parts = rules.warp_parts.clamp(1, 32);
+    let per_part = 32 / parts;
+    // Active lanes below lane `l`, of the first `n`.
+    let before = |l: u32| {
+        (u64::from(mask) & ((1u64 << l) - 1))
+            .count_ones()
+            .min(n as u32)
+    };
+    let mut out = Accesses::new();
+    for part in 0..parts {
+        let (k0, k1) = (before(part * per_part), before((part + 1) * per_part));
+        if k1 <= k0 {
+            continue;
+        }
+        let first = base + u64::from(k0) * stride;
+        let last = base + u64::from(k1 - 1) * stride;
+        let mut seg = first & !(segment - 1);
+        while seg <= last {
+            // The chunks of this segment from `first`'s to `last`'s.
+            let lo = seg.max(first & !31);
+            let hi = (seg + segment - 32).min(last & !31);
+            let mut chunks = 0u8;
+            let mut c = lo;
+            while c <= hi {
+                chunks |= 1 << ((c & 127) / 32);
+                c += 32;
+            }
+            out.push(reduce(seg, segment as u32, 0, chunks, 0));
+            seg += segment;
+        }
+    }
+    out
+}
+
+/// The segment size and the bytes a lane moves, of an access of `data_size` bytes.
+fn shape(rules: CoalesceRules, data_size: u32, space: Space, l2_only: bool) -> (u64, u64) {
     let sector = match rules.arch {
         20..=38 => rules.skip_l1 || l2_only,
         40.. => true,
@@ -110,6 +177,18 @@ fn group<const FULL: bool>(
     } else {
         u64::from(data_size.max(1))
     };
+    (segment, size)
+}
+
+/// The rules above, once for both: `FULL` keeps each access's lanes and bytes.
+fn group<const FULL: bool>(
+    rules: CoalesceRules,
+    lanes: impl Iterator<Item = (u32, u64)> + Clone,
+    data_size: u32,
+    space: Space,
+    l2_only: bool,
+) -> Accesses {
+    let (segment, size) = shape(rules, data_size, space, l2_only);
     let parts = rules.warp_parts.clamp(1, 32);
     let per_part = 32 / parts;
     let mut out = Accesses::new();

@@ -202,6 +202,34 @@ proptest! {
     }
 }
 
+proptest! {
+    /// Lanes that step by one stride give the accesses of the same lanes grouped one by one,
+    /// whether or not the range shortcut applies (aligned lanes 1 to 32 bytes apart).
+    #[test]
+    fn strided_lanes_coalesce_as_their_lanes_do(
+        base in prop_oneof![0u64..1 << 12, (0u64..1 << 8).prop_map(|b| b * 16), Just(u64::MAX - 100)],
+        stride in prop_oneof![0u64..40, prop::sample::select(vec![1u64, 2, 4, 8, 16, 32, 64, 4096])],
+        n in 0usize..=32,
+        mask in prop_oneof![any::<u32>(), Just(u32::MAX), Just(0xffff_0000u32)],
+        size_pick in 0usize..6,
+        arch in prop::sample::select(vec![13u32, 20, 35, 70, 86]),
+        parts in prop::sample::select(vec![1u32, 2, 4, 8]),
+        skip in any::<bool>(),
+        local in any::<bool>(),
+    ) {
+        let size = [1u32, 2, 4, 8, 16, 12][size_pick];
+        let rules = CoalesceRules { arch, warp_parts: parts, skip_l1: skip };
+        let space = if local { Space::Local } else { Space::Global };
+        let lanes: Vec<(u32, u64)> = (0..32u32)
+            .filter(|l| mask >> l & 1 != 0)
+            .zip((0..n as u64).map(|k| base.wrapping_add(k.wrapping_mul(stride))))
+            .collect();
+        let by_lanes = coalesce_chunks(rules, lanes.iter().copied(), size, space, false);
+        let strided = coalesce_strided(rules, mask, base, stride, n, size, space, false);
+        prop_assert_eq!(&strided[..], &by_lanes[..]);
+    }
+}
+
 /// The byte mask is the bytes one by one, cut at the segment's end.
 #[test]
 fn byte_masks_are_the_bytes_one_by_one() {

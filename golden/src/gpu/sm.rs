@@ -40,7 +40,7 @@
 //!   L1, and the answer follows `l1_latency - 1` cycles after the fill;
 //! * bypassing the L1: offered at `c = t + 2`, answered when the reply reaches the port.
 
-use super::coalesce::{coalesce_chunks, CoalesceRules, Space};
+use super::coalesce::{coalesce_chunks, coalesce_strided, CoalesceRules, Space};
 use super::prefetch::{Demand, PfHook, PrefetchStats, Prefetcher};
 use crate::bitset::{from128, members, members128};
 use crate::mc::open_loop::Hist;
@@ -1161,16 +1161,22 @@ impl Sm {
         {
             parts = std::mem::take(&mut self.spare);
             let i = &x.insts[idx];
-            // The active lanes with their addresses, as iterators (not listed first).
-            let lanes = members(u64::from(i.mask));
+            // The active lanes with their addresses, as a stride or an iterator (not listed
+            // first).
             let size = i.mem_bytes;
             let accesses = match &i.addrs {
-                &LaneAddrs::Strided { base, stride, n } => {
-                    let addrs =
-                        (0..u64::from(n)).map(|k| base.wrapping_add(k.wrapping_mul(stride)));
-                    coalesce_chunks(rules, lanes.zip(addrs), size, space, l2_only)
-                }
+                &LaneAddrs::Strided { base, stride, n } => coalesce_strided(
+                    rules,
+                    i.mask,
+                    base,
+                    stride,
+                    usize::from(n),
+                    size,
+                    space,
+                    l2_only,
+                ),
                 LaneAddrs::List(l) => {
+                    let lanes = members(u64::from(i.mask));
                     coalesce_chunks(rules, lanes.zip(l.iter().copied()), size, space, l2_only)
                 }
                 LaneAddrs::Empty => Default::default(),

@@ -85,6 +85,9 @@ pub struct Crossbar<P> {
     holding: BitSet,
     /// Flits queued per input buffer.
     in_flits: Vec<u32>,
+    /// Per input holding a packet: its head packet's output (the arbiter reads this, not the
+    /// buffers).
+    head_dest: Vec<usize>,
     in_cap: u32,
     /// Per output: packets landed, and flits landed or reserved for a packet crossing.
     outputs: Vec<VecDeque<Packet<P>>>,
@@ -137,6 +140,7 @@ impl<P: Copy> Crossbar<P> {
             in_free: vec![0; inputs],
             holding: BitSet::new(inputs),
             in_flits: vec![0; inputs],
+            head_dest: vec![0; inputs],
             in_cap,
             outputs: vec![VecDeque::new(); outputs],
             out_flits: vec![0; outputs],
@@ -190,6 +194,9 @@ impl<P: Copy> Crossbar<P> {
         // earlier packets.
         let tail = self.now.max(self.in_free[i]) + u64::from(p.flits) - 1;
         self.in_free[i] = tail + 1;
+        if self.inputs[i].is_empty() {
+            self.head_dest[i] = p.dest;
+        }
         self.inputs[i].push_back((tail, p));
         self.holding.insert(i);
         self.queued += 1;
@@ -246,8 +253,9 @@ impl<P: Copy> Crossbar<P> {
         let Some((tail, p)) = self.inputs[i].pop_front() else {
             return;
         };
-        if self.inputs[i].is_empty() {
-            self.holding.remove(i);
+        match self.inputs[i].front() {
+            Some(&(_, next)) => self.head_dest[i] = next.dest,
+            None => self.holding.remove(i),
         }
         #[cfg(test)]
         let tail = if self.lax_channels { 0 } else { tail };
@@ -269,8 +277,13 @@ impl<P: Copy> Crossbar<P> {
         // Landing times grow with the grant cycle for a fixed size; sizes differ, so keep the
         // list ordered.
         let at = done + self.latency;
-        let pos = self.crossing.partition_point(|&(t, _)| t <= at);
-        self.crossing.insert(pos, (at, p));
+        // (Mostly in order: the search only when it lands before the last one.)
+        if self.crossing.back().is_none_or(|&(t, _)| t <= at) {
+            self.crossing.push_back((at, p));
+        } else {
+            let pos = self.crossing.partition_point(|&(t, _)| t <= at);
+            self.crossing.insert(pos, (at, p));
+        }
     }
 
     /// One interconnect cycle: the arbiter grants, then packets whose last flit has crossed
@@ -344,8 +357,10 @@ impl<P: Copy> Crossbar<P> {
                 let mut outs = std::mem::take(&mut self.touched);
                 outs.clear();
                 for &i in &ready {
-                    let o = self.inputs[i][0].1.dest;
-                    let d = (i + n - self.grant_ptr[o]) % n;
+                    let o = self.head_dest[i];
+                    // (i - pointer) modulo n, without a division.
+                    let g = self.grant_ptr[o];
+                    let d = if i >= g { i - g } else { i + n - g };
                     match best[o] {
                         Some((bd, _)) if bd <= d => {}
                         None => {
@@ -362,7 +377,7 @@ impl<P: Copy> Crossbar<P> {
                     let p = self.inputs[i][0].1;
                     if self.free_for(o, &p, &granted) {
                         self.grant(i);
-                        self.grant_ptr[o] = (i + 1) % n;
+                        self.grant_ptr[o] = if i + 1 == n { 0 } else { i + 1 };
                         sent += 1;
                     }
                 }

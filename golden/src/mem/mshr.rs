@@ -19,6 +19,17 @@ pub enum Refusal {
     MergeFull,
 }
 
+/// An address's entry as [`MshrTable::lookup`] found it (valid until the table changes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lookup(Option<usize>);
+
+impl Lookup {
+    /// Whether the address's line (sector) has a fill outstanding.
+    pub fn found(self) -> bool {
+        self.0.is_some()
+    }
+}
+
 /// What [`MshrTable::add`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Added {
@@ -75,6 +86,19 @@ impl<R> MshrTable<R> {
         self.index.get(&self.key(addr)).copied()
     }
 
+    /// `addr`'s entry looked up once, for [`MshrTable::check_at`] and [`MshrTable::add_at`]
+    /// while the table does not change (a cache's access asked the index up to three times).
+    #[inline]
+    pub fn lookup(&self, addr: u64) -> Lookup {
+        Lookup(self.find(addr))
+    }
+
+    /// [`MshrTable::check`] of the request whose lookup is `l`.
+    #[inline]
+    pub fn check_at(&self, l: Lookup) -> Result<Added, Refusal> {
+        self.outcome(l.0)
+    }
+
     /// Whether `addr`'s line (sector) has a fill outstanding.
     pub fn probe(&self, addr: u64) -> bool {
         self.find(addr).is_some()
@@ -98,7 +122,13 @@ impl<R> MshrTable<R> {
 
     /// Take a request to `addr`, or refuse it (it is handed back).
     pub fn add(&mut self, addr: u64, r: R) -> Result<Added, (Refusal, R)> {
-        let i = self.find(addr);
+        self.add_at(self.lookup(addr), addr, r)
+    }
+
+    /// [`MshrTable::add`] of a request to `addr` whose lookup is `l` (made since the table last
+    /// changed).
+    pub fn add_at(&mut self, l: Lookup, addr: u64, r: R) -> Result<Added, (Refusal, R)> {
+        let i = l.0;
         match (self.outcome(i), i) {
             (Err(why), _) => Err((why, r)),
             (Ok(_), Some(i)) => {

@@ -427,8 +427,10 @@ impl<P: Copy> Slice<P> {
     fn access(&mut self, r: SliceRequest<P>) -> bool {
         let sector = spec::cache::SECTOR_BYTES;
         let unit = self.tags.config().atom_bytes();
-        if self.mshr.probe(r.addr) && !r.write {
-            return match self.mshr.add(r.addr, r.payload) {
+        // (Each table's index asked once.)
+        let m = self.mshr.lookup(r.addr);
+        if m.found() && !r.write {
+            return match self.mshr.add_at(m, r.addr, r.payload) {
                 Ok(_) => {
                     self.count(r.kind, Counted::MshrMerge);
                     true
@@ -440,14 +442,15 @@ impl<P: Copy> Slice<P> {
             };
         }
         // Resources a miss may need, checked before the tag array changes.
-        let present = self.tags.holds(r.addr);
+        let way = self.tags.lookup(r.addr);
+        let present = self.tags.holds_at(way, r.addr);
         if !present {
             if self.miss_cap - self.miss_queue.len() < 2 {
                 self.fail(Stall::MissQueueFull, r.kind);
                 return false;
             }
             if !r.write {
-                if let Err(why) = self.mshr.check(r.addr) {
+                if let Err(why) = self.mshr.check_at(m) {
                     self.fail(why.into(), r.kind);
                     return false;
                 }
@@ -457,7 +460,7 @@ impl<P: Copy> Slice<P> {
             self.fail(Stall::MissQueueFull, r.kind);
             return false;
         }
-        let Ok(a) = self.tags.access(r.addr, r.write) else {
+        let Ok(a) = self.tags.access_at(r.addr, r.write, way) else {
             // A read-only cache: the write goes on to the next level.
             self.miss_queue.push_back(Fetch {
                 addr: r.addr,
@@ -497,7 +500,7 @@ impl<P: Copy> Slice<P> {
         }
         if fetch && !r.write {
             // A read waits for its fill.
-            if matches!(self.mshr.add(r.addr, r.payload), Ok(Added::New)) {
+            if matches!(self.mshr.add_at(m, r.addr, r.payload), Ok(Added::New)) {
                 // The whole unit: a sector, or a line cache's line.
                 self.miss_queue.push_back(Fetch {
                     addr: r.addr / u64::from(unit) * u64::from(unit),
