@@ -420,6 +420,8 @@ pub struct Sm {
     /// The block slots (bit per slot, at most 64) in which a warp reached a barrier or ended,
     /// or a memory instruction was answered, or a block arrived, since step 6 last looked.
     changed: u64,
+    /// The last core cycle it ran (its L1's clock catches up on the cycles it skipped).
+    last_cycle: u64,
     /// Free block slots and warp slots (what [`Sm::room`] reads every cycle).
     free: (usize, usize),
     /// Resident blocks of the running kernel at most (its occupancy).
@@ -513,6 +515,7 @@ impl Sm {
             launched: 0,
             finished: Vec::new(),
             changed: 0,
+            last_cycle: 0,
             free: (g.ctas_per_sm as usize, g.warps_per_sm as usize),
             max_blocks: g.ctas_per_sm as usize,
             idle: smallvec::smallvec![None; g.schedulers as usize],
@@ -681,6 +684,11 @@ impl Sm {
         hook: Option<&mut PfHook<'_>>,
     ) -> Result<(), String> {
         let port = self.id as usize;
+        // The cycles it skipped ([`Sm::next_busy`]) count in its L1's clock.
+        if now > self.last_cycle + 1 {
+            self.l1.idle_for(now - self.last_cycle - 1);
+        }
+        self.last_cycle = now;
         // 1. A reply fills the L1, answers an access that bypassed it, or fills the prefetch
         // cache (answering the loads that waited for the prefetch).
         if let Some((r, _)) = side.pop_reply(port) {
@@ -917,6 +925,31 @@ impl Sm {
             (b.live, b.waiting, b.unfinished),
             (live, waiting, unfinished)
         );
+    }
+
+    /// After its cycle at `now`: the first core cycle at which it has work of its own (a
+    /// cycle before it would change nothing but its L1's clock), unless a reply lands at its
+    /// port or a block is launched on it first. `now + 1` while it has work or a prefetcher:
+    /// work is an access or a fetch in its L1, an answer due, the LD/ST unit busy, a request
+    /// at the port, a block to look at, or a scheduler that may find a warp to issue.
+    pub fn next_busy(&self, now: u64) -> u64 {
+        let busy = self.held.is_some()
+            || self.unit.is_some()
+            || self.pf.is_some()
+            || !self.pf_answers.is_empty()
+            || self.changed != 0;
+        let mut at = match self.l1.quiet_for() {
+            _ if busy => return now + 1,
+            0 => return now + 1,
+            d => now.saturating_add(d),
+        };
+        for &i in &self.idle {
+            match i {
+                Some(until) => at = at.min(until),
+                None => return now + 1,
+            }
+        }
+        at.max(now + 1)
     }
 
     /// Let the OT predictor see this SM (seed 000): a query for every global load a warp

@@ -43,21 +43,20 @@ pub enum Added {
 /// order) and found by block address in a hash index (rustc-hash's: the addresses are not
 /// adversarial). (A deque of (address, list) pairs scanned two or three times an access, and
 /// a list allocated per miss, were a tenth of a GPU run's instructions: callgrind, vectoradd
-/// on turing-rtx2060s, whose L1 has 256 entries.)
+/// on turing-rtx2060s, whose L1 has 256 entries.) An entry keeps its slot until its fill, and
+/// a slot its list's storage across entries.
 #[derive(Debug, Clone)]
 pub struct MshrTable<R> {
     entries: usize,
     merge: usize,
     /// Bytes one entry covers: the cache's atom, a 32 B sector or the line.
     block: u64,
-    /// Per entry in use: its block address.
-    keys: Vec<u64>,
-    /// Block address -> its entry's index.
+    /// Block address -> its entry's slot (the entries in use).
     index: FxHashMap<u64, usize>,
-    /// Per entry in use, at the same index: the requests waiting for it, oldest first.
+    /// Per slot: the requests waiting for its entry, oldest first (empty when free).
     waiting: Vec<Vec<R>>,
-    /// Emptied lists, kept for the next entries.
-    spare: Vec<Vec<R>>,
+    /// The free slots.
+    free: Vec<usize>,
 }
 
 impl<R> MshrTable<R> {
@@ -67,10 +66,9 @@ impl<R> MshrTable<R> {
             entries: cfg.mshr_entries as usize,
             merge: cfg.mshr_merge as usize,
             block: u64::from(cfg.atom_bytes()),
-            keys: Vec::new(),
             index: FxHashMap::default(),
             waiting: Vec::new(),
-            spare: Vec::new(),
+            free: Vec::new(),
         }
     }
 
@@ -110,7 +108,7 @@ impl<R> MshrTable<R> {
         match i {
             Some(i) if self.waiting[i].len() >= self.merge => Err(Refusal::MergeFull),
             Some(_) => Ok(Added::Merged),
-            None if self.keys.len() >= self.entries => Err(Refusal::EntriesFull),
+            None if self.index.len() >= self.entries => Err(Refusal::EntriesFull),
             None => Ok(Added::New),
         }
     }
@@ -136,12 +134,12 @@ impl<R> MshrTable<R> {
                 Ok(Added::Merged)
             }
             (Ok(_), None) => {
-                let mut w = self.spare.pop().unwrap_or_default();
-                w.push(r);
-                let k = self.key(addr);
-                self.index.insert(k, self.keys.len());
-                self.keys.push(k);
-                self.waiting.push(w);
+                let i = self.free.pop().unwrap_or_else(|| {
+                    self.waiting.push(Vec::new());
+                    self.waiting.len() - 1
+                });
+                self.waiting[i].push(r);
+                self.index.insert(self.key(addr), i);
                 Ok(Added::New)
             }
         }
@@ -151,19 +149,14 @@ impl<R> MshrTable<R> {
     /// first (none if it had no entry).
     pub fn fill_with(&mut self, addr: u64, mut each: impl FnMut(R)) {
         if let Some(i) = self.index.remove(&self.key(addr)) {
-            self.keys.swap_remove(i);
-            if let Some(&moved) = self.keys.get(i) {
-                self.index.insert(moved, i);
-            }
-            let mut w = self.waiting.swap_remove(i);
-            w.drain(..).for_each(&mut each);
-            self.spare.push(w);
+            self.waiting[i].drain(..).for_each(&mut each);
+            self.free.push(i);
         }
     }
 
     /// Entries in use.
     pub fn used(&self) -> usize {
-        self.keys.len()
+        self.index.len()
     }
 
     /// Requests waiting in all entries.
@@ -258,10 +251,14 @@ mod tests {
                 }
                 prop_assert!(t.used() <= entries as usize);
                 prop_assert!(t.waiting.iter().all(|w| w.len() <= merge as usize));
-                // The index finds every entry, and nothing else.
-                prop_assert_eq!(t.index.len(), t.keys.len());
-                for (i, k) in t.keys.iter().enumerate() {
-                    prop_assert_eq!(t.index.get(k), Some(&i));
+                // The index names every slot in use, once; the other slots are free and empty.
+                let mut named: Vec<usize> = t.index.values().copied().collect();
+                named.sort_unstable();
+                named.dedup();
+                prop_assert_eq!(named.len(), t.index.len());
+                for (i, w) in t.waiting.iter().enumerate() {
+                    prop_assert_eq!(named.binary_search(&i).is_ok(), !w.is_empty());
+                    prop_assert_eq!(t.free.contains(&i), w.is_empty());
                 }
             }
             for line in 0..8 {

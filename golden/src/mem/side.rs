@@ -135,6 +135,11 @@ impl MemorySide {
         self.rep.landed()
     }
 
+    /// Whether a reply has landed at `port`.
+    pub fn reply_at(&self, port: usize) -> bool {
+        self.rep.peek(port).is_some()
+    }
+
     /// The oldest reply landed at `port`, and whether the L2 served it.
     pub fn pop_reply(&mut self, port: usize) -> Option<(MemRequest, Served)> {
         self.rep.pop(port).map(|p| p.payload)
