@@ -156,10 +156,12 @@ struct Pending {
     issued: u64,
     /// The cycle its first access was answered.
     first: Option<u64>,
-    /// Its PC and load execution count, and the lines the OT predictor has observed of it.
+    /// Its PC and load execution count, and the lines the OT predictor has observed of it
+    /// (inline: most loads touch one or two lines, and a list allocated per load was 1 % of a
+    /// streaming run).
     pc: u64,
     lec: u32,
-    observed: Vec<u64>,
+    observed: smallvec::SmallVec<[u64; 2]>,
 }
 
 /// What the schedulers and the issue stage read of an instruction, 16 bytes, built at launch
@@ -427,10 +429,11 @@ pub struct Sm {
     /// Resident blocks of the running kernel at most (its occupancy).
     max_blocks: usize,
     /// Per scheduler that found no ready warp: the cycle from which an arithmetic result or a
-    /// free unit may ready one. Cleared by an event that can ready one of its warps (a load of
-    /// one answered) or any warp (a free LD/ST unit, a launch, a barrier passed). (Inline:
-    /// it is read every SM cycle.)
-    idle: smallvec::SmallVec<[Option<u64>; 4]>,
+    /// free unit may ready one (0: it looks every cycle). Cleared by an event that can ready
+    /// one of its warps (a load of one answered) or any warp (a free LD/ST unit, a launch, a
+    /// barrier passed). (A plain cycle, not an option in a small vector: it is read every SM
+    /// cycle.)
+    idle: Vec<u64>,
     /// Which warps may issue, kept at the events that change it; per scheduler, its slots. A
     /// scheduler looks only at these (scanning its every warp was a tenth of a streaming run's
     /// instructions).
@@ -518,7 +521,7 @@ impl Sm {
             last_cycle: 0,
             free: (g.ctas_per_sm as usize, g.warps_per_sm as usize),
             max_blocks: g.ctas_per_sm as usize,
-            idle: smallvec::smallvec![None; g.schedulers as usize],
+            idle: vec![0; g.schedulers as usize],
             gates: Gates::default(),
             own: (0..g.schedulers as usize)
                 .map(|s| {
@@ -664,7 +667,7 @@ impl Sm {
         });
         // (A block may arrive with nothing to run.)
         self.changed |= 1 << slot;
-        self.idle.fill(None);
+        self.idle.fill(0);
         true
     }
 
@@ -837,7 +840,7 @@ impl Sm {
                 if let Some(u) = self.unit.take() {
                     self.spare = u.2;
                 }
-                self.idle.fill(None);
+                self.idle.fill(0);
             }
         }
         // The prefetch engine's cycle: training, the throttle's events, its prefetches.
@@ -850,10 +853,8 @@ impl Sm {
         // (Not under the two-level scheduler: its sets change every cycle, events or not.)
         let two_level = self.policy == WarpScheduler::TwoLevel;
         for s in 0..self.schedulers {
-            if let Some(until) = self.idle[s] {
-                if now < until {
-                    continue;
-                }
+            if now < self.idle[s] {
+                continue;
             }
             if two_level {
                 self.order_two_level(s);
@@ -862,7 +863,7 @@ impl Sm {
                 Some(w) => {
                     self.issue(w, s, now);
                     self.last[s] = Some(w);
-                    self.idle[s] = None;
+                    self.idle[s] = 0;
                     if two_level {
                         // Loose round robin: the warp after it comes first next time.
                         let a = &mut self.active[s];
@@ -872,7 +873,7 @@ impl Sm {
                     }
                 }
                 None if two_level => {}
-                None => self.idle[s] = Some(self.next_result(s, now)),
+                None => self.idle[s] = self.next_result(s, now),
             }
         }
         // 6. Barriers and finished blocks: only in the blocks where a warp reached a barrier or
@@ -889,7 +890,7 @@ impl Sm {
                 for &w in &b.warps {
                     if let Some(x) = self.warps[w].as_mut().filter(|x| !x.done) {
                         x.at_barrier = false;
-                        self.idle[w % self.schedulers] = None;
+                        self.idle[w % self.schedulers] = 0;
                         self.gates.set(w, Some(x));
                     }
                 }
@@ -943,11 +944,11 @@ impl Sm {
             0 => return now + 1,
             d => now.saturating_add(d),
         };
-        for &i in &self.idle {
-            match i {
-                Some(until) => at = at.min(until),
-                None => return now + 1,
+        for &until in &self.idle {
+            if until <= now {
+                return now + 1;
             }
+            at = at.min(until);
         }
         at.max(now + 1)
     }
@@ -1014,7 +1015,7 @@ impl Sm {
         warp.pending[i].first.get_or_insert(now);
         if warp.pending[i].left == 0 {
             self.changed |= 1 << warp.slot;
-            self.idle[w % self.schedulers] = None;
+            self.idle[w % self.schedulers] = 0;
             let done = warp.pending.swap_remove(i);
             if let Some(r) = done.dest {
                 warp.loading[usize::from(r / 64)] &= !(1 << (r % 64));
@@ -1300,7 +1301,7 @@ impl Sm {
                         first: None,
                         pc,
                         lec,
-                        observed: Vec::new(),
+                        observed: Default::default(),
                     });
                     // Atomics and reductions go to the L2; with gpu.skip_l1 global
                     // accesses do too (GPGPU-Sim's -gpgpu_gmem_skip_L1D).

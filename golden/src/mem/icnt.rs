@@ -315,11 +315,13 @@ impl<P: Copy> Crossbar<P> {
         let n = self.inputs.len();
         let mut ready = std::mem::take(&mut self.ready);
         ready.clear();
-        ready.extend(
-            self.holding
-                .iter()
-                .filter(|&i| self.in_busy[i] <= self.step),
-        );
+        for k in 0..self.holding.words() {
+            for i in self.holding.word_members(k) {
+                if self.in_busy[i] <= self.step {
+                    ready.push(i);
+                }
+            }
+        }
         // Unit tests check the set against the buffers.
         #[cfg(test)]
         assert_eq!(
