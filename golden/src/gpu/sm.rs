@@ -939,8 +939,10 @@ impl Sm {
             || self.pf.is_some()
             || !self.pf_answers.is_empty()
             || self.changed != 0;
+        if busy {
+            return now + 1;
+        }
         let mut at = match self.l1.quiet_for() {
-            _ if busy => return now + 1,
             0 => return now + 1,
             d => now.saturating_add(d),
         };

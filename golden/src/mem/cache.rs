@@ -135,8 +135,10 @@ impl TagArray {
         }
     }
 
-    /// The way holding `addr`'s line, if any.
-    fn find(&self, addr: u64) -> Option<usize> {
+    /// The way holding `addr`'s line, if any: looked up once for [`TagArray::holds_at`] and
+    /// [`TagArray::access_at`] while the array does not change.
+    #[inline]
+    pub fn lookup(&self, addr: u64) -> Option<usize> {
         let i = *self.index.get(&(addr >> self.line_bits))?;
         (self.valid[i] != 0).then_some(i)
     }
@@ -144,13 +146,6 @@ impl TagArray {
     /// Whether `addr`'s sector is valid (a probe: nothing changes).
     pub fn holds(&self, addr: u64) -> bool {
         self.holds_at(self.lookup(addr), addr)
-    }
-
-    /// The way holding `addr`'s line, looked up once for [`TagArray::holds_at`] and
-    /// [`TagArray::access_at`] while the array does not change.
-    #[inline]
-    pub fn lookup(&self, addr: u64) -> Option<usize> {
-        self.find(addr)
     }
 
     /// [`TagArray::holds`] of `addr`, whose line's way is `found`.
@@ -222,7 +217,7 @@ impl TagArray {
             CacheKind::Line => 1,
             CacheKind::Sector => 0xf,
         };
-        if let Some(i) = self.find(addr) {
+        if let Some(i) = self.lookup(addr) {
             self.valid[i] = all;
             self.touch(i);
             return None;
@@ -232,7 +227,7 @@ impl TagArray {
 
     /// Whether installing `addr`'s line would evict a line with dirty sectors (a probe).
     pub fn install_evicts_dirty(&self, addr: u64) -> bool {
-        self.find(addr).is_none() && {
+        self.lookup(addr).is_none() && {
             let (_, i) = self.victim(addr);
             self.valid[i] != 0 && self.dirty[i] != 0
         }
@@ -276,7 +271,7 @@ impl TagArray {
 
     /// One request (that fits in one sector, or one line of a line cache).
     pub fn access(&mut self, addr: u64, write: bool) -> Result<Access, CacheError> {
-        self.access_at(addr, write, self.find(addr))
+        self.access_at(addr, write, self.lookup(addr))
     }
 
     /// [`TagArray::access`] of `addr`, whose line's way is `found` ([`TagArray::lookup`]).

@@ -91,15 +91,10 @@ impl<R> MshrTable<R> {
         Lookup(self.find(addr))
     }
 
-    /// [`MshrTable::check`] of the request whose lookup is `l`.
+    /// Whether a request whose lookup is `l` would be taken now, and if not, why.
     #[inline]
     pub fn check_at(&self, l: Lookup) -> Result<Added, Refusal> {
         self.outcome(l.0)
-    }
-
-    /// Whether `addr`'s line (sector) has a fill outstanding.
-    pub fn probe(&self, addr: u64) -> bool {
-        self.find(addr).is_some()
     }
 
     /// What a request to `addr` would do in entry `i` (its line's, if any).
@@ -111,11 +106,6 @@ impl<R> MshrTable<R> {
             None if self.index.len() >= self.entries => Err(Refusal::EntriesFull),
             None => Ok(Added::New),
         }
-    }
-
-    /// Whether a request to `addr` would be taken now, and if not, why.
-    pub fn check(&self, addr: u64) -> Result<Added, Refusal> {
-        self.outcome(self.find(addr))
     }
 
     /// Take a request to `addr`, or refuse it (it is handed back).
@@ -216,7 +206,7 @@ mod tests {
         );
         assert_eq!(t.add(0x101f, 3), Ok(Added::Merged));
         assert_eq!(t.fill(0x1000), vec![1, 3]);
-        assert!(t.probe(0x1020) && !t.probe(0x1000));
+        assert!(t.lookup(0x1020).found() && !t.lookup(0x1000).found());
         // A line cache keys by line, even with a sector-associative MSHR (GTX480 4.x's L1).
         let mut t = table("N:32:128:4,L:L:m:N:H,S:64:8,8");
         assert_eq!(t.add(0x1000, 1), Ok(Added::New));
@@ -238,7 +228,7 @@ mod tests {
             for (k, (add, line)) in ops.into_iter().enumerate() {
                 let addr = line * 128;
                 if add {
-                    let full_before = t.check(addr);
+                    let full_before = t.check_at(t.lookup(addr));
                     match t.add(addr, k) {
                         Ok(_) => taken.push(k),
                         Err((why, r)) => {
