@@ -567,6 +567,7 @@ impl Gpu<'_> {
         let mut last_work = start;
         let mut seen = before;
         let mut placed = Vec::new();
+        let mut kinds: Vec<Vec<Kind>> = Vec::new();
         let mut peak = 0;
         // Per SM, the first cycle it has work of its own ([`Sm::next_busy`]): before it, it
         // runs only when a reply lands at its port. (Cycles in which an SM did nothing were a
@@ -607,17 +608,17 @@ impl Gpu<'_> {
                         d.end_grid(blocks);
                         break;
                     };
-                    let kinds = b
-                        .warps
-                        .iter()
-                        .map(|w| {
-                            w.iter()
-                                .map(|i| kind_of(src.opcode(i.op), i, &h))
-                                .collect::<Vec<Kind>>()
-                        })
-                        .collect::<Vec<Vec<Kind>>>();
+                    // (The kinds' vectors are kept from block to block.)
+                    if kinds.len() < b.warps.len() {
+                        kinds.resize_with(b.warps.len(), Vec::new);
+                    }
+                    for (ks, w) in kinds.iter_mut().zip(&b.warps) {
+                        ks.clear();
+                        ks.extend(w.iter().map(|i| kind_of(src.opcode(i.op), i, &h)));
+                    }
+                    let kinds = &kinds[..b.warps.len()];
                     if self.shift != 0 {
-                        for (w, ks) in b.warps.iter_mut().zip(&kinds) {
+                        for (w, ks) in b.warps.iter_mut().zip(kinds) {
                             for (i, k) in w.iter_mut().zip(ks) {
                                 if matches!(k, Kind::Global { .. }) {
                                     i.addrs.shift(self.shift);

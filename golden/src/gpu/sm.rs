@@ -254,6 +254,16 @@ impl Warp {
         w
     }
 
+    /// Take a retired warp's buffers (emptied) for this new one's.
+    fn reuse(&mut self, mut old: Warp) {
+        old.pending.clear();
+        old.lec.clear();
+        old.writing.clear();
+        self.pending = old.pending;
+        self.lec = old.lec;
+        self.writing = old.writing;
+    }
+
     /// Set `need`, `ready_at` and `next_kind` for the instruction at `next`.
     fn prepare(&mut self) {
         self.need = [0; 4];
@@ -410,6 +420,10 @@ pub struct Sm {
     /// The emptied request queue of the unit's last instruction, reused by the next (one
     /// allocation per memory instruction was 1 % of a streaming run).
     spare: VecDeque<(u64, bool)>,
+    /// Warps whose block finished, kept for their buffers (steps, pending accesses, load
+    /// counts, results in flight): a launch reuses them (a block's warps allocated six
+    /// vectors each, a sixtieth of a streaming run's time in the allocator).
+    retired: Vec<Warp>,
     /// The port's register: a request the memory side has not taken yet (offered again next
     /// cycle), and the payload of the access it is for.
     held: Option<(MemRequest, Option<u32>)>,
@@ -513,6 +527,7 @@ impl Sm {
             shared_latency: u64::from(g.shared_latency),
             unit: None,
             spare: VecDeque::new(),
+            retired: Vec::new(),
             held: None,
             ot: None,
             launched: 0,
@@ -625,7 +640,7 @@ impl Sm {
     /// free one; `kinds` classify its warps' instructions. The caller checked [`Sm::room`];
     /// `false` (nothing launched) if the slot is taken or the warps do not fit.
     #[must_use]
-    pub fn launch(&mut self, block: TraceBlock, kinds: Vec<Vec<Kind>>, slot: Option<u32>) -> bool {
+    pub fn launch(&mut self, block: TraceBlock, kinds: &[Vec<Kind>], slot: Option<u32>) -> bool {
         let slot = match slot {
             Some(s) => s as usize,
             None => match self.blocks.iter().position(Option::is_none) {
@@ -638,15 +653,20 @@ impl Sm {
         }
         let mut ids = Vec::new();
         for (insts, kinds) in block.warps.into_iter().zip(kinds) {
-            let steps = insts
-                .iter()
-                .zip(kinds)
-                .map(|(i, k)| Step::of(i, k))
-                .collect();
             let Some(w) = self.warps.iter().position(Option::is_none) else {
                 break;
             };
+            let mut old = self.retired.pop();
+            let mut steps = old
+                .as_mut()
+                .map(|o| std::mem::take(&mut o.steps))
+                .unwrap_or_default();
+            steps.clear();
+            steps.extend(insts.iter().zip(kinds).map(|(i, &k)| Step::of(i, k)));
             let mut x = Warp::new(insts, steps, self.launched, block.id, ids.len() as u32);
+            if let Some(o) = old {
+                x.reuse(o);
+            }
             x.slot = slot;
             self.gates.set(w, Some(&x));
             self.warps[w] = Some(x);
@@ -902,7 +922,7 @@ impl Sm {
             self.check_block(b);
             if b.unfinished == 0 {
                 for &w in &b.warps {
-                    self.warps[w] = None;
+                    self.retired.extend(self.warps[w].take());
                     self.gates.set(w, None);
                     self.free.1 += 1;
                 }
@@ -998,7 +1018,7 @@ impl Sm {
         t.txns.push(OtTxn::Observe {
             pc: e.pc,
             lec: u64::from(e.lec) & t.lec_mask,
-            tb: x.tb.map(u64::from).to_vec(),
+            tb: x.tb.map(u64::from).into_iter().collect(),
             warp: u64::from(x.in_block),
             addr: line & t.addr_mask,
         });
@@ -1290,7 +1310,7 @@ impl Sm {
                         t.txns.push(OtTxn::Predict {
                             pc,
                             lec: u64::from(lec) & t.lec_mask,
-                            tb: x.tb.map(u64::from).to_vec(),
+                            tb: x.tb.map(u64::from).into_iter().collect(),
                             warp: u64::from(x.in_block),
                         });
                     }

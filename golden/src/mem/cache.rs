@@ -21,7 +21,6 @@
 //!   writes.
 //! * An evicted line with dirty sectors is written back (the dirty sectors).
 
-use rustc_hash::FxHashMap;
 use spec::cache::{CacheKind, CacheReplacement, CacheString, WriteAllocate, WritePolicy};
 
 /// What a request did in the tag array.
@@ -62,34 +61,50 @@ pub struct Access {
 #[derive(Debug, Clone)]
 pub struct TagArray {
     cfg: CacheString,
-    /// Per way (set-major, `set * ways + way`): its line address (`addr >> line bits`,
-    /// meaningful while it has a valid sector), valid and dirty sectors.
-    tags: Vec<u64>,
-    valid: Vec<u8>,
-    dirty: Vec<u8>,
-    /// Each set's ways in replacement order, as a list linked through `next` and `prev` (way
-    /// indices) from `head` to `tail` (per set): a way moves to the head when it is allocated,
-    /// and under LRU when it is used, so its valid ways lie in the order of their last use
-    /// (fill, under FIFO) and the least recent is the last valid one. Every way is in its list,
-    /// valid or not. (The victim was a scan of the set's stamps, 64 ways in turing-rtx2060s's
-    /// L1: 4 % of a streaming run's time, most of it host cache misses.)
-    next: Vec<u32>,
-    prev: Vec<u32>,
-    head: Vec<u32>,
-    tail: Vec<u32>,
-    /// Valid ways per set (below the set's ways, an invalid way is the victim).
-    live: Vec<u32>,
-    /// Line address -> the way holding it (exactly the valid ways: a way is valid from its
-    /// allocation, whose caller sets its sectors, to its eviction or invalidation). A line has one
-    /// set, so line addresses are unique in the array: a lookup replaces the scan of its set's
-    /// ways (64 in turing-rtx2060s's L1; the scans were 7 % of a GPU run's instructions,
-    /// callgrind, vectoradd). rustc-hash's hash: the addresses are not adversarial.
-    index: FxHashMap<u64, usize>,
+    /// Per way (set-major, `set * ways + way`): its line, sectors and place in its set's
+    /// replacement order ([`Way`]); per set, that order's ends and its valid ways ([`Set`]).
+    /// (One record a way: an access reads and writes several fields of few ways, and arrays
+    /// per field cost a host cache miss each in the L2's 32 slices.)
+    way: Vec<Way>,
+    set: Vec<Set>,
+    /// Per way: a byte hashed from its line address ([`fingerprint`]), set when the way is
+    /// allocated, eight ways a word (`fp_words` words a set). A lookup compares the set's bytes
+    /// eight at a time (one host cache line for 64 ways) and checks the tags of the ways whose
+    /// byte matches only. (A scan of the set's 64-bit tags was 7 % of a GPU run's instructions;
+    /// a hash map from line to way, which replaced it, cost a host cache miss per lookup and per
+    /// allocation in the L2's 32 slices of 1,024 lines.)
+    fp: Vec<u64>,
+    fp_words: usize,
     line_bits: u32,
     /// A deliberately wrong variant for the tests: a use does not move a way to the head (LRU
     /// becomes FIFO).
     #[cfg(test)]
     lax_lru: bool,
+}
+
+/// A way of [`TagArray`]: its line address (`addr >> line bits`, meaningful while it has a
+/// valid sector), valid and dirty sectors, and its neighbours (way indices) in its set's
+/// replacement order: a way moves to the head when it is allocated, and under LRU when it is
+/// used, so its valid ways lie in the order of their last use (fill, under FIFO) and the least
+/// recent is the last valid one. Every way is in its list, valid or not. (The victim was a scan
+/// of the set's stamps, 64 ways in turing-rtx2060s's L1: 4 % of a streaming run's time, most
+/// of it host cache misses.)
+#[derive(Debug, Clone, Copy)]
+struct Way {
+    tag: u64,
+    next: u32,
+    prev: u32,
+    valid: u8,
+    dirty: u8,
+}
+
+/// A set of [`TagArray`]: the ends of its replacement order, and its valid ways (below the
+/// set's ways, an invalid way is the victim).
+#[derive(Debug, Clone, Copy)]
+struct Set {
+    head: u32,
+    tail: u32,
+    live: u32,
 }
 
 /// Why a cache cannot take a request.
@@ -104,18 +119,25 @@ impl TagArray {
         let (sets, ways) = (cfg.sets as usize, cfg.ways as usize);
         let n = sets * ways;
         // Each set's list in way order: way k of set s is index s * ways + k.
-        let next = (0..n as u32).map(|i| i + 1).collect();
-        let prev = (0..n as u32).map(|i| i.wrapping_sub(1)).collect();
         TagArray {
-            tags: vec![0; n],
-            valid: vec![0; n],
-            dirty: vec![0; n],
-            next,
-            prev,
-            head: (0..sets).map(|s| (s * ways) as u32).collect(),
-            tail: (0..sets).map(|s| ((s + 1) * ways) as u32 - 1).collect(),
-            live: vec![0; sets],
-            index: FxHashMap::default(),
+            way: (0..n as u32)
+                .map(|i| Way {
+                    tag: 0,
+                    next: i + 1,
+                    prev: i.wrapping_sub(1),
+                    valid: 0,
+                    dirty: 0,
+                })
+                .collect(),
+            set: (0..sets)
+                .map(|s| Set {
+                    head: (s * ways) as u32,
+                    tail: ((s + 1) * ways) as u32 - 1,
+                    live: 0,
+                })
+                .collect(),
+            fp: vec![0; sets * ways.div_ceil(8)],
+            fp_words: ways.div_ceil(8),
             line_bits: cfg.line_bytes.trailing_zeros(),
             cfg,
             #[cfg(test)]
@@ -139,8 +161,27 @@ impl TagArray {
     /// [`TagArray::access_at`] while the array does not change.
     #[inline]
     pub fn lookup(&self, addr: u64) -> Option<usize> {
-        let i = *self.index.get(&(addr >> self.line_bits))?;
-        (self.valid[i] != 0).then_some(i)
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        let line = addr >> self.line_bits;
+        let (ways, words) = (self.cfg.ways as usize, self.fp_words);
+        let set = self.cfg.set_of(addr) as usize;
+        let pattern = u64::from(fingerprint(line)) * ONES;
+        for (c, &word) in self.fp[set * words..(set + 1) * words].iter().enumerate() {
+            // The bytes equal to the pattern's are the zero bytes of `x`: each sets its top
+            // bit in `m` (SWAR; a borrow may flag a byte above a zero one too, and the tag
+            // check rejects it).
+            let x = word ^ pattern;
+            let mut m = x.wrapping_sub(ONES) & !x & (ONES << 7);
+            while m != 0 {
+                let k = c * 8 + (m.trailing_zeros() / 8) as usize;
+                let i = set * ways + k;
+                if k < ways && self.way[i].tag == line && self.way[i].valid != 0 {
+                    return Some(i);
+                }
+                m &= m - 1;
+            }
+        }
+        None
     }
 
     /// Whether `addr`'s sector is valid (a probe: nothing changes).
@@ -151,7 +192,7 @@ impl TagArray {
     /// [`TagArray::holds`] of `addr`, whose line's way is `found`.
     #[inline]
     pub fn holds_at(&self, found: Option<usize>, addr: u64) -> bool {
-        found.is_some_and(|i| self.valid[i] & self.sector(addr) != 0)
+        found.is_some_and(|i| self.way[i].valid & self.sector(addr) != 0)
     }
 
     /// The set of `addr`, and the way a line for it would take there: its first invalid way,
@@ -159,52 +200,53 @@ impl TagArray {
     fn victim(&self, addr: u64) -> (usize, usize) {
         let set = self.cfg.set_of(addr) as usize;
         let ways = self.cfg.ways as usize;
-        if (self.live[set] as usize) < ways {
+        if (self.set[set].live as usize) < ways {
             let first = set * ways;
-            let k = self.valid[first..first + ways]
+            let k = self.way[first..first + ways]
                 .iter()
-                .position(|&v| v == 0)
+                .position(|w| w.valid == 0)
                 .unwrap_or_default();
             return (set, first + k);
         }
-        (set, self.tail[set] as usize)
+        (set, self.set[set].tail as usize)
     }
 
     /// Move way `i` of `set` to the head of its list.
     fn make_head(&mut self, set: usize, i: usize) {
-        let h = self.head[set] as usize;
+        let h = self.set[set].head as usize;
         if h == i {
             return;
         }
-        let (p, n) = (self.prev[i], self.next[i]);
-        self.next[p as usize] = n;
-        if self.tail[set] as usize == i {
-            self.tail[set] = p;
+        let (p, n) = (self.way[i].prev, self.way[i].next);
+        self.way[p as usize].next = n;
+        if self.set[set].tail as usize == i {
+            self.set[set].tail = p;
         } else {
-            self.prev[n as usize] = p;
+            self.way[n as usize].prev = p;
         }
-        self.next[i] = h as u32;
-        self.prev[h] = i as u32;
-        self.head[set] = i as u32;
+        self.way[i].next = h as u32;
+        self.way[h].prev = i as u32;
+        self.set[set].head = i as u32;
     }
 
     /// Allocate a line for `addr` in its set ([`TagArray::victim`]) with sectors `valid` (not
     /// 0) and `dirty`.
     fn allocate(&mut self, addr: u64, valid: u8, dirty: u8) -> (usize, Option<Eviction>) {
         let (set, i) = self.victim(addr);
-        let evicted = (self.valid[i] != 0).then(|| Eviction {
-            addr: self.tags[i] << self.line_bits,
-            dirty: self.dirty[i],
+        let evicted = (self.way[i].valid != 0).then(|| Eviction {
+            addr: self.way[i].tag << self.line_bits,
+            dirty: self.way[i].dirty,
         });
-        if evicted.is_some() {
-            self.index.remove(&self.tags[i]);
-        } else {
-            self.live[set] += 1;
+        if evicted.is_none() {
+            self.set[set].live += 1;
         }
-        self.index.insert(addr >> self.line_bits, i);
-        self.tags[i] = addr >> self.line_bits;
-        self.valid[i] = valid;
-        self.dirty[i] = dirty;
+        self.way[i].tag = addr >> self.line_bits;
+        let k = i - set * self.cfg.ways as usize;
+        let (word, shift) = (set * self.fp_words + k / 8, k % 8 * 8);
+        self.fp[word] =
+            self.fp[word] & !(0xff << shift) | u64::from(fingerprint(self.way[i].tag)) << shift;
+        self.way[i].valid = valid;
+        self.way[i].dirty = dirty;
         self.make_head(set, i);
         (i, evicted)
     }
@@ -218,7 +260,7 @@ impl TagArray {
             CacheKind::Sector => 0xf,
         };
         if let Some(i) = self.lookup(addr) {
-            self.valid[i] = all;
+            self.way[i].valid = all;
             self.touch(i);
             return None;
         }
@@ -229,25 +271,28 @@ impl TagArray {
     pub fn install_evicts_dirty(&self, addr: u64) -> bool {
         self.lookup(addr).is_none() && {
             let (_, i) = self.victim(addr);
-            self.valid[i] != 0 && self.dirty[i] != 0
+            self.way[i].valid != 0 && self.way[i].dirty != 0
         }
     }
 
     /// Invalidate every line, dirty ones included, without writing them back (GPGPU-Sim's
-    /// `tag_array::invalidate`); `each` sees the address of every line that was valid. Costs
-    /// nothing when no line is.
+    /// `tag_array::invalidate`); `each` sees the address of every line that was valid, in way
+    /// order. Visits only the sets with a valid line.
     pub fn invalidate_all(&mut self, mut each: impl FnMut(u64)) {
-        for (&tag, &i) in &self.index {
-            if self.valid[i] != 0 {
-                each(tag << self.line_bits);
+        let ways = self.cfg.ways as usize;
+        for set in 0..self.set.len() {
+            if self.set[set].live == 0 {
+                continue;
             }
-            self.valid[i] = 0;
-            self.dirty[i] = 0;
+            for i in set * ways..(set + 1) * ways {
+                if self.way[i].valid != 0 {
+                    each(self.way[i].tag << self.line_bits);
+                }
+                self.way[i].valid = 0;
+                self.way[i].dirty = 0;
+            }
+            self.set[set].live = 0;
         }
-        if !self.index.is_empty() {
-            self.live.fill(0);
-        }
-        self.index.clear();
     }
 
     /// Way `i` was used: under LRU it becomes the most recent.
@@ -263,10 +308,9 @@ impl TagArray {
 
     /// Way `i` leaves (write-evict): invalid and clean.
     fn drop_way(&mut self, i: usize) {
-        self.index.remove(&self.tags[i]);
-        self.valid[i] = 0;
-        self.dirty[i] = 0;
-        self.live[i / self.cfg.ways as usize] -= 1;
+        self.way[i].valid = 0;
+        self.way[i].dirty = 0;
+        self.set[i / self.cfg.ways as usize].live -= 1;
     }
 
     /// One request (that fits in one sector, or one line of a line cache).
@@ -290,12 +334,12 @@ impl TagArray {
         if !write {
             return Ok(Access {
                 outcome: match found {
-                    Some(i) if self.valid[i] & s != 0 => {
+                    Some(i) if self.way[i].valid & s != 0 => {
                         self.touch(i);
                         Outcome::Hit
                     }
                     Some(i) => {
-                        self.valid[i] |= s;
+                        self.way[i].valid |= s;
                         self.touch(i);
                         Outcome::SectorMiss { fetch: true }
                     }
@@ -313,7 +357,7 @@ impl TagArray {
         }
         // A write.
         if let Some(i) = found {
-            let hit = self.valid[i] & s != 0;
+            let hit = self.way[i].valid & s != 0;
             let missed = Outcome::SectorMiss { fetch: false };
             if policy == WritePolicy::WriteEvict {
                 self.drop_way(i);
@@ -334,9 +378,9 @@ impl TagArray {
                     self.cfg.write_allocate,
                     WriteAllocate::Naive | WriteAllocate::FetchOnWrite
                 );
-            self.valid[i] |= s;
+            self.way[i].valid |= s;
             if write_back {
-                self.dirty[i] |= s;
+                self.way[i].dirty |= s;
             }
             self.touch(i);
             return Ok(Access {
@@ -373,6 +417,14 @@ impl TagArray {
             write_through: !write_back,
         })
     }
+}
+
+/// The byte a lookup compares first ([`TagArray::lookup`]): the top byte of the line address
+/// times a 64-bit odd constant (Fibonacci hashing), so that the lines of one set, which share
+/// their low bits, still differ in it.
+#[inline]
+fn fingerprint(line: u64) -> u8 {
+    (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
 }
 
 #[cfg(test)]

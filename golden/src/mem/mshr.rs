@@ -72,10 +72,11 @@ impl<R> MshrTable<R> {
         }
     }
 
-    /// The block address of `addr`'s entry: its line's or sector's.
+    /// The block address of `addr`'s entry: its line's or sector's (a power of two: the
+    /// cache string checks line sizes).
     #[inline]
     fn key(&self, addr: u64) -> u64 {
-        addr / self.block * self.block
+        addr & !(self.block - 1)
     }
 
     /// The entry of `addr`'s line (sector), if it has one.

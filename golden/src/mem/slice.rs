@@ -503,7 +503,7 @@ impl<P: Copy> Slice<P> {
             if matches!(self.mshr.add_at(m, r.addr, r.payload), Ok(Added::New)) {
                 // The whole unit: a sector, or a line cache's line.
                 self.miss_queue.push_back(Fetch {
-                    addr: r.addr / u64::from(unit) * u64::from(unit),
+                    addr: r.addr & !(u64::from(unit) - 1),
                     write: false,
                     bytes: unit,
                     origin: Some(r.payload),
@@ -514,7 +514,7 @@ impl<P: Copy> Slice<P> {
                 // A write that allocates and fetches: the fetch fills the rest of the sector;
                 // the write itself is done.
                 self.miss_queue.push_back(Fetch {
-                    addr: r.addr / u64::from(unit) * u64::from(unit),
+                    addr: r.addr & !(u64::from(unit) - 1),
                     write: false,
                     bytes: unit,
                     origin: Some(r.payload),

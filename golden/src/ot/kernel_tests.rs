@@ -83,8 +83,8 @@ fn stimulus_wraps_lec_and_reduces_addresses() {
             (*pc, *lec, *warp),
             (0x40, u64::from(w.lec % 16), u64::from(w.warp))
         );
-        assert_eq!(tb, &vec![u64::from(w.tb[0]), 0, 0]);
-        per_warp.entry((tb.clone(), *warp)).or_default().push(*lec);
+        assert_eq!(tb[..], [u64::from(w.tb[0]), 0, 0]);
+        per_warp.entry((tb.to_vec(), *warp)).or_default().push(*lec);
         for line in &w.lines {
             i += 1;
             let OtTxn::Observe { addr, .. } = &txns[i] else {

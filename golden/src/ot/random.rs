@@ -13,7 +13,7 @@
 //!
 //! A new launch (random 1-D/2-D/3-D grid and block) starts every few phases.
 
-use super::txn::OtTxn;
+use super::txn::{OtTxn, Tb};
 use crate::block::mask;
 use crate::rng::Rng;
 use spec::Spec;
@@ -175,7 +175,7 @@ impl RandomOt {
         self.queue.push_back(OtTxn::Predict {
             pc: l.pc,
             lec: l.lec,
-            tb: tb.to_vec(),
+            tb: Tb::from_slice(tb),
             warp,
         });
     }
@@ -184,7 +184,7 @@ impl RandomOt {
         self.queue.push_back(OtTxn::Observe {
             pc: l.pc,
             lec: l.lec,
-            tb: tb.to_vec(),
+            tb: Tb::from_slice(tb),
             warp,
             addr,
         });

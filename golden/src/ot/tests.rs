@@ -1,3 +1,4 @@
+use super::txn::Tb;
 use super::*;
 use crate::block::CycleModel;
 use proptest::prelude::*;
@@ -16,7 +17,7 @@ fn obs(pc: u64, lec: u64, tb: [u64; 2], warp: u64, addr: u64) -> OtTxn {
     OtTxn::Observe {
         pc,
         lec,
-        tb: tb.to_vec(),
+        tb: Tb::from_slice(&tb),
         warp,
         addr,
     }
@@ -26,7 +27,7 @@ fn pred(pc: u64, lec: u64, tb: [u64; 2], warp: u64) -> OtTxn {
     OtTxn::Predict {
         pc,
         lec,
-        tb: tb.to_vec(),
+        tb: Tb::from_slice(&tb),
         warp,
     }
 }
@@ -179,7 +180,7 @@ fn three_dimensional_grid_learns_stride_z() {
     let o3 = |tb: [u64; 3], w: u64, a: u64| OtTxn::Observe {
         pc: 8,
         lec: 0,
-        tb: tb.to_vec(),
+        tb: Tb::from_slice(&tb),
         warp: w,
         addr: a,
     };
@@ -198,7 +199,7 @@ fn three_dimensional_grid_learns_stride_z() {
         OtTxn::Predict {
             pc: 8,
             lec: 0,
-            tb: vec![3, 3, 0],
+            tb: Tb::from_slice(&[3, 3, 0]),
             warp: 1,
         },
     ];
@@ -461,7 +462,7 @@ fn single(t: &OtTxn) -> CycleOps {
 
 fn fields_of(spec: &Spec) -> impl Strategy<Value = OtTxn> {
     let g = spec.ot.clone();
-    let tb = prop::collection::vec(0u64..3, 3);
+    let tb = prop::collection::vec(0u64..3, 3).prop_map(Tb::from_vec);
     prop_oneof![
         1 => (1u64..4, 1u64..4, 1u64..3, 1u64..100).prop_map(move |(x, y, z, t)| {
             let z = if g.grid_dims < 3 { 1 } else { z };

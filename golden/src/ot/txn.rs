@@ -13,6 +13,10 @@ use crate::block::IllegalInput;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+/// A block's coordinates in a transaction: one to three (kept inline: the GPU sends one with
+/// every load it issues and every line it observes).
+pub type Tb = smallvec::SmallVec<[u64; MAX_DIMS]>;
+
 /// One transaction of the public stimulus format.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
@@ -24,14 +28,14 @@ pub enum OtTxn {
     Observe {
         pc: u64,
         lec: u64,
-        tb: Vec<u64>,
+        tb: Tb,
         warp: u64,
         addr: u64,
     },
     Predict {
         pc: u64,
         lec: u64,
-        tb: Vec<u64>,
+        tb: Tb,
         warp: u64,
     },
 }
@@ -78,7 +82,7 @@ pub fn parse(text: &str, source_name: &str) -> Result<Vec<(usize, OtTxn)>, Stimu
             };
             err(format!("{}{hint}", crate::run::json_line_error(&e)))
         })?;
-        let shape_ok = |v: &Vec<u64>| (1..=MAX_DIMS).contains(&v.len());
+        let shape_ok = |v: &[u64]| (1..=MAX_DIMS).contains(&v.len());
         let bad = match &txn {
             OtTxn::Launch { grid, block } => {
                 if !shape_ok(grid) || !shape_ok(block) {
