@@ -418,25 +418,60 @@ const fn tap_masks<const N: usize>(taps: [&[u32]; N]) -> [u64; N] {
 }
 /// The IPOLY term XORed into an index of `n` values (16, 32 or 64; else `None`) by the bits
 /// `higher` above it: GPGPU-Sim's `ipoly_hash_function(higher, index, n)` is `index ^` this,
-/// for cache sets and for memory sub-partitions alike.
+/// for cache sets and for memory sub-partitions alike. The term is linear in `higher`'s bits
+/// (each index bit the parity of its taps), so it is the XOR of one table entry per byte of
+/// the taps' 24 bits (six parities a call were 2 % of a GPU run's instructions).
+#[inline]
 pub fn ipoly_xor(higher: u64, n: u32) -> Option<u32> {
-    let masks: &[u64] = match n {
-        16 => &IPOLY_16_MASKS,
-        32 => &IPOLY_32_MASKS,
-        64 => &IPOLY_64_MASKS,
+    let t = match n {
+        16 => &IPOLY_16_BYTES,
+        32 => &IPOLY_32_BYTES,
+        64 => &IPOLY_64_BYTES,
         _ => return None,
     };
-    Some(
-        masks
-            .iter()
-            .enumerate()
-            .fold(0, |p, (b, m)| p | ((higher & m).count_ones() & 1) << b),
-    )
+    let byte = |k: usize| (higher >> (8 * k)) as u8 as usize;
+    Some(u32::from(t[0][byte(0)] ^ t[1][byte(1)] ^ t[2][byte(2)]))
+}
+
+/// The IPOLY term of `higher` as the parities of its taps (the definition; the tables are
+/// built from it).
+const fn ipoly_parities(higher: u64, masks: &[u64]) -> u8 {
+    let mut out = 0u8;
+    let mut b = 0;
+    while b < masks.len() {
+        out |= (((higher & masks[b]).count_ones() & 1) as u8) << b;
+        b += 1;
+    }
+    out
+}
+
+/// Per byte of the taps' 24 bits, the term of each of its values.
+const fn ipoly_bytes(masks: &[u64]) -> [[u8; 256]; 3] {
+    let mut out = [[0u8; 256]; 3];
+    let mut b = 0;
+    while b < masks.len() {
+        // Every tap lies in the three bytes.
+        assert!(masks[b] >> 24 == 0);
+        b += 1;
+    }
+    let mut k = 0;
+    while k < 3 {
+        let mut v = 0;
+        while v < 256 {
+            out[k][v] = ipoly_parities((v as u64) << (8 * k), masks);
+            v += 1;
+        }
+        k += 1;
+    }
+    out
 }
 
 const IPOLY_16_MASKS: [u64; 4] = tap_masks(IPOLY_16);
 const IPOLY_32_MASKS: [u64; 5] = tap_masks(IPOLY_32);
 const IPOLY_64_MASKS: [u64; 6] = tap_masks(IPOLY_64);
+static IPOLY_16_BYTES: [[u8; 256]; 3] = ipoly_bytes(&IPOLY_16_MASKS);
+static IPOLY_32_BYTES: [[u8; 256]; 3] = ipoly_bytes(&IPOLY_32_MASKS);
+static IPOLY_64_BYTES: [[u8; 256]; 3] = ipoly_bytes(&IPOLY_64_MASKS);
 
 impl CacheString {
     /// The cache string of key `key`, which must name a cache: `none` is refused, saying that
@@ -676,6 +711,26 @@ mod tests {
                 assert_eq!(c.set_of(addr), walked, "{sets} sets, address {addr:#x}");
             }
         }
+    }
+
+    #[test]
+    fn ipoly_tables_give_the_taps_parities() {
+        // Every 24-bit value (the taps' span), and bits above it, which no tap reads.
+        for (n, masks) in [
+            (16, &IPOLY_16_MASKS[..]),
+            (32, &IPOLY_32_MASKS[..]),
+            (64, &IPOLY_64_MASKS[..]),
+        ] {
+            for v in (0u64..1 << 24).step_by(7).chain([0xff_ffff]) {
+                let x = v | (v.wrapping_mul(0x9E37_79B9) << 24);
+                assert_eq!(
+                    ipoly_xor(x, n),
+                    Some(u32::from(ipoly_parities(x, masks))),
+                    "{n}: {x:#x}"
+                );
+            }
+        }
+        assert_eq!(ipoly_xor(1, 8), None);
     }
 
     #[test]
