@@ -19,6 +19,7 @@ pub mod mc;
 pub mod mem;
 pub mod ot;
 pub mod prefetch;
+pub mod ring;
 pub mod rng;
 pub mod run;
 pub mod workload;

@@ -1115,7 +1115,7 @@ impl MemSystem {
         for c in bits(self.waiting) {
             let ctrl = &mut self.ctrls[c];
             if ctrl.pending() < self.cap {
-                if let Some((mut e, r, tag)) = ctrl.wait.pop_front() {
+                if let Some((mut e, r, tag)) = crate::ring::pop_front(&mut ctrl.wait) {
                     e.req = match ctrl.free.pop() {
                         Some(i) => {
                             ctrl.held[i as usize] = (r, tag);

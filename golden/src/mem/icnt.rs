@@ -215,7 +215,7 @@ impl<P: Copy> Crossbar<P> {
 
     /// Take the oldest packet landed at output `o`.
     pub fn pop(&mut self, o: usize) -> Option<Packet<P>> {
-        let p = self.outputs[o].pop_front()?;
+        let p = crate::ring::pop_front(&mut self.outputs[o])?;
         self.out_flits[o] -= p.flits;
         self.landed -= 1;
         Some(p)
@@ -250,7 +250,7 @@ impl<P: Copy> Crossbar<P> {
     }
 
     fn grant(&mut self, i: usize) {
-        let Some((tail, p)) = self.inputs[i].pop_front() else {
+        let Some((tail, p)) = crate::ring::pop_front(&mut self.inputs[i]) else {
             return;
         };
         match self.inputs[i].front() {
@@ -302,7 +302,7 @@ impl<P: Copy> Crossbar<P> {
             if at > self.now {
                 break;
             }
-            self.crossing.pop_front();
+            crate::ring::pop_front(&mut self.crossing);
             self.outputs[p.dest].push_back(p);
             self.landed += 1;
         }

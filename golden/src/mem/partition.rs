@@ -254,7 +254,7 @@ impl Partitions {
     /// The oldest reply of sub-partition `s`, if any, and whether the L2 served it or it
     /// waited for the DRAM (a network port takes one per cycle).
     pub fn pop_reply(&mut self, s: usize) -> Option<(MemRequest, Served)> {
-        let r = self.subs[s].l2_to_icnt.pop_front();
+        let r = crate::ring::pop_front(&mut self.subs[s].l2_to_icnt);
         if r.is_some() {
             self.inside -= 1;
             self.replies -= 1;
@@ -315,7 +315,7 @@ impl Partitions {
             self.stats.l2_to_icnt_full += 1;
         }
         // 2. A fill in.
-        if let Some(addr) = sp.dram_to_l2.pop_front() {
+        if let Some(addr) = crate::ring::pop_front(&mut sp.dram_to_l2) {
             sp.slice.fill(addr);
         }
         // 3. The miss queue's head on towards the DRAM.
@@ -356,7 +356,7 @@ impl Partitions {
                     kind,
                 });
                 if taken == Taken::Accepted {
-                    sp.rop.pop_front();
+                    crate::ring::pop_front(&mut sp.rop);
                 } else {
                     self.stats.icnt_to_l2_full += 1;
                 }
@@ -389,7 +389,7 @@ impl Partitions {
                 sp.dram_to_l2.push_back(f.fetch.addr);
                 self.busy.insert(f.sub);
                 self.asleep[f.sub] = 0;
-                self.chans[c].returning.pop_front();
+                crate::ring::pop_front(&mut self.chans[c].returning);
                 self.returning -= 1;
                 self.release(id);
             } else {
@@ -451,7 +451,7 @@ impl Partitions {
             if local >= self.per_channel {
                 local -= self.per_channel;
             }
-            if let Some(f) = self.subs[first + local].l2_to_dram.pop_front() {
+            if let Some(f) = crate::ring::pop_front(&mut self.subs[first + local].l2_to_dram) {
                 let parts = (u64::from(f.bytes).div_ceil(self.atom)).max(1) as u32;
                 let id = match self.free.pop() {
                     Some(i) => i,
@@ -506,7 +506,7 @@ impl Partitions {
             }
         }
         if f.offered == f.parts {
-            self.chans[c].latency.pop_front();
+            crate::ring::pop_front(&mut self.chans[c].latency);
         }
         Ok(())
     }

@@ -412,7 +412,7 @@ impl<P: Copy> Slice<P> {
     pub fn tick(&mut self) {
         if let Some(&r) = self.input.front() {
             if self.access(r) {
-                self.input.pop_front();
+                crate::ring::pop_front(&mut self.input);
             }
         }
         self.now += 1;
@@ -551,7 +551,7 @@ impl<P: Copy> Slice<P> {
 
     /// The next level took the request [`Slice::peek_fetch`] showed.
     pub fn pop_fetch(&mut self) -> Option<Fetch<P>> {
-        self.miss_queue.pop_front()
+        crate::ring::pop_front(&mut self.miss_queue)
     }
 
     /// The next level's data for `addr` arrived: the requests waiting for it are answered.
@@ -566,7 +566,7 @@ impl<P: Copy> Slice<P> {
     pub fn pop_answer(&mut self) -> Option<(P, Served)> {
         match self.answering.front() {
             Some(&(at, p, by)) if at <= self.now => {
-                self.answering.pop_front();
+                crate::ring::pop_front(&mut self.answering);
                 Some((p, by))
             }
             _ => None,
