@@ -255,8 +255,9 @@ impl<'a> Dispatcher<'a> {
                         Queues::Shared(q) => !q.is_empty() && room(s, 1),
                     }
                 };
-                let Some(s) = (0..self.sms)
-                    .map(|i| (self.next_sm + i) % self.sms)
+                // (From the next SM round: without a division per SM, a scan per cycle.)
+                let Some(s) = (self.next_sm..self.sms)
+                    .chain(0..self.next_sm)
                     .find(|&s| wants(s))
                 else {
                     return Ok(());

@@ -103,7 +103,7 @@ pub struct KernelSummary {
 fn l1_total(sms: &[Sm]) -> SliceStats {
     let mut t = SliceStats::default();
     for sm in sms {
-        t.add(sm.l1_stats());
+        t.add(&sm.l1_stats());
     }
     t
 }
@@ -565,7 +565,6 @@ impl Gpu<'_> {
         let start = side.core_cycle();
         let mut blocks = 0;
         let mut last_work = start;
-        let mut seen = before;
         let mut placed = Vec::new();
         let mut kinds: Vec<Vec<Kind>> = Vec::new();
         let mut peak = 0;
@@ -648,6 +647,9 @@ impl Gpu<'_> {
                 if now < wakes[s] && !watched && !side.reply_at(s) {
                     continue;
                 }
+                // (An SM issues only in its own cycle: progress is seen here, not by summing
+                // every SM's count each cycle.)
+                let issued = sm.instructions();
                 match &mut opts.prefetch {
                     Some(p) if p.sm == s => {
                         sm.cycle_watched(now, side, Some(&mut *p.hook))
@@ -658,6 +660,9 @@ impl Gpu<'_> {
                         }
                     }
                     _ => sm.cycle(now, side),
+                }
+                if sm.instructions() != issued {
+                    last_work = now;
                 }
                 wakes[s] = sm.next_busy(now);
                 for slot in sm.take_finished() {
@@ -715,11 +720,6 @@ impl Gpu<'_> {
             }
             if d.all_placed() && !d.events_pending() && sms.iter().all(Sm::idle) {
                 break;
-            }
-            let issued: u64 = sms.iter().map(Sm::instructions).sum();
-            if issued != seen {
-                seen = issued;
-                last_work = now;
             }
             if now - last_work > STALL_CYCLES {
                 return Err(GpuError::Stalled {

@@ -558,13 +558,13 @@ impl Sm {
     }
 
     /// Its L1's counters (what [`Sm::stats`] copies with the rest).
-    pub fn l1_stats(&self) -> &SliceStats {
+    pub fn l1_stats(&self) -> SliceStats {
         self.l1.stats()
     }
 
     pub fn stats(&self) -> SmStats {
         let mut s = self.stats.clone();
-        s.l1 = self.l1.stats().clone();
+        s.l1 = self.l1.stats();
         s.prefetch = self.pf.as_ref().map(|p| p.stats().clone());
         s
     }
@@ -782,10 +782,10 @@ impl Sm {
             }
         }
         // 3. The L1's access and its answers; the prefetch cache's answers.
-        let merges = self.l1.stats().mshr_merges;
+        let merges = self.l1.mshr_merges();
         self.l1.tick();
         if let Some(pf) = &mut self.pf {
-            pf.l1_events(self.l1.stats().mshr_merges - merges, 0);
+            pf.l1_events(self.l1.mshr_merges() - merges, 0);
             // (Kept only when prefetching into the L1.)
             for line in self.l1.take_evictions() {
                 pf.evicted(line);

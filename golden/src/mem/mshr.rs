@@ -7,7 +7,7 @@
 //! counts a reservation failure by that cause and retries it later. The fill returns every
 //! merged request, oldest first.
 
-use rustc_hash::FxHashMap;
+use super::block_index::BlockIndex;
 use spec::cache::CacheString;
 
 /// Why the table refused a request.
@@ -40,8 +40,7 @@ pub enum Added {
 }
 
 /// The table, holding requests of type `R`. Entries are unordered (nothing depends on their
-/// order) and found by block address in a hash index (rustc-hash's: the addresses are not
-/// adversarial). (A deque of (address, list) pairs scanned two or three times an access, and
+/// order) and found by block address in an index ([`BlockIndex`]). (A deque of (address, list) pairs scanned two or three times an access, and
 /// a list allocated per miss, were a tenth of a GPU run's instructions: callgrind, vectoradd
 /// on turing-rtx2060s, whose L1 has 256 entries.) An entry keeps its slot until its fill, and
 /// a slot its list's storage across entries.
@@ -52,7 +51,7 @@ pub struct MshrTable<R> {
     /// Bytes one entry covers: the cache's atom, a 32 B sector or the line.
     block: u64,
     /// Block address -> its entry's slot (the entries in use).
-    index: FxHashMap<u64, usize>,
+    index: BlockIndex,
     /// Per slot: the requests waiting for its entry, oldest first (empty when free).
     waiting: Vec<Vec<R>>,
     /// The free slots.
@@ -66,7 +65,7 @@ impl<R> MshrTable<R> {
             entries: cfg.mshr_entries as usize,
             merge: cfg.mshr_merge as usize,
             block: u64::from(cfg.atom_bytes()),
-            index: FxHashMap::default(),
+            index: BlockIndex::new(cfg.mshr_entries as usize, u64::from(cfg.atom_bytes())),
             waiting: Vec::new(),
             free: Vec::new(),
         }
@@ -82,7 +81,7 @@ impl<R> MshrTable<R> {
     /// The entry of `addr`'s line (sector), if it has one.
     #[inline]
     fn find(&self, addr: u64) -> Option<usize> {
-        self.index.get(&self.key(addr)).copied()
+        self.index.get(self.key(addr)).map(|i| i as usize)
     }
 
     /// `addr`'s entry looked up once, for [`MshrTable::check_at`] and [`MshrTable::add_at`]
@@ -130,7 +129,7 @@ impl<R> MshrTable<R> {
                     self.waiting.len() - 1
                 });
                 self.waiting[i].push(r);
-                self.index.insert(self.key(addr), i);
+                self.index.insert(self.key(addr), i as u32);
                 Ok(Added::New)
             }
         }
@@ -139,7 +138,7 @@ impl<R> MshrTable<R> {
     /// The fill of `addr`'s line (sector) arrived: `each` takes its waiting requests, oldest
     /// first (none if it had no entry).
     pub fn fill_with(&mut self, addr: u64, mut each: impl FnMut(R)) {
-        if let Some(i) = self.index.remove(&self.key(addr)) {
+        if let Some(i) = self.index.remove(self.key(addr)).map(|i| i as usize) {
             self.waiting[i].drain(..).for_each(&mut each);
             self.free.push(i);
         }
@@ -243,7 +242,7 @@ mod tests {
                 prop_assert!(t.used() <= entries as usize);
                 prop_assert!(t.waiting.iter().all(|w| w.len() <= merge as usize));
                 // The index names every slot in use, once; the other slots are free and empty.
-                let mut named: Vec<usize> = t.index.values().copied().collect();
+                let mut named: Vec<usize> = t.index.values().map(|i| i as usize).collect();
                 named.sort_unstable();
                 named.dedup();
                 prop_assert_eq!(named.len(), t.index.len());

@@ -230,7 +230,13 @@ impl Partitions {
     /// Offer a request to its sub-partition at the current core cycle: refused when the
     /// sub-partition's icnt-to-L2 queue is full.
     pub fn offer(&mut self, r: MemRequest) -> Offer {
-        let s = self.sub_of(r.addr);
+        self.offer_to(self.sub_of(r.addr), r)
+    }
+
+    /// [`Partitions::offer`] of a request whose sub-partition, `s`, the caller has (the
+    /// interconnect's output it landed at).
+    pub fn offer_to(&mut self, s: usize, r: MemRequest) -> Offer {
+        debug_assert_eq!(s, self.sub_of(r.addr), "request {r:?} at sub-partition {s}");
         let sp = &mut self.subs[s];
         if !sp.slice.has_room() {
             return Offer::Refused;
@@ -520,7 +526,7 @@ impl Partitions {
     pub fn stats(&self) -> PartitionStats {
         let mut s = self.stats.clone();
         for sp in &self.subs {
-            s.slices.add(sp.slice.stats());
+            s.slices.add(&sp.slice.stats());
         }
         s
     }

@@ -18,15 +18,17 @@ use super::icnt::{Arbiter, Crossbar, IcntStats, Packet};
 use super::partition::{MemRequest, PartitionStats, Partitions, ICNT};
 use super::slice::Served;
 use crate::mc::system::{Hook, McError, MemSystem, Offer};
-use spec::{IcntArbiter, IcntSpec, Spec};
+use spec::{IcntArbiter, Spec};
 
 pub struct MemorySide {
     parts: Partitions,
     req: Crossbar<MemRequest>,
     rep: Crossbar<(MemRequest, Served)>,
     ports: usize,
-    icnt: IcntSpec,
-    data_bytes: u32,
+    /// Flits of a packet without data and of one with a fill's data (`icnt.flits`, taken
+    /// once: a division per packet otherwise).
+    flits_bare: u32,
+    flits_data: u32,
 }
 
 impl MemorySide {
@@ -48,8 +50,8 @@ impl MemorySide {
                 .with_speedup(i.speedup),
             parts,
             ports,
-            icnt: i,
-            data_bytes: spec.l2.fetch_bytes(),
+            flits_bare: i.flits(0),
+            flits_data: i.flits(spec.l2.fetch_bytes()),
         }
     }
 
@@ -58,16 +60,21 @@ impl MemorySide {
     }
 
     pub fn port_of(&self, r: &MemRequest) -> usize {
-        r.sm as usize % self.ports
+        let sm = r.sm as usize;
+        // (One port per SM, usually: no division then.)
+        if sm < self.ports {
+            sm
+        } else {
+            sm % self.ports
+        }
     }
 
     /// Flits of `r`'s request packet and of its reply.
     pub fn flits(&self, r: &MemRequest) -> (u32, u32) {
-        let d = self.data_bytes;
         if r.write {
-            (self.icnt.flits(d), self.icnt.flits(0))
+            (self.flits_data, self.flits_bare)
         } else {
-            (self.icnt.flits(0), self.icnt.flits(d))
+            (self.flits_bare, self.flits_data)
         }
     }
 
@@ -122,7 +129,7 @@ impl MemorySide {
                 let Some(p) = self.req.peek(s) else {
                     continue;
                 };
-                if self.parts.offer(p.payload) == Offer::Accepted {
+                if self.parts.offer_to(s, p.payload) == Offer::Accepted {
                     self.req.pop(s);
                 }
             }
