@@ -177,6 +177,13 @@ impl<'a> Dispatcher<'a> {
     }
 
     /// Every block of the grid has been placed.
+    /// Whether it places by the SMs' room and its own queues alone (the queue policies, not
+    /// the locality unit, which steps every cycle): then a cycle after one that placed nothing
+    /// places nothing either until an SM gains room (a block finishes).
+    pub fn places_by_room_alone(&self) -> bool {
+        matches!(self.mode, Mode::Queues { .. })
+    }
+
     pub fn all_placed(&self) -> bool {
         self.placed == self.blocks
     }
