@@ -455,7 +455,7 @@ pub struct Sm {
     own: Vec<u128>,
     /// The prefetcher (`prefetch.kind` other than none), and the demand loads its cache
     /// answered: (cycle due, payload), in due order.
-    pf: Option<Prefetcher>,
+    pf: Option<Box<Prefetcher>>,
     pf_answers: VecDeque<(u64, u32)>,
     /// The LD/ST unit's front access was looked up at the prefetcher already (it missed, and
     /// waits for the L1 or the port).
@@ -545,7 +545,7 @@ impl Sm {
                         .fold(0, |m, w| m | 1 << w)
                 })
                 .collect(),
-            pf: Prefetcher::new(spec),
+            pf: Prefetcher::new(spec).map(Box::new),
             pf_answers: VecDeque::new(),
             pf_checked: false,
             stats: SmStats::default(),
@@ -632,7 +632,7 @@ impl Sm {
             && self.held.is_none()
             && self.l1.quiet()
             && self.l1.busy() == 0
-            && self.pf.as_ref().is_none_or(Prefetcher::quiet)
+            && self.pf.as_deref().is_none_or(Prefetcher::quiet)
             && self.pf_answers.is_empty()
     }
 

@@ -49,7 +49,8 @@ use std::collections::VecDeque;
 /// A packet in the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Packet<P> {
-    pub dest: usize,
+    /// The output port (32 bits: a packet is copied several times on its way).
+    pub dest: u32,
     pub flits: u32,
     pub payload: P,
 }
@@ -195,7 +196,7 @@ impl<P: Copy> Crossbar<P> {
         let tail = self.now.max(self.in_free[i]) + u64::from(p.flits) - 1;
         self.in_free[i] = tail + 1;
         if self.inputs[i].is_empty() {
-            self.head_dest[i] = p.dest;
+            self.head_dest[i] = p.dest as usize;
         }
         self.inputs[i].push_back((tail, p));
         self.holding.insert(i);
@@ -253,8 +254,9 @@ impl<P: Copy> Crossbar<P> {
         let Some((tail, p)) = crate::ring::pop_front(&mut self.inputs[i]) else {
             return;
         };
+        let dest = p.dest as usize;
         match self.inputs[i].front() {
-            Some(&(_, next)) => self.head_dest[i] = next.dest,
+            Some(&(_, next)) => self.head_dest[i] = next.dest as usize,
             None => self.holding.remove(i),
         }
         #[cfg(test)]
@@ -262,18 +264,18 @@ impl<P: Copy> Crossbar<P> {
         self.queued -= 1;
         let k = u64::from(p.flits);
         self.in_flits[i] -= p.flits;
-        self.out_flits[p.dest] += p.flits;
+        self.out_flits[dest] += p.flits;
         // Its flits cross one per step, none before it has arrived.
         let crossed = (self.step + k).max((tail + 1) * self.speedup);
         self.in_busy[i] = crossed;
-        self.out_busy[p.dest] = crossed;
+        self.out_busy[dest] = crossed;
         self.stats.packets += 1;
         self.stats.flits += k;
         // The output channel sends the packet's flits one per cycle, from this cycle (its head
         // is in the output buffer by its end) or once the packets before it are sent, and not
         // before they have arrived.
-        let done = (self.now.max(self.out_free[p.dest]) + k - 1).max(tail);
-        self.out_free[p.dest] = done + 1;
+        let done = (self.now.max(self.out_free[dest]) + k - 1).max(tail);
+        self.out_free[dest] = done + 1;
         // Landing times grow with the grant cycle for a fixed size; sizes differ, so keep the
         // list ordered.
         let at = done + self.latency;
@@ -303,7 +305,7 @@ impl<P: Copy> Crossbar<P> {
                 break;
             }
             crate::ring::pop_front(&mut self.crossing);
-            self.outputs[p.dest].push_back(p);
+            self.outputs[p.dest as usize].push_back(p);
             self.landed += 1;
         }
         self.now += 1;
@@ -341,9 +343,10 @@ impl<P: Copy> Crossbar<P> {
                     let Some(&(_, p)) = self.inputs[i].front() else {
                         continue;
                     };
-                    if self.free_for(p.dest, &p, &granted) {
-                        granted[p.dest] = true;
-                        self.touched.push(p.dest);
+                    let o = p.dest as usize;
+                    if self.free_for(o, &p, &granted) {
+                        granted[o] = true;
+                        self.touched.push(o);
                         self.grant(i);
                         sent += 1;
                     }

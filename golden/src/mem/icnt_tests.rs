@@ -3,7 +3,7 @@ use crate::rng::Rng;
 
 fn pkt(dest: usize, flits: u32, payload: u64) -> Packet<u64> {
     Packet {
-        dest,
+        dest: dest as u32,
         flits,
         payload,
     }
@@ -248,7 +248,7 @@ fn random_run(seed: u64, arbiter: Arbiter) -> Vec<(usize, u64)> {
                     let t = p.payload as usize;
                     assert!(!seen[t], "delivered twice");
                     seen[t] = true;
-                    assert_eq!(p.dest, o);
+                    assert_eq!(p.dest as usize, o);
                     let i = src[t];
                     assert!(
                         last[i][o].is_none_or(|l| l < p.payload),

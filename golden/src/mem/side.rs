@@ -84,7 +84,7 @@ impl MemorySide {
     pub fn offer(&mut self, r: MemRequest) -> Offer {
         let port = self.port_of(&r);
         let p = Packet {
-            dest: self.parts.sub_of(r.addr),
+            dest: self.parts.sub_of(r.addr) as u32,
             flits: self.flits(&r).0,
             payload: r,
         };
@@ -110,7 +110,7 @@ impl MemorySide {
                     continue;
                 };
                 let p = Packet {
-                    dest: self.port_of(&r),
+                    dest: self.port_of(&r) as u32,
                     flits: self.flits(&r).1,
                     payload: (r, by),
                 };
