@@ -147,6 +147,9 @@ pub struct Partitions {
     /// Per sub-partition: it may have work in an L2 cycle (something in its ROP or DRAM-to-L2
     /// queue, or its slice not quiet), as a bit set (64 a word): an L2 cycle visits only these.
     busy: BitSet,
+    /// The sub-partitions with a reply in their L2-to-icnt queue (what the interconnect visits
+    /// each cycle, not every sub-partition's queue).
+    replying: BitSet,
     /// Per sub-partition: the core cycle before which its only work is waiting for its ROP
     /// queue's head (an L2 cycle then changes nothing but the slice's cycle count, which
     /// only times answers, and it has none); 0 when it has other work.
@@ -191,6 +194,7 @@ impl Partitions {
             replies: 0,
             written: Vec::new(),
             busy: BitSet::new(n),
+            replying: BitSet::new(n),
             asleep: vec![0; n],
         }
     }
@@ -252,6 +256,16 @@ impl Partitions {
         self.replies
     }
 
+    /// The sub-partitions with a reply, 64 a word: [`BitSet::word_members`] of word `k` of
+    /// `words` (taking a reply while visiting them is allowed).
+    pub fn replying_words(&self) -> usize {
+        self.replying.words()
+    }
+
+    pub fn replying(&self, k: usize) -> impl Iterator<Item = usize> {
+        self.replying.word_members(k)
+    }
+
     /// The oldest reply of sub-partition `s` without taking it.
     pub fn peek_reply(&self, s: usize) -> Option<&(MemRequest, Served)> {
         self.subs[s].l2_to_icnt.front()
@@ -264,6 +278,9 @@ impl Partitions {
         if r.is_some() {
             self.inside -= 1;
             self.replies -= 1;
+            if self.subs[s].l2_to_icnt.is_empty() {
+                self.replying.remove(s);
+            }
         }
         r
     }
@@ -304,6 +321,15 @@ impl Partitions {
         if mask & CORE != 0 {
             self.core += 1;
         }
+        // Unit tests check the set of replying sub-partitions against their queues.
+        #[cfg(test)]
+        for (s, sp) in self.subs.iter().enumerate() {
+            assert_eq!(
+                self.replying.contains(s),
+                !sp.l2_to_icnt.is_empty(),
+                "sub-partition {s}'s replies"
+            );
+        }
         Ok(mask)
     }
 
@@ -316,6 +342,7 @@ impl Partitions {
             if let Some(p) = sp.slice.pop_answer() {
                 sp.l2_to_icnt.push_back(p);
                 self.replies += 1;
+                self.replying.insert(s);
             }
         } else {
             self.stats.l2_to_icnt_full += 1;
@@ -342,6 +369,7 @@ impl Partitions {
                 if let Some(p) = sp.slice.pop_answer() {
                     sp.l2_to_icnt.push_back(p);
                     self.replies += 1;
+                    self.replying.insert(s);
                 }
             }
         } else {

@@ -100,22 +100,19 @@ impl MemorySide {
     pub fn step(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<u32, McError> {
         let mask = self.parts.step(hook)?;
         if mask & ICNT != 0 {
-            let with_replies = if self.parts.replies() > 0 {
-                self.parts.len()
-            } else {
-                0
-            };
-            for s in 0..with_replies {
-                let Some(&(r, by)) = self.parts.peek_reply(s) else {
-                    continue;
-                };
-                let p = Packet {
-                    dest: self.port_of(&r) as u32,
-                    flits: self.flits(&r).1,
-                    payload: (r, by),
-                };
-                if self.rep.offer(s, p) {
-                    self.parts.pop_reply(s);
+            for k in 0..self.parts.replying_words() {
+                for s in self.parts.replying(k) {
+                    let Some(&(r, by)) = self.parts.peek_reply(s) else {
+                        continue;
+                    };
+                    let p = Packet {
+                        dest: self.port_of(&r) as u32,
+                        flits: self.flits(&r).1,
+                        payload: (r, by),
+                    };
+                    if self.rep.offer(s, p) {
+                        self.parts.pop_reply(s);
+                    }
                 }
             }
             self.req.tick();
