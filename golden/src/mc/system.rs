@@ -939,7 +939,8 @@ impl MemSystem {
                 message: format!("row {} of address {:#x} is too large", dec.row, r.addr),
             });
         }
-        let col = (dec.col / self.atom) as u32;
+        // (Powers of two, validated: a shift and a mask, not two divisions per request.)
+        let col = (dec.col >> self.atom.trailing_zeros()) as u32;
         let gwid = self
             .groups
             .first()
@@ -953,7 +954,7 @@ impl MemSystem {
             bank: dec.bank as u8,
             row: dec.row as u32,
             col,
-            slot: (col % self.pt_slots) as u16,
+            slot: (col & (self.pt_slots - 1)) as u16,
             write: r.write,
             prefetch: r.prefetch,
             gwid,

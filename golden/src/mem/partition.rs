@@ -124,6 +124,10 @@ pub struct PartitionStats {
 pub struct Partitions {
     subs: Vec<SubPartition>,
     per_channel: usize,
+    /// log2 of `per_channel` and of `atom` (powers of two, validated): shifts, not divisions,
+    /// on every fetch.
+    per_channel_bits: u32,
+    atom_bits: u32,
     chans: Vec<ChannelSide>,
     dram: MemSystem,
     fetches: Vec<Option<InFlight>>,
@@ -177,6 +181,8 @@ impl Partitions {
         Partitions {
             subs,
             per_channel: spec.dram.sub_partitions as usize,
+            per_channel_bits: spec.dram.sub_partitions.trailing_zeros(),
+            atom_bits: spec.dram.atom_bytes.trailing_zeros(),
             chans: vec![ChannelSide::default(); spec.dram.channels as usize],
             dram,
             fetches: Vec::new(),
@@ -355,7 +361,7 @@ impl Partitions {
         if sp.l2_to_dram.len() < l2d {
             if let Some(f) = sp.slice.pop_fetch() {
                 sp.l2_to_dram.push_back(f);
-                let ch = &mut self.chans[s / self.per_channel];
+                let ch = &mut self.chans[s >> self.per_channel_bits];
                 ch.to_dram += 1;
                 ch.wake = 0;
             }
@@ -445,7 +451,7 @@ impl Partitions {
                     // Written data completes without returning.
                     written.push(id);
                 } else {
-                    let c = f.sub / self.per_channel;
+                    let c = f.sub >> self.per_channel_bits;
                     self.chans[c].returning.push_back((f.last_done, id));
                     self.returning += 1;
                 }
@@ -486,7 +492,7 @@ impl Partitions {
                 local -= self.per_channel;
             }
             if let Some(f) = crate::ring::pop_front(&mut self.subs[first + local].l2_to_dram) {
-                let parts = (u64::from(f.bytes).div_ceil(self.atom)).max(1) as u32;
+                let parts = ((u64::from(f.bytes) + self.atom - 1) >> self.atom_bits).max(1) as u32;
                 let id = match self.free.pop() {
                     Some(i) => i,
                     None => {
