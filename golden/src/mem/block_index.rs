@@ -3,16 +3,23 @@
 //!
 //! Open addressing with linear probing in a power-of-two table at most half full, removal by
 //! backward shift (no tombstones). A cell is one word: the block number above the slot's 16
-//! bits. A block's home cell is its number with the bits above the table's folded onto it, so
-//! that neighbouring blocks (a line's sectors) share host cache lines. Written
-//! here rather than taken from a crate because its size is fixed by the MSHR's entries (no
-//! growth, no rehash) and a probe is one host cache line: hashbrown's general table (insert,
-//! remove, lookup) was 4 % of a streaming GPU run's instructions, with a host cache miss per
-//! fill in the L2's 32 slices.
+//! bits. Blocks are homed in groups of four, side by side (a line's sectors share a host cache
+//! line), the groups scattered by Fibonacci hashing. Written here rather than taken from a
+//! crate because its size is fixed by the MSHR's entries (no growth, no rehash) and a probe is
+//! one word: hashbrown's general table (insert, remove, lookup) was 4 % of a streaming GPU
+//! run's instructions, with a host cache miss per fill in the L2's 32 slices.
+
+use crate::rng::GOLDEN;
 
 /// A cell no block takes (block numbers are below 2^48).
 const EMPTY: u64 = u64::MAX;
 const SLOT_BITS: u32 = 16;
+
+/// The slot of a (full) cell.
+#[inline]
+fn slot(cell: u64) -> u32 {
+    (cell & ((1 << SLOT_BITS) - 1)) as u32
+}
 
 #[derive(Debug, Clone)]
 pub struct BlockIndex {
@@ -42,7 +49,7 @@ impl BlockIndex {
     fn home(&self, b: u64) -> usize {
         // Groups of four blocks (a line's sectors) scattered by Fibonacci hashing; the blocks
         // of a group side by side.
-        let group = ((b >> 2).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize;
+        let group = ((b >> 2).wrapping_mul(GOLDEN) >> (64 - self.bits)) as usize;
         (group << 2 | (b & 3) as usize) & self.mask()
     }
 
@@ -59,21 +66,28 @@ impl BlockIndex {
         self.len == 0
     }
 
-    /// The slot of `key`, if present.
+    /// The cell holding block number `b`, if any: the probe from its home up to an empty
+    /// cell.
     #[inline]
-    pub fn get(&self, key: u64) -> Option<u32> {
-        let b = key >> self.block_bits;
+    fn find(&self, b: u64) -> Option<usize> {
         let mut i = self.home(b);
         loop {
             let c = self.cells[i];
-            if c >> SLOT_BITS == b && c != EMPTY {
-                return Some((c & 0xffff) as u32);
-            }
             if c == EMPTY {
                 return None;
             }
+            if c >> SLOT_BITS == b {
+                return Some(i);
+            }
             i = (i + 1) & self.mask();
         }
+    }
+
+    /// The slot of `key`, if present.
+    #[inline]
+    pub fn get(&self, key: u64) -> Option<u32> {
+        self.find(key >> self.block_bits)
+            .map(|i| slot(self.cells[i]))
     }
 
     /// Add `key` (absent; the caller keeps at most the capacity) with slot `v`.
@@ -92,19 +106,8 @@ impl BlockIndex {
     /// Remove `key`, giving its slot (`None`: absent).
     pub fn remove(&mut self, key: u64) -> Option<u32> {
         let mask = self.mask();
-        let b = key >> self.block_bits;
-        let mut hole = self.home(b);
-        loop {
-            let c = self.cells[hole];
-            if c == EMPTY {
-                return None;
-            }
-            if c >> SLOT_BITS == b {
-                break;
-            }
-            hole = (hole + 1) & mask;
-        }
-        let v = (self.cells[hole] & 0xffff) as u32;
+        let mut hole = self.find(key >> self.block_bits)?;
+        let v = slot(self.cells[hole]);
         // Backward shift: a later key of the run moves into the hole if its home does not
         // lie after the hole (cyclically), so that every key stays reachable from its home.
         let mut j = (hole + 1) & mask;
@@ -127,10 +130,7 @@ impl BlockIndex {
 
     /// The slots present, in no particular order.
     pub fn values(&self) -> impl Iterator<Item = u32> + '_ {
-        self.cells
-            .iter()
-            .filter(|&&c| c != EMPTY)
-            .map(|&c| (c & 0xffff) as u32)
+        self.cells.iter().filter(|&&c| c != EMPTY).map(|&c| slot(c))
     }
 }
 

@@ -118,6 +118,7 @@ impl TagArray {
     pub fn new(cfg: CacheString) -> TagArray {
         let (sets, ways) = (cfg.sets as usize, cfg.ways as usize);
         let n = sets * ways;
+        let fp_words = ways.div_ceil(8);
         // Each set's list in way order: way k of set s is index s * ways + k.
         TagArray {
             way: (0..n as u32)
@@ -136,8 +137,8 @@ impl TagArray {
                     live: 0,
                 })
                 .collect(),
-            fp: vec![0; sets * ways.div_ceil(8)],
-            fp_words: ways.div_ceil(8),
+            fp: vec![0; sets * fp_words],
+            fp_words,
             line_bits: cfg.line_bytes.trailing_zeros(),
             cfg,
             #[cfg(test)]
@@ -420,11 +421,11 @@ impl TagArray {
 }
 
 /// The byte a lookup compares first ([`TagArray::lookup`]): the top byte of the line address
-/// times a 64-bit odd constant (Fibonacci hashing), so that the lines of one set, which share
-/// their low bits, still differ in it.
+/// times the golden ratio in 64 bits (Fibonacci hashing), so that the lines of one set, which
+/// share their low bits, still differ in it.
 #[inline]
 fn fingerprint(line: u64) -> u8 {
-    (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
+    (line.wrapping_mul(crate::rng::GOLDEN) >> 56) as u8
 }
 
 #[cfg(test)]
