@@ -143,9 +143,8 @@ pub struct Partitions {
     /// Requests accepted and not yet answered (reads) or accepted (writes, answered at once by
     /// the slice too).
     inside: usize,
-    /// Read fetches in the channels' `returning` lists; replies in the L2-to-icnt queues.
+    /// Read fetches in the channels' `returning` lists.
     returning: usize,
-    replies: usize,
     /// Working storage: fetches whose written data completed this cycle.
     written: Vec<usize>,
     /// Per sub-partition: it may have work in an L2 cycle (something in its ROP or DRAM-to-L2
@@ -197,7 +196,6 @@ impl Partitions {
             stats: PartitionStats::default(),
             inside: 0,
             returning: 0,
-            replies: 0,
             written: Vec::new(),
             busy: BitSet::new(n),
             replying: BitSet::new(n),
@@ -257,11 +255,6 @@ impl Partitions {
         Offer::Accepted
     }
 
-    /// Replies waiting in the L2-to-icnt queues, over every sub-partition.
-    pub fn replies(&self) -> usize {
-        self.replies
-    }
-
     /// The sub-partitions with a reply, 64 a word: [`BitSet::word_members`] of word `k` of
     /// `words` (taking a reply while visiting them is allowed).
     pub fn replying_words(&self) -> usize {
@@ -283,7 +276,6 @@ impl Partitions {
         let r = crate::ring::pop_front(&mut self.subs[s].l2_to_icnt);
         if r.is_some() {
             self.inside -= 1;
-            self.replies -= 1;
             if self.subs[s].l2_to_icnt.is_empty() {
                 self.replying.remove(s);
             }
@@ -347,7 +339,6 @@ impl Partitions {
         if sp.l2_to_icnt.len() < l2i {
             if let Some(p) = sp.slice.pop_answer() {
                 sp.l2_to_icnt.push_back(p);
-                self.replies += 1;
                 self.replying.insert(s);
             }
         } else {
@@ -374,7 +365,6 @@ impl Partitions {
             if sp.l2_to_icnt.len() < l2i {
                 if let Some(p) = sp.slice.pop_answer() {
                     sp.l2_to_icnt.push_back(p);
-                    self.replies += 1;
                     self.replying.insert(s);
                 }
             }
