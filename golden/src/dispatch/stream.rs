@@ -176,7 +176,6 @@ impl<'a> Dispatcher<'a> {
         self.policy
     }
 
-    /// Every block of the grid has been placed.
     /// Whether it places by the SMs' room and its own queues alone (the queue policies, not
     /// the locality unit, which steps every cycle): then a cycle after one that placed nothing
     /// places nothing either until an SM gains room (a block finishes).
@@ -184,6 +183,7 @@ impl<'a> Dispatcher<'a> {
         matches!(self.mode, Mode::Queues { .. })
     }
 
+    /// Every block of the grid has been placed.
     pub fn all_placed(&self) -> bool {
         self.placed == self.blocks
     }

@@ -1018,7 +1018,7 @@ impl Sm {
         t.txns.push(OtTxn::Observe {
             pc: e.pc,
             lec: u64::from(e.lec) & t.lec_mask,
-            tb: x.tb.map(u64::from).into_iter().collect(),
+            tb: crate::ot::tb_of(x.tb),
             warp: u64::from(x.in_block),
             addr: line & t.addr_mask,
         });
@@ -1310,7 +1310,7 @@ impl Sm {
                         t.txns.push(OtTxn::Predict {
                             pc,
                             lec: u64::from(lec) & t.lec_mask,
-                            tb: x.tb.map(u64::from).into_iter().collect(),
+                            tb: crate::ot::tb_of(x.tb),
                             warp: u64::from(x.in_block),
                         });
                     }

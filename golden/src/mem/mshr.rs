@@ -40,10 +40,11 @@ pub enum Added {
 }
 
 /// The table, holding requests of type `R`. Entries are unordered (nothing depends on their
-/// order) and found by block address in an index ([`BlockIndex`]). (A deque of (address, list) pairs scanned two or three times an access, and
-/// a list allocated per miss, were a tenth of a GPU run's instructions: callgrind, vectoradd
-/// on turing-rtx2060s, whose L1 has 256 entries.) An entry keeps its slot until its fill, and
-/// a slot its list's storage across entries.
+/// order) and found by block address in an index ([`BlockIndex`]). (A deque of (address, list)
+/// pairs scanned two or three times an access, and a list allocated per miss, were a tenth of
+/// a GPU run's instructions: callgrind, vectoradd on turing-rtx2060s, whose L1 has 256
+/// entries.) An entry keeps its slot until its fill, and a slot its list's storage across
+/// entries.
 #[derive(Debug, Clone)]
 pub struct MshrTable<R> {
     entries: usize,

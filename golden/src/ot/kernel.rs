@@ -77,11 +77,7 @@ pub fn check_ot_fit(k: &KernelDesc, spec: &Spec) -> Result<(), WorkloadError> {
 fn warp_txns(w: &WarpLoad, ot: &OtSpec) -> impl Iterator<Item = OtTxn> {
     let lec = u64::from(w.lec) & mask(ot.lec_bits);
     let addr_mask = mask(ot.addr_bits);
-    let (pc, tb, warp) = (
-        w.pc,
-        w.tb.map(u64::from).into_iter().collect::<super::txn::Tb>(),
-        u64::from(w.warp),
-    );
+    let (pc, tb, warp) = (w.pc, super::txn::tb_of(w.tb), u64::from(w.warp));
     let predict = OtTxn::Predict {
         pc,
         lec,

@@ -14,7 +14,9 @@ pub use source::{run_golden, Source, Stimulus, FORMS};
 pub use model::{
     Entry, Launch, Observe, OtBlock, OtCodec, OtIn, OtModel, OtOut, Query, MAX_ADDRS, MAX_DIMS,
 };
-pub use txn::{launch_of, parse, to_jsonl, validate, CycleOps, OtTxn, Packer, StimulusError};
+pub use txn::{
+    launch_of, parse, tb_of, to_jsonl, validate, CycleOps, OtTxn, Packer, StimulusError, Tb,
+};
 
 use crate::block::{CycleModel, IllegalInput};
 use serde_json::{json, Value};

@@ -17,6 +17,11 @@ use thiserror::Error;
 /// every load it issues and every line it observes).
 pub type Tb = smallvec::SmallVec<[u64; MAX_DIMS]>;
 
+/// The [`Tb`] of a block's three coordinates.
+pub fn tb_of(tb: [u32; MAX_DIMS]) -> Tb {
+    tb.map(u64::from).into_iter().collect()
+}
+
 /// One transaction of the public stimulus format.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
