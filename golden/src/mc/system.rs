@@ -918,6 +918,18 @@ impl MemSystem {
         self.outstanding
     }
 
+    /// The controller (channel) that `addr` goes to.
+    pub fn channel_of(&self, addr: u64) -> usize {
+        self.map.decode(addr).channel as usize
+    }
+
+    /// Whether controller `c`'s wait list takes an offer now ([`MemSystem::offer`] refuses
+    /// one otherwise). Its room grows only in [`MemSystem::tick`], so a caller refused can ask
+    /// this, not offer again, until it does.
+    pub fn has_room(&self, c: usize) -> bool {
+        self.ctrls[c].wait.len() < self.wait_limit
+    }
+
     /// Refuse an offer when `limit` requests already wait for room in its channel's pending
     /// queue (unbounded by default: the open-loop DRAM system).
     pub fn set_wait_limit(&mut self, limit: usize) {
@@ -930,7 +942,7 @@ impl MemSystem {
     pub fn offer(&mut self, r: Request, tag: u64) -> Result<Offer, McError> {
         let dec = self.map.decode(r.addr);
         let c = dec.channel as usize;
-        if self.ctrls[c].wait.len() >= self.wait_limit {
+        if !self.has_room(c) {
             return Ok(Offer::Refused);
         }
         if dec.row > u64::from(u32::MAX) {

@@ -104,6 +104,10 @@ struct ChannelSide {
     /// The core cycle from which steps 3 and 4 have work: 0 while a sub-partition holds a
     /// fetch for it, else when its latency queue's head is ready (`u64::MAX`: empty).
     wake: u64,
+    /// The DRAM controller whose full wait list refused the latency queue's head (its next
+    /// part) last: until it has room, the head is not offered again (it would be refused:
+    /// under a saturated DRAM, two offers in three were, each decoding its address).
+    refused_by: Option<usize>,
 }
 
 /// Counters over the run.
@@ -511,6 +515,13 @@ impl Partitions {
         if ready > self.core {
             return Ok(());
         }
+        if let Some(dc) = self.chans[c].refused_by {
+            if !self.dram.has_room(dc) {
+                self.stats.dram_refused += 1;
+                return Ok(());
+            }
+            self.chans[c].refused_by = None;
+        }
         let Some(f) = self.fetches[id].as_mut() else {
             return Ok(());
         };
@@ -531,6 +542,7 @@ impl Partitions {
                 Offer::Accepted => f.offered += 1,
                 Offer::Refused => {
                     self.stats.dram_refused += 1;
+                    self.chans[c].refused_by = Some(self.dram.channel_of(addr));
                     break;
                 }
             }
