@@ -279,8 +279,13 @@ impl<P: Copy> Crossbar<P> {
         // Landing times grow with the grant cycle for a fixed size; sizes differ, so keep the
         // list ordered.
         let at = done + self.latency;
-        // (Mostly in order: the search only when it lands before the last one.)
-        if self.crossing.back().is_none_or(|&(t, _)| t <= at) {
+        if at <= self.now && self.crossing.is_empty() {
+            // It lands in this cycle's landing step, first: the same, now (a one-flit packet
+            // without latency, every packet of the reference configurations).
+            self.outputs[dest].push_back(p);
+            self.landed += 1;
+        } else if self.crossing.back().is_none_or(|&(t, _)| t <= at) {
+            // (Mostly in order: the search only when it lands before the last one.)
             self.crossing.push_back((at, p));
         } else {
             let pos = self.crossing.partition_point(|&(t, _)| t <= at);
