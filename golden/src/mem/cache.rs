@@ -107,6 +107,15 @@ struct Set {
     live: u32,
 }
 
+/// Where [`TagArray::lookup`] found an address's line: its set (computed once an access:
+/// the set-index function, and a division for a way's set, were 2 % of a GPU run's
+/// instructions) and the way holding it, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    set: usize,
+    way: Option<usize>,
+}
+
 /// Why a cache cannot take a request.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CacheError {
@@ -158,14 +167,22 @@ impl TagArray {
         }
     }
 
-    /// The way holding `addr`'s line, if any: looked up once for [`TagArray::holds_at`] and
-    /// [`TagArray::access_at`] while the array does not change.
+    /// `addr`'s set, and the way holding its line, if any: looked up once for
+    /// [`TagArray::holds_at`] and [`TagArray::access_at`] while the array does not change.
     #[inline]
-    pub fn lookup(&self, addr: u64) -> Option<usize> {
-        const ONES: u64 = 0x0101_0101_0101_0101;
-        let line = addr >> self.line_bits;
-        let (ways, words) = (self.cfg.ways as usize, self.fp_words);
+    pub fn lookup(&self, addr: u64) -> Found {
         let set = self.cfg.set_of(addr) as usize;
+        Found {
+            set,
+            way: self.way_in(set, addr >> self.line_bits),
+        }
+    }
+
+    /// The way of `set` holding `line`, if any.
+    #[inline]
+    fn way_in(&self, set: usize, line: u64) -> Option<usize> {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        let (ways, words) = (self.cfg.ways as usize, self.fp_words);
         let pattern = u64::from(fingerprint(line)) * ONES;
         for (c, &word) in self.fp[set * words..(set + 1) * words].iter().enumerate() {
             // The bytes equal to the pattern's are the zero bytes of `x`: each sets its top
@@ -192,14 +209,15 @@ impl TagArray {
 
     /// [`TagArray::holds`] of `addr`, whose line's way is `found`.
     #[inline]
-    pub fn holds_at(&self, found: Option<usize>, addr: u64) -> bool {
-        found.is_some_and(|i| self.way[i].valid & self.sector(addr) != 0)
+    pub fn holds_at(&self, found: Found, addr: u64) -> bool {
+        found
+            .way
+            .is_some_and(|i| self.way[i].valid & self.sector(addr) != 0)
     }
 
-    /// The set of `addr`, and the way a line for it would take there: its first invalid way,
-    /// else the replacement victim (the least recently used, or with FIFO the oldest filled).
-    fn victim(&self, addr: u64) -> (usize, usize) {
-        let set = self.cfg.set_of(addr) as usize;
+    /// The way a line would take in `set`: its first invalid way, else the replacement victim
+    /// (the least recently used, or with FIFO the oldest filled).
+    fn victim(&self, set: usize) -> usize {
         let ways = self.cfg.ways as usize;
         if (self.set[set].live as usize) < ways {
             let first = set * ways;
@@ -207,9 +225,9 @@ impl TagArray {
                 .iter()
                 .position(|w| w.valid == 0)
                 .unwrap_or_default();
-            return (set, first + k);
+            return first + k;
         }
-        (set, self.set[set].tail as usize)
+        self.set[set].tail as usize
     }
 
     /// Move way `i` of `set` to the head of its list.
@@ -230,10 +248,16 @@ impl TagArray {
         self.set[set].head = i as u32;
     }
 
-    /// Allocate a line for `addr` in its set ([`TagArray::victim`]) with sectors `valid` (not
-    /// 0) and `dirty`.
-    fn allocate(&mut self, addr: u64, valid: u8, dirty: u8) -> (usize, Option<Eviction>) {
-        let (set, i) = self.victim(addr);
+    /// Allocate a line for `addr` in its set `set` ([`TagArray::victim`]) with sectors `valid`
+    /// (not 0) and `dirty`.
+    fn allocate(
+        &mut self,
+        addr: u64,
+        set: usize,
+        valid: u8,
+        dirty: u8,
+    ) -> (usize, Option<Eviction>) {
+        let i = self.victim(set);
         let evicted = (self.way[i].valid != 0).then(|| Eviction {
             addr: self.way[i].tag << self.line_bits,
             dirty: self.way[i].dirty,
@@ -260,18 +284,20 @@ impl TagArray {
             CacheKind::Line => 1,
             CacheKind::Sector => 0xf,
         };
-        if let Some(i) = self.lookup(addr) {
+        let f = self.lookup(addr);
+        if let Some(i) = f.way {
             self.way[i].valid = all;
-            self.touch(i);
+            self.touch(f.set, i);
             return None;
         }
-        self.allocate(addr, all, 0).1
+        self.allocate(addr, f.set, all, 0).1
     }
 
     /// Whether installing `addr`'s line would evict a line with dirty sectors (a probe).
     pub fn install_evicts_dirty(&self, addr: u64) -> bool {
-        self.lookup(addr).is_none() && {
-            let (_, i) = self.victim(addr);
+        let f = self.lookup(addr);
+        f.way.is_none() && {
+            let i = self.victim(f.set);
             self.way[i].valid != 0 && self.way[i].dirty != 0
         }
     }
@@ -296,22 +322,22 @@ impl TagArray {
         }
     }
 
-    /// Way `i` was used: under LRU it becomes the most recent.
-    fn touch(&mut self, i: usize) {
+    /// Way `i` of `set` was used: under LRU it becomes the most recent.
+    fn touch(&mut self, set: usize, i: usize) {
         #[cfg(test)]
         if self.lax_lru {
             return;
         }
         if self.cfg.replacement == CacheReplacement::Lru {
-            self.make_head(i / self.cfg.ways as usize, i);
+            self.make_head(set, i);
         }
     }
 
-    /// Way `i` leaves (write-evict): invalid and clean.
-    fn drop_way(&mut self, i: usize) {
+    /// Way `i` of `set` leaves (write-evict): invalid and clean.
+    fn drop_way(&mut self, set: usize, i: usize) {
         self.way[i].valid = 0;
         self.way[i].dirty = 0;
-        self.set[i / self.cfg.ways as usize].live -= 1;
+        self.set[set].live -= 1;
     }
 
     /// One request (that fits in one sector, or one line of a line cache).
@@ -324,8 +350,9 @@ impl TagArray {
         &mut self,
         addr: u64,
         write: bool,
-        found: Option<usize>,
+        found: Found,
     ) -> Result<Access, CacheError> {
+        let set = found.set;
         let s = self.sector(addr);
         let policy = self.cfg.write;
         if write && policy == WritePolicy::ReadOnly {
@@ -334,18 +361,18 @@ impl TagArray {
         let write_back = policy == WritePolicy::WriteBack;
         if !write {
             return Ok(Access {
-                outcome: match found {
+                outcome: match found.way {
                     Some(i) if self.way[i].valid & s != 0 => {
-                        self.touch(i);
+                        self.touch(set, i);
                         Outcome::Hit
                     }
                     Some(i) => {
                         self.way[i].valid |= s;
-                        self.touch(i);
+                        self.touch(set, i);
                         Outcome::SectorMiss { fetch: true }
                     }
                     None => {
-                        let (_, evicted) = self.allocate(addr, s, 0);
+                        let (_, evicted) = self.allocate(addr, set, s, 0);
                         Outcome::Miss {
                             allocated: true,
                             fetch: true,
@@ -357,11 +384,11 @@ impl TagArray {
             });
         }
         // A write.
-        if let Some(i) = found {
+        if let Some(i) = found.way {
             let hit = self.way[i].valid & s != 0;
             let missed = Outcome::SectorMiss { fetch: false };
             if policy == WritePolicy::WriteEvict {
-                self.drop_way(i);
+                self.drop_way(set, i);
                 return Ok(Access {
                     outcome: if hit { Outcome::Hit } else { missed },
                     write_through: true,
@@ -383,7 +410,7 @@ impl TagArray {
             if write_back {
                 self.way[i].dirty |= s;
             }
-            self.touch(i);
+            self.touch(set, i);
             return Ok(Access {
                 outcome: if hit {
                     Outcome::Hit
@@ -408,7 +435,7 @@ impl TagArray {
                 write_through: true,
             });
         }
-        let (_, evicted) = self.allocate(addr, s, if write_back { s } else { 0 });
+        let (_, evicted) = self.allocate(addr, set, s, if write_back { s } else { 0 });
         Ok(Access {
             outcome: Outcome::Miss {
                 allocated: true,
