@@ -43,8 +43,9 @@ pub enum Added {
 /// order) and found by block address in an index ([`BlockIndex`]). (A deque of (address, list)
 /// pairs scanned two or three times an access, and a list allocated per miss, were a tenth of
 /// a GPU run's instructions: callgrind, vectoradd on turing-rtx2060s, whose L1 has 256
-/// entries.) An entry keeps its slot until its fill, and a slot its list's storage across
-/// entries.
+/// entries.) An entry keeps its slot until its fill. A slot's requests sit in its own stretch
+/// of one buffer, `merge` long (a list per slot cost a fill a host cache miss more, on the
+/// list's header, in the L2's 32 slices).
 #[derive(Debug, Clone)]
 pub struct MshrTable<R> {
     entries: usize,
@@ -53,13 +54,15 @@ pub struct MshrTable<R> {
     block: u64,
     /// Block address -> its entry's slot (the entries in use).
     index: BlockIndex,
-    /// Per slot: the requests waiting for its entry, oldest first (empty when free).
-    waiting: Vec<Vec<R>>,
+    /// Slot `i`'s requests, oldest first: `slab[i * merge..][..count[i]]` (`count[i]` 0 when
+    /// it is free).
+    slab: Vec<R>,
+    count: Vec<u32>,
     /// The free slots.
     free: Vec<usize>,
 }
 
-impl<R> MshrTable<R> {
+impl<R: Copy> MshrTable<R> {
     /// The table of a cache string.
     pub fn new(cfg: &CacheString) -> MshrTable<R> {
         MshrTable {
@@ -67,7 +70,8 @@ impl<R> MshrTable<R> {
             merge: cfg.mshr_merge as usize,
             block: u64::from(cfg.atom_bytes()),
             index: BlockIndex::new(cfg.mshr_entries as usize, u64::from(cfg.atom_bytes())),
-            waiting: Vec::new(),
+            slab: Vec::new(),
+            count: Vec::new(),
             free: Vec::new(),
         }
     }
@@ -102,7 +106,7 @@ impl<R> MshrTable<R> {
     #[inline]
     fn outcome(&self, i: Option<usize>) -> Result<Added, Refusal> {
         match i {
-            Some(i) if self.waiting[i].len() >= self.merge => Err(Refusal::MergeFull),
+            Some(i) if self.count[i] as usize >= self.merge => Err(Refusal::MergeFull),
             Some(_) => Ok(Added::Merged),
             None if self.index.len() >= self.entries => Err(Refusal::EntriesFull),
             None => Ok(Added::New),
@@ -121,15 +125,17 @@ impl<R> MshrTable<R> {
         match (self.outcome(i), i) {
             (Err(why), _) => Err((why, r)),
             (Ok(_), Some(i)) => {
-                self.waiting[i].push(r);
+                self.push(i, r);
                 Ok(Added::Merged)
             }
             (Ok(_), None) => {
                 let i = self.free.pop().unwrap_or_else(|| {
-                    self.waiting.push(Vec::new());
-                    self.waiting.len() - 1
+                    // A new slot's stretch, filled with copies of its first request.
+                    self.slab.extend(std::iter::repeat_n(r, self.merge));
+                    self.count.push(0);
+                    self.count.len() - 1
                 });
-                self.waiting[i].push(r);
+                self.push(i, r);
                 self.index.insert(self.key(addr), i as u32);
                 Ok(Added::New)
             }
@@ -140,9 +146,20 @@ impl<R> MshrTable<R> {
     /// first (none if it had no entry).
     pub fn fill_with(&mut self, addr: u64, mut each: impl FnMut(R)) {
         if let Some(i) = self.index.remove(self.key(addr)).map(|i| i as usize) {
-            self.waiting[i].drain(..).for_each(&mut each);
+            let n = std::mem::take(&mut self.count[i]) as usize;
+            self.slab[i * self.merge..][..n]
+                .iter()
+                .copied()
+                .for_each(&mut each);
             self.free.push(i);
         }
+    }
+
+    /// Request `r` joins slot `i` (which has room).
+    #[inline]
+    fn push(&mut self, i: usize, r: R) {
+        self.slab[i * self.merge + self.count[i] as usize] = r;
+        self.count[i] += 1;
     }
 
     /// Entries in use.
@@ -152,13 +169,13 @@ impl<R> MshrTable<R> {
 
     /// Requests waiting in all entries.
     pub fn waiting(&self) -> usize {
-        self.waiting.iter().map(Vec::len).sum()
+        self.count.iter().map(|&n| n as usize).sum()
     }
 
     /// (entries in use, entries), and (most requests waiting in one entry, merges allowed per
     /// entry): for bounds checks.
     pub fn fill_levels(&self) -> [(usize, usize); 2] {
-        let most = self.waiting.iter().map(Vec::len).max().unwrap_or(0);
+        let most = self.count.iter().map(|&n| n as usize).max().unwrap_or(0);
         [(self.used(), self.entries), (most, self.merge)]
     }
 }
@@ -168,11 +185,11 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn table<R>(s: &str) -> MshrTable<R> {
+    fn table<R: Copy>(s: &str) -> MshrTable<R> {
         MshrTable::new(&CacheString::parse(s).unwrap().unwrap())
     }
 
-    impl<R> MshrTable<R> {
+    impl<R: Copy> MshrTable<R> {
         /// [`MshrTable::fill_with`], collected.
         fn fill(&mut self, addr: u64) -> Vec<R> {
             let mut v = Vec::new();
@@ -241,15 +258,15 @@ mod tests {
                     back.extend(t.fill(addr));
                 }
                 prop_assert!(t.used() <= entries as usize);
-                prop_assert!(t.waiting.iter().all(|w| w.len() <= merge as usize));
+                prop_assert!(t.count.iter().all(|&n| n <= merge));
                 // The index names every slot in use, once; the other slots are free and empty.
                 let mut named: Vec<usize> = t.index.values().map(|i| i as usize).collect();
                 named.sort_unstable();
                 named.dedup();
                 prop_assert_eq!(named.len(), t.index.len());
-                for (i, w) in t.waiting.iter().enumerate() {
-                    prop_assert_eq!(named.binary_search(&i).is_ok(), !w.is_empty());
-                    prop_assert_eq!(t.free.contains(&i), w.is_empty());
+                for (i, &n) in t.count.iter().enumerate() {
+                    prop_assert_eq!(named.binary_search(&i).is_ok(), n > 0);
+                    prop_assert_eq!(t.free.contains(&i), n == 0);
                 }
             }
             for line in 0..8 {
