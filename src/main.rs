@@ -12,6 +12,10 @@ mod out;
 use clap::FromArgMatches;
 use std::process::ExitCode;
 
+/// mimalloc rather than the system allocator (see the workspace Cargo.toml).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// An error with the exit code it maps to.
 pub struct CliError {
     pub code: u8,
