@@ -91,8 +91,13 @@ struct SubPartition {
 
 #[derive(Debug, Clone, Default)]
 struct ChannelSide {
-    /// DRAM latency queue: (core cycle it is ready, fetch id).
-    latency: VecDeque<(u64, usize)>,
+    /// DRAM latency queue: (core cycle it is ready, its sub-partition, fetch). A fetch takes
+    /// its in-flight slot (`fetches`) when it reaches the head ready (`head`), not when it
+    /// enters: the slot is then written rather than read back from a line the host cache had
+    /// dropped over the latency (a miss per fetch in a saturated run).
+    latency: VecDeque<(u64, usize, Fetch<MemRequest>)>,
+    /// The in-flight slot of the latency queue's head, once it is being offered.
+    head: Option<usize>,
     /// Read fetches whose last DRAM request has issued, waiting to return: (DRAM cycle its
     /// data has arrived, fetch id), in issue order (a read's data follows its column command
     /// by a fixed time, so this is also arrival order).
@@ -465,7 +470,7 @@ impl Partitions {
             let ch = &mut self.chans[c];
             ch.wake = match (ch.to_dram, ch.latency.front()) {
                 (0, None) => u64::MAX,
-                (0, Some(&(ready, _))) => ready,
+                (0, Some(&(ready, _, _))) => ready,
                 _ => 0,
             };
         }
@@ -486,30 +491,15 @@ impl Partitions {
                 local -= self.per_channel;
             }
             if let Some(f) = crate::ring::pop_front(&mut self.subs[first + local].l2_to_dram) {
-                let parts = ((u64::from(f.bytes) + self.atom - 1) >> self.atom_bits).max(1) as u32;
-                let id = match self.free.pop() {
-                    Some(i) => i,
-                    None => {
-                        self.fetches.push(None);
-                        self.fetches.len() - 1
-                    }
-                };
-                self.fetches[id] = Some(InFlight {
-                    sub: first + local,
-                    fetch: f,
-                    parts,
-                    offered: 0,
-                    done: 0,
-                    last_done: 0,
-                });
                 let ch = &mut self.chans[c];
                 ch.to_dram -= 1;
-                ch.latency.push_back((self.core + self.dram_latency, id));
+                ch.latency
+                    .push_back((self.core + self.dram_latency, first + local, f));
                 ch.last = local;
                 break;
             }
         }
-        let Some(&(ready, id)) = self.chans[c].latency.front() else {
+        let Some(&(ready, sub, fetch)) = self.chans[c].latency.front() else {
             return Ok(());
         };
         if ready > self.core {
@@ -522,6 +512,30 @@ impl Partitions {
             }
             self.chans[c].refused_by = None;
         }
+        let id = match self.chans[c].head {
+            Some(id) => id,
+            None => {
+                let id = match self.free.pop() {
+                    Some(i) => i,
+                    None => {
+                        self.fetches.push(None);
+                        self.fetches.len() - 1
+                    }
+                };
+                let parts =
+                    ((u64::from(fetch.bytes) + self.atom - 1) >> self.atom_bits).max(1) as u32;
+                self.fetches[id] = Some(InFlight {
+                    sub,
+                    fetch,
+                    parts,
+                    offered: 0,
+                    done: 0,
+                    last_done: 0,
+                });
+                self.chans[c].head = Some(id);
+                id
+            }
+        };
         let Some(f) = self.fetches[id].as_mut() else {
             return Ok(());
         };
@@ -549,6 +563,7 @@ impl Partitions {
         }
         if f.offered == f.parts {
             crate::ring::pop_front(&mut self.chans[c].latency);
+            self.chans[c].head = None;
         }
         Ok(())
     }
