@@ -68,14 +68,14 @@ pub const DRAM: u32 = 8;
 /// A fetch in flight to the DRAM.
 #[derive(Debug, Clone, Copy)]
 struct InFlight {
-    sub: usize,
-    fetch: Fetch<MemRequest>,
-    /// DRAM requests it takes, offered so far, completed so far.
-    parts: u32,
-    offered: u32,
-    done: u32,
+    addr: u64,
     /// DRAM cycle the last completed part's data ends.
     last_done: u64,
+    sub: u32,
+    /// DRAM requests it takes, and completed so far.
+    parts: u32,
+    done: u32,
+    write: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -96,12 +96,15 @@ struct ChannelSide {
     /// enters: the slot is then written rather than read back from a line the host cache had
     /// dropped over the latency (a miss per fetch in a saturated run).
     latency: VecDeque<(u64, usize, Fetch<MemRequest>)>,
-    /// The in-flight slot of the latency queue's head, once it is being offered.
+    /// The in-flight slot of the latency queue's head once it is being offered, and the
+    /// DRAM requests of it offered so far.
     head: Option<usize>,
+    offered: u32,
     /// Read fetches whose last DRAM request has issued, waiting to return: (DRAM cycle its
-    /// data has arrived, fetch id), in issue order (a read's data follows its column command
-    /// by a fixed time, so this is also arrival order).
-    returning: VecDeque<(u64, usize)>,
+    /// data has arrived, sub-partition, address), in issue order (a read's data follows its
+    /// column command by a fixed time, so this is also arrival order). Its in-flight slot is
+    /// free by then.
+    returning: VecDeque<(u64, usize, u64)>,
     /// The sub-partition (local index) served last.
     last: usize,
     /// Fetches in its sub-partitions' L2-to-DRAM queues.
@@ -154,8 +157,8 @@ pub struct Partitions {
     inside: usize,
     /// Read fetches in the channels' `returning` lists.
     returning: usize,
-    /// Working storage: fetches whose written data completed this cycle.
-    written: Vec<usize>,
+    /// Working storage: fetches whose every DRAM request completed this cycle.
+    completed: Vec<usize>,
     /// Per sub-partition: it may have work in an L2 cycle (something in its ROP or DRAM-to-L2
     /// queue, or its slice not quiet), as a bit set (64 a word): an L2 cycle visits only these.
     busy: BitSet,
@@ -205,7 +208,7 @@ impl Partitions {
             stats: PartitionStats::default(),
             inside: 0,
             returning: 0,
-            written: Vec::new(),
+            completed: Vec::new(),
             busy: BitSet::new(n),
             replying: BitSet::new(n),
             asleep: vec![0; n],
@@ -414,30 +417,27 @@ impl Partitions {
             0
         };
         for c in 0..visited {
-            let Some(&(at, id)) = self.chans[c].returning.front() else {
+            let Some(&(at, sub, addr)) = self.chans[c].returning.front() else {
                 continue;
             };
             if at > now {
                 continue;
             }
-            let Some(f) = self.fetches[id] else {
-                continue;
-            };
-            let sp = &mut self.subs[f.sub];
+            let sp = &mut self.subs[sub];
             if sp.dram_to_l2.len() < d2l {
-                sp.dram_to_l2.push_back(f.fetch.addr);
-                self.busy.insert(f.sub);
-                self.asleep[f.sub] = 0;
+                sp.dram_to_l2.push_back(addr);
+                self.busy.insert(sub);
+                self.asleep[sub] = 0;
                 crate::ring::pop_front(&mut self.chans[c].returning);
                 self.returning -= 1;
-                self.release(id);
             } else {
                 self.stats.dram_to_l2_full += 1;
             }
         }
         // 2. The controllers.
         self.dram.tick(hook)?;
-        let mut written = std::mem::take(&mut self.written);
+        // (Fetches whose every part has completed, their slots freed after the loop.)
+        let mut completed = std::mem::take(&mut self.completed);
         for done in self.dram.take_completions() {
             let id = done.tag as usize;
             let Some(f) = self.fetches[id].as_mut() else {
@@ -446,20 +446,20 @@ impl Partitions {
             f.done += 1;
             f.last_done = f.last_done.max(done.done);
             if f.done == f.parts {
-                if f.fetch.write {
-                    // Written data completes without returning.
-                    written.push(id);
-                } else {
-                    let c = f.sub >> self.per_channel_bits;
-                    self.chans[c].returning.push_back((f.last_done, id));
+                completed.push(id);
+                // Written data completes without returning.
+                if !f.write {
+                    let c = f.sub as usize >> self.per_channel_bits;
+                    let at = (f.last_done, f.sub as usize, f.addr);
+                    self.chans[c].returning.push_back(at);
                     self.returning += 1;
                 }
             }
         }
-        for id in written.drain(..) {
+        for id in completed.drain(..) {
             self.release(id);
         }
-        self.written = written;
+        self.completed = completed;
         let now = self.dram.now();
         // 3. and 4. per channel.
         for c in 0..self.chans.len() {
@@ -525,35 +525,37 @@ impl Partitions {
                 let parts =
                     ((u64::from(fetch.bytes) + self.atom - 1) >> self.atom_bits).max(1) as u32;
                 self.fetches[id] = Some(InFlight {
-                    sub,
-                    fetch,
-                    parts,
-                    offered: 0,
-                    done: 0,
+                    addr: fetch.addr,
                     last_done: 0,
+                    sub: sub as u32,
+                    parts,
+                    done: 0,
+                    write: fetch.write,
                 });
                 self.chans[c].head = Some(id);
+                self.chans[c].offered = 0;
                 id
             }
         };
-        let Some(f) = self.fetches[id].as_mut() else {
+        let Some(parts) = self.fetches[id].map(|f| f.parts) else {
             return Ok(());
         };
-        let origin = f.fetch.origin;
-        while f.offered < f.parts {
-            let addr = f.fetch.addr + u64::from(f.offered) * self.atom;
+        let origin = fetch.origin;
+        let mut offered = self.chans[c].offered;
+        while offered < parts {
+            let addr = fetch.addr + u64::from(offered) * self.atom;
             let req = Request {
                 cycle: now,
                 sm: origin.map_or(0, |o| o.sm),
                 warp: origin.map_or(0, |o| o.warp),
                 pc: origin.map_or(0, |o| o.pc),
                 addr,
-                write: f.fetch.write,
+                write: fetch.write,
                 load: 0,
                 prefetch: origin.is_some_and(|o| o.prefetch),
             };
             match self.dram.offer(req, id as u64)? {
-                Offer::Accepted => f.offered += 1,
+                Offer::Accepted => offered += 1,
                 Offer::Refused => {
                     self.stats.dram_refused += 1;
                     self.chans[c].refused_by = Some(self.dram.channel_of(addr));
@@ -561,7 +563,8 @@ impl Partitions {
                 }
             }
         }
-        if f.offered == f.parts {
+        self.chans[c].offered = offered;
+        if offered == parts {
             crate::ring::pop_front(&mut self.chans[c].latency);
             self.chans[c].head = None;
         }
