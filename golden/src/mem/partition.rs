@@ -512,6 +512,7 @@ impl Partitions {
             }
             self.chans[c].refused_by = None;
         }
+        let parts = ((u64::from(fetch.bytes) + self.atom - 1) >> self.atom_bits).max(1) as u32;
         let id = match self.chans[c].head {
             Some(id) => id,
             None => {
@@ -522,8 +523,6 @@ impl Partitions {
                         self.fetches.len() - 1
                     }
                 };
-                let parts =
-                    ((u64::from(fetch.bytes) + self.atom - 1) >> self.atom_bits).max(1) as u32;
                 self.fetches[id] = Some(InFlight {
                     addr: fetch.addr,
                     last_done: 0,
@@ -536,9 +535,6 @@ impl Partitions {
                 self.chans[c].offered = 0;
                 id
             }
-        };
-        let Some(parts) = self.fetches[id].map(|f| f.parts) else {
-            return Ok(());
         };
         let origin = fetch.origin;
         let mut offered = self.chans[c].offered;
