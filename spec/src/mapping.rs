@@ -585,10 +585,10 @@ impl AddressMap {
         }
     }
 
-    /// Decodes one physical address. Bits not covered by any symbol are ignored.
+    /// The chip (before hashing) of `addr`, and the address the other fields are read from.
     #[inline]
-    pub fn decode(&self, addr: u64) -> Decoded {
-        let (channel, rest) = match self.select {
+    fn split(&self, addr: u64) -> (u32, u64) {
+        match self.select {
             ChannelSelect::Modulo { start } => {
                 let c = u64::from(self.channels);
                 let hi = addr >> start;
@@ -598,7 +598,21 @@ impl AddressMap {
             ChannelSelect::Inserted { .. } | ChannelSelect::Explicit => {
                 (self.chip.extract(addr) as u32, addr)
             }
-        };
+        }
+    }
+
+    /// The channel and global sub-partition of `addr`: [`AddressMap::decode`]'s, without the
+    /// bank, row and column (a memory side routes every request by them).
+    #[inline]
+    pub fn route(&self, addr: u64) -> (u32, u32) {
+        let (channel, rest) = self.split(addr);
+        self.hashed(addr, channel, self.bank.extract(rest) as u32)
+    }
+
+    /// Decodes one physical address. Bits not covered by any symbol are ignored.
+    #[inline]
+    pub fn decode(&self, addr: u64) -> Decoded {
+        let (channel, rest) = self.split(addr);
         let raw_bank = self.bank.extract(rest) as u32;
         let row = self.row.extract(rest);
         let (channel, sub_partition) = self.hashed(addr, channel, raw_bank);

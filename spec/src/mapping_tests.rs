@@ -559,6 +559,7 @@ proptest! {
             let d = map.decode(a);
             prop_assert!(d.channel < channels);
             prop_assert!(d.sub_partition < map.sub_partitions());
+            prop_assert_eq!(map.route(a), (d.channel, d.sub_partition));
             let e = map.encode(&d);
             prop_assert_eq!(e, Some(a & covered));
             prop_assert_eq!(map.decode(a & covered), d);
@@ -590,6 +591,7 @@ proptest! {
             let d = map.decode(a);
             prop_assert!(d.channel < channels);
             prop_assert!(d.sub_partition < channels * subs);
+            prop_assert_eq!(map.route(a), (d.channel, d.sub_partition));
             prop_assert_eq!(u64::from(d.channel), (a >> start) % u64::from(channels));
             if let Some(next) = a.checked_add(1u64 << start) {
                 prop_assert_eq!(map.decode(next).channel, (d.channel + 1) % channels);
@@ -720,10 +722,12 @@ fn partition_hashing_follows_addrdec() {
             (c, c * 2 + (l.bank & 1)),
             "{addr:#x}"
         );
-        // Encoding is exact: the hashed fields come back.
-        for m in [&ipoly, &xor] {
+        // Encoding is exact: the hashed fields come back; routing names decode's channel and
+        // sub-partition.
+        for m in [&linear, &ipoly, &xor] {
             let d = m.decode(addr);
             assert_eq!(m.decode(m.encode(&d).unwrap()), d, "{addr:#x}");
+            assert_eq!(m.route(addr), (d.channel, d.sub_partition), "{addr:#x}");
         }
     }
     // What the hashes need.

@@ -920,7 +920,7 @@ impl MemSystem {
 
     /// The controller (channel) that `addr` goes to.
     pub fn channel_of(&self, addr: u64) -> usize {
-        self.map.decode(addr).channel as usize
+        self.map.route(addr).0 as usize
     }
 
     /// Whether controller `c`'s wait list takes an offer now ([`MemSystem::offer`] refuses

@@ -167,8 +167,8 @@ pub fn run(
                     tag: u64::from(tag),
                     addr: r.addr,
                     write: r.write,
-                    sm: r.sm,
-                    warp: r.warp,
+                    sm: r.sm as u16,
+                    warp: r.warp as u16,
                     pc: r.pc,
                     prefetch: false,
                 };

@@ -52,8 +52,10 @@ pub struct MemRequest {
     pub tag: u64,
     pub addr: u64,
     pub write: bool,
-    pub sm: u32,
-    pub warp: u32,
+    /// Its SM and warp slot (16 bits: `gpu.sms` is at most 256 and `gpu.warps_per_sm` 128, so
+    /// that the request is 32 bytes rather than 40: it is copied several times on its way).
+    pub sm: u16,
+    pub warp: u16,
     pub pc: u64,
     /// A prefetch (seed 001), not a demand request.
     pub prefetch: bool,
@@ -226,7 +228,7 @@ impl Partitions {
 
     /// The sub-partition an address belongs to (the address map's decoding).
     pub fn sub_of(&self, addr: u64) -> usize {
-        self.dram.address_map().decode(addr).sub_partition as usize
+        self.dram.address_map().route(addr).1 as usize
     }
 
     /// Core cycles passed.
@@ -542,8 +544,8 @@ impl Partitions {
             let addr = fetch.addr + u64::from(offered) * self.atom;
             let req = Request {
                 cycle: now,
-                sm: origin.map_or(0, |o| o.sm),
-                warp: origin.map_or(0, |o| o.warp),
+                sm: origin.map_or(0, |o| o.sm.into()),
+                warp: origin.map_or(0, |o| o.warp.into()),
                 pc: origin.map_or(0, |o| o.pc),
                 addr,
                 write: fetch.write,

@@ -292,8 +292,8 @@ fn closed_loop(s: &Spec, seed: u64, n: u64, take: u32) -> (Vec<Vec<u64>>, Partit
             tag,
             addr: rng.below(lines) * 128 + rng.below(4) * 32,
             write: rng.below(4) == 0,
-            sm: rng.below(4) as u32,
-            warp: rng.below(8) as u32,
+            sm: rng.below(4) as u16,
+            warp: rng.below(8) as u16,
             pc: 0x100 + rng.below(4) * 8,
             prefetch: false,
         })

@@ -211,8 +211,8 @@ mod soundness {
                 addr: rng.below(512) * 32,
                 write: rng.below(5) == 0,
                 // SMs and warps the GPU has (the stimulus readers check this).
-                sm: rng.below(u64::from(s.gpu.sms)) as u32,
-                warp: rng.below(8) as u32,
+                sm: rng.below(u64::from(s.gpu.sms)) as u16,
+                warp: rng.below(8) as u16,
                 pc: 0x200 + rng.below(4) * 8,
                 prefetch: false,
             })
