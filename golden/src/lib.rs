@@ -15,6 +15,7 @@ pub mod clock;
 pub mod cost;
 pub mod dispatch;
 pub mod gpu;
+pub mod hint;
 pub mod mc;
 pub mod mem;
 pub mod ot;

@@ -794,6 +794,12 @@ impl Sm {
         while let Some((p, _)) = self.l1.pop_answer() {
             self.answered(p, now);
         }
+        // The next answer's warp is asked for ahead (a host cache hint).
+        if let Some(p) = self.l1.next_answer() {
+            if let Some(x) = self.warps.get((p >> 16) as usize) {
+                crate::hint::prefetch(x);
+            }
+        }
         while self.pf_answers.front().is_some_and(|&(t, _)| t <= now) {
             if let Some((_, p)) = self.pf_answers.pop_front() {
                 self.answered(p, now);

@@ -155,6 +155,16 @@ impl<R: Copy> MshrTable<R> {
         }
     }
 
+    /// `addr`'s fill is coming: its entry's requests and count are asked for ahead of
+    /// [`MshrTable::fill_with`] ([`crate::hint::prefetch`]; nothing changes).
+    #[inline]
+    pub fn warm(&self, addr: u64) {
+        if let Some(i) = self.find(addr) {
+            crate::hint::prefetch(&self.count[i]);
+            crate::hint::prefetch(&self.slab[i * self.merge]);
+        }
+    }
+
     /// Request `r` joins slot `i` (which has room).
     #[inline]
     fn push(&mut self, i: usize, r: R) {

@@ -428,6 +428,7 @@ impl Partitions {
             let sp = &mut self.subs[sub];
             if sp.dram_to_l2.len() < d2l {
                 sp.dram_to_l2.push_back(addr);
+                sp.slice.warm(addr);
                 self.busy.insert(sub);
                 self.asleep[sub] = 0;
                 crate::ring::pop_front(&mut self.chans[c].returning);

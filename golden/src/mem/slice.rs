@@ -605,6 +605,18 @@ impl<P: Copy> Slice<P> {
             .fill_with(addr, |p| answering.push_back((at, p, Served::NextLevel)));
     }
 
+    /// `addr`'s fill is coming ([`MshrTable::warm`]: a host cache hint; nothing changes).
+    #[inline]
+    pub fn warm(&self, addr: u64) {
+        self.mshr.warm(addr);
+    }
+
+    /// The payload of the oldest answer not yet taken, ready or not.
+    #[inline]
+    pub fn next_answer(&self) -> Option<P> {
+        self.answering.front().map(|&(_, p, _)| p)
+    }
+
     /// The oldest answer ready by now, if any (one per cycle onto a bounded queue).
     pub fn pop_answer(&mut self) -> Option<(P, Served)> {
         match self.answering.front() {
