@@ -287,7 +287,7 @@ struct Gpu<'s> {
     unit: Option<crate::dispatch::DispatchUnit>,
     /// The OT predictor in place, fed the SMs' transactions every cycle.
     ot: crate::ot::OtRun,
-    ot_chunk: Vec<crate::ot::OtTxn>,
+    ot_chunk: Vec<crate::ot::GpuTxn>,
 }
 
 /// How far a watched run moves its data at each new launch, and the window it wraps in: each
@@ -554,10 +554,11 @@ impl Gpu<'_> {
         for sm in self.sms.iter_mut() {
             sm.launch_kernel(occupancy.blocks);
         }
-        self.ot_chunk.push(crate::ot::OtTxn::Launch {
-            grid: h.grid.map(u64::from).to_vec(),
-            block: h.block.map(u64::from).to_vec(),
-        });
+        self.ot_chunk
+            .push(crate::ot::GpuTxn::Launch(crate::ot::OtTxn::Launch {
+                grid: h.grid.map(u64::from).to_vec(),
+                block: h.block.map(u64::from).to_vec(),
+            }));
         let sms = &mut self.sms;
         let side = &mut self.side;
         let before: u64 = sms.iter().map(Sm::instructions).sum();
@@ -714,7 +715,8 @@ impl Gpu<'_> {
             // The OT predictor takes the cycle's transactions, in SM order.
             if !self.ot_chunk.is_empty() {
                 if let Some(most) = opts.keep_ot {
-                    opts.ot_txns.extend(self.ot_chunk.iter().cloned());
+                    opts.ot_txns
+                        .extend(self.ot_chunk.iter().map(crate::ot::GpuTxn::txn));
                     if opts.ot_txns.len() >= most {
                         self.stopped = true;
                     }

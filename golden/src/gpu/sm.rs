@@ -48,7 +48,7 @@ use crate::mc::system::Offer;
 use crate::mem::partition::MemRequest;
 use crate::mem::side::MemorySide;
 use crate::mem::slice::{AccessKind, Slice, SliceRequest, SliceStats, Taken};
-use crate::ot::OtTxn;
+use crate::ot::{GpuTxn, Observe, Query};
 use crate::workload::accelsim::{Inst, KernelHeader, LaneAddrs, Reg, TraceBlock};
 use spec::gpu::{ExecClass, ExecTiming, WarpScheduler};
 use spec::Spec;
@@ -361,8 +361,9 @@ pub struct SmStats {
 
 /// What the OT predictor sees of an SM, and how it narrows it (as `ot_stimulus` does).
 struct OtTap {
-    txns: Vec<OtTxn>,
-    lec_mask: u64,
+    txns: Vec<GpuTxn>,
+    /// (`ot.lec_bits` is at most 32.)
+    lec_mask: u32,
     addr_mask: u64,
     line_mask: u64,
 }
@@ -987,14 +988,14 @@ impl Sm {
     pub fn observe_ot(&mut self, ot: &spec::OtSpec, line_bytes: u32) {
         self.ot = Some(OtTap {
             txns: Vec::new(),
-            lec_mask: crate::block::mask(ot.lec_bits),
+            lec_mask: crate::block::mask(ot.lec_bits) as u32,
             addr_mask: crate::block::mask(ot.addr_bits),
             line_mask: !(u64::from(line_bytes.max(1)) - 1),
         });
     }
 
     /// The OT transactions since the last call, in the order they happened.
-    pub fn take_ot(&mut self) -> Option<std::vec::Drain<'_, OtTxn>> {
+    pub fn take_ot(&mut self) -> Option<std::vec::Drain<'_, GpuTxn>> {
         // (None when there are none: extending by an empty drain, per SM per cycle, was 3 %
         // of a streaming run's time.)
         self.ot
@@ -1021,13 +1022,13 @@ impl Sm {
             return;
         }
         e.observed.push(line);
-        t.txns.push(OtTxn::Observe {
+        t.txns.push(GpuTxn::Observe(Observe {
             pc: e.pc,
-            lec: u64::from(e.lec) & t.lec_mask,
-            tb: crate::ot::tb_of(x.tb),
-            warp: u64::from(x.in_block),
+            lec: e.lec & t.lec_mask,
+            tb: x.tb,
+            warp: x.in_block,
             addr: line & t.addr_mask,
-        });
+        }));
     }
 
     /// An access of warp slot `p >> 16`'s memory instruction `p & 0xffff` is answered.
@@ -1313,12 +1314,12 @@ impl Sm {
                         }
                     }
                     if let (Some(t), false) = (&mut self.ot, write) {
-                        t.txns.push(OtTxn::Predict {
+                        t.txns.push(GpuTxn::Predict(Query {
                             pc,
-                            lec: u64::from(lec) & t.lec_mask,
-                            tb: crate::ot::tb_of(x.tb),
-                            warp: u64::from(x.in_block),
-                        });
+                            lec: lec & t.lec_mask,
+                            tb: x.tb,
+                            warp: x.in_block,
+                        }));
                     }
                     x.pending.push(Pending {
                         id,

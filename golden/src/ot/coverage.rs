@@ -3,7 +3,9 @@
 //! holds the address the warp's next observation of that load names / hits so resolved.
 
 use super::model::{OtIn, OtModel, OtOut};
-use super::txn::{OtTxn, Packer};
+#[cfg(doc)]
+use super::txn::Packer;
+use super::txn::{GpuTxn, GpuTxnPacker};
 use crate::block::{CycleModel, IllegalInput};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -94,19 +96,22 @@ impl OtRun {
         }
     }
 
-    /// Feed `txns` (in order); after a refusal, nothing more is fed.
-    pub fn feed(&mut self, txns: impl Iterator<Item = OtTxn>) {
+    /// Feed `events` (in order); after a refusal, nothing more is fed.
+    pub fn feed(&mut self, events: impl Iterator<Item = GpuTxn>) {
         if self.refused.is_some() {
             return;
         }
-        if let Err(e) = self.try_feed(txns) {
+        if let Err(e) = self.try_feed(events) {
             self.refused = Some(e.to_string());
         }
     }
 
-    fn try_feed(&mut self, txns: impl Iterator<Item = OtTxn>) -> Result<(), IllegalInput> {
-        for c in Packer::new(txns) {
-            let inp = c.input(self.warp_size)?;
+    /// Packed into cycles as [`Packer`] packs their stimulus form ([`GpuTxn::txn`]), by
+    /// [`GpuTxnPacker`]. (Through the stimulus form, a tenth of the GPU's OT work was building
+    /// and converting it.)
+    fn try_feed(&mut self, events: impl Iterator<Item = GpuTxn>) -> Result<(), IllegalInput> {
+        for inp in GpuTxnPacker::new(events, self.warp_size) {
+            let inp = inp?;
             let out = *self.model.step(&inp)?;
             self.coverage.record(&inp, &out);
         }

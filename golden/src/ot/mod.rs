@@ -15,7 +15,8 @@ pub use model::{
     Entry, Launch, Observe, OtBlock, OtCodec, OtIn, OtModel, OtOut, Query, MAX_ADDRS, MAX_DIMS,
 };
 pub use txn::{
-    launch_of, parse, tb_of, to_jsonl, validate, CycleOps, OtTxn, Packer, StimulusError, Tb,
+    launch_of, parse, tb_of, to_jsonl, validate, CycleOps, GpuTxn, GpuTxnPacker, OtTxn, Packer,
+    StimulusError, Tb,
 };
 
 use crate::block::{CycleModel, IllegalInput};

@@ -549,3 +549,60 @@ proptest! {
         }
     }
 }
+
+/// The GPU's transactions of a random stream: each query and observation narrowed to the
+/// block's input types (those that do not narrow are left out), launches as they are.
+fn gpu_txns(txns: &[OtTxn], warp_size: u32) -> Vec<GpuTxn> {
+    txns.iter()
+        .filter_map(|t| {
+            let inp = single(t).input(warp_size).ok()?;
+            Some(match t {
+                OtTxn::Launch { .. } => GpuTxn::Launch(t.clone()),
+                OtTxn::Predict { .. } => GpuTxn::Predict(inp.predict?),
+                OtTxn::Observe { .. } => GpuTxn::Observe(inp.observe?),
+            })
+        })
+        .collect()
+}
+
+/// The cycle inputs of `g` packed in place, and through their stimulus form.
+fn packed_both_ways(g: &[GpuTxn], warp_size: u32) -> (Vec<OtIn>, Vec<OtIn>) {
+    let direct: Vec<OtIn> = GpuTxnPacker::new(g.iter().cloned(), warp_size)
+        .map(|i| i.unwrap())
+        .collect();
+    let via: Vec<OtIn> = Packer::new(g.iter().map(GpuTxn::txn))
+        .map(|c| c.input(warp_size).unwrap())
+        .collect();
+    (direct, via)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// The GPU's transactions packed in place give the cycle inputs their stimulus form
+    /// gives through `Packer` (what an in-place co-simulation replays), and convert back to
+    /// the stimulus form exactly.
+    #[test]
+    fn gpu_transactions_pack_as_their_stimulus_form(seed in any::<u64>()) {
+        let s = spec("tiny", &[]);
+        let txns: Vec<OtTxn> = random::RandomOt::new(&s, seed).take(2000).collect();
+        let g = gpu_txns(&txns, s.gpu.warp_size);
+        prop_assert!(g.len() > 1000);
+        let (direct, via) = packed_both_ways(&g, s.gpu.warp_size);
+        prop_assert_eq!(direct, via);
+        for (x, t) in g.iter().zip(txns.iter().filter(|t| single(t).input(s.gpu.warp_size).is_ok())) {
+            prop_assert_eq!(&x.txn(), t);
+        }
+    }
+}
+
+#[test]
+fn a_packer_that_never_pairs_a_query_is_caught() {
+    let s = spec("tiny", &[]);
+    let txns: Vec<OtTxn> = random::RandomOt::new(&s, 7).take(2000).collect();
+    let g = gpu_txns(&txns, s.gpu.warp_size);
+    super::txn::LAX_PAIRING.with(|l| l.set(true));
+    let (direct, via) = packed_both_ways(&g, s.gpu.warp_size);
+    super::txn::LAX_PAIRING.with(|l| l.set(false));
+    assert_ne!(direct, via);
+}

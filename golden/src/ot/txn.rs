@@ -57,6 +57,98 @@ impl OtTxn {
     }
 }
 
+/// A transaction as the GPU's SMs make it: a query or an observation already in the block's
+/// input types (its fields come from the SM's own narrower ones), a launch in the stimulus
+/// form. [`GpuTxn::txn`] gives the stimulus form, which packs into the same cycles.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GpuTxn {
+    Launch(OtTxn),
+    Predict(Query),
+    Observe(Observe),
+}
+
+impl GpuTxn {
+    /// The stimulus form (what an in-place co-simulation replays).
+    pub fn txn(&self) -> OtTxn {
+        match self {
+            GpuTxn::Launch(t) => t.clone(),
+            GpuTxn::Predict(q) => OtTxn::Predict {
+                pc: q.pc,
+                lec: q.lec.into(),
+                tb: tb_of(q.tb),
+                warp: q.warp.into(),
+            },
+            GpuTxn::Observe(o) => OtTxn::Observe {
+                pc: o.pc,
+                lec: o.lec.into(),
+                tb: tb_of(o.tb),
+                warp: o.warp.into(),
+                addr: o.addr,
+            },
+        }
+    }
+}
+
+/// Packs [`GpuTxn`]s into the block's cycle inputs: the inputs [`Packer`] and
+/// [`CycleOps::input`] make of their stimulus forms ([`GpuTxn::txn`]), built in place.
+pub struct GpuTxnPacker<I: Iterator<Item = GpuTxn>> {
+    it: std::iter::Peekable<I>,
+    warp_size: u32,
+}
+
+impl<I: Iterator<Item = GpuTxn>> GpuTxnPacker<I> {
+    pub fn new(it: I, warp_size: u32) -> GpuTxnPacker<I> {
+        GpuTxnPacker {
+            it: it.peekable(),
+            warp_size,
+        }
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// A deliberately wrong variant for the tests: a query never shares its cycle with the
+    /// observation after it.
+    pub(crate) static LAX_PAIRING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+impl<I: Iterator<Item = GpuTxn>> Iterator for GpuTxnPacker<I> {
+    type Item = Result<OtIn, IllegalInput>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(Ok(match self.it.next()? {
+            GpuTxn::Launch(t) => {
+                let c = CycleOps {
+                    launch: Some((0, t)),
+                    ..CycleOps::default()
+                };
+                return Some(c.input(self.warp_size));
+            }
+            GpuTxn::Predict(q) => {
+                #[cfg(test)]
+                let paired = !LAX_PAIRING.with(std::cell::Cell::get);
+                #[cfg(not(test))]
+                let paired = true;
+                OtIn {
+                    predict: Some(q),
+                    observe: match self.it.peek() {
+                        Some(&GpuTxn::Observe(o)) if paired => {
+                            self.it.next();
+                            Some(o)
+                        }
+                        _ => None,
+                    },
+                    launch: None,
+                }
+            }
+            GpuTxn::Observe(o) => OtIn {
+                observe: Some(o),
+                ..OtIn::default()
+            },
+        }))
+    }
+}
+
 /// A stimulus problem, with the 1-based line it was found on.
 #[derive(Debug, Clone, Error, PartialEq, Eq)]
 #[error("{source_name}:{line}: {message}")]
