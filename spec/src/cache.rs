@@ -139,6 +139,9 @@ pub struct CacheString {
 
 /// Sector size and sectors per line of a sector cache (GPGPU-Sim's hard-coded values).
 pub const SECTOR_BYTES: u32 = 32;
+/// The most ways a cache, and the most entries its MSHR table, may have: the golden model
+/// keeps a way's neighbours in its set's replacement order, and an entry's slot, in 16 bits.
+pub const MAX_WAYS: u32 = 1 << 16;
 pub const SECTORS_PER_LINE: u32 = 4;
 
 /// A cache string GPGPU-Sim would refuse, with the field and why.
@@ -348,6 +351,14 @@ impl CacheString {
         }
         if self.mshr_entries == 0 || self.mshr_merge == 0 {
             return Err("MSHR entries and merge limit must be at least 1".into());
+        }
+        // The golden model indexes a set's ways and an MSHR table's entries with 16 bits
+        // (docs/decisions.md); GPGPU-Sim's configurations use at most a few hundred.
+        if self.ways > MAX_WAYS || self.mshr_entries > MAX_WAYS {
+            return Err(format!(
+                "at most {MAX_WAYS} ways and {MAX_WAYS} MSHR entries, got {} and {}",
+                self.ways, self.mshr_entries
+            ));
         }
         Ok(())
     }
@@ -782,6 +793,8 @@ mod tests {
             ("N:16:128:x,L:B:m:L:L,A:192:4", "ways"),
             ("N:16:128:4,L:B:m:L:L,F:8:8,4", "texture FIFO"),
             ("N:16:128:4,L:B:m:L:L,A:0:8,4", "MSHR entries"),
+            ("N:1:128:65537,L:B:m:L:L,A:8:8,4", "at most 65536 ways"),
+            ("N:16:128:4,L:B:m:L:L,A:65537:8,4", "65536 MSHR entries"),
             ("N:16:128:4,L:B:m:L:L,A:8:8,4:0:1", "group 4"),
         ] {
             let e = CacheString::parse(s).unwrap_err().to_string();

@@ -93,22 +93,24 @@ pub struct TagArray {
 /// used, so its valid ways lie in the order of their last use (fill, under FIFO) and the least
 /// recent is the last valid one. Every way is in its list, valid or not. (The victim was a scan
 /// of the set's stamps, 64 ways in turing-rtx2060s's L1: 4 % of a streaming run's time, most
-/// of it host cache misses.)
+/// of it host cache misses.) Neighbours are numbered within the set, in 16 bits
+/// ([`spec::cache::MAX_WAYS`]): a way is 16 bytes, not 24 (the L2's 32 slices of 1,024 ways
+/// are read at random; 1.8 % of a streaming run's time).
 #[derive(Debug, Clone, Copy)]
 struct Way {
     tag: u64,
-    next: u32,
-    prev: u32,
+    next: u16,
+    prev: u16,
     valid: u8,
     dirty: u8,
 }
 
-/// A set of [`TagArray`]: the ends of its replacement order, and its valid ways (below the
-/// set's ways, an invalid way is the victim).
+/// A set of [`TagArray`]: the ends of its replacement order (ways numbered within the set),
+/// and its valid ways (below the set's ways, an invalid way is the victim).
 #[derive(Debug, Clone, Copy)]
 struct Set {
-    head: u32,
-    tail: u32,
+    head: u16,
+    tail: u16,
     live: u32,
 }
 
@@ -135,19 +137,22 @@ impl TagArray {
         let fp_words = ways.div_ceil(8);
         // Each set's list in way order: way k of set s is index s * ways + k.
         TagArray {
-            way: (0..n as u32)
-                .map(|i| Way {
-                    tag: 0,
-                    next: i + 1,
-                    prev: i.wrapping_sub(1),
-                    valid: 0,
-                    dirty: 0,
+            way: (0..n)
+                .map(|i| {
+                    let k = (i % ways) as u16;
+                    Way {
+                        tag: 0,
+                        next: k.wrapping_add(1),
+                        prev: k.wrapping_sub(1),
+                        valid: 0,
+                        dirty: 0,
+                    }
                 })
                 .collect(),
             set: (0..sets)
-                .map(|s| Set {
-                    head: (s * ways) as u32,
-                    tail: ((s + 1) * ways) as u32 - 1,
+                .map(|_| Set {
+                    head: 0,
+                    tail: (ways - 1) as u16,
                     live: 0,
                 })
                 .collect(),
@@ -244,25 +249,27 @@ impl TagArray {
             );
             return set * ways + k;
         }
-        self.set[set].tail as usize
+        set * ways + self.set[set].tail as usize
     }
 
     /// Move way `i` of `set` to the head of its list.
     fn make_head(&mut self, set: usize, i: usize) {
-        let h = self.set[set].head as usize;
-        if h == i {
+        let base = set * self.cfg.ways as usize;
+        let k = (i - base) as u16;
+        let h = self.set[set].head;
+        if h == k {
             return;
         }
         let (p, n) = (self.way[i].prev, self.way[i].next);
-        self.way[p as usize].next = n;
-        if self.set[set].tail as usize == i {
+        self.way[base + usize::from(p)].next = n;
+        if self.set[set].tail == k {
             self.set[set].tail = p;
         } else {
-            self.way[n as usize].prev = p;
+            self.way[base + usize::from(n)].prev = p;
         }
-        self.way[i].next = h as u32;
-        self.way[h].prev = i as u32;
-        self.set[set].head = i as u32;
+        self.way[i].next = h;
+        self.way[base + usize::from(h)].prev = k;
+        self.set[set].head = k;
     }
 
     /// Allocate a line for `addr` in its set `set` ([`TagArray::victim`]) with sectors `valid`
