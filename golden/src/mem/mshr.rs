@@ -43,9 +43,9 @@ pub enum Added {
 /// order) and found by block address in an index ([`BlockIndex`]). (A deque of (address, list)
 /// pairs scanned two or three times an access, and a list allocated per miss, were a tenth of
 /// a GPU run's instructions: callgrind, vectoradd on turing-rtx2060s, whose L1 has 256
-/// entries.) An entry keeps its slot until its fill. A slot's requests sit in its own stretch
-/// of one buffer, `merge` long (a list per slot cost a fill a host cache miss more, on the
-/// list's header, in the L2's 32 slices).
+/// entries.) An entry keeps its slot until its fill. A slot's first request sits beside its
+/// count, the later ones in its own stretch of one buffer, `merge - 1` long (a list per slot
+/// cost a fill a host cache miss more, on the list's header, in the L2's 32 slices).
 #[derive(Debug, Clone)]
 pub struct MshrTable<R> {
     entries: usize,
@@ -54,12 +54,22 @@ pub struct MshrTable<R> {
     block: u64,
     /// Block address -> its entry's slot (the entries in use).
     index: BlockIndex,
-    /// Slot `i`'s requests, oldest first: `slab[i * merge..][..count[i]]` (`count[i]` 0 when
-    /// it is free).
+    /// Slot `i`'s count of requests and its first (oldest) request (`count` 0 when it is
+    /// free), side by side: a fill without merges reads one record, and the records of the
+    /// slots in use stay few host cache lines (a stretch of `merge` requests a slot, read at
+    /// the fill, was a host cache miss per fill in every L1 and L2 slice).
+    heads: Vec<Head<R>>,
+    /// Slot `i`'s later requests, oldest first: `slab[i * (merge - 1)..][..count - 1]`.
     slab: Vec<R>,
-    count: Vec<u32>,
     /// The free slots.
     free: Vec<usize>,
+}
+
+/// A slot's count of requests and its first request.
+#[derive(Debug, Clone)]
+struct Head<R> {
+    count: u32,
+    first: R,
 }
 
 impl<R: Copy> MshrTable<R> {
@@ -70,8 +80,8 @@ impl<R: Copy> MshrTable<R> {
             merge: cfg.mshr_merge as usize,
             block: u64::from(cfg.atom_bytes()),
             index: BlockIndex::new(cfg.mshr_entries as usize, u64::from(cfg.atom_bytes())),
+            heads: Vec::new(),
             slab: Vec::new(),
-            count: Vec::new(),
             free: Vec::new(),
         }
     }
@@ -106,7 +116,7 @@ impl<R: Copy> MshrTable<R> {
     #[inline]
     fn outcome(&self, i: Option<usize>) -> Result<Added, Refusal> {
         match i {
-            Some(i) if self.count[i] as usize >= self.merge => Err(Refusal::MergeFull),
+            Some(i) if self.heads[i].count as usize >= self.merge => Err(Refusal::MergeFull),
             Some(_) => Ok(Added::Merged),
             None if self.index.len() >= self.entries => Err(Refusal::EntriesFull),
             None => Ok(Added::New),
@@ -130,10 +140,10 @@ impl<R: Copy> MshrTable<R> {
             }
             (Ok(_), None) => {
                 let i = self.free.pop().unwrap_or_else(|| {
-                    // A new slot's stretch, filled with copies of its first request.
-                    self.slab.extend(std::iter::repeat_n(r, self.merge));
-                    self.count.push(0);
-                    self.count.len() - 1
+                    // A new slot, its stretch filled with copies of its first request.
+                    self.slab.extend(std::iter::repeat_n(r, self.merge - 1));
+                    self.heads.push(Head { count: 0, first: r });
+                    self.heads.len() - 1
                 });
                 self.push(i, r);
                 self.index.insert(self.key(addr), i as u32);
@@ -146,8 +156,11 @@ impl<R: Copy> MshrTable<R> {
     /// first (none if it had no entry).
     pub fn fill_with(&mut self, addr: u64, mut each: impl FnMut(R)) {
         if let Some(i) = self.index.remove(self.key(addr)).map(|i| i as usize) {
-            let n = std::mem::take(&mut self.count[i]) as usize;
-            self.slab[i * self.merge..][..n]
+            let h = &mut self.heads[i];
+            let n = std::mem::take(&mut h.count) as usize;
+            each(h.first);
+            let more = self.merge - 1;
+            self.slab[i * more..][..n - 1]
                 .iter()
                 .copied()
                 .for_each(&mut each);
@@ -160,16 +173,19 @@ impl<R: Copy> MshrTable<R> {
     #[inline]
     pub fn warm(&self, addr: u64) {
         if let Some(i) = self.find(addr) {
-            crate::hint::prefetch(&self.count[i]);
-            crate::hint::prefetch(&self.slab[i * self.merge]);
+            crate::hint::prefetch(&self.heads[i]);
         }
     }
 
     /// Request `r` joins slot `i` (which has room).
     #[inline]
     fn push(&mut self, i: usize, r: R) {
-        self.slab[i * self.merge + self.count[i] as usize] = r;
-        self.count[i] += 1;
+        let h = &mut self.heads[i];
+        match h.count {
+            0 => h.first = r,
+            n => self.slab[i * (self.merge - 1) + n as usize - 1] = r,
+        }
+        h.count += 1;
     }
 
     /// Entries in use.
@@ -179,13 +195,18 @@ impl<R: Copy> MshrTable<R> {
 
     /// Requests waiting in all entries.
     pub fn waiting(&self) -> usize {
-        self.count.iter().map(|&n| n as usize).sum()
+        self.heads.iter().map(|h| h.count as usize).sum()
     }
 
     /// (entries in use, entries), and (most requests waiting in one entry, merges allowed per
     /// entry): for bounds checks.
     pub fn fill_levels(&self) -> [(usize, usize); 2] {
-        let most = self.count.iter().map(|&n| n as usize).max().unwrap_or(0);
+        let most = self
+            .heads
+            .iter()
+            .map(|h| h.count as usize)
+            .max()
+            .unwrap_or(0);
         [(self.used(), self.entries), (most, self.merge)]
     }
 }
@@ -268,13 +289,13 @@ mod tests {
                     back.extend(t.fill(addr));
                 }
                 prop_assert!(t.used() <= entries as usize);
-                prop_assert!(t.count.iter().all(|&n| n <= merge));
+                prop_assert!(t.heads.iter().all(|h| h.count <= merge));
                 // The index names every slot in use, once; the other slots are free and empty.
                 let mut named: Vec<usize> = t.index.values().map(|i| i as usize).collect();
                 named.sort_unstable();
                 named.dedup();
                 prop_assert_eq!(named.len(), t.index.len());
-                for (i, &n) in t.count.iter().enumerate() {
+                for (i, n) in t.heads.iter().map(|h| h.count).enumerate() {
                     prop_assert_eq!(named.binary_search(&i).is_ok(), n > 0);
                     prop_assert_eq!(t.free.contains(&i), n == 0);
                 }
