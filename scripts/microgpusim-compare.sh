@@ -6,8 +6,8 @@
 # packed copy of it that its trace cache keeps (written by one unmeasured run first, in
 # DIR/warpsmith-cache); microgpusim reads its own binary (msgpack) traces.
 #
-#   scripts/microgpusim-compare.sh [--runs R] [--sms N] [--workloads "vectoradd matrixmul transpose"]
-#                                  [--out DIR]
+#   scripts/microgpusim-compare.sh [--runs R] [--repeat K] [--sms N]
+#                                  [--workloads "vectoradd matrixmul transpose"] [--out DIR]
 #
 # Workloads are microgpusim's own trace reconstructions (no GPU needed), written once into
 # DIR/<w>/native (commands.json + kernel-0.msgpack, which gpucachesim reads) and converted
@@ -16,7 +16,9 @@
 #   vectoradd  --length 500000      matrixmul  --rows 128      transpose  --dim 512 --variant naive
 # Both get the same SM count (warpsmith --set gpu.sms=N; gpucachesim --num-clusters N
 # --cores-per-cluster 1 --fill-l2 false). They run in one sitting, alternately (warpsmith then
-# gpucachesim, R times per workload), each pinned with `taskset -c $CPU` (default 1). Prints a
+# gpucachesim, R times per workload; warpsmith's runs, a fraction of a second each, K times in a
+# row per turn, default 5, so that one disturbed run does not decide its median), each pinned
+# with `taskset -c $CPU` (default 1). Every run is measured and listed. Prints a
 # markdown table per workload and writes the figures to DIR/results.json (default
 # target/microgpusim-compare). A failed run stops the script (exit 1) with its command and the
 # end of its stderr; no ratio is printed from it.
@@ -34,6 +36,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 runs=3
+repeat=5
 sms=28
 workloads="vectoradd matrixmul transpose"
 out=target/microgpusim-compare
@@ -41,14 +44,16 @@ need() { [ "$1" -ge 2 ] || { echo "$2 needs a value (see --help)" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) need $# "$1"; runs=$2; shift 2 ;;
+    --repeat) need $# "$1"; repeat=$2; shift 2 ;;
     --sms) need $# "$1"; sms=$2; shift 2 ;;
     --workloads) need $# "$1"; workloads=$2; shift 2 ;;
     --out) need $# "$1"; out=$2; shift 2 ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "--runs must be a positive integer, not '$runs'" >&2; exit 2; }
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "--repeat must be a positive integer, not '$repeat'" >&2; exit 2; }
 [[ $sms =~ ^[1-9][0-9]*$ ]] || { echo "--sms must be a positive integer, not '$sms'" >&2; exit 2; }
 read -ra wl <<<"${workloads//,/ }"
 [ ${#wl[@]} -gt 0 ] || { echo "--workloads is empty" >&2; exit 2; }
@@ -235,10 +240,10 @@ for w in "${wl[@]}"; do
   fi
 done
 
-python3 - "$out" "$runs" "$cpu" "$sms" "$preset" "$ws" "$mgsbin" "$mgs_commit" "${wl[@]}" <<'EOF'
+python3 - "$out" "$runs" "$repeat" "$cpu" "$sms" "$preset" "$ws" "$mgsbin" "$mgs_commit" "${wl[@]}" <<'EOF'
 import json, os, re, shlex, statistics, subprocess, sys, time
-out, runs, cpu, sms, preset, ws, mgsbin, commit, *workloads = sys.argv[1:]
-runs = int(runs)
+out, runs, repeat, cpu, sms, preset, ws, mgsbin, commit, *workloads = sys.argv[1:]
+runs, repeat = int(runs), int(repeat)
 
 # warpsmith's packed trace copies (see `warpsmith run --help`, --no-trace-cache) for its packed runs.
 cache_env = dict(os.environ, WARPSMITH_CACHE_DIR=os.path.abspath(f"{out}/warpsmith-cache"))
@@ -287,7 +292,7 @@ def summary(cmd, rs):
             "peak_rss_kib": max(r["rss_kib"] for r in rs)}
 
 results = {"microgpusim_commit": commit, "warpsmith": ws, "preset": preset, "sms": int(sms), "cpu": cpu,
-           "runs": runs, "cpu_time": "user+sys seconds of the simulator process", "workloads": {}}
+           "runs": runs, "warpsmith_repeat": repeat, "cpu_time": "user+sys seconds of the simulator process", "workloads": {}}
 tables = []
 for w in workloads:
     d = f"{out}/{w}"
@@ -301,8 +306,10 @@ for w in workloads:
     tr, wr, mr = [], [], []
     for i in range(runs):
         print(f"{w}: run {i + 1}/{runs}", file=sys.stderr)
-        tr.append(run(w, "warpsmith", "warpsmith-text", tcmd))
-        wr.append(run(w, "warpsmith", "warpsmith-packed", wcmd, cache_env))
+        for _ in range(repeat):
+            tr.append(run(w, "warpsmith", "warpsmith-text", tcmd))
+        for _ in range(repeat):
+            wr.append(run(w, "warpsmith", "warpsmith-packed", wcmd, cache_env))
         mr.append(run(w, "microgpusim", "gpucachesim", mcmd))
     t, a, b = summary(tcmd, tr), summary(wcmd, wr), summary(mcmd, mr)
     if t["cycles"] != a["cycles"]:
@@ -325,7 +332,8 @@ with open(f"{out}/results.json", "w") as fh:
     json.dump(results, fh, indent=2)
     fh.write("\n")
 print(f"warpsmith `run --preset {preset}` ({ws}) against microgpusim {commit[:8]} (gpucachesim), "
-      f"{sms} SMs, {runs} alternating run(s) each pinned to CPU {cpu}; CPU s = user+sys of the simulator\n")
+      f"{sms} SMs, {runs} alternating turn(s), warpsmith {repeat} run(s) a turn, each pinned to CPU {cpu}; "
+      f"CPU s = user+sys of the simulator\n")
 print("\n".join(tables))
 print(f"figures in {out}/results.json")
 EOF
