@@ -393,31 +393,70 @@ impl Gates {
     }
 }
 
-/// One SM.
+/// One SM. (Fields in this order, `repr(C)`: those every cycle reads come first, side by side
+/// in few host cache lines, then its L1's; a twentieth fewer host L1 misses.)
+#[repr(C)]
 pub struct Sm {
     id: u32,
-    l1: Slice<u32>,
-    warps: Vec<Option<Warp>>,
-    blocks: Vec<Option<Block>>,
+    /// The last core cycle it ran (its L1's clock catches up on the cycles it skipped).
+    last_cycle: u64,
+    /// The block slots (bit per slot, at most 64) in which a warp reached a barrier or ended,
+    /// or a memory instruction was answered, or a block arrived, since step 6 last looked.
+    changed: u64,
     schedulers: usize,
     policy: WarpScheduler,
+    /// The LD/ST unit's front access was looked up at the prefetcher already (it missed, and
+    /// waits for the L1 or the port).
+    pf_checked: bool,
+    /// The prefetcher (`prefetch.kind` other than none), and the demand loads its cache
+    /// answered: (cycle due, payload), in due order.
+    pf: Option<Box<Prefetcher>>,
+    /// The port's register: a request the memory side has not taken yet (offered again next
+    /// cycle), and the payload of the access it is for.
+    held: Option<(MemRequest, Option<u32>)>,
+    /// The LD/ST unit: the memory instruction it holds.
+    unit: Option<Unit>,
+    /// Per scheduler that found no ready warp: the cycle from which an arithmetic result or a
+    /// free unit may ready one (0: it looks every cycle). Cleared by an event that can ready
+    /// one of its warps (a load of one answered) or any warp (a free LD/ST unit, a launch, a
+    /// barrier passed). (A plain cycle, not an option in a small vector: it is read every SM
+    /// cycle.)
+    idle: Vec<u64>,
+    own: Vec<u128>,
     last: Vec<Option<usize>>,
+    /// Which warps may issue, kept at the events that change it; per scheduler, its slots. A
+    /// scheduler looks only at these (scanning its every warp was a tenth of a streaming run's
+    /// instructions).
+    gates: Gates,
+    warps: Vec<Option<Warp>>,
+    l1: Slice<u32>,
+    pf_answers: VecDeque<(u64, u32)>,
+    /// The OT predictor's view ([`Sm::observe_ot`]): its transactions of this SM, taken by
+    /// [`Sm::take_ot`].
+    ot: Option<OtTap>,
+    stats: SmStats,
+    blocks: Vec<Option<Block>>,
+    busy: Vec<[u64; ExecClass::COUNT]>,
+    /// Per execution-unit class: its timing; per scheduler and class, the first cycle its unit
+    /// takes another instruction.
+    exec: [ExecTiming; ExecClass::COUNT],
+    /// Free block slots and warp slots (what [`Sm::room`] reads every cycle).
+    free: (usize, usize),
+    /// Resident blocks of the running kernel at most (its occupancy).
+    max_blocks: usize,
+    launched: u64,
+    /// Block slots freed this cycle and not yet taken ([`Sm::take_finished`]).
+    finished: Vec<u32>,
+    rules: CoalesceRules,
+    /// The L1 is a sector cache (requests per 32-byte chunk) rather than a line cache.
+    l1_sector: bool,
+    shared_latency: u64,
     /// Two-level scheduling: the active set's size, and per scheduler its active set (in loose
     /// round-robin order, from the warp after the last one issued) and its pending queue, of
     /// its warp slots (every slot is in one of the two, resident or not).
     active_warps: usize,
     active: Vec<VecDeque<usize>>,
     pending: Vec<VecDeque<usize>>,
-    rules: CoalesceRules,
-    /// The L1 is a sector cache (requests per 32-byte chunk) rather than a line cache.
-    l1_sector: bool,
-    /// Per execution-unit class: its timing; per scheduler and class, the first cycle its unit
-    /// takes another instruction.
-    exec: [ExecTiming; ExecClass::COUNT],
-    busy: Vec<[u64; ExecClass::COUNT]>,
-    shared_latency: u64,
-    /// The LD/ST unit: the memory instruction it holds.
-    unit: Option<Unit>,
     /// The emptied request queue of the unit's last instruction, reused by the next (one
     /// allocation per memory instruction was 1 % of a streaming run).
     spare: VecDeque<(u64, bool)>,
@@ -425,43 +464,6 @@ pub struct Sm {
     /// counts, results in flight): a launch reuses them (a block's warps allocated six
     /// vectors each, a sixtieth of a streaming run's time in the allocator).
     retired: Vec<Warp>,
-    /// The port's register: a request the memory side has not taken yet (offered again next
-    /// cycle), and the payload of the access it is for.
-    held: Option<(MemRequest, Option<u32>)>,
-    /// The OT predictor's view ([`Sm::observe_ot`]): its transactions of this SM, taken by
-    /// [`Sm::take_ot`].
-    ot: Option<OtTap>,
-    launched: u64,
-    /// Block slots freed this cycle and not yet taken ([`Sm::take_finished`]).
-    finished: Vec<u32>,
-    /// The block slots (bit per slot, at most 64) in which a warp reached a barrier or ended,
-    /// or a memory instruction was answered, or a block arrived, since step 6 last looked.
-    changed: u64,
-    /// The last core cycle it ran (its L1's clock catches up on the cycles it skipped).
-    last_cycle: u64,
-    /// Free block slots and warp slots (what [`Sm::room`] reads every cycle).
-    free: (usize, usize),
-    /// Resident blocks of the running kernel at most (its occupancy).
-    max_blocks: usize,
-    /// Per scheduler that found no ready warp: the cycle from which an arithmetic result or a
-    /// free unit may ready one (0: it looks every cycle). Cleared by an event that can ready
-    /// one of its warps (a load of one answered) or any warp (a free LD/ST unit, a launch, a
-    /// barrier passed). (A plain cycle, not an option in a small vector: it is read every SM
-    /// cycle.)
-    idle: Vec<u64>,
-    /// Which warps may issue, kept at the events that change it; per scheduler, its slots. A
-    /// scheduler looks only at these (scanning its every warp was a tenth of a streaming run's
-    /// instructions).
-    gates: Gates,
-    own: Vec<u128>,
-    /// The prefetcher (`prefetch.kind` other than none), and the demand loads its cache
-    /// answered: (cycle due, payload), in due order.
-    pf: Option<Box<Prefetcher>>,
-    pf_answers: VecDeque<(u64, u32)>,
-    /// The LD/ST unit's front access was looked up at the prefetcher already (it missed, and
-    /// waits for the L1 or the port).
-    pf_checked: bool,
-    stats: SmStats,
 }
 
 #[cfg(test)]

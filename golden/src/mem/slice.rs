@@ -263,30 +263,33 @@ impl SliceStats {
     }
 }
 
+/// A cache slice (an L2 slice, or an SM's L1). (Fields in this order, `repr(C)`: those every
+/// cycle reads first, the statistics last.)
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Slice<P> {
-    tags: TagArray,
-    mshr: MshrTable<P>,
+    now: u64,
     latency: u64,
     input: VecDeque<SliceRequest<P>>,
-    input_cap: usize,
     miss_queue: VecDeque<Fetch<P>>,
-    miss_cap: usize,
     /// Answers in flight: (cycle ready, payload, who served it), in ready order.
     answering: VecDeque<(u64, P, Served)>,
-    now: u64,
+    input_cap: usize,
+    miss_cap: usize,
+    seen: u8,
+    /// A write that goes on to the next level is answered when that level acknowledges it
+    /// (by the caller), not by the slice ([`Slice::answer_writes_on_ack`]).
+    ack_writes: bool,
+    mshr: MshrTable<P>,
+    tags: TagArray,
     /// The totals; the counts by kind and the failures by cause are kept in `kinds` (a bit in
     /// `seen` per kind counted) and `stalls`, indexed by the enums' order, and put in the maps
     /// by [`Slice::stats`] (two map lookups per access were 1 % of a GPU run's instructions).
     stats: SliceStats,
     kinds: [KindStats; AccessKind::ALL.len()],
-    seen: u8,
     stalls: [u64; Stall::ALL.len()],
     /// The lines evicted since [`Slice::take_evictions`], when kept ([`Slice::keep_evictions`]).
     evictions: Option<Vec<u64>>,
-    /// A write that goes on to the next level is answered when that level acknowledges it
-    /// (by the caller), not by the slice ([`Slice::answer_writes_on_ack`]).
-    ack_writes: bool,
 }
 
 /// Where an answered request's data came from.
