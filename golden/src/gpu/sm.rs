@@ -416,6 +416,12 @@ pub struct Sm {
     held: Option<(MemRequest, Option<u32>)>,
     /// The LD/ST unit: the memory instruction it holds.
     unit: Option<Unit>,
+    /// Block slots freed this cycle and not yet taken ([`Sm::take_finished`]).
+    finished: Vec<u32>,
+    /// The OT predictor's view ([`Sm::observe_ot`]): its transactions of this SM, taken by
+    /// [`Sm::take_ot`].
+    ot: Option<OtTap>,
+    pf_answers: VecDeque<(u64, u32)>,
     /// Per scheduler that found no ready warp: the cycle from which an arithmetic result or a
     /// free unit may ready one (0: it looks every cycle). Cleared by an event that can ready
     /// one of its warps (a load of one answered) or any warp (a free LD/ST unit, a launch, a
@@ -430,10 +436,6 @@ pub struct Sm {
     gates: Gates,
     warps: Vec<Option<Warp>>,
     l1: Slice<u32>,
-    pf_answers: VecDeque<(u64, u32)>,
-    /// The OT predictor's view ([`Sm::observe_ot`]): its transactions of this SM, taken by
-    /// [`Sm::take_ot`].
-    ot: Option<OtTap>,
     stats: SmStats,
     blocks: Vec<Option<Block>>,
     busy: Vec<[u64; ExecClass::COUNT]>,
@@ -445,8 +447,6 @@ pub struct Sm {
     /// Resident blocks of the running kernel at most (its occupancy).
     max_blocks: usize,
     launched: u64,
-    /// Block slots freed this cycle and not yet taken ([`Sm::take_finished`]).
-    finished: Vec<u32>,
     rules: CoalesceRules,
     /// The L1 is a sector cache (requests per 32-byte chunk) rather than a line cache.
     l1_sector: bool,
