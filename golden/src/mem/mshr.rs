@@ -168,8 +168,8 @@ impl<R: Copy> MshrTable<R> {
         }
     }
 
-    /// `addr`'s fill is coming: its entry's requests and count are asked for ahead of
-    /// [`MshrTable::fill_with`] ([`crate::hint::prefetch`]; nothing changes).
+    /// `addr`'s fill is coming: its entry's record (count and first request) is asked for
+    /// ahead of [`MshrTable::fill_with`] ([`crate::hint::prefetch`]; nothing changes).
     #[inline]
     pub fn warm(&self, addr: u64) {
         if let Some(i) = self.find(addr) {
