@@ -14,6 +14,8 @@ use crate::rng::GOLDEN;
 /// A cell no block takes (block numbers are below 2^48).
 const EMPTY: u64 = u64::MAX;
 const SLOT_BITS: u32 = 16;
+// Every slot of the largest MSHR table a cache string may have fits (the string's check).
+const _: () = assert!(spec::cache::MAX_WAYS <= 1 << SLOT_BITS);
 
 /// The slot of a (full) cell.
 #[inline]

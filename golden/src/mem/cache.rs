@@ -23,6 +23,9 @@
 
 use spec::cache::{CacheKind, CacheReplacement, CacheString, WriteAllocate, WritePolicy};
 
+// A way's number within its set fits [`Way`]'s 16-bit neighbours for every cache string.
+const _: () = assert!(spec::cache::MAX_WAYS - 1 <= u16::MAX as u32);
+
 /// What a request did in the tag array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
