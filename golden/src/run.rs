@@ -99,7 +99,7 @@ pub fn read_cycle_inputs<T: serde::de::DeserializeOwned>(
     what: &str,
     expected: &str,
 ) -> Result<Vec<(usize, T)>, BadInput> {
-    let text = std::fs::read_to_string(path)
+    let text = spec::input::read_to_string(path)
         .map_err(|e| BadInput(format!("cannot read stimulus {}: {e}", path.display())))?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {

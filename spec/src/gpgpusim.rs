@@ -1123,7 +1123,7 @@ fn icnt_layer(
                 .and_then(|e| std::path::Path::new(&e.source).parent().map(|p| p.to_path_buf()))
                 .unwrap_or_default();
             let path = dir.join(name);
-            let text = std::fs::read_to_string(&path).map_err(|e| ImportError::IcntFile {
+            let text = crate::input::read_to_string(&path).map_err(|e| ImportError::IcntFile {
                 path: path.display().to_string(),
                 location: at.clone(),
                 error: format!("cannot read it: {e} (the file is read relative to the options file that names it)"),

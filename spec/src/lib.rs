@@ -13,6 +13,7 @@ pub mod dispatch;
 pub mod dram;
 pub mod gpgpusim;
 pub mod gpu;
+pub mod input;
 pub mod mapping;
 pub mod mc;
 pub mod mem;
@@ -267,7 +268,7 @@ impl ConfigRequest {
 }
 
 fn read(path: &Path, what: &'static str) -> Result<String, SpecError> {
-    std::fs::read_to_string(path).map_err(|error| SpecError::Io {
+    input::read_to_string(path).map_err(|error| SpecError::Io {
         what,
         path: path.to_path_buf(),
         error,

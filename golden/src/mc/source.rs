@@ -104,7 +104,7 @@ pub fn requests(
             stimulus::warp_loads(spec, *c, loads, *intensity, seed)
         }
         McStimulus::File(path) => {
-            let text = std::fs::read_to_string(path)
+            let text = spec::input::read_to_string(path)
                 .map_err(|e| BadInput(format!("cannot read stimulus {}: {e}", path.display())))?;
             let reqs = stimulus::parse(&text, &path.display().to_string(), spec)
                 .map_err(|e| BadInput(e.to_string()))?;
@@ -140,7 +140,7 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
     // iterator cost a dynamic call per request.)
     match &kind {
         McStimulus::File(path) => {
-            let f = std::fs::File::open(path)
+            let f = spec::input::open(path)
                 .map_err(|e| BadInput(format!("cannot read stimulus {}: {e}", path.display())))?;
             let reader = stimulus::Reader::new(
                 std::io::BufReader::with_capacity(1 << 16, f),

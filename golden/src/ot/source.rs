@@ -64,7 +64,7 @@ impl Source {
                 }
             }
             Stimulus::File(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
+                let text = spec::input::read_to_string(path).map_err(|e| {
                     BadInput(format!("cannot read stimulus {}: {e}", path.display()))
                 })?;
                 let name = path.display().to_string();

@@ -50,7 +50,7 @@ pub fn read_list(path: &Path) -> Result<Vec<ListEntry>, TraceError> {
         path.to_path_buf()
     };
     let dir = list.parent().map(Path::to_path_buf).unwrap_or_default();
-    let text = std::fs::read_to_string(&list).map_err(|e| TraceError {
+    let text = spec::input::read_to_string(&list).map_err(|e| TraceError {
         file: list.clone(),
         line: 0,
         message: format!(
@@ -336,7 +336,7 @@ impl KernelReader<BufReader<File>> {
                     .into(),
             });
         }
-        let f = File::open(path).map_err(|e| TraceError {
+        let f = spec::input::open(path).map_err(|e| TraceError {
             file: path.to_path_buf(),
             line: 0,
             message: format!("cannot open the kernel trace: {e}"),

@@ -247,7 +247,7 @@ pub(crate) fn load_label(i: usize, l: &LoadDesc) -> String {
 
 /// Parse a TOML kernel description and validate it.
 pub fn load_kernel_file(path: &Path) -> Result<KernelDesc, WorkloadError> {
-    let text = std::fs::read_to_string(path).map_err(|error| WorkloadError::Io {
+    let text = spec::input::read_to_string(path).map_err(|error| WorkloadError::Io {
         path: path.to_path_buf(),
         error,
     })?;

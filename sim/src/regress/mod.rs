@@ -190,7 +190,7 @@ pub fn load(name_or_file: &str) -> Result<(List, PathBuf), RegressError> {
             names.join(", ")
         )));
     }
-    let text = std::fs::read_to_string(path)
+    let text = spec::input::read_to_string(path)
         .map_err(|e| RegressError::Io(format!("cannot read {}", path.display()), e))?;
     let l = toml::from_str(&text)
         .map_err(|e| RegressError::List(path.display().to_string(), e.to_string()))?;

@@ -153,7 +153,7 @@ pub fn append(path: &Path, r: &JobResult) -> Result<(), RegressError> {
 /// The results recorded in `path` (none if it does not exist). A last line cut short by a kill
 /// is dropped (its job is not finished); any other unreadable line is an error.
 pub fn read(path: &Path) -> Result<Vec<JobResult>, RegressError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match spec::input::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io("cannot read", path)(e)),
@@ -365,7 +365,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(MergeReport, String), Regr
     let mut seen = HashSet::new();
     for d in dirs {
         let plan_path = d.join(PLAN);
-        let text = std::fs::read_to_string(&plan_path).map_err(|e| {
+        let text = spec::input::read_to_string(&plan_path).map_err(|e| {
             RegressError::BadInput(format!(
                 "{}: {e}; is {} a `warpsmith regress` output folder?",
                 plan_path.display(),
