@@ -17,6 +17,9 @@
 #   dispatch/P/K/POLICY  `golden --block dispatch --format json`: the dispatch order, shared lines
 #   cost/P        `cost --format json` of every block
 #   rtl/P/B       the code lines of the generated SystemVerilog (comments and blank lines removed)
+#   run/P/W/V     `run --format json`: the GPU on every built-in kernel and on the reference,
+#                 built-in and generated traces, under variants V (warp schedulers, dispatch
+#                 policies, prefetchers)
 # Inputs are this tree's files (tests/data), so a build of another commit is fingerprinted on
 # the same inputs when WARPSMITH_BIN points at it.
 set -euo pipefail
@@ -113,6 +116,34 @@ for p in $PRESETS; do
   "$BIN" generate --preset "$p" --out "$tmp/rtl-$p" > /dev/null
   for b in ot warped-mc dispatch; do
     emit "rtl/$p/$b" "$(code_lines "$tmp/rtl-$p/$b"/*.sv | h)"
+  done
+done
+
+TRACES="golden/tests-data/accelsim-traces/rodinia2-lud-kernel8-volta-legacy-format
+golden/tests-data/accelsim-traces/pytorch-pow-kernel593-tracer-v5-excerpt/kernel-593-ctx_0x55c28dad19e0.traceg.excerpt-TB0-TB1
+golden/kernels/gpu/lonestores $tmp/vectoradd"
+python3 scripts/vectoradd-trace.py 100000 "$tmp/vectoradd" > /dev/null
+KERNELS="cp scalarprod stencil2d irregular matmul3d lonewarp otedge pfstream rowmajor colmajor nolocality"
+for p in $PRESETS; do
+  for w in $KERNELS $TRACES; do
+    case $w in
+      */*) input=(--trace "$w" --no-trace-cache); name=$(basename "$w" | cut -c1-24) ;;
+      *) input=(--kernel "$w" --seed 3); name=$w ;;
+    esac
+    for v in default gpu.scheduler=gto gpu.scheduler=two-level prefetch.kind=mt-hwp \
+      prefetch.kind=stridepc dispatch.policy=locality; do
+      sets=()
+      [ "$v" = default ] || sets=(--set "$v")
+      # The locality policy runs built-in kernels only (a trace has no access ranges).
+      case "$w:$v" in */*:dispatch.policy=*) continue ;; esac
+      # A run that is refused is fingerprinted by its exit code and message.
+      if json=$("$BIN" run --preset "$p" "${input[@]}" "${sets[@]}" --format json 2>"$tmp/err"); then
+        hash=$(strip_json <<< "$json" | h)
+      else
+        hash=$( (echo "exit $?"; cat "$tmp/err") | h)
+      fi
+      emit "run/$p/$name/$v" "$hash"
+    done
   done
 done
 
