@@ -6,7 +6,8 @@
 //! ```
 //! `prefetch` (optional, false when absent) marks a prefetch (seed 001) rather than a demand
 //! request: with `prefetch.demand_first` the schedulers serve demand requests first.
-//! `cycle` is in controller (DRAM command) cycles and never decreases. `load` names the warp load
+//! `cycle` is in controller (DRAM command) cycles, never decreases and is at most [`MAX_CYCLE`]
+//! (2^62: the run's clocks count on past it to the request's completion). `load` names the warp load
 //! (the requests one warp instruction produced). A warp load takes requests for [`LOAD_WINDOW`]
 //! cycles after its first: a labelled request joins its label's load within that window (a label
 //! used again later starts a new load); an unlabelled request joins the current load of its
@@ -18,6 +19,11 @@ use serde::{Deserialize, Serialize};
 use spec::Spec;
 use std::collections::HashMap;
 use thiserror::Error;
+
+/// The last cycle a request may arrive at: far beyond any real run, and far enough below
+/// 2^64 that every clock of the run (the DRAM's and the faster core's) counts on to the
+/// request's completion without wrapping.
+pub const MAX_CYCLE: u64 = 1 << 62;
 
 /// Cycles after a load's first request during which an unlabelled request of the same SM, warp
 /// and PC still belongs to it.
@@ -249,6 +255,11 @@ impl Resolver {
             ));
         }
         self.last_cycle = cycle;
+        if cycle > MAX_CYCLE {
+            return Err(format!(
+                "cycle {cycle} is beyond the last cycle a run can reach, {MAX_CYCLE} (2^62)"
+            ));
+        }
         if sm >= self.sms {
             return Err(format!("sm {sm} is out of range: gpu.sms = {}", self.sms));
         }

@@ -2,31 +2,35 @@
 //! table.
 //!
 //! Open addressing with linear probing in a power-of-two table at most half full, removal by
-//! backward shift (no tombstones). A cell is one word: the block number above the slot's 16
-//! bits. Blocks are homed in groups of four, side by side (a line's sectors share a host cache
+//! backward shift (no tombstones). A cell holds a block number (any 64-bit address's) and its
+//! slot. Blocks are homed in groups of four, side by side (a line's sectors share a host cache
 //! line), the groups scattered by Fibonacci hashing. Written here rather than taken from a
-//! crate because its size is fixed by the MSHR's entries (no growth, no rehash) and a probe is
-//! one word: hashbrown's general table (insert, remove, lookup) was 4 % of a streaming GPU
-//! run's instructions, with a host cache miss per fill in the L2's 32 slices.
+//! crate because its size is fixed by the MSHR's entries (no growth, no rehash) and a probe
+//! reads one small cell: hashbrown's general table (insert, remove, lookup) was 4 % of a
+//! streaming GPU run's instructions, with a host cache miss per fill in the L2's 32 slices.
 
 use crate::rng::GOLDEN;
 
-/// A cell no block takes (block numbers are below 2^48).
-const EMPTY: u64 = u64::MAX;
-const SLOT_BITS: u32 = 16;
-// Every slot of the largest MSHR table a cache string may have fits (the string's check).
-const _: () = assert!(spec::cache::MAX_WAYS <= 1 << SLOT_BITS);
+/// The slot of an empty cell (slots are below 2^16: `spec::cache::MAX_WAYS`).
+const EMPTY: u32 = u32::MAX;
+// Every slot of the largest MSHR table a cache string may have is a slot, not `EMPTY`.
+const _: () = assert!(spec::cache::MAX_WAYS <= 1 << 16);
 
-/// The slot of a (full) cell.
-#[inline]
-fn slot(cell: u64) -> u32 {
-    (cell & ((1 << SLOT_BITS) - 1)) as u32
+/// A block number and its slot ([`EMPTY`]: no block).
+#[derive(Debug, Clone, Copy)]
+struct Cell {
+    block: u64,
+    slot: u32,
 }
+
+const FREE: Cell = Cell {
+    block: 0,
+    slot: EMPTY,
+};
 
 #[derive(Debug, Clone)]
 pub struct BlockIndex {
-    /// `block number << SLOT_BITS | slot`, or [`EMPTY`].
-    cells: Vec<u64>,
+    cells: Vec<Cell>,
     /// Bits of the table's size, and of a block (its address's low zero bits).
     bits: u32,
     block_bits: u32,
@@ -35,11 +39,11 @@ pub struct BlockIndex {
 
 impl BlockIndex {
     /// An index of at most `capacity` keys (and slots below 2^16), each a multiple of `block`
-    /// (a power of two) below 2^48 times it.
+    /// (a power of two).
     pub fn new(capacity: usize, block: u64) -> BlockIndex {
         let size = (2 * capacity).next_power_of_two().max(8);
         BlockIndex {
-            cells: vec![EMPTY; size],
+            cells: vec![FREE; size],
             bits: size.trailing_zeros(),
             block_bits: block.trailing_zeros(),
             len: 0,
@@ -75,10 +79,10 @@ impl BlockIndex {
         let mut i = self.home(b);
         loop {
             let c = self.cells[i];
-            if c == EMPTY {
+            if c.slot == EMPTY {
                 return None;
             }
-            if c >> SLOT_BITS == b {
+            if c.block == b {
                 return Some(i);
             }
             i = (i + 1) & self.mask();
@@ -89,19 +93,19 @@ impl BlockIndex {
     #[inline]
     pub fn get(&self, key: u64) -> Option<u32> {
         self.find(key >> self.block_bits)
-            .map(|i| slot(self.cells[i]))
+            .map(|i| self.cells[i].slot)
     }
 
     /// Add `key` (absent; the caller keeps at most the capacity) with slot `v`.
     pub fn insert(&mut self, key: u64, v: u32) {
         let b = key >> self.block_bits;
-        debug_assert!(b < 1 << 48 && v < 1 << SLOT_BITS && self.get(key).is_none());
+        debug_assert!(v < EMPTY && self.get(key).is_none());
         debug_assert!(2 * self.len < self.cells.len());
         let mut i = self.home(b);
-        while self.cells[i] != EMPTY {
+        while self.cells[i].slot != EMPTY {
             i = (i + 1) & self.mask();
         }
-        self.cells[i] = b << SLOT_BITS | u64::from(v);
+        self.cells[i] = Cell { block: b, slot: v };
         self.len += 1;
     }
 
@@ -109,30 +113,33 @@ impl BlockIndex {
     pub fn remove(&mut self, key: u64) -> Option<u32> {
         let mask = self.mask();
         let mut hole = self.find(key >> self.block_bits)?;
-        let v = slot(self.cells[hole]);
+        let v = self.cells[hole].slot;
         // Backward shift: a later key of the run moves into the hole if its home does not
         // lie after the hole (cyclically), so that every key stays reachable from its home.
         let mut j = (hole + 1) & mask;
         loop {
             let c = self.cells[j];
-            if c == EMPTY {
+            if c.slot == EMPTY {
                 break;
             }
-            let h = self.home(c >> SLOT_BITS);
+            let h = self.home(c.block);
             if (j.wrapping_sub(h) & mask) >= (j.wrapping_sub(hole) & mask) {
                 self.cells[hole] = self.cells[j];
                 hole = j;
             }
             j = (j + 1) & mask;
         }
-        self.cells[hole] = EMPTY;
+        self.cells[hole] = FREE;
         self.len -= 1;
         Some(v)
     }
 
     /// The slots present, in no particular order.
     pub fn values(&self) -> impl Iterator<Item = u32> + '_ {
-        self.cells.iter().filter(|&&c| c != EMPTY).map(|&c| slot(c))
+        self.cells
+            .iter()
+            .filter(|c| c.slot != EMPTY)
+            .map(|c| c.slot)
     }
 }
 
@@ -149,13 +156,16 @@ mod tests {
         fn agrees_with_a_hash_map(
             cap in 1usize..40,
             block_bits in 1u32..8,
-            ops in prop::collection::vec((0u8..3, 0u64..64, any::<bool>()), 0..400),
+            ops in prop::collection::vec((0u8..3, 0u64..64, 0usize..4), 0..400),
         ) {
             let block = 1u64 << block_bits;
             let mut t = BlockIndex::new(cap, block);
             let mut m: HashMap<u64, u32> = HashMap::new();
-            for (n, (op, b, far)) in ops.into_iter().enumerate() {
-                let key = (b + if far { 1 << 40 } else { 0 }) << block_bits;
+            // Blocks near 0 and anywhere up to the top of the address space (an index that
+            // kept 48 bits of the block number lost those above 2^53 with 32-byte sectors).
+            let far = [0u64, 1 << 40, 1 << 53, u64::MAX - (1 << 14)];
+            for (n, (op, b, at)) in ops.into_iter().enumerate() {
+                let key = far[at].wrapping_add(b << block_bits) & !(block - 1);
                 match op {
                     0 if m.len() < cap && !m.contains_key(&key) => {
                         t.insert(key, n as u32);
