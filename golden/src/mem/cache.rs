@@ -83,6 +83,9 @@ pub struct TagArray {
     /// 64 ways that was most of an allocation's time in the L2's 32 slices).
     valid: Vec<u64>,
     valid_words: usize,
+    /// Valid lines in the whole array (the sum of the sets' `live`): invalidating an empty
+    /// array, as an SM without blocks does every cycle under `gpu.flush_l1`, reads no set.
+    lines: usize,
     line_bits: u32,
     /// A deliberately wrong variant for the tests: a use does not move a way to the head (LRU
     /// becomes FIFO).
@@ -163,6 +166,7 @@ impl TagArray {
             fp_words,
             valid: vec![0; sets * ways.div_ceil(64)],
             valid_words: ways.div_ceil(64),
+            lines: 0,
             line_bits: cfg.line_bytes.trailing_zeros(),
             cfg,
             #[cfg(test)]
@@ -291,6 +295,7 @@ impl TagArray {
         });
         if evicted.is_none() {
             self.set[set].live += 1;
+            self.lines += 1;
             self.mark(set, i, true);
         }
         self.way[i].tag = addr >> self.line_bits;
@@ -334,6 +339,14 @@ impl TagArray {
     /// `tag_array::invalidate`); `each` sees the address of every line that was valid, in way
     /// order. Visits only the sets with a valid line.
     pub fn invalidate_all(&mut self, mut each: impl FnMut(u64)) {
+        debug_assert_eq!(
+            self.lines,
+            self.set.iter().map(|s| s.live as usize).sum::<usize>()
+        );
+        if self.lines == 0 {
+            return;
+        }
+        self.lines = 0;
         let ways = self.cfg.ways as usize;
         for set in 0..self.set.len() {
             if self.set[set].live == 0 {
@@ -367,6 +380,7 @@ impl TagArray {
         self.way[i].valid = 0;
         self.way[i].dirty = 0;
         self.set[set].live -= 1;
+        self.lines -= 1;
         self.mark(set, i, false);
     }
 
