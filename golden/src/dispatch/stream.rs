@@ -50,8 +50,10 @@ struct Locality<'a> {
 
 /// Which blocks a queue-based policy hands out.
 enum Queues {
-    /// One queue, oldest first (`rr`, `bcs`, `map-auto` without reuse).
-    Shared(VecDeque<u64>),
+    /// One queue, oldest first (`rr`, `bcs`, `map-auto` without reuse): the blocks not yet
+    /// handed out, in linear order (a range, not a list: a trace's header may claim a grid of
+    /// 2^47 blocks, and memory follows what the run holds, not what it claims).
+    Shared(std::ops::Range<u64>),
     /// Per SM, in the mapping's order.
     Own(Vec<VecDeque<u64>>),
 }
@@ -143,7 +145,7 @@ impl<'a> Dispatcher<'a> {
                         }
                         Queues::Own(own)
                     }
-                    _ => Queues::Shared((0..n).collect()),
+                    _ => Queues::Shared(0..n),
                 };
                 Mode::Queues {
                     queues,
@@ -200,7 +202,7 @@ impl<'a> Dispatcher<'a> {
         self.placed = launched;
         match &mut self.mode {
             Mode::Queues { queues, .. } => match queues {
-                Queues::Shared(q) => q.clear(),
+                Queues::Shared(q) => q.start = q.end,
                 Queues::Own(own) => own.iter_mut().for_each(VecDeque::clear),
             },
             Mode::Unit(l) => {
@@ -257,7 +259,7 @@ impl<'a> Dispatcher<'a> {
                     match &*queues {
                         Queues::Own(own) => !own[s].is_empty() && room(s, 1),
                         Queues::Shared(q) if *pairs => {
-                            !q.is_empty() && (room(s, 2) || (q.len() == 1 && room(s, 1)))
+                            !q.is_empty() && (room(s, 2) || (q.end - q.start == 1 && room(s, 1)))
                         }
                         Queues::Shared(q) => !q.is_empty() && room(s, 1),
                     }
@@ -270,11 +272,11 @@ impl<'a> Dispatcher<'a> {
                     return Ok(());
                 };
                 let take = if *pairs { 2 } else { 1 };
-                let q = match queues {
-                    Queues::Own(own) => &mut own[s],
-                    Queues::Shared(q) => q,
+                let mut next = || match queues {
+                    Queues::Own(own) => own[s].pop_front(),
+                    Queues::Shared(q) => q.next(),
                 };
-                for block in (0..take).map_while(|_| q.pop_front()) {
+                for block in (0..take).map_while(|_| next()) {
                     out.push(Placed {
                         block,
                         sm: s as u32,
