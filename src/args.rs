@@ -465,6 +465,10 @@ pub struct RunArgs {
     /// Read every kernel trace's text: neither read nor write packed copies (by default a trace read whole is packed into $WARPSMITH_CACHE_DIR/traces, keyed by its path, size, modification time and a hash of its first and last 64 KiB, and later runs read the copy)
     #[arg(long)]
     pub no_trace_cache: bool,
+    /// Stop a run that has not ended by this core cycle, with an error (exit 2) and no figures: every run ends, whatever its input (the default, 10^9 core cycles, is 0.7 s of simulated time at 1.4 GHz; raise it for longer work)
+    #[arg(long, value_name = "CYCLES", default_value_t = golden::gpu::run::DEFAULT_MAX_CYCLES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_cycles: u64,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 }

@@ -30,6 +30,7 @@ pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
     let mut opts = RunOptions {
         progress: Some(&progress),
         trace_cache: (!a.no_trace_cache).then(|| sim::build::cache_root().join("traces")),
+        max_cycles: Some(a.max_cycles),
         ..RunOptions::default()
     };
     let r = golden::gpu::run::run_with(&spec, w, &mut opts);

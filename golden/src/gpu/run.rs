@@ -6,7 +6,7 @@
 //! ([`MemorySide`]: interconnect, L2 partitions, DRAM controllers), stepped across the clock
 //! domains. Host-to-device copies of the list are counted, not simulated.
 
-use super::kernel::KernelBlocks;
+use super::kernel::{KernelBlocks, KernelWarp};
 use super::occupancy::{occupancy, Occupancy};
 use super::sm::{kind_of, Kind, Sm};
 use crate::dispatch::{access_ranges, DispatchError, Dispatcher, Rect, UnitHook};
@@ -25,8 +25,14 @@ use spec::{DispatchPolicy, Spec};
 use std::path::Path;
 use thiserror::Error;
 
-/// Core cycles without an issued instruction after which a run has stalled.
+/// Core cycles in which no instruction issued and no reply reached an SM after which a run has
+/// stalled. Far beyond the longest wait for one reply (at most 200,000 cycles of ROP and DRAM
+/// latency and a few thousand of DRAM timing): while the memory side works, replies arrive.
 pub const STALL_CYCLES: u64 = 1_000_000;
+
+/// `run`'s default bound on a run's core cycles ([`RunOptions::max_cycles`]): 0.7 s of
+/// simulated time on a 1.4 GHz core, beyond the kernels a cycle-level simulator is run on.
+pub const DEFAULT_MAX_CYCLES: u64 = 1_000_000_000;
 
 #[derive(Debug, Error)]
 pub enum GpuError {
@@ -41,8 +47,14 @@ pub enum GpuError {
         have: u32,
         key: &'static str,
     },
-    #[error("the GPU stalled: no instruction issued from cycle {since} to {now}")]
+    #[error("the GPU stalled: no instruction issued and no reply reached an SM from cycle {since} to {now}")]
     Stalled { since: u64, now: u64 },
+    #[error("the run reached its bound of {limit} core cycles in kernel {kernel} ({instructions} warp instructions issued so far), before its end: raise the bound (--max-cycles) or run less work")]
+    CycleLimit {
+        limit: u64,
+        kernel: String,
+        instructions: u64,
+    },
     #[error(transparent)]
     Memory(#[from] McError),
     #[error(transparent)]
@@ -183,6 +195,11 @@ trait Blocks {
     fn opcode(&self, op: u16) -> &str;
     /// Block `linear` of the grid; `None` if the source ended before it.
     fn take(&mut self, linear: u64) -> Result<Option<TraceBlock>, GpuError>;
+    /// Per warp of the block last taken, the generator of its later instructions, their
+    /// loads moved by `shift` (a generated kernel's; none when the block holds them all).
+    fn take_rest(&mut self, _shift: u64) -> Vec<KernelWarp> {
+        Vec::new()
+    }
 }
 
 /// A trace's blocks, streamed from its file in file order: the queue-based policies the GPU
@@ -266,7 +283,10 @@ impl Blocks for KernelBlocks {
             .unwrap_or("?")
     }
     fn take(&mut self, linear: u64) -> Result<Option<TraceBlock>, GpuError> {
-        Ok(Some(self.block(linear)))
+        Ok(Some(KernelBlocks::take(self, linear)))
+    }
+    fn take_rest(&mut self, shift: u64) -> Vec<KernelWarp> {
+        KernelBlocks::take_rest(self, shift)
     }
 }
 
@@ -371,6 +391,9 @@ pub struct RunOptions<'a, 'h> {
     /// A folder for packed copies of the traces run ([`crate::workload::pack`]): a trace
     /// read whole is packed there, and read from its copy the next time.
     pub trace_cache: Option<std::path::PathBuf>,
+    /// The core cycle at which a run that has not ended stops with
+    /// [`GpuError::CycleLimit`] (`None`: no bound; `run` gives [`DEFAULT_MAX_CYCLES`]).
+    pub max_cycles: Option<u64>,
 }
 
 impl RunOptions<'_, '_> {
@@ -480,6 +503,13 @@ pub fn run_with(
     // watched run ends at its budget.
     let mut drained = 0u64;
     while side.inside() > 0 && opts.once() {
+        if let Some(limit) = opts.max_cycles.filter(|&m| side.core_cycle() >= m) {
+            return Err(GpuError::CycleLimit {
+                limit,
+                kernel: "(its written data draining after the last kernel)".into(),
+                instructions: kernels.iter().map(|k| k.instructions).sum(),
+            });
+        }
         side.step(None)?;
         for port in 0..n {
             while side.pop_reply(port).is_some() {
@@ -631,7 +661,8 @@ impl Gpu<'_> {
                             }
                         }
                     }
-                    if !sms[p.sm as usize].launch(b, kinds, p.slot) {
+                    let rest = src.take_rest(self.shift);
+                    if !sms[p.sm as usize].launch(b, kinds, rest, p.slot) {
                         return Err(GpuError::Placement {
                             block: p.block,
                             sm: p.sm,
@@ -653,9 +684,9 @@ impl Gpu<'_> {
                 if now < wakes[s] && !watched && !side.reply_at(s) {
                     continue;
                 }
-                // (An SM issues only in its own cycle: progress is seen here, not by summing
-                // every SM's count each cycle.)
-                let issued = sm.instructions();
+                // (An SM issues and takes replies only in its own cycle: progress is seen here,
+                // not by summing every SM's counts each cycle.)
+                let (issued, replies) = (sm.instructions(), sm.replies());
                 match &mut opts.prefetch {
                     Some(p) if p.sm == s => {
                         sm.cycle_watched(now, side, Some(&mut *p.hook))
@@ -667,7 +698,7 @@ impl Gpu<'_> {
                     }
                     _ => sm.cycle(now, side),
                 }
-                if sm.instructions() != issued {
+                if sm.instructions() != issued || sm.replies() != replies {
                     last_work = now;
                 }
                 wakes[s] = sm.next_busy(now);
@@ -728,6 +759,13 @@ impl Gpu<'_> {
             }
             if d.all_placed() && !d.events_pending() && sms.iter().all(Sm::idle) {
                 break;
+            }
+            if let Some(limit) = opts.max_cycles.filter(|&m| now >= m) {
+                return Err(GpuError::CycleLimit {
+                    limit,
+                    kernel: h.name.clone(),
+                    instructions: sms.iter().map(Sm::instructions).sum::<u64>() - before,
+                });
             }
             if now - last_work > STALL_CYCLES {
                 return Err(GpuError::Stalled {

@@ -606,7 +606,7 @@ fn the_ot_predictor_in_place_sees_every_load_once() {
                 None,
             )
             .unwrap();
-            let loads = k.warp_program().len() as u64;
+            let loads = k.warp_program().len();
             let warps = u64::from(k.warps_per_block(32)) * k.num_blocks();
             let o = &r.ot;
             assert_eq!(o.queries, loads * warps, "{p} {name}");

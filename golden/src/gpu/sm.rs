@@ -41,6 +41,7 @@
 //! * bypassing the L1: offered at `c = t + 2`, answered when the reply reaches the port.
 
 use super::coalesce::{coalesce_chunks, coalesce_strided, CoalesceRules, Space};
+use super::kernel::KernelWarp;
 use super::prefetch::{Demand, PfHook, PrefetchStats, Prefetcher};
 use crate::bitset::{from128, members, members128};
 use crate::mc::open_loop::Hist;
@@ -195,8 +196,11 @@ impl Step {
 
 #[derive(Debug)]
 struct Warp {
+    /// Its instructions (a generated kernel's warp: the next [`super::kernel::CHUNK`] of them,
+    /// `more` making the rest as it reaches them), and what the schedulers read of each.
     insts: Vec<Inst>,
     steps: Vec<Step>,
+    more: Option<Box<KernelWarp>>,
     next: usize,
     /// Launch order (GTO's age).
     age: u64,
@@ -229,11 +233,19 @@ struct Warp {
 
 impl Warp {
     /// A warp at its first instruction, launched `age`-th, warp `in_block` of block `tb`.
-    fn new(insts: Vec<Inst>, steps: Vec<Step>, age: u64, tb: [u32; 3], in_block: u32) -> Warp {
+    fn new(
+        insts: Vec<Inst>,
+        steps: Vec<Step>,
+        more: Option<KernelWarp>,
+        age: u64,
+        tb: [u32; 3],
+        in_block: u32,
+    ) -> Warp {
         let mut w = Warp {
             done: insts.is_empty(),
             insts,
             steps,
+            more: more.filter(|g| !g.ended()).map(Box::new),
             next: 0,
             age,
             at_barrier: false,
@@ -262,6 +274,28 @@ impl Warp {
         self.pending = old.pending;
         self.lec = old.lec;
         self.writing = old.writing;
+    }
+
+    /// Past its last instruction held: the next ones from its generator, if it has more.
+    /// (`kinds` is scratch space.)
+    fn refill(&mut self, kinds: &mut Vec<Kind>) {
+        let Some(g) = self.more.as_mut() else {
+            return;
+        };
+        self.insts.clear();
+        kinds.clear();
+        g.fill(&mut self.insts, kinds);
+        self.steps.clear();
+        self.steps.extend(
+            self.insts
+                .iter()
+                .zip(kinds.iter())
+                .map(|(i, &k)| Step::of(i, k)),
+        );
+        self.next = 0;
+        if g.ended() {
+            self.more = None;
+        }
     }
 
     /// Set `need`, `ready_at` and `next_kind` for the instruction at `next`.
@@ -460,6 +494,8 @@ pub struct Sm {
     /// The emptied request queue of the unit's last instruction, reused by the next (one
     /// allocation per memory instruction was 1 % of a streaming run).
     spare: VecDeque<(u64, bool)>,
+    /// Scratch space for the kinds of a generated warp's next instructions ([`Warp::refill`]).
+    kinds: Vec<Kind>,
     /// Warps whose block finished, kept for their buffers (steps, pending accesses, load
     /// counts, results in flight): a launch reuses them (a block's warps allocated six
     /// vectors each, a sixtieth of a streaming run's time in the allocator).
@@ -530,6 +566,7 @@ impl Sm {
             shared_latency: u64::from(g.shared_latency),
             unit: None,
             spare: VecDeque::new(),
+            kinds: Vec::new(),
             retired: Vec::new(),
             held: None,
             ot: None,
@@ -558,6 +595,11 @@ impl Sm {
     /// Warp instructions issued so far (what [`Sm::stats`] counts, without copying the rest).
     pub fn instructions(&self) -> u64 {
         self.stats.instructions
+    }
+
+    /// Replies it has taken from the memory side.
+    pub fn replies(&self) -> u64 {
+        self.stats.replies
     }
 
     /// Its L1's counters (what [`Sm::stats`] copies with the rest).
@@ -643,7 +685,16 @@ impl Sm {
     /// free one; `kinds` classify its warps' instructions. The caller checked [`Sm::room`];
     /// `false` (nothing launched) if the slot is taken or the warps do not fit.
     #[must_use]
-    pub fn launch(&mut self, block: TraceBlock, kinds: &[Vec<Kind>], slot: Option<u32>) -> bool {
+    /// Launch `block` (its instructions' kinds `kinds`, per warp; `rest`, per warp, the
+    /// generator of its later instructions, if any) into block slot `slot` (`None`: the first
+    /// free one). False if it does not fit.
+    pub fn launch(
+        &mut self,
+        block: TraceBlock,
+        kinds: &[Vec<Kind>],
+        rest: Vec<KernelWarp>,
+        slot: Option<u32>,
+    ) -> bool {
         let slot = match slot {
             Some(s) => s as usize,
             None => match self.blocks.iter().position(Option::is_none) {
@@ -655,6 +706,7 @@ impl Sm {
             return false;
         }
         let mut ids = Vec::new();
+        let mut rest = rest.into_iter();
         for (insts, kinds) in block.warps.into_iter().zip(kinds) {
             let Some(w) = self.warps.iter().position(Option::is_none) else {
                 break;
@@ -666,7 +718,15 @@ impl Sm {
                 .unwrap_or_default();
             steps.clear();
             steps.extend(insts.iter().zip(kinds).map(|(i, &k)| Step::of(i, k)));
-            let mut x = Warp::new(insts, steps, self.launched, block.id, ids.len() as u32);
+            let more = rest.next();
+            let mut x = Warp::new(
+                insts,
+                steps,
+                more,
+                self.launched,
+                block.id,
+                ids.len() as u32,
+            );
             if let Some(o) = old {
                 x.reuse(o);
             }
@@ -1341,6 +1401,9 @@ impl Sm {
                 }
             }
         }
+        if x.next == x.insts.len() {
+            x.refill(&mut self.kinds);
+        }
         x.prepare();
         if x.next >= x.insts.len() {
             x.done = true;
@@ -1369,7 +1432,7 @@ mod step_tests {
     fn warp(i: Inst, writing: Vec<(Reg, u64)>, lax: bool) -> Warp {
         let mut step = Step::of(&i, Kind::Alu(ExecClass::Alu));
         step.more &= !lax;
-        let mut w = Warp::new(vec![i], vec![step], 0, [0; 3], 0);
+        let mut w = Warp::new(vec![i], vec![step], None, 0, [0; 3], 0);
         w.writing = writing;
         w.prepare();
         w

@@ -208,35 +208,126 @@ impl KernelDesc {
 
     /// The program every warp runs: each load outside the loop once, then `loop_trips`
     /// iterations of the loads in the loop, with their LECs.
-    pub fn warp_program(&self) -> Vec<LoadInstance> {
-        let mut count: Vec<(u64, u32)> = Vec::new();
-        let mut lec_of = |pc: u64| {
-            if let Some(e) = count.iter_mut().find(|(p, _)| *p == pc) {
-                e.1 += 1;
-                e.1 - 1
-            } else {
-                count.push((pc, 1));
-                0
-            }
+    pub fn warp_program(&self) -> WarpProgram {
+        // Per load: how many loads of its PC come before it in one pass of the program's
+        // shape (the loads before the loop, then one iteration's, each in declaration order).
+        let same_pc_before = |i: usize, in_loop: bool| {
+            let pc = self.loads[i].pc;
+            let before = |j: usize, m: &LoadDesc| match in_loop {
+                true => !m.in_loop || j < i,
+                false => !m.in_loop && j < i,
+            };
+            self.loads
+                .iter()
+                .enumerate()
+                .filter(|&(j, m)| m.pc == pc && before(j, m))
+                .count() as u32
         };
-        let mut prog = Vec::new();
-        for (i, l) in self.loads.iter().enumerate().filter(|(_, l)| !l.in_loop) {
-            prog.push(LoadInstance {
+        let mut outside = Vec::new();
+        let mut inside = Vec::new();
+        for (i, l) in self.loads.iter().enumerate() {
+            let step = ProgramLoad {
                 load: i,
-                iter: 0,
-                lec: lec_of(l.pc),
-            });
-        }
-        for iter in 0..self.loop_trips {
-            for (i, l) in self.loads.iter().enumerate().filter(|(_, l)| l.in_loop) {
-                prog.push(LoadInstance {
-                    load: i,
-                    iter,
-                    lec: lec_of(l.pc),
+                lec: same_pc_before(i, l.in_loop),
+                per_iter: self
+                    .loads
+                    .iter()
+                    .filter(|m| m.in_loop && m.pc == l.pc)
+                    .count() as u32,
+            };
+            if l.in_loop {
+                inside.push(step);
+            } else {
+                outside.push(ProgramLoad {
+                    per_iter: 0,
+                    ..step
                 });
             }
         }
-        prog
+        WarpProgram {
+            outside,
+            inside,
+            trips: self.loop_trips,
+        }
+    }
+}
+
+/// A load of a [`WarpProgram`]: its index into [`KernelDesc::loads`], its LEC in the first
+/// iteration (or before the loop), and how much its LEC grows each iteration (the loads of
+/// its PC in the loop).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ProgramLoad {
+    load: usize,
+    lec: u32,
+    per_iter: u32,
+}
+
+/// The program every warp of a kernel runs ([`KernelDesc::warp_program`]): each load outside
+/// the loop once, then `loop_trips` iterations of the loads in the loop. Held as that shape
+/// and each step computed from its number, so that memory does not grow with `loop_trips`.
+/// Steps are grouped as the GPU's warps run them ([`crate::gpu::kernel`]): the loads before
+/// the loop, then each iteration's loads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarpProgram {
+    outside: Vec<ProgramLoad>,
+    inside: Vec<ProgramLoad>,
+    trips: u32,
+}
+
+impl WarpProgram {
+    /// Steps in the program.
+    pub fn len(&self) -> u64 {
+        self.outside.len() as u64 + self.inside.len() as u64 * u64::from(self.trips)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Step `i` (`None` past the end).
+    pub fn get(&self, i: u64) -> Option<LoadInstance> {
+        let before = self.outside.len() as u64;
+        if i < before {
+            let p = self.outside[i as usize];
+            return Some(LoadInstance {
+                load: p.load,
+                iter: 0,
+                lec: p.lec,
+            });
+        }
+        let n = self.inside.len() as u64;
+        let j = i - before;
+        let iter = u32::try_from(j.checked_div(n)?).ok()?;
+        if iter >= self.trips {
+            return None;
+        }
+        let p = self.inside[(j % n) as usize];
+        Some(LoadInstance {
+            load: p.load,
+            iter,
+            lec: p.lec + iter * p.per_iter,
+        })
+    }
+
+    /// Step `i`'s place in its group (the loads before the loop, or one iteration's): its
+    /// position from 0, and the group's size.
+    pub fn place(&self, i: u64) -> (usize, usize) {
+        let before = self.outside.len() as u64;
+        if i < before {
+            return (i as usize, self.outside.len());
+        }
+        let n = self.inside.len().max(1);
+        (((i - before) % n as u64) as usize, n)
+    }
+
+    /// Loads in a group (before the loop, or in one iteration), at most.
+    pub fn largest_group(&self) -> usize {
+        self.outside.len().max(self.inside.len())
+    }
+
+    /// Every step in order.
+    pub fn iter(&self) -> impl Iterator<Item = LoadInstance> + '_ {
+        (0..self.len()).map_while(|i| self.get(i))
     }
 }
 

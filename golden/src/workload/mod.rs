@@ -24,7 +24,7 @@ mod schedule;
 pub use builtin::{builtin, BUILTIN};
 pub(crate) use kernel::load_label;
 pub use kernel::{
-    load_kernel_file, validate, Affine, ArrayDesc, KernelDesc, LoadDesc, LoadInstance,
+    load_kernel_file, validate, Affine, ArrayDesc, KernelDesc, LoadDesc, LoadInstance, WarpProgram,
     MAX_BLOCK_THREADS,
 };
 pub use schedule::{schedule, Schedule, WarpLoad, LATENCY_MAX, LATENCY_MIN};

@@ -23,7 +23,7 @@
 //!
 //! Cycles in which no SM can issue are skipped (the cycle numbers stay exact).
 
-use super::kernel::{load_label, validate, KernelDesc, LoadInstance};
+use super::kernel::{load_label, validate, KernelDesc, LoadInstance, WarpProgram};
 use super::WorkloadError;
 use crate::rng::Rng;
 use spec::GpuSpec;
@@ -69,7 +69,7 @@ struct CLoad {
 #[derive(Debug, Clone)]
 struct WarpState {
     /// Next program step to issue.
-    next: usize,
+    next: u64,
     /// Cycle from which the warp may issue again.
     ready_at: u64,
     retired: bool,
@@ -97,7 +97,7 @@ struct Sm {
 pub struct Schedule {
     kernel: KernelDesc,
     loads: Vec<CLoad>,
-    program: Vec<LoadInstance>,
+    program: WarpProgram,
     warp_size: u32,
     line_mask: u64,
     threads: u32,
@@ -193,7 +193,7 @@ impl Schedule {
     }
 
     /// The program every warp runs.
-    pub fn program(&self) -> &[LoadInstance] {
+    pub fn program(&self) -> &WarpProgram {
         &self.program
     }
 
@@ -336,7 +336,10 @@ impl Schedule {
             };
             let cta = &self.sms[i].ctas[pos];
             let (block, tb) = (cta.block, cta.tb);
-            let inst = self.program[cta.warps[warp as usize].next];
+            // (`pick` takes only warps with a step left.)
+            let Some(inst) = self.program.get(cta.warps[warp as usize].next) else {
+                continue;
+            };
             let lines = self.lines(&inst, tb, warp);
             let latency = self.rng.range(LATENCY_MIN, LATENCY_MAX);
             let sm = &mut self.sms[i];

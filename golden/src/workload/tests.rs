@@ -592,8 +592,44 @@ fn reference_lines(k: &KernelDesc, g: &GpuSpec, w: &WarpLoad, iter: u32) -> Opti
     Some(set.into_iter().collect())
 }
 
+/// The warp program listed whole, by its definition: the loads before the loop, then each
+/// iteration's, a load's LEC the times its PC ran before.
+fn program_listed(k: &KernelDesc) -> Vec<LoadInstance> {
+    let mut runs: HashMap<u64, u32> = HashMap::new();
+    let mut out = Vec::new();
+    let mut push = |load: usize, iter: u32| {
+        let n = runs.entry(k.loads[load].pc).or_default();
+        out.push(LoadInstance { load, iter, lec: *n });
+        *n += 1;
+    };
+    for (i, _) in k.loads.iter().enumerate().filter(|(_, l)| !l.in_loop) {
+        push(i, 0);
+    }
+    for iter in 0..k.loop_trips {
+        for (i, _) in k.loads.iter().enumerate().filter(|(_, l)| l.in_loop) {
+            push(i, iter);
+        }
+    }
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// The program computed step by step from its shape is the program listed whole, PCs
+    /// shared between loads (before and in the loop) included.
+    #[test]
+    fn the_warp_program_is_its_listing(mut k in arb_kernel(), shared in any::<bool>()) {
+        if shared && k.loads.len() > 1 {
+            let pc = k.loads[0].pc;
+            k.loads.last_mut().unwrap().pc = pc;
+        }
+        let p = k.warp_program();
+        let listed = program_listed(&k);
+        prop_assert_eq!(p.len(), listed.len() as u64);
+        prop_assert_eq!(p.iter().collect::<Vec<_>>(), listed);
+        prop_assert_eq!(p.get(p.len()), None);
+    }
 
     /// Every (block, warp, load instance) is issued exactly once, in program order per warp,
     /// in (cycle, SM) order overall, with the coalesced lines of exactly its active threads.
@@ -603,7 +639,7 @@ proptest! {
         let program = k.warp_program();
         let warps = k.warps_per_block(g.warp_size);
         let loads: Vec<WarpLoad> = s.collect();
-        prop_assert_eq!(loads.len() as u64, k.num_blocks() * u64::from(warps) * program.len() as u64);
+        prop_assert_eq!(loads.len() as u64, k.num_blocks() * u64::from(warps) * program.len());
         let mut seen: HashMap<(u32, u32), Vec<(u64, u32)>> = HashMap::new();
         let mut last_issue: HashMap<(u32, u32), u64> = HashMap::new();
         for pair in loads.windows(2) {
@@ -617,7 +653,7 @@ proptest! {
                 prop_assert!(w.cycle >= prev + LATENCY_MIN);
             }
             let step = seen.entry((w.block_linear, w.warp)).or_default();
-            let inst = program[step.len()];
+            let inst = program.get(step.len() as u64).unwrap();
             step.push((w.pc, w.lec));
             prop_assert_eq!(w.pc, k.loads[inst.load].pc);
             prop_assert_eq!(w.lec, inst.lec);
@@ -634,7 +670,7 @@ proptest! {
         }
         prop_assert_eq!(seen.len() as u64, k.num_blocks() * u64::from(warps));
         for steps in seen.values() {
-            prop_assert_eq!(steps.len(), program.len());
+            prop_assert_eq!(steps.len() as u64, program.len());
         }
     }
 
@@ -696,7 +732,7 @@ proptest! {
         for w in &loads {
             let c = w.cycle;
             let ready = |st: &HashMap<(u32, u32), (usize, u64)>, key: (u32, u32)| {
-                st.get(&key).is_none_or(|&(n, r)| n < plen && r <= c)
+                st.get(&key).is_none_or(|&(n, r)| (n as u64) < plen && r <= c)
             };
             let key = (w.block_linear, w.warp);
             prop_assert!(ready(&st, key), "warp {:?} issued before it was ready", key);
