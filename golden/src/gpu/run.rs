@@ -306,6 +306,13 @@ impl Blocks for TraceBlocks {
         };
         if block.is_some() {
             self.taken += 1;
+            // After the grid's last block the copy must end too, as the text must: a bad end
+            // record is found (and the copy rebuilt) now, not never.
+            if self.taken == self.reader.header().blocks() {
+                if let Some(Err(why)) = self.packed.as_mut().map(PackReader::next_block) {
+                    self.fall_back_to_text(why)?;
+                }
+            }
         }
         Ok(block)
     }

@@ -1380,3 +1380,18 @@ fn a_copy_bad_midway_is_left_for_the_text_at_the_same_block() {
     );
     assert_eq!(std::fs::read(&c.copy).unwrap(), c.clean);
 }
+
+/// A copy bad only in its end record (read after the grid's last block): found all the same,
+/// and the copy rebuilt (without the check after the last block it stayed bad for ever).
+#[test]
+fn a_copy_bad_in_its_end_record_is_rebuilt() {
+    let c = Corrupted::new();
+    let mut bad = c.clean.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 1;
+    std::fs::write(&c.copy, &bad).unwrap();
+    let (r, notes) = c.run();
+    assert_eq!(r, c.text);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(std::fs::read(&c.copy).unwrap(), c.clean);
+}
