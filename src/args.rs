@@ -462,7 +462,7 @@ pub struct RunArgs {
     /// Seed of a kernel's irregular loads
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Read every kernel trace's text: neither read nor write packed copies (by default a trace read whole is packed into $WARPSMITH_CACHE_DIR/traces, keyed by its path, size, modification time and a hash of its first and last 64 KiB, and later runs read the copy)
+    /// Read every kernel trace's text: neither read nor write packed copies (by default a trace read whole is packed into $WARPSMITH_CACHE_DIR/traces, keyed by its path, device and inode, size, modification and change times and a hash of its first and last 64 KiB, and later runs read the copy; a copy found bad is deleted and the text read instead)
     #[arg(long)]
     pub no_trace_cache: bool,
     /// Stop a run that has not ended by this core cycle, with an error (exit 2) and no figures: every run ends, whatever its input (the default, 10^9 core cycles, is 0.7 s of simulated time at 1.4 GHz; raise it for longer work)

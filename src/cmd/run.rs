@@ -35,6 +35,9 @@ pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
     };
     let r = golden::gpu::run::run_with(&spec, w, &mut opts);
     bar.finish_and_clear();
+    for note in &opts.notes {
+        eprintln!("note: {note}");
+    }
     let r = match r {
         Ok(r) => r,
         Err(e) if !e.is_internal() => return Err(bad(e)),

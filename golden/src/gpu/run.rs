@@ -205,7 +205,10 @@ trait Blocks {
 /// A trace's blocks, streamed from its file in file order: the queue-based policies the GPU
 /// runs traces under hand out the oldest waiting block, and file order is the age. With a
 /// cache folder, from the file's packed copy when one is there ([`crate::workload::pack`]),
-/// else parsed from the text and packed on the way.
+/// else parsed from the text and packed on the way. A copy found bad at any record is deleted
+/// and the blocks go on from the text, from the same block: those handed out before it passed
+/// their checksums and the text's rules, so they are the text's, and the run's figures are
+/// those of a run that never had the copy.
 struct TraceBlocks {
     /// The header, and the blocks when there is no packed copy.
     reader: KernelReader<std::io::BufReader<std::fs::File>>,
@@ -213,13 +216,22 @@ struct TraceBlocks {
     /// The copy being written (dropped, with its temporary file, if writing it fails or the
     /// run does not read the text to its end).
     packing: Option<PackWriter>,
+    /// Where the copy is kept and the key it carries (with a cache folder).
+    copy: Option<(std::path::PathBuf, Vec<u8>)>,
+    /// Blocks handed out, and blocks read from the text.
+    taken: u64,
+    parsed: u64,
+    /// What the user is told (a bad copy deleted).
+    notes: Vec<String>,
 }
 
 impl TraceBlocks {
     fn open(path: &std::path::Path, cache: Option<&std::path::Path>) -> Result<Self, GpuError> {
         let reader = KernelReader::open(path)?;
-        let copy = cache.and_then(|dir| pack::copy_of(dir, path));
-        let packed = copy.as_ref().and_then(|(p, key)| PackReader::open(p, key));
+        let copy = cache.and_then(|dir| pack::copy_of(dir, path, reader.file()));
+        let packed = copy
+            .as_ref()
+            .and_then(|(p, key)| PackReader::open(p, key, reader.header()));
         // (A folder that cannot be written to only costs the copy: the run reads the text.)
         let packing = match (&packed, &copy) {
             (None, Some((p, key))) => PackWriter::create(p, key).ok(),
@@ -229,7 +241,64 @@ impl TraceBlocks {
             reader,
             packed,
             packing,
+            copy,
+            taken: 0,
+            parsed: 0,
+            notes: Vec::new(),
         })
+    }
+
+    /// The text's next block, packed on the way. After the grid's last block the text must
+    /// end (a further block would be a second of an id or outside the grid, which the rules
+    /// refuse); the copy is kept once the text has been read to its end.
+    fn text_block(&mut self) -> Result<Option<TraceBlock>, GpuError> {
+        let known = self.reader.opcodes().len();
+        let block = self.reader.next_block()?;
+        let mut ended = block.is_none();
+        if let Some(b) = &block {
+            self.parsed += 1;
+            if let Some(w) = &mut self.packing {
+                if w.block(b, &self.reader.opcodes()[known..]).is_err() {
+                    self.packing = None;
+                }
+            }
+            if self.parsed == self.reader.header().blocks() {
+                // (`Some` cannot come: the grid's ids are all taken.)
+                let _ = self.reader.next_block()?;
+                ended = true;
+            }
+        }
+        if ended {
+            if let Some(w) = self.packing.take() {
+                let _ = w.finish();
+            }
+        }
+        Ok(block)
+    }
+
+    /// The copy was found bad: delete it and read the text from its start, packing it again,
+    /// up to the blocks already handed out.
+    fn fall_back_to_text(&mut self, why: TraceError) -> Result<(), GpuError> {
+        if let Some(p) = self.packed.take() {
+            self.notes.push(format!(
+                "the packed copy {} of {} is bad ({}): it is deleted and the trace's text is \
+                 read instead",
+                why.file.display(),
+                self.reader.path().display(),
+                why.message
+            ));
+            p.discard();
+        }
+        self.packing = self
+            .copy
+            .as_ref()
+            .and_then(|(p, key)| PackWriter::create(p, key).ok());
+        while self.parsed < self.taken {
+            if self.text_block()?.is_none() {
+                break;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -244,28 +313,22 @@ impl Blocks for TraceBlocks {
         }
     }
     fn take(&mut self, _linear: u64) -> Result<Option<TraceBlock>, GpuError> {
-        if let Some(p) = &mut self.packed {
-            return Ok(p.next_block()?);
-        }
-        let known = self.reader.opcodes().len();
-        let block = self.reader.next_block()?;
-        // The copy ends with the text, or with the grid's last block (the run takes no more).
-        // (Whether the copy is kept or not, the run goes on from the text it read.)
-        if let Some(w) = &mut self.packing {
-            let whole = match &block {
-                Some(b) => w
-                    .block(b, &self.reader.opcodes()[known..])
-                    .map(|()| w.blocks() == self.reader.header().blocks()),
-                None => Ok(true),
-            };
-            match whole {
-                Ok(false) => {}
-                Ok(true) => {
-                    if let Some(w) = self.packing.take() {
-                        let _ = w.finish();
-                    }
+        let block = match self.packed.as_mut().map(PackReader::next_block) {
+            Some(Ok(b)) => b,
+            Some(Err(why)) => {
+                self.fall_back_to_text(why)?;
+                self.text_block()?
+            }
+            None => self.text_block()?,
+        };
+        if block.is_some() {
+            self.taken += 1;
+            // After the grid's last block the copy must end too, as the text must: a bad end
+            // record is found (and the copy rebuilt) now, not never.
+            if self.taken == self.reader.header().blocks() {
+                if let Some(Err(why)) = self.packed.as_mut().map(PackReader::next_block) {
+                    self.fall_back_to_text(why)?;
                 }
-                Err(_) => self.packing = None,
             }
         }
         Ok(block)
@@ -394,6 +457,8 @@ pub struct RunOptions<'a, 'h> {
     /// The core cycle at which a run that has not ended stops with
     /// [`GpuError::CycleLimit`] (`None`: no bound; `run` gives [`DEFAULT_MAX_CYCLES`]).
     pub max_cycles: Option<u64>,
+    /// What the run notes for the user on the way (a bad packed copy deleted, its text read).
+    pub notes: Vec<String>,
 }
 
 impl RunOptions<'_, '_> {
@@ -471,7 +536,9 @@ pub fn run_with(
                             arrays: Vec::new(),
                             loads: Vec::new(),
                         };
-                        kernels.push(gpu.kernel(&mut src, &shell, &[], opts)?);
+                        let k = gpu.kernel(&mut src, &shell, &[], opts);
+                        opts.notes.append(&mut src.notes);
+                        kernels.push(k?);
                         if gpu.stopped {
                             break;
                         }

@@ -1442,9 +1442,9 @@ mod step_tests {
 
     fn case() -> impl Strategy<Value = Case> {
         (
-            proptest::collection::vec(prop_oneof![0u16..8, Just(RZ)], 0..9),
-            proptest::option::of(prop_oneof![0u16..8, Just(RZ)]),
-            proptest::collection::vec((0u16..12, 0u64..50), 0..6),
+            proptest::collection::vec(prop_oneof![0u8..8, Just(RZ)], 0..9),
+            proptest::option::of(prop_oneof![0u8..8, Just(RZ)]),
+            proptest::collection::vec((0u8..12, 0u64..50), 0..6),
             0u64..60,
         )
     }
@@ -1469,7 +1469,7 @@ mod step_tests {
             .copied()
             .filter(|&r| r != RZ)
             .collect();
-        for r in 0..256u16 {
+        for r in 0..=Reg::MAX {
             let held = w.need[usize::from(r / 64)] >> (r % 64) & 1 != 0;
             prop_assert_eq!(held, regs.contains(&r), "register {}", r);
         }

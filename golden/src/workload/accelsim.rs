@@ -96,7 +96,12 @@ pub fn read_list(path: &Path) -> Result<Vec<ListEntry>, TraceError> {
     Ok(out)
 }
 
-/// A kernel trace's header.
+/// A kernel trace's header. The reader checks every value against the domain a real trace
+/// has ([`MAX_BLOCK_DIM`], [`MAX_BLOCK_THREADS`], [`MAX_GRID_DIM`], no zero dimension,
+/// [`TRACER_VERSIONS`]); a built-in kernel's header comes from a validated [`KernelDesc`]
+/// (at most 1,024 threads a block too).
+///
+/// [`KernelDesc`]: crate::workload::KernelDesc
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KernelHeader {
     pub name: String,
@@ -117,25 +122,57 @@ pub struct KernelHeader {
     pub lineinfo: bool,
 }
 
+/// CUDA's limits on a thread block (x, y, z), its threads in all, and a grid (x, y, z): the
+/// domain of a real trace's `-block dim` and `-grid dim` (every dimension at least 1).
+pub const MAX_BLOCK_DIM: [u32; 3] = [1024, 1024, 64];
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+pub const MAX_GRID_DIM: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// The `-accelsim tracer version`s the reader implements (a trace without the line is the
+/// legacy format, version 0).
+pub const TRACER_VERSIONS: [u32; 3] = [3, 4, 5];
+
 impl KernelHeader {
-    /// Threads per block.
-    pub fn threads(&self) -> u32 {
-        self.block.iter().product()
+    /// Threads per block (in 64 bits: no product of three dimensions overflows).
+    pub fn threads(&self) -> u64 {
+        self.block.iter().map(|&d| u64::from(d)).product()
     }
 
-    /// Warps per block (32 threads each).
+    /// Warps per block (32 threads each; `u32::MAX` if more, which no checked header has).
     pub fn warps(&self) -> u32 {
-        self.threads().div_ceil(32)
+        u32::try_from(self.threads().div_ceil(32)).unwrap_or(u32::MAX)
     }
 
     /// Thread blocks in the grid.
     pub fn blocks(&self) -> u64 {
         self.grid.iter().map(|&d| u64::from(d)).product()
     }
+
+    /// Block `id`'s number in the grid (`x + y*gx + z*gx*gy`), if it is in the grid.
+    pub fn linear(&self, id: [u32; 3]) -> Option<u64> {
+        if id.iter().zip(&self.grid).any(|(i, g)| i >= g) {
+            return None;
+        }
+        let [gx, gy, _] = self.grid.map(u64::from);
+        let [x, y, z] = id.map(u64::from);
+        // (Below 2^31 * 2^16 * 2^16: no overflow.)
+        Some(x + gx * (y + gy * z))
+    }
+
+    /// The lanes of warp `w` that are threads of the block (all 32 but in a last warp whose
+    /// block's thread count is not a multiple of 32).
+    pub fn lanes(&self, w: usize) -> u32 {
+        let threads = usize::try_from(self.threads()).unwrap_or(usize::MAX);
+        match threads.saturating_sub(w.saturating_mul(32)) {
+            n if n >= 32 => u32::MAX,
+            n => (1u32 << n) - 1,
+        }
+    }
 }
 
-/// A register number (`R<n>`; R255 is the zero register).
-pub type Reg = u16;
+/// A register number (`R<n>`, 0 to 255; R255 is the zero register, RZ): the type holds no
+/// other, so a trace's register reaches the SM's 256-bit register sets in range.
+pub type Reg = u8;
 
 /// An instruction's source registers, up to four inline (an Accel-Sim trace line has at most
 /// four; a built-in kernel's first arithmetic instruction after a group of loads reads every
@@ -321,6 +358,8 @@ pub struct KernelReader<R> {
     op_bytes: Vec<u32>,
     /// The lane addresses being parsed (kept, as `text` is).
     addrs: Vec<u64>,
+    /// The rules every block of the kernel obeys, and the blocks read so far.
+    rules: BlockRules,
 }
 
 impl KernelReader<BufReader<File>> {
@@ -343,6 +382,11 @@ impl KernelReader<BufReader<File>> {
         })?;
         KernelReader::new(path, BufReader::with_capacity(1 << 16, f))
     }
+
+    /// The trace file being read.
+    pub fn file(&self) -> &File {
+        self.input.get_ref()
+    }
 }
 
 impl<R: BufRead> KernelReader<R> {
@@ -358,6 +402,7 @@ impl<R: BufRead> KernelReader<R> {
             ops: Vec::new(),
             op_ids: FxHashMap::default(),
             op_bytes: Vec::new(),
+            rules: BlockRules::default(),
         };
         r.read_header()?;
         Ok(r)
@@ -367,9 +412,14 @@ impl<R: BufRead> KernelReader<R> {
         &self.header
     }
 
+    /// The trace file's path, as errors name it.
+    pub fn path(&self) -> &Path {
+        &self.file
+    }
+
     /// The text of opcode `op` (an [`Inst::op`]).
     pub fn opcode(&self, op: u16) -> &str {
-        &self.ops[usize::from(op)]
+        self.ops.get(usize::from(op)).map_or("?", String::as_str)
     }
 
     /// Every opcode met so far, numbered as [`Inst::op`] numbers them.
@@ -414,7 +464,9 @@ impl<R: BufRead> KernelReader<R> {
     }
 
     fn read_header(&mut self) -> Result<(), TraceError> {
-        let mut seen_name = false;
+        // The keys read, each with the line that gave it (a key given twice is refused: which
+        // value a tool takes is not said anywhere).
+        let mut given: Vec<(&'static str, usize)> = Vec::new();
         loop {
             let Some(line) = self.next_text()? else {
                 return Err(
@@ -431,47 +483,87 @@ impl<R: BufRead> KernelReader<R> {
                 return Err(self.err(format!("`{line}`: a header line is `-key = value`")));
             };
             let (key, value) = (key.trim(), value.trim());
-            let h = &mut self.header;
-            let number = |v: &str| v.parse::<u64>().ok();
-            let ok = match key {
-                "kernel name" => {
-                    h.name = value.to_string();
-                    seen_name = true;
-                    true
-                }
-                "kernel id" => number(value).map(|v| h.id = v).is_some(),
-                "grid dim" => dims(value).map(|v| h.grid = v).is_some(),
-                "block dim" => dims(value).map(|v| h.block = v).is_some(),
-                "shmem" => number(value).map(|v| h.shmem = v as u32).is_some(),
-                "nregs" => number(value).map(|v| h.nregs = v as u32).is_some(),
-                "binary version" => number(value).map(|v| h.binary_version = v as u32).is_some(),
-                "cuda stream id" => number(value).map(|v| h.stream = v).is_some(),
-                "shmem base_addr" => hex(value).map(|v| h.shmem_base = v).is_some(),
-                "local mem base_addr" => hex(value).map(|v| h.local_base = v).is_some(),
-                "accelsim tracer version" => {
-                    number(value).map(|v| h.tracer_version = v as u32).is_some()
-                }
-                "enable lineinfo" => number(value).map(|v| h.lineinfo = v != 0).is_some(),
+            let Some(&(known, _)) = HEADER_KEYS.iter().find(|(k, _)| *k == key) else {
                 // Keys Accel-Sim does not use either (`-nvbit version`, ...).
-                _ => true,
+                continue;
             };
-            if !ok {
-                return Err(self.err(format!("`-{key} = {value}` is not a legal value")));
+            if let Some((_, first)) = given.iter().find(|(k, _)| *k == known) {
+                return Err(self.err(format!(
+                    "`-{key}` is given twice (first at line {first}): give it once"
+                )));
+            }
+            given.push((known, self.line));
+            self.header_value(known, value)
+                .map_err(|legal| self.err(format!("`-{key} = {value}`: {legal}")))?;
+        }
+        for (key, _) in HEADER_KEYS.iter().filter(|(_, needed)| *needed) {
+            if !given.iter().any(|(k, _)| k == key) {
+                return Err(self.err(format!(
+                    "the header has no `-{key}` (a kernel trace's header gives it before its \
+                     `#traces format` line)"
+                )));
             }
         }
-        if !seen_name {
-            return Err(self.err("the header has no `-kernel name`".into()));
+        let threads = self.header.threads();
+        if threads > MAX_BLOCK_THREADS {
+            return Err(self.err(format!(
+                "`-block dim = {:?}` is {threads} threads a block; CUDA's limit is \
+                 {MAX_BLOCK_THREADS}",
+                self.header.block
+            )));
         }
-        if self.header.threads() == 0 {
-            return Err(self.err("the header has no `-block dim` (or a zero dimension)".into()));
+        self.rules = BlockRules::new(&self.header);
+        Ok(())
+    }
+
+    /// Set header key `key` from `value`; `Err`: the legal values.
+    fn header_value(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let h = &mut self.header;
+        match key {
+            "kernel name" => h.name = value.to_string(),
+            "kernel id" => h.id = decimal(value, u64::MAX)?,
+            "grid dim" => h.grid = dims_within(value, MAX_GRID_DIM)?,
+            "block dim" => h.block = dims_within(value, MAX_BLOCK_DIM)?,
+            "shmem" => h.shmem = decimal(value, u32::MAX)?,
+            "nregs" => h.nregs = decimal(value, u32::MAX)?,
+            "binary version" => h.binary_version = decimal(value, u32::MAX)?,
+            "cuda stream id" => h.stream = decimal(value, u64::MAX)?,
+            "shmem base_addr" => h.shmem_base = hex(value).ok_or("a hex address")?,
+            "local mem base_addr" => h.local_base = hex(value).ok_or("a hex address")?,
+            "accelsim tracer version" => {
+                let known = || {
+                    let v: Vec<String> = TRACER_VERSIONS.iter().map(u32::to_string).collect();
+                    format!(
+                        "the reader knows versions {} and the legacy format (no version line)",
+                        v.join(", ")
+                    )
+                };
+                let v: u32 = value.parse().map_err(|_| known())?;
+                if !TRACER_VERSIONS.contains(&v) {
+                    return Err(known());
+                }
+                h.tracer_version = v;
+            }
+            "enable lineinfo" => {
+                h.lineinfo = match value {
+                    "0" => false,
+                    "1" => true,
+                    _ => return Err("0 or 1".into()),
+                }
+            }
+            _ => unreachable!("`{key}` is in HEADER_KEYS"),
         }
         Ok(())
     }
 
-    /// The next thread block, or `None` at the end of the trace.
+    /// The next thread block, or `None` at the end of the trace. Every value is checked by
+    /// the kernel's [`BlockRules`] where it is read.
     pub fn next_block(&mut self) -> Result<Option<TraceBlock>, TraceError> {
         let Some(line) = self.next_text()? else {
-            return Ok(None);
+            return match self.rules.end_kernel() {
+                Ok(()) => Ok(None),
+                Err(m) => Err(self.err(m)),
+            };
         };
         if line != "#BEGIN_TB" {
             return Err(self.err(format!("`{line}`: expected `#BEGIN_TB`")));
@@ -482,27 +574,28 @@ impl<R: BufRead> KernelReader<R> {
             .and_then(|r| r.trim_start().strip_prefix('='))
             .and_then(|v| dims(&format!("({})", v.trim())))
             .ok_or_else(|| self.err(format!("`{line}`: expected `thread block = x,y,z`")))?;
-        let mut warps = vec![Vec::new(); self.header.warps() as usize];
+        self.rules.begin_block(id).map_err(|m| self.err(m))?;
+        let mut warps = vec![Vec::new(); self.rules.warps()];
+        let mut sections = WarpSections::default();
         loop {
             let Some(line) = self.next_text()? else {
                 return Err(self.err("the file ends inside a thread block (no `#END_TB`)".into()));
             };
             if line == "#END_TB" {
-                return Ok(Some(TraceBlock { id, warps }));
+                let block = TraceBlock { id, warps };
+                self.rules.end_block(&block).map_err(|m| self.err(m))?;
+                return Ok(Some(block));
             }
             let w = field(&line, "warp")
                 .ok_or_else(|| self.err(format!("`{line}`: expected `warp = N` or `#END_TB`")))?;
-            if w >= warps.len() as u64 {
-                return Err(self.err(format!(
-                    "warp {w}, but a block of {} threads has {} warps",
-                    self.header.threads(),
-                    warps.len()
-                )));
-            }
+            let w = sections
+                .give(w, &self.rules, self.line)
+                .map_err(|m| self.err(m))?;
             let line = self.next_text()?.unwrap_or_default();
             let n = field(&line, "insts")
                 .ok_or_else(|| self.err(format!("`{line}`: expected `insts = N`")))?;
-            let mut insts = Vec::with_capacity(n.min(1 << 16) as usize);
+            // (Grown as the lines come: `insts = N` is what the file claims, not what it holds.)
+            let mut insts = Vec::new();
             let mut line_buf = std::mem::take(&mut self.text);
             for k in 0..n {
                 let text = &mut line_buf;
@@ -519,10 +612,13 @@ impl<R: BufRead> KernelReader<R> {
                     )));
                 }
                 let inst = self.parse_inst(text).map_err(|m| self.err(m))?;
+                self.rules
+                    .inst(w, &inst, &self.op_bytes)
+                    .map_err(|m| self.err(m))?;
                 insts.push(inst);
             }
             self.text = line_buf;
-            warps[w as usize] = insts;
+            warps[w] = insts;
         }
     }
 
@@ -535,7 +631,9 @@ impl<R: BufRead> KernelReader<R> {
             }
         }
         if self.header.lineinfo {
-            t.need("line number")?;
+            let n = t.need("line number")?;
+            n.parse::<u64>()
+                .map_err(|_| format!("`{n}` is not a line number"))?;
         }
         let pc = t.need("PC").and_then(|v| {
             u64::from_str_radix(v, 16).map_err(|_| format!("`{v}` is not a hex PC"))
@@ -636,6 +734,224 @@ impl<R: BufRead> KernelReader<R> {
             addrs: lanes,
         })
     }
+}
+
+/// The header keys the reader takes, and whether a trace must give it.
+const HEADER_KEYS: [(&str, bool); 12] = [
+    ("kernel name", true),
+    ("grid dim", true),
+    ("block dim", true),
+    ("kernel id", false),
+    ("shmem", false),
+    ("nregs", false),
+    ("binary version", false),
+    ("cuda stream id", false),
+    ("shmem base_addr", false),
+    ("local mem base_addr", false),
+    ("accelsim tracer version", false),
+    ("enable lineinfo", false),
+];
+
+/// The rules every thread block of a kernel obeys, whichever way it was read (the text, or a
+/// packed copy: [`crate::workload::pack`]), each checked by one method both readers call: its
+/// id is in the grid and given once in the kernel, it has the block's warps, a warp's lanes
+/// are threads of the block, an instruction's opcode is known, it reads at most four
+/// registers, and a memory instruction has its opcode's access size and one address per
+/// active lane (any other none). A block holds at least one instruction and a kernel at least
+/// one block: a run of either would simulate nothing. (Registers need no rule: [`Reg`] holds
+/// R0 to R255 only.)
+///
+/// Memory follows the blocks the file holds (the ids seen), never the grid the header claims.
+#[derive(Debug, Default)]
+pub struct BlockRules {
+    header: KernelHeader,
+    warps: usize,
+    /// The linear ids of the blocks read so far.
+    seen: rustc_hash::FxHashSet<u64>,
+    /// A rule left out: the tests' deliberately wrong variants.
+    #[cfg(test)]
+    lax: Option<Rule>,
+}
+
+/// The rules a test can leave out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    Grid,
+    Twice,
+    Mask,
+}
+
+impl BlockRules {
+    /// The rules of kernel `h` (a checked header), no block read yet.
+    pub fn new(h: &KernelHeader) -> BlockRules {
+        BlockRules {
+            header: h.clone(),
+            warps: usize::try_from(h.warps()).unwrap_or(usize::MAX),
+            seen: Default::default(),
+            #[cfg(test)]
+            lax: None,
+        }
+    }
+
+    /// Whether rule `r` is kept (always, but in the tests' wrong variants).
+    #[cfg(test)]
+    fn keeps(&self, r: Rule) -> bool {
+        self.lax != Some(r)
+    }
+    #[cfg(not(test))]
+    #[inline(always)]
+    fn keeps(&self, _: Rule) -> bool {
+        true
+    }
+
+    /// Warps per block.
+    pub fn warps(&self) -> usize {
+        self.warps
+    }
+
+    /// A block begins: its id is in the grid and was not given before in the kernel.
+    pub fn begin_block(&mut self, id: [u32; 3]) -> Result<(), String> {
+        let h = &self.header;
+        let linear = match h.linear(id) {
+            Some(l) => Some(l),
+            // (The wrong variant: the id's number in a grid of its own size.)
+            None if !self.keeps(Rule::Grid) => Some(u64::from(id[0]) << 32 ^ u64::from(id[1])),
+            None => None,
+        };
+        let Some(linear) = linear else {
+            return Err(format!(
+                "thread block {} is outside the grid {} (`-grid dim`): ids run from 0 to \
+                 the dimension less one",
+                show(id),
+                show(h.grid)
+            ));
+        };
+        if !self.seen.insert(linear) && self.keeps(Rule::Twice) {
+            return Err(format!(
+                "thread block {} is given twice in the kernel: each block of the grid is \
+                 traced once",
+                show(id)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Warp `w` of a block (as `warp = N` gives it): a warp of the block.
+    pub fn warp(&self, w: u64) -> Result<usize, String> {
+        usize::try_from(w)
+            .ok()
+            .filter(|&w| w < self.warps)
+            .ok_or_else(|| {
+                format!(
+                    "warp {w}, but a block of {} threads has {} warps (0 to {})",
+                    self.header.threads(),
+                    self.warps,
+                    self.warps.saturating_sub(1)
+                )
+            })
+    }
+
+    /// Instruction `i` of warp `w`; `op_bytes`: each known opcode's access size
+    /// ([`access_bytes`]).
+    pub fn inst(&self, w: usize, i: &Inst, op_bytes: &[u32]) -> Result<(), String> {
+        let lanes = self.header.lanes(w);
+        if i.mask & !lanes != 0 && self.keeps(Rule::Mask) {
+            return Err(format!(
+                "lane mask {:08x} has lanes beyond the block's threads: warp {w} of a block \
+                 of {} threads has lanes {:08x}",
+                i.mask,
+                self.header.threads(),
+                lanes
+            ));
+        }
+        let Some(&bytes) = op_bytes.get(usize::from(i.op)) else {
+            return Err(format!("opcode number {} is not known", i.op));
+        };
+        if i.srcs.len() > 4 {
+            return Err(format!("{} source registers (at most 4)", i.srcs.len()));
+        }
+        let active = usize::try_from(i.mask.count_ones()).unwrap_or(usize::MAX);
+        match (i.mem_bytes, i.addrs.len()) {
+            (0, 0) => Ok(()),
+            (b, n) if b == bytes && n == active => Ok(()),
+            (b, n) => Err(format!(
+                "a memory access of {b} bytes a lane with {n} addresses, for {active} \
+                 active lanes of an opcode moving {bytes}"
+            )),
+        }
+    }
+
+    /// A block ends: it holds an instruction (and, when it was not read line by line, its
+    /// warps are the block's).
+    pub fn end_block(&self, b: &TraceBlock) -> Result<(), String> {
+        if b.warps.len() != self.warps {
+            return Err(format!(
+                "thread block {} has {} warps, but a block of {} threads has {}",
+                show(b.id),
+                b.warps.len(),
+                self.header.threads(),
+                self.warps
+            ));
+        }
+        if b.warps.iter().all(Vec::is_empty) {
+            return Err(format!(
+                "thread block {} holds no instruction: a run of it would simulate nothing",
+                show(b.id)
+            ));
+        }
+        Ok(())
+    }
+
+    /// The kernel ends: it held a block.
+    pub fn end_kernel(&self) -> Result<(), String> {
+        if self.seen.is_empty() {
+            return Err(
+                "the kernel holds no thread block (no `#BEGIN_TB` section after its \
+                        header): the trace would simulate nothing"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// A whole block read at once (from a packed copy): every rule above.
+    pub fn block(&mut self, b: &TraceBlock, op_bytes: &[u32]) -> Result<(), String> {
+        self.begin_block(b.id)?;
+        self.end_block(b)?;
+        for (w, insts) in b.warps.iter().enumerate() {
+            for i in insts {
+                self.inst(w, i, op_bytes)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `warp = N` sections of one block given so far: each at most once.
+#[derive(Default)]
+struct WarpSections {
+    /// Per section given, its warp and line (a block has at most 32 warps).
+    given: smallvec::SmallVec<[(usize, usize); 32]>,
+}
+
+impl WarpSections {
+    /// Section `w` at line `line`: a warp of the block, not given before in it.
+    fn give(&mut self, w: u64, rules: &BlockRules, line: usize) -> Result<usize, String> {
+        let w = rules.warp(w)?;
+        if let Some((_, first)) = self.given.iter().find(|(g, _)| *g == w) {
+            return Err(format!(
+                "`warp = {w}` is given twice in the block (first at line {first}): a warp's \
+                 instructions are one section"
+            ));
+        }
+        self.given.push((w, line));
+        Ok(w)
+    }
+}
+
+/// `[x, y, z]` as `(x,y,z)`.
+fn show(d: [u32; 3]) -> String {
+    format!("({},{},{})", d[0], d[1], d[2])
 }
 
 /// Bytes per lane a memory opcode moves, as Accel-Sim's trace parser derives them: the first
@@ -897,6 +1213,27 @@ fn dims(s: &str) -> Option<[u32; 3]> {
     v.try_into().ok()
 }
 
+/// `(x,y,z)`, each dimension from 1 to `most`'s; `Err`: the legal values.
+fn dims_within(s: &str, most: [u32; 3]) -> Result<[u32; 3], String> {
+    let legal = || {
+        format!(
+            "(x,y,z), each from 1 to {} (x), {} (y) and {} (z), CUDA's limits",
+            most[0], most[1], most[2]
+        )
+    };
+    let d = dims(s).ok_or_else(legal)?;
+    if d.iter().zip(&most).any(|(&v, &m)| v == 0 || v > m) {
+        return Err(legal());
+    }
+    Ok(d)
+}
+
+/// A decimal number of the field's type (at most `max`); `Err`: its range.
+fn decimal<T: std::str::FromStr + std::fmt::Display>(s: &str, max: T) -> Result<T, String> {
+    s.parse()
+        .map_err(|_| format!("a whole number from 0 to {max}"))
+}
+
 /// The number of `key = N`.
 fn field(line: &str, key: &str) -> Option<u64> {
     let (k, v) = line.split_once('=')?;
@@ -913,7 +1250,7 @@ fn count(s: &str, most: usize) -> Result<usize, String> {
 fn reg(s: &str) -> Result<Reg, String> {
     s.strip_prefix('R')
         .and_then(|n| n.parse().ok())
-        .ok_or_else(|| format!("`{s}` is not a register (R<n>)"))
+        .ok_or_else(|| format!("`{s}` is not a register (R0 to R255; R255 is RZ)"))
 }
 
 #[cfg(test)]

@@ -599,7 +599,11 @@ fn program_listed(k: &KernelDesc) -> Vec<LoadInstance> {
     let mut out = Vec::new();
     let mut push = |load: usize, iter: u32| {
         let n = runs.entry(k.loads[load].pc).or_default();
-        out.push(LoadInstance { load, iter, lec: *n });
+        out.push(LoadInstance {
+            load,
+            iter,
+            lec: *n,
+        });
         *n += 1;
     };
     for (i, _) in k.loads.iter().enumerate().filter(|(_, l)| !l.in_loop) {
