@@ -52,13 +52,24 @@ pub struct ClockDomains {
     /// The last instant taken: (group, its edge index then).
     last: (usize, u64),
     /// One period's instants (bit set of groups each), empty when the period is too long;
-    /// the next one's index.
+    /// the next one's index; per instant, the edges of every group before it in the period
+    /// (one more entry: the period's), which places a jump ([`ClockDomains::skip_to`]).
     period: Vec<u32>,
     at: usize,
+    before: Vec<u32>,
+    /// The frequencies' greatest common divisor (kHz): a period is `1 / gcd`.
+    gcd: u64,
 }
 
 /// The most instants per period replayed from a table.
 const MAX_PERIOD: u64 = 4096;
+
+#[cfg(test)]
+thread_local! {
+    /// A deliberately wrong variant for the tests (on this thread): a jump goes one edge of
+    /// its domain too far.
+    pub(crate) static LAX_JUMP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
 impl ClockDomains {
     /// Domains of the given frequencies (kHz, each at least 1).
@@ -71,6 +82,8 @@ impl ClockDomains {
             last: (0, 0),
             period: Vec::new(),
             at: 0,
+            before: Vec::new(),
+            gcd: 1,
         };
         for (d, &f) in khz.iter().enumerate() {
             let f = f.max(1);
@@ -83,18 +96,21 @@ impl ClockDomains {
             c.members[g] |= 1 << d;
             c.group_of.push(g);
         }
-        let gcd = c.khz.iter().fold(0, |a, &b| gcd(a, b));
-        let per_period: Vec<u64> = c.khz.iter().map(|&f| f / gcd.max(1)).collect();
+        c.gcd = c.khz.iter().fold(0, |a, &b| gcd(a, b)).max(1);
+        let per_period: Vec<u64> = c.khz.iter().map(|&f| f / c.gcd).collect();
         if per_period.iter().sum::<u64>() <= MAX_PERIOD {
             // One period: until every group has had its edges in it.
             let mut period = Vec::new();
+            let mut before = vec![0];
             while c.next.iter().zip(&per_period).any(|(n, p)| n < p) {
                 let now = c.exact();
                 c.take(now);
                 period.push(now);
+                before.push(c.next.iter().sum::<u64>() as u32);
             }
             c.next.iter_mut().for_each(|n| *n = 0);
             c.period = period;
+            c.before = before;
         }
         c
     }
@@ -163,6 +179,60 @@ impl ClockDomains {
     /// Edges domain `d` has had.
     pub fn edges(&self, d: usize) -> u64 {
         self.next[self.group_of[d]]
+    }
+
+    /// The index of domain `r`'s last edge at or before domain `d`'s edge `e` (edge 0 of every
+    /// domain is at time 0): `floor(e * f_r / f_d)`.
+    pub fn last_edge_by(&self, r: usize, d: usize, e: u64) -> u64 {
+        let (fr, fd) = (self.khz[self.group_of[r]], self.khz[self.group_of[d]]);
+        // (At most 2^64 x 10^9 / 1: the quotient fits a u64 unless `e` is near 2^64.)
+        u64::try_from(u128::from(e) * u128::from(fr) / u128::from(fd)).unwrap_or(u64::MAX)
+    }
+
+    /// Jump to domain `r`'s edge `k`: every edge of every domain before that instant is taken
+    /// at once, and the next [`ClockDomains::advance`] is that instant (as if `advance` had
+    /// been called until then). `k` is at least [`ClockDomains::edges`]`(r)`, the edge not yet
+    /// taken. What each domain does on its skipped edges is its owner's business: the
+    /// difference of [`ClockDomains::edges`] before and after says how many there were.
+    pub fn skip_to(&mut self, r: usize, k: u64) {
+        #[cfg(test)]
+        let k = k + u64::from(LAX_JUMP.with(std::cell::Cell::get));
+        let fr = u128::from(self.khz[self.group_of[r]]);
+        // Group g's edges before k / f_r: ceil(k * f_g / f_r).
+        let mut latest: Option<(usize, u64)> = None;
+        for g in 0..self.khz.len() {
+            let f = u128::from(self.khz[g]);
+            let n = (u128::from(k) * f).div_ceil(fr);
+            let n = u64::try_from(n).unwrap_or(u64::MAX);
+            debug_assert!(n >= self.next[g], "a jump back in time");
+            self.next[g] = n;
+            // The instant last taken: the latest last edge of any group, (n - 1) / f_g.
+            if n > 0 {
+                let later = latest.is_none_or(|(h, m)| {
+                    u128::from(n - 1) * u128::from(self.khz[h])
+                        > u128::from(m - 1) * u128::from(self.khz[g])
+                });
+                if later {
+                    latest = Some((g, n));
+                }
+            }
+        }
+        if let Some((g, n)) = latest {
+            self.last = (g, n - 1);
+        }
+        if !self.period.is_empty() {
+            // Whole periods before the instant, then the instants of the last one before it:
+            // those before which its groups' edges in that period were taken.
+            let periods = u128::from(k) * u128::from(self.gcd) / fr;
+            let taken: u128 = self
+                .next
+                .iter()
+                .zip(&self.khz)
+                .map(|(&n, &f)| u128::from(n) - periods * u128::from(f / self.gcd))
+                .sum();
+            let i = self.before.partition_point(|&b| u128::from(b) < taken);
+            self.at = if i >= self.period.len() { 0 } else { i };
+        }
     }
 }
 
@@ -262,7 +332,70 @@ mod tests {
         );
     }
 
+    /// `c` stepped until its next instant is domain `r`'s edge `k`.
+    fn stepped_to(mut c: ClockDomains, r: usize, k: u64) -> ClockDomains {
+        loop {
+            let mut next = c.clone();
+            let mask = next.advance();
+            if mask >> r & 1 != 0 && next.edges(r) == k + 1 {
+                return c;
+            }
+            c = next;
+        }
+    }
+
+    /// Whether `a` and `b` are at the same instant: the same edges per domain, the same
+    /// last instant, and the same instants from here on.
+    fn same_from_here(mut a: ClockDomains, mut b: ClockDomains, domains: usize) -> bool {
+        let edges = |c: &ClockDomains| (0..domains).map(|d| c.edges(d)).collect::<Vec<_>>();
+        if edges(&a) != edges(&b) || a.now_ps() != b.now_ps() {
+            return false;
+        }
+        (0..300).all(|_| a.advance() == b.advance())
+    }
+
+    const CHOICES: [u64; 6] = [1_365_000, 3_500_000, 700_000, 924_000, 999_983, 3_500_500];
+
+    #[test]
+    fn a_jump_one_edge_too_far_is_caught() {
+        let f = [700_000, 700_000, 700_000, 3_500_500];
+        let mut c = ClockDomains::new(&f);
+        for _ in 0..7 {
+            c.advance();
+        }
+        let want = stepped_to(c.clone(), 0, 40);
+        LAX_JUMP.with(|l| l.set(true));
+        let mut lax = c.clone();
+        lax.skip_to(0, 40);
+        LAX_JUMP.with(|l| l.set(false));
+        assert!(!same_from_here(lax, want.clone(), 4));
+        c.skip_to(0, 40);
+        assert!(same_from_here(c, want, 4));
+    }
+
     proptest::proptest! {
+        /// A jump to a domain's edge leaves every domain where stepping to that instant does:
+        /// the same edges, the same last instant, the same instants after it (with and
+        /// without a period table; a jump of 0 edges too).
+        #[test]
+        fn a_jump_is_stepping_to_its_edge(
+            pick in proptest::collection::vec(0usize..6, 1..5),
+            first in 0usize..50,
+            r in 0usize..4,
+            ahead in 0u64..3000,
+        ) {
+            let f: Vec<u64> = pick.iter().map(|&i| CHOICES[i]).collect();
+            let r = r % f.len();
+            let mut c = ClockDomains::new(&f);
+            for _ in 0..first {
+                c.advance();
+            }
+            let k = c.edges(r) + ahead;
+            let want = stepped_to(c.clone(), r, k);
+            c.skip_to(r, k);
+            proptest::prop_assert!(same_from_here(c, want, f.len()));
+        }
+
         /// Grouping equal clocks and replaying a period change nothing: every instant's
         /// domains are those a per-domain exact comparison finds (frequencies drawn from a
         /// few values, so that groups form; with 999,983 kHz, a prime, the period is too long
