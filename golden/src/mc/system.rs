@@ -1069,6 +1069,69 @@ impl MemSystem {
         (self.imp.skip_idle)(self, until);
     }
 
+    /// The first cycle from which a [`MemSystem::tick`] may do more than count the cycle, if
+    /// nothing is offered before it: the cycle [`MemSystem::skip_idle`] would jump to at the
+    /// most, whatever the caller's next arrival (`u64::MAX`: never). The current cycle while a
+    /// request waits for a queue with room, an event is due to the blocks, a controller may
+    /// issue, or skipping quiet cycles is off; with requests pending and the Warped-MC block
+    /// or Div-First, every cycle. Idle, a controller with every bank closed whose next refresh
+    /// can issue when due issues its refreshes at once in a jump (unless every command is
+    /// recorded), so only the others' wake bounds (their refreshes) count.
+    pub fn next_work(&self) -> u64 {
+        let now = self.now;
+        if !self.skip || self.enq_set != 0 || self.svc_set != 0 || self.act_set != 0 {
+            return now;
+        }
+        if self.outstanding != 0 {
+            if self.imp.uses_block || now >= self.first_wake {
+                return now;
+            }
+            if bits(self.waiting).any(|c| self.ctrls[c].pending() < self.cap) {
+                return now;
+            }
+            return self
+                .first_wake
+                .min(self.stall_since.saturating_add(self.stall_window));
+        }
+        if self.waiting != 0 {
+            return now;
+        }
+        // What `skip_idle_slow` leaves: a passed (stale) bound recomputed as the controller's
+        // next refresh; a controller that issues its refreshes at once has its bound
+        // recomputed after them, beyond the jump.
+        let mut at = u64::MAX;
+        for (c, x) in self.ctrls.iter().enumerate() {
+            let due = x.ch.refresh_due_at();
+            let wake = if self.wake[c] > now {
+                self.wake[c]
+            } else {
+                due.map_or(u64::MAX, |d| d.max(now))
+            };
+            let at_once = due.is_some_and(|d| {
+                self.trace.is_none()
+                    && d > now
+                    && !x.ch.any_open()
+                    && x.ch.can_issue(&Command::refresh(), d)
+            });
+            if !at_once || due.is_some_and(|d| wake < d) {
+                at = at.min(wake);
+            }
+        }
+        at
+    }
+
+    /// Jump to cycle `to`, at most [`MemSystem::next_work`]: the cycles before it only count
+    /// (and idle controllers issue their refreshes at once), as stepping them would.
+    pub fn skip_to(&mut self, to: u64) {
+        #[cfg(test)]
+        assert!(to <= self.next_work(), "a jump past the next work");
+        if to > self.now {
+            self.skip_idle(to);
+        }
+        #[cfg(test)]
+        assert_eq!(self.now, to, "the jump fell short");
+    }
+
     /// [`MemSystem::skip_idle`] past its quick checks (kept out of the per-cycle loop).
     #[inline(never)]
     fn skip_idle_slow<P: Policy>(&mut self, target: u64) {

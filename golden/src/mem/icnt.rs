@@ -316,6 +316,63 @@ impl<P: Copy> Crossbar<P> {
         self.now += 1;
     }
 
+    /// The first cycle (from the current one) whose [`Crossbar::tick`] may do more than count,
+    /// if nothing is offered or popped before it: a packet may be granted (its input is free
+    /// and its output free or about to be) or land. Before it, every head packet waits for
+    /// room in its output buffer, which only a pop makes, or for its input, and a cycle only
+    /// counts its stalled inputs and moves the round-robin pointer ([`Crossbar::repeat`]).
+    /// `u64::MAX`: never.
+    pub fn next_change(&self) -> u64 {
+        let step = self.now * self.speedup;
+        let mut at = self
+            .crossing
+            .front()
+            .map_or(u64::MAX, |&(t, _)| t.max(self.now));
+        for i in self.holding.iter() {
+            let Some(&(_, p)) = self.inputs[i].front() else {
+                continue;
+            };
+            let o = p.dest as usize;
+            let when = if self.in_busy[i] > step {
+                // Ready from this step on, the cycle holding it (then it is stalled or granted).
+                self.in_busy[i] / self.speedup
+            } else if self.out_flits[o] + p.flits > self.out_cap {
+                continue;
+            } else {
+                // The output is free (a grant) or frees at this step.
+                self.out_busy[o].max(step) / self.speedup
+            };
+            at = at.min(when);
+        }
+        at
+    }
+
+    /// `n` cycles that only count ([`Crossbar::next_change`] is at least `n` cycles away):
+    /// each input holding a packet, free, is stalled at every switch step; the round-robin
+    /// pointer moves on by one a step.
+    pub fn repeat(&mut self, n: u64) {
+        let steps = n * self.speedup;
+        let step = self.now * self.speedup;
+        let ready = self
+            .holding
+            .iter()
+            .filter(|&i| self.in_busy[i] <= step)
+            .count() as u64;
+        self.stats.stalled += steps * ready;
+        if self.arbiter == Arbiter::RoundRobin {
+            let inputs = self.inputs.len().max(1) as u64;
+            self.rr = ((self.rr as u64 + steps % inputs) % inputs) as usize;
+        }
+        self.step += steps;
+        self.now += n;
+    }
+
+    /// `n` offers at an input refused for want of room (an offerer that slept through them
+    /// counts them here, as [`Crossbar::offer`] would have).
+    pub fn refused(&mut self, n: u64) {
+        self.stats.refused += n;
+    }
+
     /// The grants of one cycle. Work follows the inputs that can send (a head packet, a free
     /// port), not the port count squared.
     fn arbitrate(&mut self) {

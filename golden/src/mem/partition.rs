@@ -37,7 +37,7 @@
 //! data-port bandwidth beyond one access per cycle, and texture-only L2s. Channel and
 //! sub-partition hashing (`dram.partition_indexing`) is the address map's.
 
-use super::slice::{AccessKind, Fetch, Served, Slice, SliceRequest, SliceStats, Taken};
+use super::slice::{AccessKind, Fetch, Head, Served, Slice, SliceRequest, SliceStats, Taken};
 use crate::bitset::BitSet;
 use crate::clock::ClockDomains;
 use crate::mc::stimulus::Request;
@@ -66,6 +66,26 @@ pub const CORE: u32 = 1;
 pub const ICNT: u32 = 2;
 pub const L2: u32 = 4;
 pub const DRAM: u32 = 8;
+
+/// The same domains' indices in the partitions' [`ClockDomains`] (and in the edge counts of
+/// [`Partitions::skip_to`]).
+pub const CORE_CLOCK: usize = 0;
+pub const ICNT_CLOCK: usize = 1;
+pub const L2_CLOCK: usize = 2;
+pub const DRAM_CLOCK: usize = 3;
+
+/// What a busy sub-partition's L2 cycles do while nothing changes it ([`Partitions::lull_of`]):
+/// each is the same, counting the same things.
+#[derive(Debug, Clone, Copy)]
+struct Lull {
+    /// The core cycle count from which it may change (its ROP queue's head ready, or its next
+    /// answer due), as [`Partitions::quiet_until`] gives it.
+    until: u64,
+    /// Its slice takes a cycle (refusing its head, if any), else it idles.
+    ticks: bool,
+    /// It counts a ready ROP head refused by a full slice input.
+    icnt_to_l2_full: bool,
+}
 
 /// A fetch in flight to the DRAM.
 #[derive(Debug, Clone, Copy)]
@@ -333,7 +353,10 @@ impl Partitions {
         if mask & CORE != 0 {
             self.core += 1;
         }
-        // Unit tests check the set of replying sub-partitions against their queues.
+        // Unit tests check the set of replying sub-partitions against their queues, and the
+        // core cycles against the clock's edges.
+        #[cfg(test)]
+        assert_eq!(self.core, self.clocks.edges(CORE_CLOCK));
         #[cfg(test)]
         for (s, sp) in self.subs.iter().enumerate() {
             assert_eq!(
@@ -343,6 +366,154 @@ impl Partitions {
             );
         }
         Ok(mask)
+    }
+
+    /// Whether sub-partition `s` takes a request now ([`Partitions::offer_to`] accepts).
+    pub fn has_room(&self, s: usize) -> bool {
+        self.subs[s].slice.has_room()
+    }
+
+    /// Whether a sub-partition has a reply for the interconnect.
+    pub fn any_replying(&self) -> bool {
+        self.replying.iter().next().is_some()
+    }
+
+    /// The core cycle count after the last core edge at or before domain `d`'s edge `e`
+    /// (domains as [`CORE_CLOCK`] ...): a jump to it ([`Partitions::skip_to`]) stops before
+    /// that edge.
+    pub fn core_count_by(&self, d: usize, e: u64) -> u64 {
+        self.clocks.last_edge_by(CORE_CLOCK, d, e).saturating_add(1)
+    }
+
+    /// A core cycle count `n` such that, if nothing is offered to the partitions, every
+    /// instant before the core edge that makes the count `n` (its edge `n - 1`) would only
+    /// count: no sub-partition, channel or controller changes before then
+    /// ([`Partitions::skip_to`] jumps there). At most the current count when the next instant
+    /// may change something; `u64::MAX` when nothing ever would.
+    pub fn quiet_until(&self) -> u64 {
+        let core = self.core;
+        let mut n = u64::MAX;
+        // DRAM cycles: a fetch returning, the controllers.
+        let mut dram = self.dram.next_work();
+        if self.returning > 0 {
+            for ch in &self.chans {
+                if let Some(&(at, _, _)) = ch.returning.front() {
+                    dram = dram.min(at.max(self.dram.now()));
+                }
+            }
+        }
+        if dram != u64::MAX {
+            n = n.min(self.core_count_by(DRAM_CLOCK, dram));
+        }
+        // A channel's fetches: one waiting in a sub-partition, or its latency queue's head
+        // ready.
+        for ch in &self.chans {
+            n = n.min(ch.wake);
+        }
+        if n <= core {
+            return core;
+        }
+        // L2 cycles of the busy sub-partitions.
+        for s in self.busy.iter() {
+            if core < self.asleep[s] {
+                n = n.min(self.asleep[s]);
+                continue;
+            }
+            match self.lull_of(s) {
+                Some(l) => n = n.min(l.until),
+                None => return core,
+            }
+        }
+        n
+    }
+
+    /// Whether busy sub-partition `s`'s L2 cycles, from the next one on, do the same thing
+    /// every time, and what they count (`None`: the next one may change it). Its next cycle
+    /// (see [`Partitions::cache_cycle`]) changes nothing when: nothing comes from the DRAM,
+    /// no fetch waits to leave and no reply for the interconnect; no answer is due; the
+    /// slice's head, if it takes a cycle, is refused (each refusal counted); the ROP queue's
+    /// head is not ready, or it is and the slice's input is full (counted). A quiet slice
+    /// changes too: the sub-partition falls asleep or leaves the busy set after the cycle.
+    fn lull_of(&self, s: usize) -> Option<Lull> {
+        let l2d = self.caps[1];
+        let sp = &self.subs[s];
+        if !sp.dram_to_l2.is_empty()
+            || sp.slice.miss_queue_len() > 0
+            || !sp.l2_to_icnt.is_empty()
+            || sp.slice.quiet()
+        {
+            return None;
+        }
+        let ticks = sp.l2_to_dram.len() < l2d;
+        if ticks && sp.slice.head() == Head::Taken {
+            return None;
+        }
+        // Its next answer leaves in the cycle it is due (after the access, when the slice
+        // ticks: one cycle earlier).
+        let mut until = match sp.slice.answer_in() {
+            u64::MAX => u64::MAX,
+            d => self.core_count_by(L2_CLOCK, self.clocks.edges(L2_CLOCK) + d.saturating_sub(1)),
+        };
+        let rop_full = match sp.rop.front() {
+            Some(&(ready, _)) if ready <= self.core => {
+                if sp.slice.has_room() {
+                    return None;
+                }
+                true
+            }
+            Some(&(ready, _)) => {
+                until = until.min(ready);
+                false
+            }
+            None => false,
+        };
+        Some(Lull {
+            until,
+            ticks,
+            icnt_to_l2_full: rop_full,
+        })
+    }
+
+    /// Jump to core cycle count `n - 1`, at most [`Partitions::quiet_until`]: every clock
+    /// takes its edges before the core's edge `n - 1` at once (the next [`Partitions::step`]
+    /// is that instant, after which the count is `n`), and every component counts what its
+    /// skipped cycles would have: the busy sub-partitions their lulls' counts and slice
+    /// cycles, the controllers their cycles (and idle refreshes). Returns the edges skipped
+    /// per domain (indexed by [`CORE_CLOCK`] ...), for the interconnect's part.
+    pub fn skip_to(&mut self, n: u64) -> [u64; 4] {
+        #[cfg(test)]
+        assert!(
+            n <= self.quiet_until(),
+            "a jump past the partitions' next change"
+        );
+        let before = [0, 1, 2, 3].map(|d| self.clocks.edges(d));
+        if n <= self.core + 1 {
+            return [0; 4];
+        }
+        self.clocks.skip_to(CORE_CLOCK, n - 1);
+        let k = [0, 1, 2, 3].map(|d| self.clocks.edges(d) - before[d]);
+        let l2 = k[L2_CLOCK];
+        for s in self.busy.iter() {
+            if self.core < self.asleep[s] {
+                continue;
+            }
+            // (Always a lull: the caller stays within `quiet_until`.)
+            let Some(l) = self.lull_of(s) else {
+                continue;
+            };
+            let sp = &mut self.subs[s];
+            if l.ticks {
+                sp.slice.repeat(l2);
+            } else {
+                sp.slice.idle_for(l2);
+            }
+            if l.icnt_to_l2_full {
+                self.stats.icnt_to_l2_full += l2;
+            }
+        }
+        self.core += k[CORE_CLOCK];
+        self.dram.skip_to(self.dram.now() + k[DRAM_CLOCK]);
+        k
     }
 
     fn cache_cycle(&mut self, s: usize) {

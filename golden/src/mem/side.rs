@@ -15,7 +15,7 @@
 //! its port (modulo the ports).
 
 use super::icnt::{Arbiter, Crossbar, IcntStats, Packet};
-use super::partition::{MemRequest, PartitionStats, Partitions, ICNT};
+use super::partition::{MemRequest, PartitionStats, Partitions, ICNT, ICNT_CLOCK};
 use super::slice::Served;
 use crate::mc::system::{Hook, McError, MemSystem, Offer};
 use spec::{IcntArbiter, Spec};
@@ -132,6 +132,58 @@ impl MemorySide {
             }
         }
         Ok(mask)
+    }
+
+    /// Whether the port of `r`'s SM would take it now ([`MemorySide::offer`] accepts).
+    pub fn would_take(&self, r: &MemRequest) -> bool {
+        self.req.has_room(self.port_of(r), self.flits(r).0)
+    }
+
+    /// `n` offers refused at the ports (an SM that slept through its retries counts them, as
+    /// [`MemorySide::offer`] would have).
+    pub fn refused(&mut self, n: u64) {
+        self.req.refused(n);
+    }
+
+    /// A core cycle count `n` such that, if nothing is offered at a port and no reply taken,
+    /// every instant before the core edge that makes the count `n` only counts, in the
+    /// networks and the partitions ([`MemorySide::skip_to`] jumps there). At most the current
+    /// count when the next instant may change something; `u64::MAX` when nothing ever would.
+    ///
+    /// Each interconnect cycle repeats when no landed request finds room in its
+    /// sub-partition, each network only counts ([`Crossbar::next_change`]), and no reply is on
+    /// its way out: a reply waiting in a sub-partition or landed at a port is a change (the
+    /// SMs take one a cycle as they land, so the reply network does not hold them back).
+    pub fn quiet_until(&self) -> u64 {
+        let core = self.core_cycle();
+        if self.rep.landed() > 0 || self.parts.any_replying() {
+            return core;
+        }
+        if self.req.landed() > 0
+            && (0..self.parts.len()).any(|s| self.req.peek(s).is_some() && self.parts.has_room(s))
+        {
+            return core;
+        }
+        let icnt = self.req.next_change().min(self.rep.next_change());
+        let mut n = self.parts.quiet_until();
+        if icnt != u64::MAX {
+            n = n.min(self.parts.core_count_by(ICNT_CLOCK, icnt));
+        }
+        n
+    }
+
+    /// Jump to core cycle count `n - 1`, at most [`MemorySide::quiet_until`] (see
+    /// [`Partitions::skip_to`]): the next [`MemorySide::step`] is the core's edge `n - 1`.
+    /// The networks count their skipped cycles.
+    pub fn skip_to(&mut self, n: u64) {
+        #[cfg(test)]
+        assert!(
+            n <= self.quiet_until(),
+            "a jump past the memory side's next change"
+        );
+        let icnt = self.parts.skip_to(n)[ICNT_CLOCK];
+        self.req.repeat(icnt);
+        self.rep.repeat(icnt);
     }
 
     /// Replies landed at the ports, over every port (none: no port has one to pop).

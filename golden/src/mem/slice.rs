@@ -19,8 +19,8 @@
 //! One access per cycle models a data port at least as wide as a request (32 B sectors on a
 //! 32 B port in every reference configuration).
 
-use super::cache::{Eviction, Outcome, TagArray};
-use super::mshr::{Added, MshrTable, Refusal};
+use super::cache::{Eviction, Found, Outcome, TagArray};
+use super::mshr::{Added, Lookup, MshrTable, Refusal};
 use serde::Serialize;
 use spec::cache::CacheString;
 use std::collections::VecDeque;
@@ -301,6 +301,28 @@ pub enum Served {
     NextLevel,
 }
 
+/// What a request's access would do ([`Slice::prepare`]).
+#[derive(Debug, Clone, Copy)]
+enum Prepared {
+    /// Merge into the MSHR entry found.
+    Merge(Lookup),
+    /// Access the tag array at the way found.
+    Access(Lookup, Found),
+}
+
+/// What the next cycle does with the head of a slice's input queue ([`Slice::head`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Head {
+    /// No request is queued.
+    Empty,
+    /// It is refused (a reservation failure of this cause, for an access of this kind), and
+    /// will be every cycle until a fill arrives, a fetch is taken or the lines are
+    /// invalidated.
+    Refused(Stall, AccessKind),
+    /// It is taken: the slice changes.
+    Taken,
+}
+
 /// What [`Slice::offer`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Taken {
@@ -457,7 +479,20 @@ impl<P: Copy> Slice<P> {
     /// One cycle: the head request's access (see the module documentation).
     pub fn tick(&mut self) {
         if let Some(&r) = self.input.front() {
-            if self.access(r) {
+            // Unit tests check that the head's access does what `head` says it would.
+            #[cfg(test)]
+            let (said, stalls) = (self.head(), self.stalls);
+            let taken = self.access(r);
+            #[cfg(test)]
+            match said {
+                Head::Taken => assert!(taken, "a head said to be taken was refused"),
+                Head::Refused(why, _) => {
+                    assert!(!taken, "a head said to be refused was taken");
+                    assert_eq!(self.stalls[why as usize], stalls[why as usize] + 1);
+                }
+                Head::Empty => unreachable!(),
+            }
+            if taken {
                 crate::ring::pop_front(&mut self.input);
             }
         }
@@ -469,22 +504,17 @@ impl<P: Copy> Slice<P> {
         self.now += 1;
     }
 
-    /// The head request's access; false when it is refused (nothing changed).
-    fn access(&mut self, r: SliceRequest<P>) -> bool {
-        let sector = spec::cache::SECTOR_BYTES;
-        let unit = self.tags.config().atom_bytes();
+    /// What an access of `r` would find now, before anything changes: a read merging into the
+    /// MSHR entry of its line (sector) being fetched, or its way in the tag array; or why it
+    /// is refused (a reservation failure). Nothing else than an access, a fill, a fetch taken
+    /// and an invalidation changes the answer.
+    fn prepare(&self, r: &SliceRequest<P>) -> Result<Prepared, Stall> {
         // (Each table's index asked once.)
         let m = self.mshr.lookup(r.addr);
         if m.found() && !r.write {
-            return match self.mshr.add_at(m, r.addr, r.payload) {
-                Ok(_) => {
-                    self.count(r.kind, Counted::MshrMerge);
-                    true
-                }
-                Err((why, _)) => {
-                    self.fail(why.into(), r.kind);
-                    false
-                }
+            return match self.mshr.check_at(m) {
+                Ok(_) => Ok(Prepared::Merge(m)),
+                Err(why) => Err(why.into()),
             };
         }
         // Resources a miss may need, checked before the tag array changes.
@@ -492,20 +522,73 @@ impl<P: Copy> Slice<P> {
         let present = self.tags.holds_at(way, r.addr);
         if !present {
             if self.miss_cap - self.miss_queue.len() < 2 {
-                self.fail(Stall::MissQueueFull, r.kind);
-                return false;
+                return Err(Stall::MissQueueFull);
             }
             if !r.write {
-                if let Err(why) = self.mshr.check_at(m) {
-                    self.fail(why.into(), r.kind);
-                    return false;
-                }
+                self.mshr.check_at(m)?;
             }
         } else if r.write && self.miss_queue.len() >= self.miss_cap {
             // A write hit may go on (write-through).
-            self.fail(Stall::MissQueueFull, r.kind);
-            return false;
+            return Err(Stall::MissQueueFull);
         }
+        Ok(Prepared::Access(m, way))
+    }
+
+    /// What the next [`Slice::tick`] does with the head of the input queue, if nothing changes
+    /// the slice before it.
+    pub fn head(&self) -> Head {
+        match self.input.front() {
+            None => Head::Empty,
+            Some(r) => match self.prepare(r) {
+                Ok(_) => Head::Taken,
+                Err(why) => Head::Refused(why, r.kind),
+            },
+        }
+    }
+
+    /// `n` cycles in which the head of the input queue, if any, is refused ([`Slice::head`]
+    /// is not [`Head::Taken`]): `n` [`Slice::tick`]s at once, each counting its reservation
+    /// failure.
+    pub fn repeat(&mut self, n: u64) {
+        match self.head() {
+            Head::Refused(why, kind) => {
+                self.stalls[why as usize] += n;
+                self.seen |= 1 << kind as u8;
+                self.kinds[kind as usize].reservation_failures += n;
+            }
+            Head::Empty => {}
+            // (The caller's mistake: unit tests check it.)
+            Head::Taken => {
+                #[cfg(test)]
+                panic!("Slice::repeat with an access it would take");
+            }
+        }
+        self.now += n;
+    }
+
+    /// The head request's access; false when it is refused (nothing changed).
+    fn access(&mut self, r: SliceRequest<P>) -> bool {
+        let sector = spec::cache::SECTOR_BYTES;
+        let unit = self.tags.config().atom_bytes();
+        let (m, way) = match self.prepare(&r) {
+            Ok(Prepared::Access(m, way)) => (m, way),
+            Ok(Prepared::Merge(m)) => {
+                return match self.mshr.add_at(m, r.addr, r.payload) {
+                    Ok(_) => {
+                        self.count(r.kind, Counted::MshrMerge);
+                        true
+                    }
+                    Err((why, _)) => {
+                        self.fail(why.into(), r.kind);
+                        false
+                    }
+                };
+            }
+            Err(why) => {
+                self.fail(why, r.kind);
+                return false;
+            }
+        };
         let Ok(a) = self.tags.access_at(r.addr, r.write, way) else {
             // A read-only cache: the write goes on to the next level.
             self.miss_queue.push_back(Fetch {
@@ -646,6 +729,14 @@ impl<P: Copy> Slice<P> {
     /// `n` cycles without an access ([`Slice::idle`] `n` times).
     pub fn idle_for(&mut self, n: u64) {
         self.now += n;
+    }
+
+    /// Cycles from the current one until its oldest answer is due (0: now; `u64::MAX`: none
+    /// in flight).
+    pub fn answer_in(&self) -> u64 {
+        self.answering
+            .front()
+            .map_or(u64::MAX, |&(at, _, _)| at.saturating_sub(self.now))
     }
 
     /// Nothing to do in a cycle but count it: no request queued, no answer in flight, no fetch
