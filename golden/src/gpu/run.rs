@@ -459,9 +459,21 @@ pub struct RunOptions<'a, 'h> {
     pub max_cycles: Option<u64>,
     /// What the run notes for the user on the way (a bad packed copy deleted, its text read).
     pub notes: Vec<String>,
+    /// Step every clock edge and run every SM in every core cycle, rather than letting SMs
+    /// sleep until their next work and jumping over idle time (the figures are the same; tests
+    /// compare the two).
+    pub step_every_cycle: bool,
 }
 
 impl RunOptions<'_, '_> {
+    /// Idle time is jumped over: unless asked not to, and unless a watch sees every cycle.
+    fn skips_idle_time(&self) -> bool {
+        !self.step_every_cycle
+            && self.watch.is_none()
+            && self.unit.is_none()
+            && self.prefetch.is_none()
+    }
+
     /// The workload runs once (no co-simulation relaunches it until a budget), and what it
     /// wrote drains at the end.
     fn once(&self) -> bool {
@@ -569,6 +581,7 @@ pub fn run_with(
     // Written data still in the memory side drains (its acknowledgements are dropped); a
     // watched run ends at its budget.
     let mut drained = 0u64;
+    let skips = opts.skips_idle_time();
     while side.inside() > 0 && opts.once() {
         if let Some(limit) = opts.max_cycles.filter(|&m| side.core_cycle() >= m) {
             return Err(GpuError::CycleLimit {
@@ -576,6 +589,12 @@ pub fn run_with(
                 kernel: "(its written data draining after the last kernel)".into(),
                 instructions: kernels.iter().map(|k| k.instructions).sum(),
             });
+        }
+        if skips {
+            let n = side.quiet_until().min(opts.max_cycles.unwrap_or(u64::MAX));
+            if n > side.core_cycle() + 1 {
+                side.skip_to(n);
+            }
         }
         side.step(None)?;
         for port in 0..n {
@@ -671,9 +690,11 @@ impl Gpu<'_> {
         let mut full = false;
         let mut peak = 0;
         // Per SM, the first cycle it has work of its own ([`Sm::next_busy`]): before it, it
-        // runs only when a reply lands at its port. (Cycles in which an SM did nothing were a
-        // third of a streaming run's SM cycles.)
+        // runs only when a reply lands at its port or its port opens for its held request
+        // ([`Sm::woken`]). (Cycles in which an SM did nothing were a third of a streaming run's
+        // SM cycles.)
         let mut wakes = vec![0u64; sms.len()];
+        let skips = opts.skips_idle_time();
         loop {
             let hook = opts.watch.as_mut().map(|w| (w.group, &mut *w.hook));
             let mask = side.step(hook)?;
@@ -744,11 +765,14 @@ impl Gpu<'_> {
             // the cycle, which refills an emptied SM at once while blocks remain: so an SM is
             // invalidated once the kernel has no block left for it (and every SM at its end).
             if spec.gpu.flush_l1 && d.all_placed() {
-                flush_empty_l1s(sms);
+                flush_empty_l1s(sms, now, side);
             }
+            // The earliest of the SMs' wakes after this cycle.
+            let mut first_wake = u64::MAX;
             for (s, sm) in sms.iter_mut().enumerate() {
                 let watched = opts.prefetch.as_ref().is_some_and(|p| p.sm == s);
-                if now < wakes[s] && !watched && !side.reply_at(s) {
+                if now < wakes[s] && !watched && !sm.woken(side) && !opts.step_every_cycle {
+                    first_wake = first_wake.min(wakes[s]);
                     continue;
                 }
                 // (An SM issues and takes replies only in its own cycle: progress is seen here,
@@ -768,7 +792,8 @@ impl Gpu<'_> {
                 if sm.instructions() != issued || sm.replies() != replies {
                     last_work = now;
                 }
-                wakes[s] = sm.next_busy(now);
+                wakes[s] = sm.next_busy(now, side);
+                first_wake = first_wake.min(wakes[s]);
                 for slot in sm.take_finished() {
                     d.finished(s as u32, slot);
                     full = false;
@@ -845,9 +870,28 @@ impl Gpu<'_> {
                     p(now);
                 }
             }
+            // Idle time: when no SM has work before some cycle (and nothing wakes one: no reply
+            // is on its way, no port opens), the dispatcher has nothing to do, and the memory
+            // side only counts until then, every clock jumps to that cycle and each component
+            // counts what the skipped cycles would have (the SMs when they next run). It stays
+            // below the cycle of the stall check and of the cycle bound, so that they fire as
+            // stepping would.
+            let dispatching = (!d.all_placed() || d.events_pending()) && !full;
+            if skips && !dispatching && first_wake > now + 1 {
+                let n = first_wake
+                    .min(side.quiet_until())
+                    .min(last_work + STALL_CYCLES + 1)
+                    .min(opts.max_cycles.unwrap_or(u64::MAX));
+                if n > now + 1 {
+                    side.skip_to(n);
+                    if let Some(p) = opts.progress.filter(|_| (n - 1) >> 14 != now >> 14) {
+                        p(n - 1);
+                    }
+                }
+            }
         }
         if spec.gpu.flush_l1 {
-            flush_empty_l1s(sms);
+            flush_empty_l1s(sms, side.core_cycle(), side);
         }
         self.unit = d.into_unit();
         let instructions = sms.iter().map(Sm::instructions).sum::<u64>() - before;
@@ -867,10 +911,11 @@ impl Gpu<'_> {
     }
 }
 
-/// Invalidate the L1 of every SM without a block (`gpu.flush_l1`).
-fn flush_empty_l1s(sms: &mut [Sm]) {
+/// Invalidate the L1 of every SM without a block (`gpu.flush_l1`), before their cycle at core
+/// cycle `now`.
+fn flush_empty_l1s(sms: &mut [Sm], now: u64, side: &mut MemorySide) {
     for sm in sms {
-        sm.flush_l1_if_empty();
+        sm.flush_l1_if_empty(now, side);
     }
 }
 

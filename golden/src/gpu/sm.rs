@@ -48,7 +48,7 @@ use crate::mc::open_loop::Hist;
 use crate::mc::system::Offer;
 use crate::mem::partition::MemRequest;
 use crate::mem::side::MemorySide;
-use crate::mem::slice::{AccessKind, Slice, SliceRequest, SliceStats, Taken};
+use crate::mem::slice::{AccessKind, Head, Slice, SliceRequest, SliceStats, Taken};
 use crate::ot::{GpuTxn, Observe, Query};
 use crate::workload::accelsim::{Inst, KernelHeader, LaneAddrs, Reg, TraceBlock};
 use spec::gpu::{ExecClass, ExecTiming, WarpScheduler};
@@ -432,7 +432,7 @@ impl Gates {
 #[repr(C)]
 pub struct Sm {
     id: u32,
-    /// The last core cycle it ran (its L1's clock catches up on the cycles it skipped).
+    /// The last core cycle it ran or counted as skipped ([`Sm::settle`]).
     last_cycle: u64,
     /// The block slots (bit per slot, at most 64) in which a warp reached a barrier or ended,
     /// or a memory instruction was answered, or a block arrived, since step 6 last looked.
@@ -515,6 +515,19 @@ thread_local! {
     /// Another: an answered load does not update its warp's gates (the warp is left as
     /// waiting on it).
     pub(crate) static LAX_GATES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Another: an SM that slept with a request held at a full port does not count the
+    /// refusals of the cycles it skipped.
+    pub(crate) static LAX_SETTLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the tests' wrong variant forgets a sleeping SM's refused offers (never outside unit
+/// tests).
+#[inline(always)]
+fn lax_settle() -> bool {
+    #[cfg(test)]
+    return LAX_SETTLE.with(|l| l.get());
+    #[cfg(not(test))]
+    false
 }
 
 /// Whether the tests' wrong variant ignores initiation intervals (never outside unit tests).
@@ -624,11 +637,35 @@ impl Sm {
     }
 
     /// Invalidate the L1 data cache if no block is resident (`gpu.flush_l1`, GPGPU-Sim's
-    /// `-gpgpu_flush_l1_cache`: the L1 of an SM without threads is invalidated).
-    pub fn flush_l1_if_empty(&mut self) {
+    /// `-gpgpu_flush_l1_cache`: the L1 of an SM without threads is invalidated), before its
+    /// cycle at core cycle `now`. The cycles it skipped before are counted first: they saw the
+    /// lines as they were.
+    pub fn flush_l1_if_empty(&mut self, now: u64, side: &mut MemorySide) {
         if self.resident() == 0 {
+            self.settle(now, side);
             self.l1.invalidate();
         }
+    }
+
+    /// Count the cycles it skipped before core cycle `now` ([`Sm::next_busy`]): each would
+    /// have done what its last one left to do again, and changed nothing else. Its L1 takes
+    /// the cycles (refusing its head access each, if it has one), and the port refuses its
+    /// held request each.
+    fn settle(&mut self, now: u64, side: &mut MemorySide) {
+        if now > self.last_cycle + 1 {
+            let n = now - self.last_cycle - 1;
+            self.l1.repeat(n);
+            if self.held.is_some() && !lax_settle() {
+                side.refused(n);
+            }
+            self.last_cycle = now - 1;
+        }
+    }
+
+    /// Whether something outside it ends its sleep ([`Sm::next_busy`]) this core cycle: a
+    /// reply landed at its port, or its port would take its held request.
+    pub fn woken(&self, side: &MemorySide) -> bool {
+        side.reply_at(self.id as usize) || self.held.is_some_and(|(m, _)| side.would_take(&m))
     }
 
     /// Blocks resident now.
@@ -770,10 +807,7 @@ impl Sm {
         hook: Option<&mut PfHook<'_>>,
     ) -> Result<(), String> {
         let port = self.id as usize;
-        // The cycles it skipped ([`Sm::next_busy`]) count in its L1's clock.
-        if now > self.last_cycle + 1 {
-            self.l1.idle_for(now - self.last_cycle - 1);
-        }
+        self.settle(now, side);
         self.last_cycle = now;
         // 1. A reply fills the L1, answers an access that bypassed it, or fills the prefetch
         // cache (answering the loads that waited for the prefetch).
@@ -1017,29 +1051,48 @@ impl Sm {
         );
     }
 
-    /// After its cycle at `now`: the first core cycle at which it has work of its own (a
-    /// cycle before it would change nothing but its L1's clock), unless a reply lands at its
-    /// port or a block is launched on it first. `now + 1` while it has work or a prefetcher:
-    /// work is an access or a fetch in its L1, an answer due, the LD/ST unit busy, a request
-    /// at the port, a block to look at, or a scheduler that may find a warp to issue.
-    pub fn next_busy(&self, now: u64) -> u64 {
-        let busy = self.held.is_some()
-            || self.unit.is_some()
-            || self.pf.is_some()
-            || !self.pf_answers.is_empty()
-            || self.changed != 0;
-        if busy {
+    /// After its cycle at `now`: the first core cycle at which it has work of its own, unless
+    /// something outside it changes first ([`Sm::woken`]: a reply lands at its port, or its
+    /// port would take its held request; or a block is launched on it). A cycle before it
+    /// would do what this one left to do again and change nothing: offer its held request to
+    /// a port that refuses it, retry an L1 access the MSHRs or the miss queue refuse (a
+    /// reservation failure each time), offer the LD/ST unit's next access to a full L1 input
+    /// queue or (bypassing the L1) to the taken port register, and count the L1's clock
+    /// ([`Sm::settle`] counts them when it runs again). `now + 1` while it has work or a
+    /// prefetcher: a fetch for a free port register, an access the L1 or the port would take,
+    /// an answer due, a block to look at, a scheduler that may find a warp to issue, or
+    /// something outside that has already woken it.
+    pub fn next_busy(&self, now: u64, side: &MemorySide) -> u64 {
+        if self.pf.is_some() || !self.pf_answers.is_empty() || self.changed != 0 {
             return now + 1;
         }
-        let mut at = match self.l1.quiet_for() {
-            0 => return now + 1,
-            d => now.saturating_add(d),
-        };
+        // Without a held request, the L1's next fetch takes the port register.
+        if self.held.is_none() && self.l1.miss_queue_len() > 0 {
+            return now + 1;
+        }
+        if let Some((_, _, accesses, bypass, _)) = &self.unit {
+            let waits = if *bypass {
+                self.held.is_some()
+            } else {
+                !self.l1.has_room()
+            };
+            if accesses.is_empty() || !waits {
+                return now + 1;
+            }
+        }
+        let mut at = u64::MAX;
         for &until in &self.idle {
             if until <= now {
                 return now + 1;
             }
             at = at.min(until);
+        }
+        match self.l1.answer_in() {
+            0 => return now + 1,
+            d => at = at.min(now.saturating_add(d)),
+        }
+        if self.l1.head() == Head::Taken || self.woken(side) {
+            return now + 1;
         }
         at.max(now + 1)
     }

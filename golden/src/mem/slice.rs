@@ -714,18 +714,6 @@ impl<P: Copy> Slice<P> {
         }
     }
 
-    /// Cycles from the current one until the slice has work of its own: 0 with a request
-    /// queued or a fetch to send, else until its oldest answer is due (`u64::MAX`: none). (Pending
-    /// fills come through [`Slice::fill`].)
-    pub fn quiet_for(&self) -> u64 {
-        if !self.input.is_empty() || !self.miss_queue.is_empty() {
-            return 0;
-        }
-        self.answering
-            .front()
-            .map_or(u64::MAX, |&(at, _, _)| at.saturating_sub(self.now))
-    }
-
     /// `n` cycles without an access ([`Slice::idle`] `n` times).
     pub fn idle_for(&mut self, n: u64) {
         self.now += n;
