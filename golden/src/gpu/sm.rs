@@ -1066,8 +1066,11 @@ impl Sm {
         if self.pf.is_some() || !self.pf_answers.is_empty() || self.changed != 0 {
             return now + 1;
         }
-        // Without a held request, the L1's next fetch takes the port register.
-        if self.held.is_none() && self.l1.miss_queue_len() > 0 {
+        // Without a held request, the L1's next fetch takes the port register. An L1 head
+        // access not refused in this cycle is yet to be tried.
+        if self.held.is_none() && self.l1.miss_queue_len() > 0
+            || self.l1.input_len() > 0 && !self.l1.refused_last()
+        {
             return now + 1;
         }
         if let Some((_, _, accesses, bypass, _)) = &self.unit {

@@ -164,12 +164,14 @@ impl MemorySide {
         {
             return core;
         }
-        let icnt = self.req.next_change().min(self.rep.next_change());
-        let mut n = self.parts.quiet_until();
-        if icnt != u64::MAX {
-            n = n.min(self.parts.core_count_by(ICNT_CLOCK, icnt));
+        let n = self.parts.quiet_until();
+        if n <= core + 1 {
+            return n;
         }
-        n
+        match self.req.next_change().min(self.rep.next_change()) {
+            u64::MAX => n,
+            icnt => n.min(self.parts.core_count_by(ICNT_CLOCK, icnt)),
+        }
     }
 
     /// Jump to core cycle count `n - 1`, at most [`MemorySide::quiet_until`] (see

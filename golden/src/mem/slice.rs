@@ -277,6 +277,8 @@ pub struct Slice<P> {
     input_cap: usize,
     miss_cap: usize,
     seen: u8,
+    /// The last cycle refused its head ([`Slice::tick`], [`Slice::repeat`]).
+    refused: bool,
     /// A write that goes on to the next level is answered when that level acknowledges it
     /// (by the caller), not by the slice ([`Slice::answer_writes_on_ack`]).
     ack_writes: bool,
@@ -347,6 +349,7 @@ impl<P: Copy> Slice<P> {
             stats: SliceStats::default(),
             kinds: [KindStats::default(); AccessKind::ALL.len()],
             seen: 0,
+            refused: false,
             stalls: [0; Stall::ALL.len()],
             evictions: None,
             ack_writes: false,
@@ -492,11 +495,21 @@ impl<P: Copy> Slice<P> {
                 }
                 Head::Empty => unreachable!(),
             }
+            self.refused = !taken;
             if taken {
                 crate::ring::pop_front(&mut self.input);
             }
+        } else {
+            self.refused = false;
         }
         self.now += 1;
+    }
+
+    /// Whether its last cycle ([`Slice::tick`] or [`Slice::repeat`]) refused its head: a
+    /// cheap hint for a caller that asks [`Slice::head`] next (a head not refused then, or
+    /// queued since, is yet to be tried).
+    pub fn refused_last(&self) -> bool {
+        self.refused
     }
 
     /// One cycle without an access (the caller holds the slice back).
@@ -551,7 +564,9 @@ impl<P: Copy> Slice<P> {
     /// is not [`Head::Taken`]): `n` [`Slice::tick`]s at once, each counting its reservation
     /// failure.
     pub fn repeat(&mut self, n: u64) {
-        match self.head() {
+        let head = self.head();
+        self.refused = n > 0 && matches!(head, Head::Refused(..)) || n == 0 && self.refused;
+        match head {
             Head::Refused(why, kind) => {
                 self.stalls[why as usize] += n;
                 self.seen |= 1 << kind as u8;
