@@ -127,9 +127,22 @@ pub struct ConfigArgs {
 }
 
 impl ConfigArgs {
-    /// Resolve and validate; writes --emit-config if asked and reports what a GPGPU-Sim layer
-    /// imported. Bad configurations and unwritable paths exit 2.
+    /// Resolve and validate the configuration, and write `--emit-config` if asked (after
+    /// checking it can be written). Bad configurations and unwritable paths exit 2.
     pub fn resolve(&self) -> CliResult<Spec> {
+        self.resolve_with(|_| Ok(())).map(|(spec, ())| spec)
+    }
+
+    /// Resolve and validate the configuration; then `check`, which checks every other target
+    /// the command writes (and may prepare what it writes there); then write `--emit-config`.
+    /// So a command that cannot write one of its outputs has written none.
+    pub fn resolve_with<T>(
+        &self,
+        check: impl FnOnce(&Spec) -> CliResult<T>,
+    ) -> CliResult<(Spec, T)> {
+        if let Some(path) = &self.emit_config {
+            crate::out::check_file(path, "--emit-config")?;
+        }
         let spec = ConfigRequest {
             preset: Some(self.preset.clone()),
             gpgpusim: self.gpgpusim.clone(),
@@ -139,7 +152,7 @@ impl ConfigArgs {
         .resolve()
         .map_err(bad)?;
         if let Some(r) = spec.import_report() {
-            eprintln!(
+            note!(
                 "{}: imported {} keys, {} kept from the layers below, {} options ignored (see `warpsmith describe --gpgpusim-config ...`)",
                 self.gpgpusim
                     .iter()
@@ -151,15 +164,11 @@ impl ConfigArgs {
                 r.ignored.len()
             );
         }
+        let checked = check(&spec)?;
         if let Some(path) = &self.emit_config {
-            golden::run::write_file(path, spec.to_toml().as_bytes()).map_err(|e| {
-                bad(anyhow::anyhow!(
-                    "cannot write the resolved configuration to {}: {e}",
-                    path.display()
-                ))
-            })?;
+            crate::out::write_file(path, spec.to_toml().as_bytes(), "--emit-config")?;
         }
-        Ok(spec)
+        Ok((spec, checked))
     }
 
     /// These options as command-line words (for reproduce commands).

@@ -18,6 +18,7 @@ pub mod mapping;
 pub mod mc;
 pub mod mem;
 pub mod ot;
+pub mod output;
 pub mod port;
 pub mod prefetch;
 pub mod schema;
