@@ -300,15 +300,17 @@ pub fn cosim<D: Driver>(
             }
             (Verdict::Fail, None, Some(f))
         }
-        Ended::Completed if stats.checked() == 0 => (
-            Verdict::NothingChecked,
-            Some(format!(
-                "no {} in {cycles} compared cycles: the block's outputs were never exercised",
-                <D::Stats as CosimStats>::CHECKED
-            )),
-            None,
-        ),
-        Ended::Completed => (Verdict::Pass, None, None),
+        Ended::Completed => match Verdict::of_run(stats.checked()) {
+            Verdict::NothingChecked => (
+                Verdict::NothingChecked,
+                Some(golden::run::nothing_checked(
+                    <D::Stats as CosimStats>::CHECKED,
+                    cycles,
+                )),
+                None,
+            ),
+            v => (v, None, None),
+        },
     };
     Ok(CosimReport {
         block: block.name,
