@@ -664,6 +664,30 @@ mod tests {
         assert!(e.contains("entry 1") && e.contains("nope"), "{e}");
         let e = err("[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nset = { \"ot.ways\" = [3] }\n");
         assert!(e.contains("entry 1") && e.contains("ot.ways"), "{e}");
+        // Counts beyond MAX_JOBS: refused before anything is sized by them, naming the key,
+        // the list and the line.
+        let e = err("[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nseed_count = 100000000\n");
+        assert!(
+            e.contains("test.toml line 5") && e.contains("`seed_count` = 100000000"),
+            "{e}"
+        );
+        let values = (0..400)
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let e = err(&format!(
+            "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nseed_count = 300\nset = {{ \"ot.ways\" = [{values}] }}\n"
+        ));
+        assert!(
+            e.contains("test.toml line 1")
+                && e.contains("`seed_count` = 300 x 400 values of `set.ot.ways`"),
+            "{e}"
+        );
+        let e = err("[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nrandom_configs = 18446744073709551615\n");
+        assert!(
+            e.contains("`random_configs`") && e.contains("line 5"),
+            "{e}"
+        );
         assert!(Shard::parse("0/2").is_err() && Shard::parse("3/2").is_err());
         assert_eq!(Shard::parse("2/2").unwrap(), Shard { index: 2, count: 2 });
     }

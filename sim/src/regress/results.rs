@@ -489,3 +489,93 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(MergeReport, String), Regr
     let s = write_reports(out, &name, &merged, rep.missing.len())?;
     Ok((rep, s))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A result of the job with id `id`.
+    fn result(id: &str) -> JobResult {
+        let job = Job {
+            key: JobKey {
+                id: id.to_string(),
+                block: "ot".into(),
+                preset: "tiny".into(),
+                config: "tiny".into(),
+                config_hash: "0".into(),
+                sets: Vec::new(),
+                stimulus: "random".into(),
+                seed: 1,
+                cycles: 100,
+                mutant: None,
+            },
+            random: false,
+            timeout: 1,
+            args: Vec::new(),
+        };
+        JobResult::of(&job, JobVerdict::Pass, "passed".into(), 0.5)
+    }
+
+    fn ids(r: &Recorded) -> Vec<String> {
+        r.results.iter().map(|r| r.id.clone()).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// A kill may cut the file anywhere; the next run repairs it and appends: every result
+        /// whose line was whole is kept, the new one is read back, and the file reads cleanly.
+        #[test]
+        fn a_cut_anywhere_then_an_append_loses_nothing(n in 1usize..6, cut in any::<prop::sample::Index>()) {
+            let d = tempfile::tempdir().unwrap();
+            let path = d.path().join(RESULTS);
+            for i in 0..n {
+                append(&path, &result(&format!("job{i}"))).unwrap();
+            }
+            let text = std::fs::read(&path).unwrap();
+            let at = cut.index(text.len() + 1);
+            std::fs::write(&path, &text[..at]).unwrap();
+            let whole = ids(&read(&path).unwrap());
+            let cut_bytes = repair(&path).unwrap();
+            prop_assert_eq!(cut_bytes > 0, at > 0 && text[at - 1] != b'\n');
+            append(&path, &result("new")).unwrap();
+            let after = read(&path).unwrap();
+            let mut want = whole.clone();
+            want.push("new".into());
+            prop_assert_eq!(ids(&after), want);
+            prop_assert_eq!(after.cut, 0);
+        }
+    }
+
+    #[test]
+    fn without_the_repair_the_next_result_is_lost() {
+        // The wrong variant the repair replaces: appending after a cut line glues the new
+        // result onto the fragment; read then drops it (or fails on it).
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(RESULTS);
+        append(&path, &result("a")).unwrap();
+        append(&path, &result("b")).unwrap();
+        let text = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &text[..text.len() - 10]).unwrap();
+        append(&path, &result("new")).unwrap();
+        let got = read(&path).map(|r| ids(&r));
+        assert!(
+            got.as_ref()
+                .map_or(true, |ids| !ids.contains(&"new".to_string())),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_job_recorded_twice_counts_once_and_is_reported() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(RESULTS);
+        for id in ["a", "b", "a", "a", "c", "b"] {
+            append(&path, &result(id)).unwrap();
+        }
+        let r = read(&path).unwrap();
+        assert_eq!(ids(&r), ["a", "b", "c"]);
+        assert_eq!(r.duplicated, ["a", "b"]);
+    }
+}
