@@ -22,8 +22,9 @@ use std::path::PathBuf;
                   (--gpgpusim-config), then a TOML file (--config), then --set KEY=VALUE overrides. \
                   `warpsmith describe` lists every key and the rules between keys.\n\n\
                   Exit codes: 0 success, 1 a check failed (mismatch, uncaught mutant, tool failure, \
-                  target not met), 2 bad input (configuration, stimulus, usage, an output path that \
-                  cannot be written, a run that would check nothing).",
+                  target not met) or an internal failure, 2 bad input (configuration, stimulus, \
+                  trace, regression list or results file, usage), an output that cannot be written \
+                  (a path, a full disk, standard output), or a run that checked nothing.",
     after_help = "Start with: warpsmith flow   (generate, co-simulate and cost every block on the default preset)"
 )]
 pub struct Cli {
