@@ -313,6 +313,14 @@ pub fn check_folder(dir: &Path, entries: &[(String, Entry)]) -> std::io::Result<
             }
         }
     }
+    // The folders of the earlier output that go: their markers say what is removed, so they
+    // must be trusted before anything is written.
+    for stale in owned.iter().filter(|n| !seen.contains(n.as_str())) {
+        let sub = dir.join(stale);
+        if std::fs::symlink_metadata(&sub).is_ok_and(|m| m.is_dir()) {
+            marked(&sub)?;
+        }
+    }
     Ok(())
 }
 
