@@ -22,6 +22,16 @@ pub use txn::{
 use crate::block::{CycleModel, IllegalInput};
 use serde_json::{json, Value};
 
+/// What an OT run checks, as [`crate::run::nothing_checked`] names it.
+pub const CHECKED: &str = "prediction query";
+
+/// The one rule of what makes an OT run count: a prediction query (the predictor's answer is
+/// what it is for; observations only train its table). A stimulus without one is refused and a
+/// run without one checked nothing, in `golden` and `cosim` alike.
+pub fn checks(t: &OtTxn) -> bool {
+    t.is_predict()
+}
+
 /// The response to one transaction, as `warpsmith golden` prints it.
 pub fn response_json(txn: &OtTxn, out: &OtOut) -> Value {
     match txn {
