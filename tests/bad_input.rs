@@ -12,38 +12,7 @@ use std::time::{Duration, Instant};
 
 /// Run warpsmith with a time limit; a run that outlives it is killed and the test fails.
 fn run_within(secs: u64, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_warpsmith"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run warpsmith");
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            break;
-        }
-        if start.elapsed() > Duration::from_secs(secs) {
-            child.kill().ok();
-            panic!("{args:?} hung: still running after {secs} s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("output")
-}
-
-/// A run that must end with `code` within `secs`, no panic, and every word of `needles` in
-/// its standard error.
-fn expect(code: i32, secs: u64, args: &[&str], needles: &[&str]) -> Output {
-    let o = run_within(secs, args);
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(code), "{args:?}: {}{e}", stdout(&o));
-    assert!(!e.contains("panicked"), "{args:?}: {e}");
-    for n in needles {
-        assert!(e.contains(n), "{args:?}: `{n}` missing from: {e}");
-    }
-    o
+    Limited::new(secs, args).run()
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
