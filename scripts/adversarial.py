@@ -8,7 +8,8 @@ Usage:
                            [--count N | --quick] [--classes trace,kernel,...]
                            [--jobs 1] [--timeout 60] [--out adversarial-out]
 
-Exit 0 only when no case failed. `--out` receives `report.json` (every case), `summary.txt`
+Exit 0 only when no case failed (3: the suite's own self-test, its oracles on inputs whose
+answers are known, failed, and nothing was judged). `--out` receives `report.json` (every case), `summary.txt`
 (counts per class and per outcome) and `failures/<case>/` (one self-contained reproducer per
 failure: `repro.sh`, the input files it copies, `case.json`).
 
@@ -3601,6 +3602,86 @@ def summarize(records, counts, env, args, elapsed):
     return "\n".join(out) + "\n", table
 
 
+def self_test(env):
+    """The oracles on inputs whose answer is known, and the judges against deliberately
+    wrong results: a suite whose oracle is broken must not report anything."""
+    gpu = env.gpu("tiny")
+    errors = []
+
+    def check(what, got, want):
+        if got != want:
+            errors.append("%s: %r, expected %r" % (what, got, want))
+
+    def trace(files):
+        return read_trace_folder_text(files, gpu)
+
+    st, _, ks = trace(lud_trace())
+    check("LUD", (st, [(k["blocks"], k["instructions"]) for k in ks]), (VALID, [(1, 1027)]))
+    st, _, ks = trace(pytorch_trace())
+    check("pytorch (-nregs 21955)", (st, [(k["blocks"], k["instructions"]) for k in ks]), (EITHER, [(2, 264)]))
+    rng = random.Random(0)
+    for n in range(30):
+        files = synth_trace(rng, gpu)
+        v = trace(files)
+        check("synthesized trace %d" % n, v[0], VALID)
+    lud = lud_trace()
+    line = next(l for l in lud["kernel-8.traceg"].split("\n") if " LDG" in l)
+    wrong = {
+        "a register above R255": line.replace(" R2 ", " R256 ", 1),
+        "a mask past the block": line.replace("ffffffff", "ffffffff").replace(line.split()[5], "1ffffffff", 1),
+    }
+    for what, new in wrong.items():
+        files = dict(lud, **{"kernel-8.traceg": lud["kernel-8.traceg"].replace(line, new, 1)})
+        check(what, trace(files)[0], INVALID)
+    for what, old, new in [("a block outside the grid", "thread block = 0,0,0", "thread block = 1,0,0"),
+                           ("tracer version 6", "-binary version = 70", "-binary version = 70\n-accelsim tracer version = 6"),
+                           ("1025 threads", "-block dim = (32,1,1)", "-block dim = (1025,1,1)"),
+                           ("insts one too many", "insts = 1027", "insts = 1028"),
+                           ("a block twice", "#END_TB", "#END_TB\n#BEGIN_TB\nthread block = 0,0,0\n#END_TB")]:
+        files = dict(lud, **{"kernel-8.traceg": lud["kernel-8.traceg"].replace(old, new, 1)})
+        check(what, trace(files)[0], INVALID)
+    valid, _, counts = kernel_verdict(env.kernels["cp.toml"], gpu)
+    check("cp", (valid, counts["blocks"], counts["instructions"]), (True, 256, 52224))
+    for text, field in [(env.kernels["cp.toml"].replace("grid = [8, 32, 1]", "grid = [0, 32, 1]"), "grid"),
+                        (env.kernels["cp.toml"] + "\nextra = 1\n", "extra"),
+                        (env.kernels["scalarprod.toml"].replace("loop_trips = 4", "loop_trips = 0"), "loop_trips")]:
+        valid, probs, _ = kernel_verdict(text, gpu)
+        check("kernel with a bad " + field, (valid, any(field in w for _, ws in probs for w in ws)), (False, True))
+    sms = env.keys["gpu.sms"]
+    for text, want in [("0", "illegal"), ("16", "legal"), ("0x10", "either"), ("4294967297", "illegal"),
+                       ("16.0", "illegal"), ("257", "illegal")]:
+        check("gpu.sms=" + text, sms.classify(text)[0], want)
+    check("ot.ways above ot.entries", config_expectation(env, "tiny", [("ot.ways", "64")])[0], "reject")
+    # The judges catch what they are for.
+    io = os.path.join(env.setup_dir, "self-test")
+    os.makedirs(io, exist_ok=True)
+
+    def fake(code, out="", err="", sig=None, timed_out=False):
+        op, ep = os.path.join(io, "o"), os.path.join(io, "e")
+        open(op, "w").write(out)
+        open(ep, "w").write(err)
+        return Res(code, sig, timed_out, 0, op, ep, 1)
+
+    verdict = trace(lud_trace())
+    report = {"instructions": 1027, "kernels": [{"name": "_Z13lud_perimeterPfii", "id": 8, "blocks": 1,
+                                                 "instructions": 1027,
+                                                 "occupancy": {"block_shmem": 3072, "block_registers": 5376}}]}
+    check("the right counts", judge_trace_run(fake(0, json.dumps(report)), ["kernel-8.traceg"], verdict)[0], OK)
+    report["kernels"][0]["instructions"] = 1026
+    check("one instruction short", judge_trace_run(fake(0, json.dumps(report)), ["kernel-8.traceg"], verdict)[0], WRONG)
+    check("0 instructions", judge_trace_run(fake(0, '{"instructions": 0, "kernels": []}'), [], verdict)[0], NOTHING)
+    check("a panic", crash(fake(101, err="thread 'main' panicked at x"))[0], PANIC)
+    check("an abort", crash(fake(None, sig=6))[0], PANIC)
+    check("an allocation failure", crash(fake(None, sig=6, err="memory allocation of 8 bytes failed"))[0], OOM)
+    check("a hang", crash(fake(None, sig=9, timed_out=True))[0], HANG)
+    check("a stall", judge_trace_run(fake(1, err="the GPU stalled"), [], verdict)[0], INTERNAL)
+    check("a refusal of a valid trace", judge_trace_run(fake(2, err="x.traceg:3: no"), ["x.traceg"], verdict)[0], REFUSED)
+    check("a message without file and line", judge_trace_run(fake(2, err="bad trace"), ["x.traceg"],
+                                                              (INVALID, "", []))[0], BAD_MESSAGE)
+    check("a lost file", lost_files({"a": ("file", "1")}, {"a": ("file", "2")}), ["a (file -> file)"])
+    return errors
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -3625,6 +3706,11 @@ def main():
     os.makedirs(work)
     env = Env(args.bin, work, args.timeout)
     env.flow = not args.quick
+    broken = self_test(env)
+    if broken:
+        print("adversarial: the suite's own oracles are broken; nothing was judged:\n  "
+              + "\n  ".join(broken), file=sys.stderr)
+        return 3
     counts, order = plan(args)
     env.prewarm(list(counts))
     print("adversarial: %d cases (%s) against %s, %d job(s)%s" % (
