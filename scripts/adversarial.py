@@ -502,7 +502,11 @@ def names_any(err, words):
 
 
 def saturated_in(text, given=""):
-    return [s for s in SATURATED if s in text and s not in given]
+    """Saturated or wrapped values in `text` that `given` (the input, in any integer
+    spelling) did not hold."""
+    held = given + " " + " ".join(str(_toml_int(t)) for t in re.split(r"[\s=,:;]+", given)
+                                  if _toml_int(t) is not None)
+    return [s for s in SATURATED if s in text and s not in held]
 
 
 def first_line(text):
@@ -710,6 +714,8 @@ def read_kernel_trace(text, gpu):
             st, _ = _hexv(value)
             if st == "bad":
                 r.bad("-%s is not a 64-bit hex address" % key)
+            if st == "either":
+                r.either("-%s spelled loosely" % key)
     version = number("accelsim tracer version")
     if version is None:
         version = 0
@@ -1197,189 +1203,204 @@ def mutate_trace(rng, files, gpu):
     kernels = [n for n in files if n.endswith(".traceg")]
     done = []
     for _ in range(rng.choice([1, 1, 1, 2, 3])):
-        name = rng.choice(kernels)
-        text = files[name]
-        lines = _trace_lines(text)
-        head_end = next(i for i, l in enumerate(lines) if l.startswith("#"))
-        version = 0
-        lineinfo = False
-        for l in lines[:head_end]:
-            if l.startswith("-accelsim tracer version"):
-                version = int(l.split("=")[1])
-            if l.startswith("-enable lineinfo"):
-                lineinfo = l.split("=")[1].strip() == "1"
-        begins = [i for i, l in enumerate(lines) if l.strip() == "#BEGIN_TB"]
-        ends = [i for i, l in enumerate(lines) if l.strip() == "#END_TB"]
-        warps = [i for i, l in enumerate(lines) if l.startswith("warp = ")]
-        insts = [i for i in range(head_end + 1, len(lines))
-                 if lines[i].strip() and not lines[i].startswith(("#", "warp", "insts", "thread"))]
-        kind = rng.choices(
-            ["header", "header-line", "block", "warp", "inst", "inst-token", "byte", "cut",
-             "shift", "mask", "list"],
-            [10, 5, 8, 10, 8, 30, 12, 4, 4, 4, 3])[0]
-        if kind == "header":
-            i = rng.randrange(head_end)
-            if not lines[i].startswith("-") or "=" not in lines[i]:
-                continue
-            key = lines[i][1:].split("=")[0].strip()
-            value = rng.choice(HEADER_VALUES.get(key, [])) if key in HEADER_VALUES and \
-                rng.random() < 0.8 else edge_number(rng)
-            lines[i] = "-%s = %s" % (key, value)
-            done.append("%s: -%s = %s" % (name, key, value[:40]))
-        elif kind == "header-line":
-            op = rng.choice(["delete", "dup", "garbage", "unknown", "no-format"])
-            i = rng.randrange(head_end)
-            if op == "delete":
-                del lines[i]
-            elif op == "dup" and "=" in lines[i]:
-                key = lines[i].split("=")[0]
-                lines.insert(i + 1, "%s= %s" % (key, edge_number(rng)))
-            elif op == "garbage":
-                lines.insert(i, rng.choice(["garbage", "kernel name = x", "-", "-=", "- = 3"]))
-            elif op == "unknown":
-                lines.insert(i, "-new key = %s" % edge_number(rng))
-            else:
-                del lines[head_end]
-            done.append("%s: header line %d: %s" % (name, i + 1, op))
-        elif kind == "block" and begins:
-            b = rng.randrange(len(begins))
-            s, e = begins[b], next(x for x in ends if x > begins[b])
-            op = rng.choice(["dup", "delete", "no-begin", "no-end", "id", "id", "swap"])
-            if op == "dup":
-                lines[e + 1:e + 1] = lines[s:e + 1]
-            elif op == "delete":
-                del lines[s:e + 1]
-            elif op == "no-begin":
-                del lines[s]
-            elif op == "no-end":
-                del lines[e]
-            elif op == "id":
-                t = next(i for i in range(s, e) if lines[i].startswith("thread block"))
-                lines[t] = "thread block = %s" % rng.choice(
-                    ["0,0,0", "1,0,0", "0,1,0", "0,0,1", "100,0,0", "4294967295,0,0",
-                     "4294967296,0,0", "-1,0,0", "x,0,0", "0,0", "0,0,0,0", "0, 0, 0", "+1,0,0"])
-            elif op == "swap" and len(begins) > 1:
-                o = rng.randrange(len(begins))
-                if o != b:
-                    s2, e2 = begins[o], next(x for x in ends if x > begins[o])
-                    a_, b_ = (s, e), (s2, e2)
-                    if a_ > b_:
-                        a_, b_ = b_, a_
-                    lines = (lines[:a_[0]] + lines[b_[0]:b_[1] + 1] + lines[a_[1] + 1:b_[0]]
-                             + lines[a_[0]:a_[1] + 1] + lines[b_[1] + 1:])
-            done.append("%s: block %d: %s" % (name, b, op))
-        elif kind == "warp" and warps:
-            i = rng.choice(warps)
-            op = rng.choice(["warp", "insts", "insts", "delete", "dup"])
-            n = int(lines[i + 1].split("=")[1])
-            if op == "warp":
-                lines[i] = "warp = %s" % rng.choice(["0", "1", "2", "3", "4", "31", "32", "47",
-                                                     "48", "1000", "4294967296", "-1", "x", "01"])
-            elif op == "insts":
-                lines[i + 1] = "insts = %s" % rng.choice(
-                    [str(n + 1), str(max(n - 1, 0)), "0", str(n * 2), "1000000000000",
-                     "18446744073709551615", "18446744073709551616", "-1", "x", "+%d" % n])
-            elif op == "delete":
-                del lines[i:i + 2 + n]
-            else:
-                lines[i + 2 + n:i + 2 + n] = lines[i:i + 2 + n]
-            done.append("%s: warp line %d: %s" % (name, i + 1, op))
-        elif kind == "inst" and insts:
-            i = rng.choice(insts)
-            op = rng.choice(["delete", "dup", "blank", "garbage"])
-            if op == "delete":
-                del lines[i]
-            elif op == "dup":
-                lines.insert(i, lines[i])
-            elif op == "blank":
-                lines[i] = ""
-            else:
-                lines.insert(i, rng.choice(["x", "0", "ffff", "0000 ffffffff", "# comment"]))
-            done.append("%s: instruction line %d: %s" % (name, i + 1, op))
-        elif kind == "inst-token" and insts:
-            i = rng.choice(insts)
-            toks = _toks(lines[i])
-            try:
-                roles = _inst_roles(toks, version, lineinfo)
-            except (ValueError, IndexError):
-                roles = ["extra"] * len(toks)
-            j = rng.randrange(len(toks))
-            op = rng.choice(["set", "set", "set", "set", "delete", "insert"])
-            if op == "set":
-                toks[j] = _role_value(rng, roles[j])
-            elif op == "delete":
-                del toks[j]
-            else:
-                toks.insert(j, _role_value(rng, rng.choice(roles)))
-            lines[i] = " ".join(t for t in toks if t != "" or True)
-            done.append("%s:%d: %s %s" % (name, i + 1, op, roles[j]))
-        elif kind == "byte":
-            data = bytearray("\n".join(lines).encode("latin-1"))
-            at = rng.randrange(len(data))
-            op = rng.choice(["set", "set", "insert", "delete"])
-            b = rng.choice(b"0123456789abcdefxR#=,-+ ()\n\t") if rng.random() < 0.9 \
-                else rng.randrange(256)
-            if op == "set":
-                data[at] = b
-            elif op == "insert":
-                data.insert(at, b)
-            else:
-                del data[at]
-            lines = data.decode("latin-1").split("\n")
-            done.append("%s: byte %d: %s %r" % (name, at, op, bytes([b])))
-        elif kind == "cut":
-            data = "\n".join(lines)
-            if rng.random() < 0.7:
-                at = rng.randrange(len(data))
-                lines = data[:at].split("\n")
-                done.append("%s: cut at byte %d" % (name, at))
-            else:
-                junk = rng.choice(["\n#BEGIN_TB\n", "junk\n", "\n\n\n", "#END_TB\n",
-                                   "\x00" * 8, "#BEGIN_TB\nthread block = 0,0,0\n#END_TB\n"])
-                lines = (data + junk).split("\n")
-                done.append("%s: appended %r" % (name, junk[:20]))
-        elif kind == "shift":
-            k = rng.choice([1 << 53, (1 << 53) - 64, 1 << 60, 1 << 63, U64 - (1 << 20)])
-            lines = [re.sub(r"0x([0-9a-fA-F]{8,16})",
-                            lambda m: "0x%016x" % ((int(m.group(1), 16) + k) % U64), l)
-                     if not l.startswith("-") else l for l in lines]
-            done.append("%s: every address + %#x (mod 2^64)" % (name, k))
-        elif kind == "mask" and insts:
-            i = rng.choice(insts)
-            toks = _toks(lines[i])
-            try:
-                roles = _inst_roles(toks, version, lineinfo)
-                j = roles.index("mask")
-                toks[j] = rng.choice(["ffffffff", "fffffffe", "80000000", "0000ffff", "ffff0000",
-                                      "00000001", "00000002"])
-                lines[i] = " ".join(toks)
-                done.append("%s:%d: mask %s" % (name, i + 1, toks[j]))
-            except (ValueError, IndexError):
-                pass
-        elif kind == "list":
-            op = rng.choice(["missing", "empty", "twice", "memcpy", "xz", "dir", "comment"])
-            lst = files["kernelslist.g"]
-            if op == "missing":
-                lst += "kernel-99.traceg\n"
-            elif op == "empty":
-                lst = ""
-            elif op == "twice":
-                lst += name + "\n"
-            elif op == "memcpy":
-                lst = rng.choice(["MemcpyHtoD,0xg,12\n", "MemcpyHtoD,0x10\n",
-                                  "MemcpyHtoD,0x10,18446744073709551616\n",
-                                  "MemcpyHtoD,0x10,-1\n", "MemcpyHtoD,,\n"]) + lst
-            elif op == "xz":
-                lst += name + ".xz\n"
-            elif op == "dir":
-                lst += "sub.traceg\n"
-                files["sub.traceg/"] = ""
-            else:
-                lst = "# a comment\n" + lst + "\n\n  \n"
-            files["kernelslist.g"] = lst
-            done.append("kernelslist.g: " + op)
-        files[name] = "\n".join(lines)
+        try:
+            _mutate_trace_once(rng, files, kernels, done)
+        except (StopIteration, ValueError, IndexError):
+            pass  # an earlier mutation removed what this one edits
     return done
+
+
+def _mutate_trace_once(rng, files, kernels, done):
+    """One mutation of a kernel trace (or of the list), recorded in `done`."""
+    name = rng.choice(kernels)
+    text = files[name]
+    lines = _trace_lines(text)
+    head_end = next(i for i, l in enumerate(lines) if l.startswith("#"))
+    version = 0
+    lineinfo = False
+    for l in lines[:head_end]:
+        if l.startswith("-accelsim tracer version"):
+            version = int(l.split("=")[1])
+        if l.startswith("-enable lineinfo"):
+            lineinfo = l.split("=")[1].strip() == "1"
+    begins = [i for i, l in enumerate(lines) if l.strip() == "#BEGIN_TB"]
+    ends = [i for i, l in enumerate(lines) if l.strip() == "#END_TB"]
+    warps = [i for i, l in enumerate(lines) if l.startswith("warp = ")]
+    insts = [i for i in range(head_end + 1, len(lines))
+             if lines[i].strip() and not lines[i].startswith(("#", "warp", "insts", "thread"))]
+    kind = rng.choices(
+        ["header", "header-line", "block", "warp", "inst", "inst-token", "byte", "cut",
+         "shift", "mask", "list"],
+        [10, 5, 8, 10, 8, 30, 12, 4, 4, 4, 3])[0]
+    if kind == "header":
+        i = rng.randrange(head_end)
+        if not lines[i].startswith("-") or "=" not in lines[i]:
+            return
+        key = lines[i][1:].split("=")[0].strip()
+        value = rng.choice(HEADER_VALUES.get(key, [])) if key in HEADER_VALUES and \
+            rng.random() < 0.8 else edge_number(rng)
+        lines[i] = "-%s = %s" % (key, value)
+        done.append("%s: -%s = %s" % (name, key, value[:40]))
+    elif kind == "header-line":
+        op = rng.choice(["delete", "dup", "garbage", "unknown", "no-format"])
+        i = rng.randrange(head_end)
+        if op == "delete":
+            del lines[i]
+        elif op == "dup" and "=" in lines[i]:
+            key = lines[i].split("=")[0]
+            lines.insert(i + 1, "%s= %s" % (key, edge_number(rng)))
+        elif op == "garbage":
+            lines.insert(i, rng.choice(["garbage", "kernel name = x", "-", "-=", "- = 3"]))
+        elif op == "unknown":
+            lines.insert(i, "-new key = %s" % edge_number(rng))
+        else:
+            del lines[head_end]
+        done.append("%s: header line %d: %s" % (name, i + 1, op))
+    elif kind == "block" and begins:
+        b = rng.randrange(len(begins))
+        s, e = begins[b], next(x for x in ends if x > begins[b])
+        op = rng.choice(["dup", "delete", "no-begin", "no-end", "id", "id", "swap"])
+        if op == "dup":
+            lines[e + 1:e + 1] = lines[s:e + 1]
+        elif op == "delete":
+            del lines[s:e + 1]
+        elif op == "no-begin":
+            del lines[s]
+        elif op == "no-end":
+            del lines[e]
+        elif op == "id":
+            t = next(i for i in range(s, e) if lines[i].startswith("thread block"))
+            lines[t] = "thread block = %s" % rng.choice(
+                ["0,0,0", "1,0,0", "0,1,0", "0,0,1", "100,0,0", "4294967295,0,0",
+                 "4294967296,0,0", "-1,0,0", "x,0,0", "0,0", "0,0,0,0", "0, 0, 0", "+1,0,0"])
+        elif op == "swap" and len(begins) > 1:
+            o = rng.randrange(len(begins))
+            if o != b:
+                s2, e2 = begins[o], next(x for x in ends if x > begins[o])
+                a_, b_ = (s, e), (s2, e2)
+                if a_ > b_:
+                    a_, b_ = b_, a_
+                lines = (lines[:a_[0]] + lines[b_[0]:b_[1] + 1] + lines[a_[1] + 1:b_[0]]
+                         + lines[a_[0]:a_[1] + 1] + lines[b_[1] + 1:])
+        done.append("%s: block %d: %s" % (name, b, op))
+    elif kind == "warp" and warps:
+        i = rng.choice(warps)
+        op = rng.choice(["warp", "insts", "insts", "delete", "dup"])
+        n = int(lines[i + 1].split("=")[1])
+        if op == "warp":
+            lines[i] = "warp = %s" % rng.choice(["0", "1", "2", "3", "4", "31", "32", "47",
+                                                 "48", "1000", "4294967296", "-1", "x", "01"])
+        elif op == "insts":
+            lines[i + 1] = "insts = %s" % rng.choice(
+                [str(n + 1), str(max(n - 1, 0)), "0", str(n * 2), "1000000000000",
+                 "18446744073709551615", "18446744073709551616", "-1", "x", "+%d" % n])
+        elif op == "delete":
+            del lines[i:i + 2 + n]
+        else:
+            lines[i + 2 + n:i + 2 + n] = lines[i:i + 2 + n]
+        done.append("%s: warp line %d: %s" % (name, i + 1, op))
+    elif kind == "inst" and insts:
+        i = rng.choice(insts)
+        op = rng.choice(["delete", "dup", "blank", "garbage"])
+        if op == "delete":
+            del lines[i]
+        elif op == "dup":
+            lines.insert(i, lines[i])
+        elif op == "blank":
+            lines[i] = ""
+        else:
+            lines.insert(i, rng.choice(["x", "0", "ffff", "0000 ffffffff", "# comment"]))
+        done.append("%s: instruction line %d: %s" % (name, i + 1, op))
+    elif kind == "inst-token" and insts:
+        i = rng.choice(insts)
+        toks = _toks(lines[i])
+        try:
+            roles = _inst_roles(toks, version, lineinfo)
+        except (ValueError, IndexError):
+            roles = ["extra"] * len(toks)
+        j = rng.randrange(len(toks))
+        op = rng.choice(["set", "set", "set", "set", "delete", "insert"])
+        if op == "set":
+            toks[j] = _role_value(rng, roles[j])
+        elif op == "delete":
+            del toks[j]
+        else:
+            toks.insert(j, _role_value(rng, rng.choice(roles)))
+        lines[i] = " ".join(t for t in toks if t != "" or True)
+        done.append("%s:%d: %s %s" % (name, i + 1, op, roles[j]))
+    elif kind == "byte":
+        data = bytearray("\n".join(lines).encode("latin-1"))
+        at = rng.randrange(len(data))
+        op = rng.choice(["set", "set", "insert", "delete"])
+        b = rng.choice(b"0123456789abcdefxR#=,-+ ()\n\t") if rng.random() < 0.9 \
+            else rng.randrange(256)
+        if op == "set":
+            data[at] = b
+        elif op == "insert":
+            data.insert(at, b)
+        else:
+            del data[at]
+        lines = data.decode("latin-1").split("\n")
+        done.append("%s: byte %d: %s %r" % (name, at, op, bytes([b])))
+    elif kind == "cut":
+        data = "\n".join(lines)
+        if rng.random() < 0.7:
+            at = rng.randrange(len(data))
+            lines = data[:at].split("\n")
+            done.append("%s: cut at byte %d" % (name, at))
+        else:
+            junk = rng.choice(["\n#BEGIN_TB\n", "junk\n", "\n\n\n", "#END_TB\n",
+                               "\x00" * 8, "#BEGIN_TB\nthread block = 0,0,0\n#END_TB\n"])
+            lines = (data + junk).split("\n")
+            done.append("%s: appended %r" % (name, junk[:20]))
+    elif kind == "shift":
+        k = rng.choice([1 << 53, (1 << 53) - 64, 1 << 60, 1 << 63, U64 - (1 << 20)])
+        lines = [re.sub(r"0x([0-9a-fA-F]{8,16})",
+                        lambda m: "0x%016x" % ((int(m.group(1), 16) + k) % U64), l)
+                 if not l.startswith("-") else l for l in lines]
+        done.append("%s: every address + %#x (mod 2^64)" % (name, k))
+    elif kind == "mask" and insts:
+        i = rng.choice(insts)
+        toks = _toks(lines[i])
+        try:
+            roles = _inst_roles(toks, version, lineinfo)
+            j = roles.index("mask")
+            toks[j] = rng.choice(["ffffffff", "fffffffe", "80000000", "0000ffff", "ffff0000",
+                                  "00000001", "00000002"])
+            lines[i] = " ".join(toks)
+            done.append("%s:%d: mask %s" % (name, i + 1, toks[j]))
+        except (ValueError, IndexError):
+            pass
+    elif kind == "list":
+        op = rng.choice(["missing", "empty", "twice", "memcpy", "xz", "dir", "comment"])
+        lst = files["kernelslist.g"]
+        if op == "missing":
+            lst += "kernel-99.traceg\n"
+        elif op == "empty":
+            lst = ""
+        elif op == "twice":
+            lst += name + "\n"
+        elif op == "memcpy":
+            lst = rng.choice(["MemcpyHtoD,0xg,12\n", "MemcpyHtoD,0x10\n",
+                              "MemcpyHtoD,0x10,18446744073709551616\n",
+                              "MemcpyHtoD,0x10,-1\n", "MemcpyHtoD,,\n"]) + lst
+        elif op == "xz":
+            lst += name + ".xz\n"
+        elif op == "dir":
+            lst += "sub.traceg\n"
+            files["sub.traceg/"] = ""
+        else:
+            lst = "# a comment\n" + lst + "\n\n  \n"
+        files["kernelslist.g"] = lst
+        done.append("kernelslist.g: " + op)
+    files[name] = "\n".join(lines)
+
+
+def trace_bytes(text):
+    """A trace's text as bytes: characters below 256 are the bytes they were read from (or
+    a mutation set), others in UTF-8."""
+    return b"".join(bytes([ord(c)]) if ord(c) < 256 else c.encode() for c in text) \
+        if any(ord(c) > 255 for c in text) else text.encode("latin-1")
 
 
 def write_trace(ctx, folder, files):
@@ -1387,7 +1408,14 @@ def write_trace(ctx, folder, files):
         if n.endswith("/"):
             ctx.mkdir(os.path.join(folder, n))
         else:
-            ctx.write(os.path.join(folder, n), text.encode("latin-1"))
+            ctx.write(os.path.join(folder, n), trace_bytes(text))
+
+
+def trace_file_names(files):
+    """The files a refusal of this trace folder may name: its own and those its list names."""
+    names = [n.rstrip("/") for n in files]
+    names += [l.strip() for l in files.get("kernelslist.g", "").split("\n") if ".traceg" in l]
+    return [n for n in names if n]
 
 
 def run_args(env, preset, *rest):
@@ -1459,7 +1487,7 @@ def gen_trace(rng, index, env):
         verdict = read_trace_folder(ctx.p("trace"), gpu)
         before = ctx.snapshot()
         res = ctx.run("run", run_args(env, preset, "--trace", "trace", "--no-trace-cache"))
-        out = judge_trace_run(res, [n for n in files if not n.endswith("/")], verdict)
+        out = judge_trace_run(res, trace_file_names(files), verdict)
         lost = lost_files(before, ctx.snapshot())
         if lost and out[0] not in FAILURES:
             return LOST_FILE, ", ".join(lost)
@@ -1641,7 +1669,7 @@ def read_trace_folder_text(files, gpu):
                 os.makedirs(os.path.join(d, n), exist_ok=True)
             else:
                 with open(os.path.join(d, n), "wb") as f:
-                    f.write(t.encode("latin-1"))
+                    f.write(trace_bytes(t))
         return read_trace_folder(d, gpu)
 
 
@@ -2518,6 +2546,8 @@ def regress_entry(rng):
 
 
 def mutate_regress(rng, lst):
+    if not lst["entry"]:
+        lst["entry"].append(regress_entry(rng))
     e = rng.choice(lst["entry"])
     kind = rng.choices(["seed_count", "seeds", "cycles", "set", "set-huge", "blocks", "presets",
                         "unknown", "delete", "both-seeds", "empty", "dup-entry", "timeout",
@@ -2641,7 +2671,7 @@ def regress_expectation(env, lst):
                         if stim == "flow":
                             return "unknown", None
                         for s in (seeds if "seed_count" not in e else range(1, n_seeds + 1)):
-                            total.add((b, p, tuple("%s=%s" % kv for kv in sets), stim, s))
+                            total.add((b, p, tuple("%s=%s" % kv for kv in sets), stim, s, e["cycles"]))
                             if len(total) > 20000:
                                 return "big", ["seed_count", "seeds", "set"] + where
     return ("count-either" if lenient else "count"), len(total)
@@ -2834,6 +2864,8 @@ def _output_case(ctx, what, template, folder, target):
             return BAD_MESSAGE, "exit 2 without naming %s: %s" % (T, first_line(res.err))
         plain = ("missing", "empty-dir", "earlier", "trailing-slash") if folder else \
             ("missing", "earlier", "regular-file")
+        if what == "regress":
+            plain = ("missing", "empty-dir", "trailing-slash")  # an earlier run: --resume
         if target in plain:
             return REFUSED, "refused a plain output path: " + first_line(res.err)
         return REJECTED, first_line(res.err)
@@ -2937,11 +2969,13 @@ def mutate_results(rng, text):
         i = rng.randrange(len(lines))
         j = json.loads(lines[i])
         if kind == "huge-field":
+            # The line itself damaged: it is no longer an intact result.
             j[rng.choice(["cycles", "cycles_run", "seed", "seconds"])] = rng.choice(
                 [U64, U64 - 1, -1, 1e308, "x"])
+            lines[i] = json.dumps(j).encode()
         else:
             j["id"] = "0123456789abcdef"
-        lines.insert(rng.randrange(len(lines) + 1), json.dumps(j).encode())
+            lines.insert(rng.randrange(len(lines) + 1), json.dumps(j).encode())
         body = b"\n".join(lines) + b"\n"
     return kind, body
 
@@ -3017,7 +3051,7 @@ def gen_results(rng, index, env):
             if not merge and before.get("out/results.jsonl") != after.get("out/results.jsonl"):
                 return LOST_FILE, "refused, yet out/results.jsonl changed"
             return REJECTED, first_line(res.err)
-        if res.code == 1 and not merge:
+        if res.code == 1 and (not merge or not os.path.isfile(ctx.p(final_name))):
             return INTERNAL, "exit 1 on a results file: " + first_line(res.err)
         if not os.path.isfile(ctx.p(final_name)):
             return WRONG, "exit %d but no %s" % (res.code, final_name)
@@ -3158,7 +3192,7 @@ def gen_huge(rng, index, env):
                     return BAD_MESSAGE, "a wrapped figure: %s (the block has %d warps)" % (
                         first_line(res.err), warps)
             return crash(res) or _bounded(res, verdict[0] == VALID, words) or \
-                judge_trace_run(res, list(files), verdict)
+                judge_trace_run(res, trace_file_names(files), verdict)
 
         return Case("huge", index, "%s: %s" % (scenario, what), body)
 
@@ -3181,7 +3215,8 @@ def gen_huge(rng, index, env):
             verdict = read_trace_folder(ctx.p("trace"), gpu)
             res = ctx.run("run", run_args(env, preset, "--trace", "trace", "--no-trace-cache",
                                           "--set", "%s=%d" % (key, v)))
-            return crash(res) or _bounded(res, True, [key]) or judge_trace_run(res, list(files), verdict)
+            return crash(res) or _bounded(res, True, [key]) or \
+                judge_trace_run(res, trace_file_names(files), verdict)
 
         return Case("huge", index, "latency: %s=%d on %s" % (key, v, "cp" if kernel else "lud"), body)
 
