@@ -1326,7 +1326,7 @@ def _mutate_trace_once(rng, files, kernels, done):
             del toks[j]
         else:
             toks.insert(j, _role_value(rng, rng.choice(roles)))
-        lines[i] = " ".join(t for t in toks if t != "" or True)
+        lines[i] = " ".join(toks)
         done.append("%s:%d: %s %s" % (name, i + 1, op, roles[j]))
     elif kind == "byte":
         data = bytearray("\n".join(lines).encode("latin-1"))
@@ -3165,8 +3165,7 @@ def gen_huge(rng, index, env):
             what, words = "grid " + g, ["grid"]
         elif scenario == "trace-high-addr":
             k = rng.choice([1 << 53, (1 << 53) - 64, 1 << 60, 1 << 63, U64 - (1 << 20), U64 - 4096])
-            t = re.sub(r"0x([0-9a-fA-F]{8,16})", lambda m: "0x%016x" % ((int(m.group(1), 16) + k) % U64),
-                       t) if True else t
+            t = re.sub(r"0x([0-9a-fA-F]{8,16})", lambda m: "0x%016x" % ((int(m.group(1), 16) + k) % U64), t)
             t = "\n".join(l if not l.startswith("-") else re.sub(r"0x[0-9a-f]{16}", "0x0000000000000000", l)
                           for l in t.split("\n"))
             what = "addresses + %#x" % k
