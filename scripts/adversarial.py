@@ -3222,8 +3222,11 @@ def gen_huge(rng, index, env):
     if scenario in ("mc-cycle", "memory-high-addr"):
         block = "mc" if scenario == "mc-cycle" else rng.choice(["memory", "mc"])
         n = rng.choice([2, 5, 20])
+        valid, words = True, ()
         if scenario == "mc-cycle":
-            top = rng.choice([U64 - 1, U64 - 100, 1 << 63, U64 - 1000])
+            top = rng.choice([U64 - 1, U64 - 100, 1 << 63, U64 - 1000, MAX_REQ_CYCLE])
+            if top > MAX_REQ_CYCLE:
+                valid, words = False, ("cycle",)
             step = rng.choice([0, 1, 3])
             text = _requests(rng, n, lambda k: top - (n - 1 - k) * step if k else 1,
                              lambda k: 4096 * (k + 1))
@@ -3231,7 +3234,7 @@ def gen_huge(rng, index, env):
             high = rng.choice([1 << 53, 1 << 60, U64 - 4096, (1 << 63) + 128])
             text = _requests(rng, n, lambda k: 1 + 10 * k, lambda k: (high + 128 * k) % U64)
         return Case("huge", index, "%s: golden --block %s, %d requests" % (scenario, block, n),
-                    lambda ctx: _judge_requests(ctx, block, text, n, preset))
+                    lambda ctx: _judge_requests(ctx, block, text, n, preset, valid, words))
 
     if scenario == "regress-seeds":
         count = rng.choice([100_000_000, 10_000_000, I64_MAX])
@@ -3283,11 +3286,15 @@ def _judge_requests(ctx, block, text, n, preset, valid=True, words=()):
 # object with `cycle`, `op` = "req", `sm`, `warp`, `pc`, `addr` (unsigned integers below
 # 2^64) and `write` (a boolean), optionally `load` and `prefetch`; valid => every request
 # served (`requests`, `completed`); a bad line => exit 2 naming the file and line; no request
-# => nothing simulated. An OT file whose transactions are only launches and observations
-# predicts nothing: `cosim` must report NOTHING CHECKED (exit 2).
+# => nothing simulated. An OT file whose transactions are only launches compares nothing (a
+# prediction and an observation each have compared outputs): `cosim` must report NOTHING
+# CHECKED (exit 2).
 
 REQ_FIELDS = {"cycle": "u64", "op": "req", "sm": "u64", "warp": "u64", "pc": "u64", "addr": "u64",
               "write": "bool", "load": "u64", "prefetch": "bool"}
+# The last cycle a request may arrive at (README: the request format; a run's clocks must count
+# on past it to the request's completion).
+MAX_REQ_CYCLE = 1 << 62
 
 
 def request_verdict(text):
@@ -3316,6 +3323,8 @@ def request_verdict(text):
                 return INVALID, n
             elif t == "req" and v != "req":
                 return INVALID, n
+        if j["cycle"] > MAX_REQ_CYCLE:
+            return INVALID, n
         if j["cycle"] == 0 or j["cycle"] < last:
             status = EITHER
         last = j["cycle"]
@@ -3331,13 +3340,16 @@ def request_verdict(text):
 def gen_stimulus(rng, index, env):
     preset = "tiny"
     if rng.random() < 0.25:
-        observe_only = rng.random() < 0.6
+        mode = rng.choice(["launches only", "observations only", "with a prediction"])
         lines = [json.dumps({"op": "launch", "grid": [2, 2, 1], "block": [64, 1, 1]})]
-        for k in range(rng.randint(1, 6)):
-            lines.append(json.dumps({"op": "observe", "pc": 240, "lec": k, "tb": [k % 2, 0, 0],
-                                     "warp": k % 2, "addr": 4096 + 64 * k}))
-        if not observe_only:
-            lines.append(json.dumps({"op": "predict", "pc": 240, "lec": 1, "tb": [1, 1, 0], "warp": 0}))
+        if mode != "launches only":
+            for k in range(rng.randint(1, 6)):
+                lines.append(json.dumps({"op": "observe", "pc": 240, "lec": k,
+                                         "tb": [k % 2, 0, 0], "warp": k % 2,
+                                         "addr": 4096 + 64 * k}))
+        if mode == "with a prediction":
+            lines.append(json.dumps({"op": "predict", "pc": 240, "lec": 1, "tb": [1, 1, 0],
+                                     "warp": 0}))
         text = "\n".join(lines) + "\n"
 
         def body(ctx):
@@ -3347,9 +3359,9 @@ def gen_stimulus(rng, index, env):
             c = crash(res)
             if c:
                 return c
-            if observe_only:
+            if mode == "launches only":
                 if res.code == 0:
-                    return NOTHING, "exit 0 (%s) on observations alone: nothing was predicted" % (
+                    return NOTHING, "exit 0 (%s) on launches alone: nothing was compared" % (
                         (res.json() or {}).get("verdict"))
                 if res.code == 2:
                     return REJECTED, first_line(res.err)
@@ -3358,9 +3370,7 @@ def gen_stimulus(rng, index, env):
                 return OK, "compared"
             return (INTERNAL if res.code == 1 else REFUSED), first_line(res.err)
 
-        return Case("stimulus", index, "cosim ot, %s" % ("observations only" if observe_only
-                                                         else "with a prediction"), body,
-                    shared_cache=True)
+        return Case("stimulus", index, "cosim ot, " + mode, body, shared_cache=True)
     block = rng.choice(["mc", "memory"])
     n = rng.randint(1, 12)
     reqs = [{"cycle": 1 + 7 * k, "op": "req", "sm": k % 4, "warp": k % 6, "pc": 8 * (k % 3),

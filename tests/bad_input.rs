@@ -7,8 +7,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
 
 /// Run warpsmith with a time limit; a run that outlives it is killed and the test fails.
 fn run_within(secs: u64, args: &[&str]) -> Output {
@@ -640,7 +639,7 @@ fn a_run_that_checks_nothing_does_not_pass() {
         ],
         &["holds no cycle inputs"],
     );
-    // Launches only: no prediction query, refused before anything runs.
+    // Launches only: no prediction query or observation, refused before anything runs.
     let launch = write(
         &d,
         "launch.jsonl",
@@ -658,7 +657,7 @@ fn a_run_that_checks_nothing_does_not_pass() {
             "--stimulus",
             &launch,
         ],
-        &["holds no prediction query", "check nothing"],
+        &["holds no prediction query or observation", "check nothing"],
     );
     // A random stream stopped before its first query: the table's answers were never checked.
     let o = expect(

@@ -67,9 +67,12 @@ fn a_header_claiming_a_huge_grid_costs_only_the_blocks_it_holds() {
     // 8 bytes per claimed block (32 GiB) before reading one.
     let d = scratch("model-claimed-grid");
     let t = trace(&d, [65535, 65535, 1], 2, &[]);
-    let o = Limited::new(60, &["run", "--trace", &t, "--no-trace-cache", "--format", "json"])
-        .address_space(ROOM)
-        .run();
+    let o = Limited::new(
+        60,
+        &["run", "--trace", &t, "--no-trace-cache", "--format", "json"],
+    )
+    .address_space(ROOM)
+    .run();
     let r = json(&check(o, 0, "claimed grid", &[]));
     assert_eq!(r["kernels"][0]["blocks"], 2);
     assert_eq!(r["instructions"], 2);
@@ -84,7 +87,15 @@ fn a_kernel_grid_of_four_billion_blocks_runs_in_little_memory_under_every_queue_
     let k = kernel(&d, 4_294_967_295, 4, 3);
     for policy in ["rr", "bcs", "map-x", "map-y"] {
         let set = format!("dispatch.policy={policy}");
-        let args = ["run", "--kernel", &k, "--set", &set, "--max-cycles", "20000"];
+        let args = [
+            "run",
+            "--kernel",
+            &k,
+            "--set",
+            &set,
+            "--max-cycles",
+            "20000",
+        ];
         let o = Limited::new(60, &args).address_space(ROOM).run();
         check(o, 2, policy, &["20000 core cycles", "--max-cycles"]);
     }
@@ -154,7 +165,15 @@ fn a_request_cycle_beyond_what_a_run_can_reach_is_refused() {
     check(o, 2, "top", &["top.jsonl:2", "2^62"]);
     // The last cycle allowed is reached at once (idle time is skipped).
     let last = write(&d, "last.jsonl", &(line(10) + &line(1 << 62)));
-    let args = ["golden", "--block", "mc", "--stimulus", &last, "--format", "json"];
+    let args = [
+        "golden",
+        "--block",
+        "mc",
+        "--stimulus",
+        &last,
+        "--format",
+        "json",
+    ];
     let r = json(&check(Limited::new(30, &args).run(), 0, "last", &[]));
     assert_eq!(r["requests"], 2);
 }
@@ -164,9 +183,17 @@ fn every_run_is_bounded_and_says_how_to_raise_the_bound() {
     // The default bound is documented, a run stopped by it gives no figures, and a bound of 0
     // is refused.
     let help = stdout(&Limited::new(30, &["run", "--help"]).run());
-    assert!(help.contains("--max-cycles") && help.contains("1000000000"), "{help}");
+    assert!(
+        help.contains("--max-cycles") && help.contains("1000000000"),
+        "{help}"
+    );
     let o = Limited::new(30, &["run", "--kernel", "cp", "--max-cycles", "500"]).run();
-    let o = check(o, 2, "bounded", &["500 core cycles", "kernel cp", "--max-cycles"]);
+    let o = check(
+        o,
+        2,
+        "bounded",
+        &["500 core cycles", "kernel cp", "--max-cycles"],
+    );
     assert!(o.stdout.is_empty(), "{}", stdout(&o));
     let o = Limited::new(30, &["run", "--kernel", "cp", "--max-cycles", "0"]).run();
     check(o, 2, "zero", &["--max-cycles"]);
@@ -174,7 +201,15 @@ fn every_run_is_bounded_and_says_how_to_raise_the_bound() {
     let args = ["run", "--kernel", "cp", "--format", "json"];
     let free = json(&check(Limited::new(60, &args).run(), 0, "free", &[]));
     let cycles = free["cycles"].as_u64().unwrap().to_string();
-    let args = ["run", "--kernel", "cp", "--format", "json", "--max-cycles", &cycles];
+    let args = [
+        "run",
+        "--kernel",
+        "cp",
+        "--format",
+        "json",
+        "--max-cycles",
+        &cycles,
+    ];
     let bounded = json(&check(Limited::new(60, &args).run(), 0, "bounded", &[]));
     assert_eq!(free["instructions"], bounded["instructions"]);
     assert_eq!(free["cycles"], bounded["cycles"]);

@@ -640,12 +640,12 @@ fn a_list_that_claims_a_hundred_million_jobs_is_refused_at_once() {
 // ---- Verdicts and exit codes (class 8) ---------------------------------------------------
 
 #[test]
-fn an_ot_stimulus_without_a_prediction_query_checks_nothing() {
+fn an_ot_stimulus_of_launches_alone_checks_nothing() {
     let d = scratch("out-verdict");
     write(
         &d,
-        "observe.jsonl",
-        "{\"op\":\"launch\",\"grid\":[2],\"block\":[64]}\n{\"op\":\"observe\",\"pc\":8,\"lec\":0,\"tb\":[0],\"warp\":0,\"addr\":64}\n",
+        "launch.jsonl",
+        "{\"op\":\"launch\",\"grid\":[2],\"block\":[64]}\n",
     );
     for cmd in ["golden", "cosim"] {
         expect_in(
@@ -659,11 +659,40 @@ fn an_ot_stimulus_without_a_prediction_query_checks_nothing() {
                 "--preset",
                 "tiny",
                 "--stimulus",
-                "observe.jsonl",
+                "launch.jsonl",
             ],
-            &["observe.jsonl", "no prediction query", "check nothing"],
+            &[
+                "launch.jsonl",
+                "no prediction query or observation",
+                "check nothing",
+            ],
         );
     }
+    // Observations alone are checked: the table's update outputs are compared every cycle, and
+    // a mutant of the update logic is caught on three of them (a reproducer the shrinker made).
+    write(
+        &d,
+        "observe.jsonl",
+        "{\"op\":\"observe\",\"pc\":24600,\"lec\":15,\"tb\":[0,0,0],\"warp\":0,\"addr\":15867197}\n\
+         {\"op\":\"observe\",\"pc\":24600,\"lec\":15,\"tb\":[5,0,0],\"warp\":0,\"addr\":15883197}\n\
+         {\"op\":\"observe\",\"pc\":24600,\"lec\":15,\"tb\":[10,0,0],\"warp\":0,\"addr\":15899197}\n",
+    );
+    let observe = [
+        "cosim",
+        "--block",
+        "ot",
+        "--preset",
+        "tiny",
+        "--stimulus",
+        "observe.jsonl",
+    ];
+    expect_in(&d, 0, 120, &observe, &[]);
+    let mutant = [
+        &observe[..],
+        &["--mutant", "stride-sign-flipped", "--no-shrink"],
+    ]
+    .concat();
+    expect_in(&d, 1, 120, &mutant, &[]);
     // A random stream cut before its first query: the same rule, at the end of the run.
     expect_in(
         &d,
@@ -680,7 +709,7 @@ fn an_ot_stimulus_without_a_prediction_query_checks_nothing() {
             "--cycles",
             "1",
         ],
-        &["no prediction query in 1 cycles"],
+        &["no prediction query or observation in 1 cycles"],
     );
     let o = expect_in(
         &d,
@@ -689,7 +718,7 @@ fn an_ot_stimulus_without_a_prediction_query_checks_nothing() {
         &[
             "cosim", "--block", "ot", "--preset", "tiny", "--cycles", "1",
         ],
-        &["checked nothing", "no prediction query"],
+        &["checked nothing", "no prediction query or observation"],
     );
     assert!(stdout(&o).contains("NOTHING CHECKED"), "{}", stdout(&o));
     expect_in(

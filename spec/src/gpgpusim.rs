@@ -43,6 +43,16 @@ pub enum OptionsError {
         line: usize,
         option: String,
     },
+    #[error(
+        "{source_name} line {line}: the value of `{option}` opens a `\"` that is not closed before the option `{next}` at line {next_line}; close the quote"
+    )]
+    QuoteRunsIntoOption {
+        source_name: String,
+        line: usize,
+        option: String,
+        next: String,
+        next_line: usize,
+    },
 }
 
 /// One option's value and where it was set.
@@ -62,6 +72,9 @@ pub struct OptionValue {
 /// comment (even inside quotes), lines are joined, the text is split on whitespace and read as
 /// `-option value` pairs. A value starting with `"` runs until a token ending with `"`; its parts
 /// are joined with one space and the quotes removed. An option given twice keeps the last value.
+/// A quoted value may go on over lines, but a line that starts with an option name (`-` and a
+/// letter) inside it is an error: the quote was left open, and GPGPU-Sim would take the options
+/// that follow as part of the value.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GpgpusimOptions {
     /// Keyed by the name without its leading `-`.
@@ -107,14 +120,28 @@ impl GpgpusimOptions {
                         whole.to_string()
                     } else {
                         let mut parts = vec![rest];
+                        let mut last_line = line;
                         loop {
-                            let Some(&(token, _)) = tokens.get(i) else {
+                            let Some(&(token, token_line)) = tokens.get(i) else {
                                 return Err(OptionsError::UnterminatedQuote {
                                     source_name: source_name.to_string(),
                                     line,
                                     option: name_token.to_string(),
                                 });
                             };
+                            let starts_option = token
+                                .strip_prefix('-')
+                                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_alphabetic()));
+                            if token_line > last_line && starts_option {
+                                return Err(OptionsError::QuoteRunsIntoOption {
+                                    source_name: source_name.to_string(),
+                                    line,
+                                    option: name_token.to_string(),
+                                    next: token.to_string(),
+                                    next_line: token_line,
+                                });
+                            }
+                            last_line = token_line;
                             i += 1;
                             if let Some(last) = token.strip_suffix('"') {
                                 parts.push(last);

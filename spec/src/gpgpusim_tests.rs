@@ -148,6 +148,23 @@ fn option_file_syntax_rules() {
             option: "-t".into()
         })
     );
+    // A quote left open runs into the next option (later closed by another value's quote):
+    // refused where it opened, not read as one long value that swallows the options between.
+    let open = "-a \"1\n-b 2\n-c \"x y\"\n";
+    assert_eq!(
+        GpgpusimOptions::parse(open, "h"),
+        Err(OptionsError::QuoteRunsIntoOption {
+            source_name: "h".into(),
+            line: 1,
+            option: "-a".into(),
+            next: "-b".into(),
+            next_line: 2,
+        })
+    );
+    // A quoted value over lines, and a value with a dash inside it, stay legal.
+    let p = GpgpusimOptions::parse("-m \"dramid@8;\n RRRR.BBBB\" -n \"a -b\"\n", "i").unwrap();
+    assert_eq!(p.get("m"), Some("dramid@8; RRRR.BBBB"));
+    assert_eq!(p.get("n"), Some("a -b"));
 }
 
 #[test]

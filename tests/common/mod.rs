@@ -115,7 +115,12 @@ pub fn check(o: Output, code: i32, what: &str, needles: &[&str]) -> Output {
 /// A run within `secs` that must end with `code`, no panic, and every word of `needles` in
 /// its standard error.
 pub fn expect(code: i32, secs: u64, args: &[&str], needles: &[&str]) -> Output {
-    check(Limited::new(secs, args).run(), code, &format!("{args:?}"), needles)
+    check(
+        Limited::new(secs, args).run(),
+        code,
+        &format!("{args:?}"),
+        needles,
+    )
 }
 
 pub fn stdout(o: &Output) -> String {

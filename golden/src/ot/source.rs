@@ -85,7 +85,7 @@ impl Source {
                 }
                 if !txns.iter().any(super::checks) {
                     return Err(BadInput(format!(
-                        "stimulus {name} holds no {}: a run over it would check nothing (observations only train the table); add a `predict` line",
+                        "stimulus {name} holds no {}: a run over it would check nothing (launches answer nothing); add a `predict` or `observe` line",
                         super::CHECKED
                     )));
                 }

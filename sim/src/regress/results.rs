@@ -130,9 +130,11 @@ pub fn refuse_earlier(dir: &Path, resume: bool) -> Result<(), RegressError> {
     Ok(())
 }
 
-/// Cut off a last line that a kill left unfinished (it has no newline: its job's result was
-/// never wholly written, and that job runs again), so that the next result starts a line of
-/// its own. Returns the bytes cut (0 when the file ends with a whole line or does not exist).
+/// Cut off a last line that a kill left unfinished (it has no newline and is not a whole
+/// result: its job's result was never wholly written, and that job runs again), so that the
+/// next result starts a line of its own; a last line that lacks only its newline is a whole
+/// result, kept, and given its newline. Returns the bytes cut (0 when the file ends with a
+/// whole line or does not exist).
 pub fn repair(path: &Path) -> Result<u64, RegressError> {
     use std::io::{Read, Seek, SeekFrom};
     let meta = match std::fs::metadata(path) {
@@ -167,6 +169,17 @@ pub fn repair(path: &Path) -> Result<u64, RegressError> {
             break;
         }
         end = start;
+    }
+    let mut last = Vec::new();
+    f.seek(SeekFrom::Start(keep))
+        .and_then(|_| f.read_to_end(&mut last))
+        .map_err(|e| RegressError::Read(path.display().to_string(), e))?;
+    if serde_json::from_slice::<JobResult>(&last).is_ok() {
+        use std::io::Write;
+        f.write_all(b"\n")
+            .and_then(|_| f.sync_data())
+            .map_err(writing(path))?;
+        return Ok(0);
     }
     f.set_len(keep)
         .and_then(|_| f.sync_data())
@@ -538,7 +551,9 @@ mod tests {
             std::fs::write(&path, &text[..at]).unwrap();
             let whole = ids(&read(&path).unwrap());
             let cut_bytes = repair(&path).unwrap();
-            prop_assert_eq!(cut_bytes > 0, at > 0 && text[at - 1] != b'\n');
+            // A line that lost only its newline is whole: kept, not cut.
+            let only_newline = at < text.len() && text[at] == b'\n';
+            prop_assert_eq!(cut_bytes > 0, at > 0 && text[at - 1] != b'\n' && !only_newline);
             append(&path, &result("new")).unwrap();
             let after = read(&path).unwrap();
             let mut want = whole.clone();
@@ -546,6 +561,22 @@ mod tests {
             prop_assert_eq!(ids(&after), want);
             prop_assert_eq!(after.cut, 0);
         }
+    }
+
+    #[test]
+    fn a_last_line_missing_only_its_newline_is_kept() {
+        // Cut exactly before the last newline: the result is whole; cutting it off (the wrong
+        // variant of the repair) would run its job again and lose the recorded result.
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(RESULTS);
+        append(&path, &result("a")).unwrap();
+        append(&path, &result("b")).unwrap();
+        let text = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &text[..text.len() - 1]).unwrap();
+        assert_eq!(repair(&path).unwrap(), 0);
+        assert_eq!(std::fs::read(&path).unwrap(), text);
+        append(&path, &result("new")).unwrap();
+        assert_eq!(ids(&read(&path).unwrap()), ["a", "b", "new"]);
     }
 
     #[test]
