@@ -875,8 +875,11 @@ def _inst(r, t, version, lineinfo, lanes_in_warp):
             if not re.fullmatch(r"(0|[1-9][0-9]*)", take(what)):
                 r.either("a legacy " + what + " that is not a number")
     if lineinfo:
-        if not re.fullmatch(r"(0|[1-9][0-9]*)", take("line number")):
+        n = take("line number")
+        if not re.fullmatch(r"(0|[1-9][0-9]*)", n):
             r.either("a line number that is not a number")
+        elif int(n) >= 1 << 64:
+            r.either("a line number beyond 64 bits")
     st, _ = _hexv(take("PC"), prefix_ok=False)
     if st == "bad":
         r.bad("the PC is not 64-bit hex")

@@ -11,12 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// The binary under test: this build, or another one named by `WARPSMITH_BIN` (run the file
-/// against the build before issue 36 to see each case catch its defect).
-fn bin() -> String {
-    std::env::var("WARPSMITH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_warpsmith").to_string())
-}
-
 /// Where standard output goes.
 enum Out {
     Piped,
@@ -35,39 +29,18 @@ fn run_in(dir: &Path, secs: u64, out: Out, args: &[&str]) -> Output {
                 .expect("open /dev/full"),
         ),
     };
-    let mut child = Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run warpsmith");
-    let start = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if start.elapsed() > Duration::from_secs(secs) {
-            child.kill().ok();
-            panic!("{args:?} hung: still running after {secs} s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("output")
+    Limited::new(secs, args).dir(dir).stdout(stdout).run()
 }
 
 /// A run in `dir` that must end with `code` within `secs`, no panic, and every word of
 /// `needles` in its standard error.
 fn expect_in(dir: &Path, code: i32, secs: u64, args: &[&str], needles: &[&str]) -> Output {
-    check(run_in(dir, secs, Out::Piped, args), code, args, needles)
-}
-
-fn check(o: Output, code: i32, args: &[&str], needles: &[&str]) -> Output {
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(code), "{args:?}: {}{e}", stdout(&o));
-    assert!(!e.contains("panicked"), "{args:?}: {e}");
-    for n in needles {
-        assert!(e.contains(n), "{args:?}: `{n}` missing from: {e}");
-    }
-    o
+    check(
+        run_in(dir, secs, Out::Piped, args),
+        code,
+        &format!("{args:?}"),
+        needles,
+    )
 }
 
 /// Every entry under `dir` (not following links): a file's SHA-256, a link's target, or what
@@ -396,7 +369,12 @@ fn a_write_error_on_standard_output_is_a_message_and_exit_2_not_a_panic() {
         ],
     ] {
         let o = run_in(&d, 60, Out::Full, args);
-        check(o, 2, args, &["standard output cannot be written"]);
+        check(
+            o,
+            2,
+            &format!("{args:?}"),
+            &["standard output cannot be written"],
+        );
     }
 }
 

@@ -41,26 +41,7 @@ pub enum Entry {
     Folder(Vec<(String, Entry)>),
 }
 
-/// What kind of file `meta` describes, for messages (the same words as [`crate::input`]).
-fn kind(meta: &std::fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let t = meta.file_type();
-    if t.is_dir() {
-        "a folder"
-    } else if t.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_symlink() {
-        "a symbolic link"
-    } else {
-        "a regular file"
-    }
-}
+use crate::input::kind;
 
 fn refused(what: String) -> Error {
     Error::new(ErrorKind::InvalidInput, what)

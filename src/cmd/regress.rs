@@ -33,9 +33,7 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
         return slurm(a, all.len());
     }
     let jobs = shard.select(&all);
-    if a.dry_run {
-        return dry_run(a, &jobs, all.len(), shard);
-    }
+    // No jobs is refused, for a dry run too: it shows what the run would do.
     if jobs.is_empty() {
         return Err(bad(anyhow::anyhow!(
             "the list `{}` has no jobs{}: nothing would be checked",
@@ -46,6 +44,9 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
                 format!(" in shard {shard}")
             }
         )));
+    }
+    if a.dry_run {
+        return dry_run(a, &jobs, all.len(), shard);
     }
     if a.jobs == Some(0) {
         return Err(bad(anyhow::anyhow!("-j 0: give at least one worker")));

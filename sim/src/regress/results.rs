@@ -35,6 +35,9 @@ pub struct JobResult {
     pub message: String,
     /// Cycles compared.
     pub cycles_run: u64,
+    /// Wall-clock time the job took; a recorded value that is not a duration (negative, not
+    /// finite, or more than [`MAX_JOB_SECONDS`]) makes the line unreadable.
+    #[serde(deserialize_with = "job_seconds")]
     pub seconds: f64,
     pub cycles_per_second: f64,
     /// Runs the job again (quoted for the shell).
@@ -49,6 +52,20 @@ pub struct JobResult {
     /// A failing random configuration shrunk: the fewest `--set` values that still fail.
     #[serde(default)]
     pub shrunk_sets: Option<Vec<String>>,
+}
+
+/// The longest job time a results line may record: a year, far beyond any job's time limit.
+pub const MAX_JOB_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+fn job_seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let s = f64::deserialize(d)?;
+    if (0.0..=MAX_JOB_SECONDS).contains(&s) {
+        Ok(s)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "`seconds` is {s}, not a job's time (0 to {MAX_JOB_SECONDS})"
+        )))
+    }
 }
 
 impl std::ops::Deref for JobResult {
@@ -299,7 +316,9 @@ pub fn junit(name: &str, results: &[JobResult]) -> Result<String, RegressError> 
             };
             let mut case = TestCase::new(r.name(), status);
             case.set_classname(format!("{block}.{preset}"));
-            case.set_time(std::time::Duration::from_secs_f64(r.seconds.max(0.0)));
+            // Read values are checked against MAX_JOB_SECONDS; the clamp keeps a measured one safe.
+            let seconds = r.seconds.clamp(0.0, MAX_JOB_SECONDS);
+            case.set_time(std::time::Duration::try_from_secs_f64(seconds).unwrap_or_default());
             suite.add_test_case(case);
         }
         report.add_test_suite(suite);
@@ -608,5 +627,25 @@ mod tests {
         let r = read(&path).unwrap();
         assert_eq!(ids(&r), ["a", "b", "c"]);
         assert_eq!(r.duplicated, ["a", "b"]);
+    }
+
+    #[test]
+    fn a_recorded_time_that_is_no_duration_is_refused_naming_its_line() {
+        // 1e308 seconds once reached the JUnit writer and panicked in Duration::from_secs_f64.
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(RESULTS);
+        append(&path, &result("a")).unwrap();
+        let good = std::fs::read_to_string(&path).unwrap();
+        for bad in ["1e308", "-1.0", "31536001.0"] {
+            let mut line = serde_json::to_value(result("b")).unwrap();
+            line["seconds"] = serde_json::from_str(bad).unwrap();
+            std::fs::write(&path, format!("{good}{line}\n")).unwrap();
+            let e = read(&path).unwrap_err().to_string();
+            assert!(e.contains(":2:") && e.contains("`seconds`"), "{bad}: {e}");
+        }
+        let mut line = serde_json::to_value(result("b")).unwrap();
+        line["seconds"] = serde_json::json!(MAX_JOB_SECONDS);
+        std::fs::write(&path, format!("{good}{line}\n")).unwrap();
+        assert_eq!(ids(&read(&path).unwrap()), ["a", "b"]);
     }
 }
