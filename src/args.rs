@@ -22,8 +22,9 @@ use std::path::PathBuf;
                   (--gpgpusim-config), then a TOML file (--config), then --set KEY=VALUE overrides. \
                   `warpsmith describe` lists every key and the rules between keys.\n\n\
                   Exit codes: 0 success, 1 a check failed (mismatch, uncaught mutant, tool failure, \
-                  target not met), 2 bad input (configuration, stimulus, usage, an output path that \
-                  cannot be written, a run that would check nothing).",
+                  target not met) or an internal failure, 2 bad input (configuration, stimulus, \
+                  trace, regression list or results file, usage), an output that cannot be written \
+                  (a path, a full disk, standard output), or a run that checked nothing.",
     after_help = "Start with: warpsmith flow   (generate, co-simulate and cost every block on the default preset)"
 )]
 pub struct Cli {
@@ -127,9 +128,22 @@ pub struct ConfigArgs {
 }
 
 impl ConfigArgs {
-    /// Resolve and validate; writes --emit-config if asked and reports what a GPGPU-Sim layer
-    /// imported. Bad configurations and unwritable paths exit 2.
+    /// Resolve and validate the configuration, and write `--emit-config` if asked (after
+    /// checking it can be written). Bad configurations and unwritable paths exit 2.
     pub fn resolve(&self) -> CliResult<Spec> {
+        self.resolve_with(|_| Ok(())).map(|(spec, ())| spec)
+    }
+
+    /// Resolve and validate the configuration; then `check`, which checks every other target
+    /// the command writes (and may prepare what it writes there); then write `--emit-config`.
+    /// So a command that cannot write one of its outputs has written none.
+    pub fn resolve_with<T>(
+        &self,
+        check: impl FnOnce(&Spec) -> CliResult<T>,
+    ) -> CliResult<(Spec, T)> {
+        if let Some(path) = &self.emit_config {
+            crate::out::check_file(path, "--emit-config")?;
+        }
         let spec = ConfigRequest {
             preset: Some(self.preset.clone()),
             gpgpusim: self.gpgpusim.clone(),
@@ -139,7 +153,7 @@ impl ConfigArgs {
         .resolve()
         .map_err(bad)?;
         if let Some(r) = spec.import_report() {
-            eprintln!(
+            note!(
                 "{}: imported {} keys, {} kept from the layers below, {} options ignored (see `warpsmith describe --gpgpusim-config ...`)",
                 self.gpgpusim
                     .iter()
@@ -151,15 +165,11 @@ impl ConfigArgs {
                 r.ignored.len()
             );
         }
+        let checked = check(&spec)?;
         if let Some(path) = &self.emit_config {
-            golden::run::write_file(path, spec.to_toml().as_bytes()).map_err(|e| {
-                bad(anyhow::anyhow!(
-                    "cannot write the resolved configuration to {}: {e}",
-                    path.display()
-                ))
-            })?;
+            crate::out::write_file(path, spec.to_toml().as_bytes(), "--emit-config")?;
         }
-        Ok(spec)
+        Ok((spec, checked))
     }
 
     /// These options as command-line words (for reproduce commands).

@@ -2,12 +2,14 @@
 //! model under Verilator, and estimate its storage cost — from one command line.
 //!
 //! Exit codes: 0 success; 1 a check failed (mismatch, uncaught mutant, tool failure, a target
-//! not met); 2 bad input (configuration, stimulus, kernel, command-line usage, an output path
-//! that cannot be written, a run that would check nothing).
+//! not met) or an internal failure of the model; 2 bad input (configuration, stimulus, kernel,
+//! trace, regression list or results file, command-line usage), an output that cannot be
+//! written (a path, a full disk, standard output), or a run that checked nothing.
 
+#[macro_use]
+mod out;
 mod args;
 mod cmd;
-mod out;
 
 use clap::FromArgMatches;
 use std::process::ExitCode;
@@ -55,10 +57,10 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
-    match cmd::run(cli) {
+    match cmd::run(cli).and_then(|code| out::flush().map(|()| code)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {:#}", e.err);
+            note!("error: {:#}", e.err);
             ExitCode::from(e.code)
         }
     }

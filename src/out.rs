@@ -1,103 +1,152 @@
-//! Output paths: checked before any long work (an unwritable path is bad input, exit 2, found
-//! up front), and output folders written whole: into a temporary folder that then replaces the
-//! old one, so a failed run never leaves a folder mixing two configurations or stale files of
-//! another block beside a new manifest.
+//! Everything the CLI writes goes through here: standard output (every command's report), its
+//! notes on standard error, and the files and folders it writes (by the rules of
+//! [`spec::output`]: files whole, through links, never over a device or a FIFO; in a folder,
+//! only what warpsmith wrote there is replaced or removed).
+//!
+//! A write that fails is an error naming what could not be written, and exits 2 ("the output
+//! cannot be written"), never a panic. Every command checks each of its targets before it
+//! writes any ([`ConfigArgs::resolve_with`](crate::args::ConfigArgs::resolve_with)). A pipe
+//! closed by its reader (`warpsmith describe | head`) still ends the process quietly (SIGPIPE,
+//! see `main`).
 
-use crate::{bad, CliResult};
-use anyhow::Context;
-use std::path::{Path, PathBuf};
+use crate::{bad, CliError, CliResult};
+use spec::output::Entry;
+use std::io::Write;
+use std::path::Path;
 
-/// A folder the command will write into: created if missing, and shown to be writable.
-pub fn writable_dir(dir: &Path, what: &str) -> CliResult<()> {
-    std::fs::create_dir_all(dir)
-        .and_then(|_| tempfile::NamedTempFile::new_in(dir).map(drop))
-        .map_err(|e| {
-            bad(anyhow::anyhow!(
-                "{what} {} cannot be written: {e}",
-                dir.display()
-            ))
-        })
+/// `println!` for a command's output: a write error is returned (`?`), not a panic.
+macro_rules! outln {
+    () => {
+        $crate::out::stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::out::stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
 }
 
-/// A file the command will write: its folder must exist and be writable.
-pub fn writable_file(path: &Path, what: &str) -> CliResult<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
+/// `print!` for a command's output (no newline).
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::out::stdout(format_args!($($arg)*))
     };
-    if path.is_dir() {
-        return Err(bad(anyhow::anyhow!(
-            "{what} {} is a folder: give a file name",
-            path.display()
-        )));
-    }
-    tempfile::NamedTempFile::new_in(dir).map(drop).map_err(|e| {
-        bad(anyhow::anyhow!(
-            "{what} {} cannot be written: {e}",
-            path.display()
-        ))
-    })
 }
 
-/// Whether `dir` holds warpsmith output only (a `manifest.json`, or folders that each hold
-/// one), so replacing it loses nothing of the user's.
-fn is_output(dir: &Path) -> bool {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return false;
+/// `eprintln!` for notes and errors: a standard error that cannot be written is ignored (there
+/// is nowhere left to say so), never a panic.
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::out::stderr(format_args!("{}\n", format_args!($($arg)*)))
     };
-    let entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.is_empty()
-        || dir.join("manifest.json").is_file()
-        || entries
-            .iter()
-            .all(|p| p.is_dir() && (p.join("manifest.json").is_file() || p.ends_with("repro")))
 }
 
-/// Write the folder `target` whole: `fill` writes into a new temporary folder beside it, which
-/// then takes `target`'s place. `target` must be absent, empty, or earlier warpsmith output.
-pub fn replace_dir(target: &Path, fill: impl FnOnce(&Path) -> CliResult<()>) -> CliResult<()> {
-    if target.exists() && !(target.is_dir() && is_output(target)) {
-        return Err(bad(anyhow::anyhow!(
-            "{} exists and holds files warpsmith did not write: give a new or empty folder, or an earlier output of warpsmith",
-            target.display()
-        )));
-    }
-    let parent = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent)
-        .map_err(|e| bad(anyhow::anyhow!("cannot create {}: {e}", parent.display())))?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".warpsmith-")
-        .tempdir_in(&parent)
-        .map_err(|e| {
-            bad(anyhow::anyhow!(
-                "{} cannot be written: {e}",
-                parent.display()
-            ))
-        })?;
-    fill(tmp.path())?;
-    let fresh = tmp.keep();
-    if target.exists() {
-        let old = tempfile::Builder::new()
-            .prefix(".warpsmith-old-")
-            .tempdir_in(&parent)
-            .context("cannot make room for the new output")?
-            .keep();
-        std::fs::remove_dir(&old).ok();
-        std::fs::rename(target, &old)
-            .with_context(|| format!("cannot move the old {} aside", target.display()))?;
-        if let Err(e) = std::fs::rename(&fresh, target) {
-            std::fs::rename(&old, target).ok();
-            return Err(
-                anyhow::anyhow!("cannot put the new output at {}: {e}", target.display()).into(),
-            );
+/// The error of a write to standard output that failed.
+pub fn stdout_failed(e: std::io::Error) -> CliError {
+    bad(anyhow::anyhow!("standard output cannot be written: {e}"))
+}
+
+/// Write to standard output (line-buffered: a full disk or a closed terminal shows here).
+pub fn stdout(args: std::fmt::Arguments) -> CliResult {
+    std::io::stdout()
+        .lock()
+        .write_fmt(args)
+        .map_err(stdout_failed)
+}
+
+/// One line to standard output, for code that reports I/O errors itself (the regression
+/// runner's progress lines).
+pub fn stdout_line(line: &str) -> std::io::Result<()> {
+    writeln!(std::io::stdout().lock(), "{line}")
+}
+
+/// Write the rest of standard output out (at the end of a command).
+pub fn flush() -> CliResult {
+    std::io::stdout().lock().flush().map_err(stdout_failed)
+}
+
+/// Write to standard error, ignoring a failure.
+pub fn stderr(args: std::fmt::Arguments) {
+    let _ = std::io::stderr().lock().write_fmt(args);
+}
+
+/// A writer on standard output for code that takes `&mut dyn Write` (the golden runs), which
+/// remembers whether a write failed: their I/O errors are then told apart from a failed
+/// standard output.
+pub struct Stdout {
+    inner: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    pub failed: bool,
+}
+
+impl Stdout {
+    pub fn new() -> Stdout {
+        Stdout {
+            inner: std::io::BufWriter::new(std::io::stdout().lock()),
+            failed: false,
         }
-        std::fs::remove_dir_all(&old).ok();
-    } else {
-        std::fs::rename(&fresh, target)
-            .with_context(|| format!("cannot put the new output at {}", target.display()))?;
     }
-    Ok(())
+
+    /// Write out what is buffered.
+    pub fn finish(mut self) -> CliResult {
+        self.flush().map_err(stdout_failed)
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.failed |= r.is_err();
+        r
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.inner.flush();
+        self.failed |= r.is_err();
+        r
+    }
+}
+
+/// The error of an output path: bad input (exit 2), naming the option and the path.
+fn path_error(what: &str, path: &Path, e: std::io::Error) -> CliError {
+    bad(anyhow::anyhow!(
+        "{what} {} cannot be written: {e}",
+        path.display()
+    ))
+}
+
+/// Check, before any work, that the file `path` can be written.
+pub fn check_file(path: &Path, what: &str) -> CliResult {
+    spec::output::check_file(path).map_err(|e| path_error(what, path, e))
+}
+
+/// Write the file `path` whole (through links, only over a regular file).
+pub fn write_file(path: &Path, bytes: &[u8], what: &str) -> CliResult {
+    spec::output::write_file(path, bytes).map_err(|e| path_error(what, path, e))
+}
+
+/// Check, before any work, that `entries` can be written into the folder `dir` as its output.
+pub fn check_folder(dir: &Path, entries: &[(String, Entry)], what: &str) -> CliResult {
+    spec::output::check_folder(dir, entries).map_err(|e| path_error(what, dir, e))
+}
+
+/// Write `entries` as the folder `dir`'s output, replacing warpsmith's earlier output there and
+/// nothing else ([`spec::output::replace_folder`]).
+pub fn replace_folder(dir: &Path, entries: &[(String, Entry)], what: &str) -> CliResult {
+    spec::output::replace_folder(dir, entries).map_err(|e| path_error(what, dir, e))
+}
+
+/// Check, before any work, that warpsmith may write the entries `names` of the folder `dir`.
+pub fn check_claim(dir: &Path, names: &[&str], what: &str) -> CliResult {
+    spec::output::check_claim(dir, names).map_err(|e| path_error(what, dir, e))
+}
+
+/// Make the folder `dir` and name `names` in its marker as warpsmith's (checked first).
+pub fn claim(dir: &Path, names: &[&str], what: &str) -> CliResult {
+    spec::output::claim(dir, names).map_err(|e| path_error(what, dir, e))
+}
+
+/// A block's generated files as entries of its output folder.
+pub fn files_of(g: &rtlgen::Generated) -> Vec<(String, Entry)> {
+    g.all_files()
+        .into_iter()
+        .map(|(name, text)| (name, Entry::File(text.into_bytes())))
+        .collect()
 }

@@ -7,43 +7,11 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
 
 /// Run warpsmith with a time limit; a run that outlives it is killed and the test fails.
 fn run_within(secs: u64, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_warpsmith"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run warpsmith");
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            break;
-        }
-        if start.elapsed() > Duration::from_secs(secs) {
-            child.kill().ok();
-            panic!("{args:?} hung: still running after {secs} s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("output")
-}
-
-/// A run that must end with `code` within `secs`, no panic, and every word of `needles` in
-/// its standard error.
-fn expect(code: i32, secs: u64, args: &[&str], needles: &[&str]) -> Output {
-    let o = run_within(secs, args);
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(code), "{args:?}: {}{e}", stdout(&o));
-    assert!(!e.contains("panicked"), "{args:?}: {e}");
-    for n in needles {
-        assert!(e.contains(n), "{args:?}: `{n}` missing from: {e}");
-    }
-    o
+    Limited::new(secs, args).run()
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -190,7 +158,8 @@ fn a_failing_generate_or_flow_leaves_the_earlier_output_intact() {
         std::fs::read_to_string(out.join("ot/manifest.json")).unwrap(),
         manifest
     );
-    // One block into a folder that held all three: only that block's files remain.
+    // One block into a folder that held all of them: only that block's files (and the marker
+    // naming them) remain.
     expect(
         0,
         60,
@@ -206,28 +175,36 @@ fn a_failing_generate_or_flow_leaves_the_earlier_output_intact() {
     names.sort();
     assert_eq!(
         names,
-        ["manifest.json", "ws_dispatch.sv", "ws_dispatch_pkg.sv"]
+        [
+            ".warpsmith-output",
+            "manifest.json",
+            "ws_dispatch.sv",
+            "ws_dispatch_pkg.sv"
+        ]
     );
-    // A folder of the user's is not replaced.
+    // A folder of the user's is written into, and what it held stays; a name its files hold
+    // is refused (tests/bad_input_output.rs has the cases).
     let mine = d.join("mine");
     std::fs::create_dir_all(&mine).unwrap();
     std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    std::fs::write(mine.join("manifest.json"), "mine").unwrap();
     expect(
         2,
         30,
         &[
             "generate",
+            "--block",
+            "ot",
             "--preset",
             "tiny",
             "--out",
             mine.to_str().unwrap(),
         ],
-        &["holds files warpsmith did not write"],
+        &["manifest.json", "warpsmith did not write it"],
     );
-    assert_eq!(
-        std::fs::read_to_string(mine.join("notes.txt")).unwrap(),
-        "mine"
-    );
+    for f in ["notes.txt", "manifest.json"] {
+        assert_eq!(std::fs::read_to_string(mine.join(f)).unwrap(), "mine");
+    }
     // flow with a bad configuration writes nothing either.
     let flow = d.join("flow");
     std::fs::create_dir_all(flow.join("ot")).unwrap();
@@ -372,7 +349,7 @@ fn unwritable_output_paths_are_refused_before_any_work() {
         2,
         20,
         &["cost", "--emit-config", "/nonexistent-dir/c.toml"],
-        &["cannot write the resolved configuration"],
+        &["--emit-config", "cannot be written"],
     );
 }
 
@@ -662,13 +639,13 @@ fn a_run_that_checks_nothing_does_not_pass() {
         ],
         &["holds no cycle inputs"],
     );
-    // Launches only: the table's outputs were never exercised.
+    // Launches only: no prediction query or observation, refused before anything runs.
     let launch = write(
         &d,
         "launch.jsonl",
         "{\"op\":\"launch\",\"grid\":[2],\"block\":[32]}\n",
     );
-    let o = expect(
+    expect(
         2,
         120,
         &[
@@ -679,6 +656,15 @@ fn a_run_that_checks_nothing_does_not_pass() {
             "tiny",
             "--stimulus",
             &launch,
+        ],
+        &["holds no prediction query or observation", "check nothing"],
+    );
+    // A random stream stopped before its first query: the table's answers were never checked.
+    let o = expect(
+        2,
+        120,
+        &[
+            "cosim", "--block", "ot", "--preset", "tiny", "--cycles", "1",
         ],
         &["checked nothing"],
     );

@@ -7,8 +7,8 @@
 mod common;
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 /// `warpsmith run --preset tiny --format json --trace DIR` with `cache` as the cache folder
 /// (`None`: `--no-trace-cache`), killed and failed after `secs`.
@@ -26,22 +26,10 @@ fn run_trace(dir: &Path, cache: Option<&Path>, secs: u64) -> Output {
         args.push("--no-trace-cache".into());
     }
     let unused = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_warpsmith"))
-        .args(&args)
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    Limited::new(secs, &args)
         .env("WARPSMITH_CACHE_DIR", cache.unwrap_or(unused.path()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run warpsmith");
-    let start = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if start.elapsed() > Duration::from_secs(secs) {
-            child.kill().ok();
-            panic!("{args:?} hung: still running after {secs} s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("output")
+        .run()
 }
 
 /// Every file of `dir` (not below) with its bytes.

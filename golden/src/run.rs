@@ -149,18 +149,16 @@ pub fn json_line_error(e: &serde_json::Error) -> String {
     }
 }
 
-/// Write a file whole or not at all: into a temporary file beside it, then renamed over it,
-/// so an interrupted or failed write never leaves a half-written result.
-pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => std::path::Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+/// Why a run checked nothing: it had none of the events that make a run of the block count
+/// (`events`, as in "no prediction query in 12 cycles"). One message for `golden` and
+/// `cosim`; a run that checked nothing is never a success (exit 2).
+pub fn nothing_checked(events: &str, cycles: u64) -> String {
+    format!("no {events} in {cycles} cycles: the block's outputs were never exercised")
 }
+
+/// Write a file whole or not at all, through symbolic links, never over anything but a
+/// regular file: [`spec::output::write_file`].
+pub use spec::output::write_file;
 
 /// A stimulus of the blocks that run kernels (OT, dispatch): a generator, a kernel, or a file.
 #[derive(Debug, Clone, PartialEq, Eq)]

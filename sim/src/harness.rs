@@ -300,15 +300,17 @@ pub fn cosim<D: Driver>(
             }
             (Verdict::Fail, None, Some(f))
         }
-        Ended::Completed if stats.checked() == 0 => (
-            Verdict::NothingChecked,
-            Some(format!(
-                "no {} in {cycles} compared cycles: the block's outputs were never exercised",
-                <D::Stats as CosimStats>::CHECKED
-            )),
-            None,
-        ),
-        Ended::Completed => (Verdict::Pass, None, None),
+        Ended::Completed => match Verdict::of_run(stats.checked()) {
+            Verdict::NothingChecked => (
+                Verdict::NothingChecked,
+                Some(golden::run::nothing_checked(
+                    <D::Stats as CosimStats>::CHECKED,
+                    cycles,
+                )),
+                None,
+            ),
+            v => (v, None, None),
+        },
     };
     Ok(CosimReport {
         block: block.name,
@@ -416,7 +418,6 @@ fn reproducer<D: Driver>(
     let spinner = progress::spinner(o.progress, "shrinking the failing stimulus");
     let minimal = crate::shrink::minimize(&items, |cand| fails(driver, codec, mirror, cand, cycle));
     spinner.finish_and_clear();
-    std::fs::create_dir_all(&o.out_dir).map_err(|e| io("create", &o.out_dir, e))?;
     let mut stem = format!(
         "{}-{}-{}-seed{}",
         block.name,
@@ -432,7 +433,11 @@ fn reproducer<D: Driver>(
         stem.push('-');
         stem.push_str(&m.name);
     }
-    let path = o.out_dir.join(format!("{stem}.repro.jsonl"));
+    // Both files are claimed in the folder's marker: a name a user's file holds is refused.
+    let (name, vcd_name) = (format!("{stem}.repro.jsonl"), format!("{stem}.vcd"));
+    spec::output::claim(&o.out_dir, &[&name, &vcd_name])
+        .map_err(|e| io("write into", &o.out_dir, e))?;
+    let path = o.out_dir.join(&name);
     let text: String = minimal
         .iter()
         .map(|i| serde_json::to_string(i).unwrap_or_default() + "\n")
@@ -443,7 +448,7 @@ fn reproducer<D: Driver>(
     let replay = driver.replay_stimulus(&shown);
     let command = reproduce(block, o, &StimulusName::new(&replay, true, items), None);
     // Waves of the reproducer: a traced build of the same RTL.
-    let vcd_path = o.out_dir.join(format!("{stem}.vcd"));
+    let vcd_path = o.out_dir.join(vcd_name);
     let mut vcd = None;
     if let Ok((_, mut traced)) = crate::rtl::block_model(spec, block, o.mutant, true) {
         if traced.open_vcd(&vcd_path).is_ok() {

@@ -20,6 +20,40 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The one rule of a run that ended without a failure: it passes if it had at least one
+    /// of the events that make a run of its block count (`checked`, each block's
+    /// [`crate::harness::CosimStats::checked`]), else it checked nothing.
+    pub fn of_run(checked: u64) -> Verdict {
+        if checked == 0 {
+            Verdict::NothingChecked
+        } else {
+            Verdict::Pass
+        }
+    }
+
+    /// The exit code of a run with this verdict: 0 pass, 1 fail, 2 nothing checked.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Pass => 0,
+            Verdict::Fail => 1,
+            Verdict::NothingChecked => 2,
+        }
+    }
+
+    /// The verdict of several runs (`flow`): a failure first, then a run that checked nothing;
+    /// a pass only when every run passed (and there was one).
+    pub fn of_all(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
+        let worst = |a: Verdict, b: Verdict| match (a, b) {
+            (Verdict::Fail, _) | (_, Verdict::Fail) => Verdict::Fail,
+            (Verdict::NothingChecked, _) | (_, Verdict::NothingChecked) => Verdict::NothingChecked,
+            _ => Verdict::Pass,
+        };
+        verdicts
+            .into_iter()
+            .reduce(worst)
+            .unwrap_or(Verdict::NothingChecked)
+    }
+
     pub fn word(self) -> &'static str {
         match self {
             Verdict::Pass => "PASS",
@@ -162,4 +196,35 @@ pub struct CosimReport {
     pub summary: Vec<String>,
     pub failure: Option<Failure>,
     pub timing: Timing,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Verdict::{self, Fail, NothingChecked, Pass};
+
+    #[test]
+    fn a_run_that_checked_nothing_is_never_a_pass() {
+        assert_eq!(Verdict::of_run(0), NothingChecked);
+        assert_eq!(Verdict::of_run(1), Pass);
+        assert_eq!(Verdict::of_all([Pass, Pass]), Pass);
+        assert_eq!(Verdict::of_all([]), NothingChecked);
+        for order in [[NothingChecked, Pass], [Pass, NothingChecked]] {
+            assert_eq!(Verdict::of_all(order), NothingChecked);
+        }
+        assert_eq!(Verdict::of_all([NothingChecked, Fail, Pass]), Fail);
+        assert_eq!(
+            [Pass, Fail, NothingChecked].map(Verdict::exit_code),
+            [0, 1, 2]
+        );
+        // A wrong variant, "the last run's verdict unless one failed", passes a flow whose
+        // first run checked nothing; the rule above does not.
+        let last_unless_failed = |vs: &[Verdict]| {
+            if vs.contains(&Fail) {
+                Fail
+            } else {
+                *vs.last().unwrap_or(&NothingChecked)
+            }
+        };
+        assert_eq!(last_unless_failed(&[NothingChecked, Pass]), Pass);
+    }
 }

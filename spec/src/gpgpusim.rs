@@ -43,6 +43,16 @@ pub enum OptionsError {
         line: usize,
         option: String,
     },
+    #[error(
+        "{source_name} line {line}: the value of `{option}` opens a `\"` that is not closed before the option `{next}` at line {next_line}; close the quote"
+    )]
+    QuoteRunsIntoOption {
+        source_name: String,
+        line: usize,
+        option: String,
+        next: String,
+        next_line: usize,
+    },
 }
 
 /// One option's value and where it was set.
@@ -62,6 +72,9 @@ pub struct OptionValue {
 /// comment (even inside quotes), lines are joined, the text is split on whitespace and read as
 /// `-option value` pairs. A value starting with `"` runs until a token ending with `"`; its parts
 /// are joined with one space and the quotes removed. An option given twice keeps the last value.
+/// A quoted value may go on over lines, but a line that starts with an option name (`-` and a
+/// letter) inside it is an error: the quote was left open, and GPGPU-Sim would take the options
+/// that follow as part of the value.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GpgpusimOptions {
     /// Keyed by the name without its leading `-`.
@@ -107,14 +120,28 @@ impl GpgpusimOptions {
                         whole.to_string()
                     } else {
                         let mut parts = vec![rest];
+                        let mut last_line = line;
                         loop {
-                            let Some(&(token, _)) = tokens.get(i) else {
+                            let Some(&(token, token_line)) = tokens.get(i) else {
                                 return Err(OptionsError::UnterminatedQuote {
                                     source_name: source_name.to_string(),
                                     line,
                                     option: name_token.to_string(),
                                 });
                             };
+                            let starts_option = token
+                                .strip_prefix('-')
+                                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_alphabetic()));
+                            if token_line > last_line && starts_option {
+                                return Err(OptionsError::QuoteRunsIntoOption {
+                                    source_name: source_name.to_string(),
+                                    line,
+                                    option: name_token.to_string(),
+                                    next: token.to_string(),
+                                    next_line: token_line,
+                                });
+                            }
+                            last_line = token_line;
                             i += 1;
                             if let Some(last) = token.strip_suffix('"') {
                                 parts.push(last);
@@ -466,6 +493,15 @@ pub enum ImportError {
     },
     #[error("inconsistent configuration: {message}")]
     Inconsistent { message: String },
+    #[error("{sources} set `{key}` = {value}, out of its range ({legal}): fix the option's value")]
+    OutOfRange {
+        /// Each option the key comes from, with its value as written and where it was set.
+        sources: String,
+        key: String,
+        /// The value they give the key (`a value beyond 64 bits` when it does not fit).
+        value: String,
+        legal: String,
+    },
 }
 
 /// What warpsmith imports from a GPGPU-Sim configuration: the DRAM side of the memory system.
@@ -634,8 +670,26 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
         });
     };
     let address_map = AddressMap::parse_gpgpusim(mapping, channels, subs).map_err(|error| {
+        // An error about the channel or sub-partition count names the options giving them.
+        let counts = matches!(
+            error,
+            MappingError::ZeroChannels
+                | MappingError::BadSubPartitions { .. }
+                | MappingError::TooManySubPartitions { .. }
+                | MappingError::DramidOutOfRange { .. }
+                | MappingError::DNeedsPowerOfTwo { .. }
+                | MappingError::DCount { .. }
+        );
+        let mut at = location(opts, MAPPING);
+        if counts {
+            at = format!(
+                "{at}, with -gpgpu_n_mem = {channels} ({}) and -gpgpu_n_sub_partition_per_mchannel = {subs} ({})",
+                location(opts, "gpgpu_n_mem"),
+                location(opts, "gpgpu_n_sub_partition_per_mchannel")
+            );
+        }
         ImportError::Mapping {
-            location: location(opts, MAPPING),
+            location: at,
             error,
         }
     })?;
@@ -719,7 +773,10 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
         .and_then(|v| v.checked_mul(chips_per_channel))
         .ok_or_else(|| ImportError::Inconsistent {
             message: format!(
-                "DRAM atom = burst length {burst_length} x bus width {bus_width_bytes} B x {chips_per_channel} chips does not fit 32 bits"
+                "DRAM atom = -gpgpu_dram_burst_length {burst_length} ({}) x -gpgpu_dram_buswidth {bus_width_bytes} B ({}) x -gpgpu_n_mem_per_ctrlr {chips_per_channel} chips ({}) does not fit 32 bits",
+                location(opts, "gpgpu_dram_burst_length"),
+                location(opts, "gpgpu_dram_buswidth"),
+                location(opts, "gpgpu_n_mem_per_ctrlr")
             ),
         })?;
 
@@ -749,8 +806,125 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
 pub struct ImportedKey {
     pub key: &'static str,
     pub value: toml::Value,
-    /// `-gpgpu_n_mem (gpgpusim.config line 14)`.
+    /// `-gpgpu_n_mem (gpgpusim.config line 14)` (each option, for a key derived from several).
     pub from: String,
+    /// Each option with its value as written (or its GPGPU-Sim default) and where it was set:
+    /// ``-gpgpu_n_mem` = `8` (gpgpusim.config line 14)`, for errors.
+    pub sources: String,
+}
+
+impl ImportedKey {
+    /// The error of this key's value out of the key's range (`legal`), naming the options,
+    /// their values as written, their files and lines.
+    pub fn out_of_range(&self, legal: String) -> ImportError {
+        ImportError::OutOfRange {
+            sources: self.sources.clone(),
+            key: self.key.to_string(),
+            value: self.value.to_string(),
+            legal,
+        }
+    }
+}
+
+/// The keys a layer sets, each with the options it comes from.
+struct Keys<'a> {
+    opts: &'a GpgpusimOptions,
+    imported: Vec<ImportedKey>,
+}
+
+impl Keys<'_> {
+    /// Set `key` from `option`.
+    fn put(&mut self, key: &'static str, value: Val, option: &str) -> Result<(), ImportError> {
+        self.put_from(key, value, &[option])
+    }
+
+    /// Set `key` from a value derived from several options.
+    fn put_from(
+        &mut self,
+        key: &'static str,
+        value: Val,
+        options: &[&str],
+    ) -> Result<(), ImportError> {
+        let opts = self.opts;
+        let join = |each: &dyn Fn(&str) -> String| {
+            options
+                .iter()
+                .map(|o| each(o))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        };
+        let from = join(&|o| format!("-{o} ({})", location(opts, o)));
+        let sources = join(&|o| {
+            let written = opts.get(o).map_or_else(
+                || "its GPGPU-Sim default".to_string(),
+                |v| format!("`{}`", v.trim()),
+            );
+            format!("`-{o}` = {written} ({})", location(opts, o))
+        });
+        let value = match value {
+            Val::Other(v) => v,
+            Val::Int(v) => match v.and_then(|v| i64::try_from(v).ok()) {
+                Some(v) => toml::Value::Integer(v),
+                None => {
+                    // No key takes a value beyond 64 bits: a range error here, never saturated.
+                    let legal = crate::UserConfig::keys()
+                        .into_iter()
+                        .find(|k| k.key == key)
+                        .map_or_else(String::new, |k| k.legal.to_string());
+                    return Err(ImportError::OutOfRange {
+                        sources,
+                        key: key.to_string(),
+                        value: "a value beyond 64 bits".into(),
+                        legal,
+                    });
+                }
+            },
+        };
+        self.imported.push(ImportedKey {
+            key,
+            value,
+            from,
+            sources,
+        });
+        Ok(())
+    }
+}
+
+/// A value the import gives a key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    /// An integer; `None` when the option's value does not fit 64 bits (no key takes it).
+    Int(Option<u64>),
+    Other(toml::Value),
+}
+
+impl From<u64> for Val {
+    fn from(v: u64) -> Val {
+        Val::Int(Some(v))
+    }
+}
+
+impl From<toml::Value> for Val {
+    fn from(v: toml::Value) -> Val {
+        Val::Other(v)
+    }
+}
+
+/// `x` rounded to a whole number, or `Int(None)` when it is not finite, is negative or does
+/// not fit 64 bits: never saturated.
+fn rounded(x: f64) -> Val {
+    Val::Int(whole(x.round()))
+}
+
+/// A whole, finite, non-negative `x` below 2^64 as an integer (exact: `x` is whole and in
+/// range, so the conversion neither rounds nor saturates).
+fn whole(x: f64) -> Option<u64> {
+    const TWO_TO_64: f64 = 18_446_744_073_709_551_616.0;
+    if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < TWO_TO_64 {
+        Some(x as u64)
+    } else {
+        None
+    }
 }
 
 /// An option of the files that no key takes.
@@ -958,7 +1132,7 @@ fn cycle_fields(
 /// `-ptx_opcode_initiation_*`); a class with neither keeps its value, and `kept` says so.
 fn exec_units(
     opts: &GpgpusimOptions,
-    put: &mut impl FnMut(&'static str, toml::Value, &str),
+    keys: &mut Keys,
     kept: &mut Vec<String>,
 ) -> Result<(), ImportError> {
     // The enabled specialized units by name: (latency, initiation, option).
@@ -990,22 +1164,22 @@ fn exec_units(
         // The specialized unit first: Turing's and Ampere's opcode tables send the tensor
         // opcodes to it rather than to the tensor class.
         if let Some((_, [l, i], option)) = unit.and_then(|n| units.iter().find(|u| u.0 == n)) {
-            put(lat_key, int(*l), option);
-            put(init_key, int(*i), option);
+            keys.put(lat_key, Val::from(*l), option)?;
+            keys.put(init_key, Val::from(*i), option)?;
             continue;
         }
         if let Some(option) = trace {
             if let Some(v) = cycle_fields(opts, option, 2)? {
-                put(lat_key, int(v[0]), option);
-                put(init_key, int(v[1]), option);
+                keys.put(lat_key, Val::from(v[0]), option)?;
+                keys.put(init_key, Val::from(v[1]), option)?;
                 continue;
             }
         }
         if let Some([lat, init]) = ptx {
             if let Some(v) = cycle_fields(opts, lat, 1)? {
-                put(lat_key, int(v[0]), lat);
+                keys.put(lat_key, Val::from(v[0]), lat)?;
                 match cycle_fields(opts, init, 1)? {
-                    Some(i) => put(init_key, int(i[0]), init),
+                    Some(i) => keys.put(init_key, Val::from(i[0]), init)?,
                     None => kept.push(format!("{init_key}: -{init} is not set")),
                 }
                 continue;
@@ -1049,11 +1223,6 @@ fn cache_value(
     }
 }
 
-/// A key's integer value (values beyond `i64` saturate; the spec's range check refuses them).
-fn int(v: u64) -> toml::Value {
-    toml::Value::Integer(i64::try_from(v).unwrap_or(i64::MAX))
-}
-
 /// The `key = value;` settings of a BookSim `.icnt` file (`//` comments).
 pub fn parse_icnt(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -1076,23 +1245,21 @@ pub fn parse_icnt(text: &str) -> Vec<(String, String)> {
 /// the options file that names it). Notes on what is not modelled go to `notes`.
 fn icnt_layer(
     opts: &GpgpusimOptions,
-    put: &mut impl FnMut(&'static str, toml::Value, &str),
+    keys: &mut Keys,
     notes: &mut Vec<String>,
 ) -> Result<(), ImportError> {
     let word = |w: &str| toml::Value::String(w.into());
     match uint(opts, "network_mode", 1)? {
         2 => {
-            put("icnt.flit_bytes", int(positive(opts, "icnt_flit_size", 32)?.into()), "icnt_flit_size");
-            put(
+            keys.put("icnt.flit_bytes", Val::from(u64::from(positive(opts, "icnt_flit_size", 32)?)), "icnt_flit_size")?;
+            keys.put(
                 "icnt.in_buffer",
-                int(positive(opts, "icnt_in_buffer_limit", 64)?.into()),
-                "icnt_in_buffer_limit",
-            );
-            put(
+                Val::from(u64::from(positive(opts, "icnt_in_buffer_limit", 64)?)),
+                "icnt_in_buffer_limit")?;
+            keys.put(
                 "icnt.out_buffer",
-                int(positive(opts, "icnt_out_buffer_limit", 64)?.into()),
-                "icnt_out_buffer_limit",
-            );
+                Val::from(u64::from(positive(opts, "icnt_out_buffer_limit", 64)?)),
+                "icnt_out_buffer_limit")?;
             let arbiter = match uint(opts, "icnt_arbiter_algo", 1)? {
                 0 => "rr",
                 1 => "islip",
@@ -1105,9 +1272,9 @@ fn icnt_layer(
                     })
                 }
             };
-            put("icnt.arbiter", word(arbiter), "icnt_arbiter_algo");
-            put("icnt.latency", int(0), "network_mode");
-            put("icnt.speedup", int(1), "network_mode");
+            keys.put("icnt.arbiter", Val::from(word(arbiter)), "icnt_arbiter_algo")?;
+            keys.put("icnt.latency", Val::from(0u64), "network_mode")?;
+            keys.put("icnt.speedup", Val::from(1u64), "network_mode")?;
             notes.push(format!(
                 "-network_mode 2 ({}): GPGPU-Sim's crossbar moves every packet as one flit and counts its buffers in packets; warpsmith serialises ceil(bytes / flit) flits and counts flits (the same for one-flit packets)",
                 location(opts, "network_mode")
@@ -1126,7 +1293,10 @@ fn icnt_layer(
             let text = crate::input::read_to_string(&path).map_err(|e| ImportError::IcntFile {
                 path: path.display().to_string(),
                 location: at.clone(),
-                error: format!("cannot read it: {e} (the file is read relative to the options file that names it)"),
+                error: format!(
+                    "cannot read it: {e} (-network_mode 1 ({}) reads BookSim's network from it, relative to the options file that names it)",
+                    location(opts, "network_mode")
+                ),
             })?;
             let kv = parse_icnt(&text);
             let get = |k: &str| kv.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
@@ -1135,8 +1305,7 @@ fn icnt_layer(
                     .map(|v| {
                         v.parse::<f64>()
                             .ok()
-                            .filter(|f| f.is_finite() && *f >= 0.0 && f.fract() == 0.0)
-                            .map(|f| f as u64)
+                            .and_then(whole)
                             .ok_or_else(|| ImportError::IcntFile {
                                 path: path.display().to_string(),
                                 location: at.clone(),
@@ -1155,24 +1324,27 @@ fn icnt_layer(
             let flit = need("flit_size", num("flit_size")?)?;
             let vcs = num("num_vcs")?.unwrap_or(1).max(1);
             let vc_buf = num("vc_buf_size")?;
+            // Sums and products of the file's values that do not fit 64 bits give a value no
+            // key takes: `Int(None)`, a range error naming the option (never wrapped).
             let input = match num("input_buffer_size")? {
-                Some(v) => v,
-                None => need("vc_buf_size", vc_buf)? * vcs,
+                Some(v) => Some(v),
+                None => need("vc_buf_size", vc_buf)?.checked_mul(vcs),
             };
             let output = match num("ejection_buffer_size")? {
-                Some(v) => v,
-                None => need("vc_buf_size", vc_buf)? * vcs,
+                Some(v) => Some(v),
+                None => need("vc_buf_size", vc_buf)?.checked_mul(vcs),
             };
-            let delay: u64 = ["routing_delay", "vc_alloc_delay", "sw_alloc_delay"]
-                .into_iter()
-                .map(|k| num(k).map(Option::unwrap_or_default))
-                .sum::<Result<u64, _>>()?;
+            let mut delay = Some(0u64);
+            for k in ["routing_delay", "vc_alloc_delay", "sw_alloc_delay"] {
+                let d = num(k)?.unwrap_or_default();
+                delay = delay.and_then(|sum| sum.checked_add(d));
+            }
             let arbiter = if get("sw_allocator") == Some("islip") { "islip" } else { "rr" };
-            put("icnt.flit_bytes", int(flit), FILE);
-            put("icnt.in_buffer", int(input), FILE);
-            put("icnt.out_buffer", int(output), FILE);
-            put("icnt.arbiter", word(arbiter), FILE);
-            put("icnt.latency", int(delay), FILE);
+            keys.put("icnt.flit_bytes", Val::from(flit), FILE)?;
+            keys.put("icnt.in_buffer", Val::Int(input), FILE)?;
+            keys.put("icnt.out_buffer", Val::Int(output), FILE)?;
+            keys.put("icnt.arbiter", Val::from(word(arbiter)), FILE)?;
+            keys.put("icnt.latency", Val::Int(delay), FILE)?;
             // BookSim's internal speedup is a real number; the crossbar takes whole steps.
             let internal = get("internal_speedup").unwrap_or("1");
             let speedup = internal
@@ -1184,7 +1356,7 @@ fn icnt_layer(
                     location: at.clone(),
                     error: format!("`internal_speedup = {internal}` is not a number from 1 to 8"),
                 })?;
-            put("icnt.speedup", int(speedup.floor() as u64), FILE);
+            keys.put("icnt.speedup", rounded(speedup.floor()), FILE)?;
             let topology = (get("topology").unwrap_or("?"), get("n").unwrap_or("?"));
             notes.push(format!(
                 "-inter_config_file {} ({at}): BookSim's network (topology {} n = {}, {} virtual channel(s), speedups in {} / out {} / internal {}) is modelled as one crossbar per direction with these buffers and delays and its internal speedup{}; virtual channels, credits and input and output speedups are not modelled",
@@ -1212,38 +1384,40 @@ fn icnt_layer(
 /// map, the controller's scheduler and queue, and the SM keys (`gpu.*`). Keys the options
 /// have no equivalent for are left to the layers below and listed in
 /// [`ImportReport::kept`]; every option that no key takes is listed in
-/// [`ImportReport::ignored`]. Values are not range-checked here: the spec checks them with
-/// every other key.
+/// [`ImportReport::ignored`]. Values are not range-checked here (a later layer may set the key
+/// again): the spec checks them with every other key, and an error about a key this layer set
+/// names its option ([`ImportedKey::out_of_range`]). A value that does not fit 64 bits is a
+/// range error here, never saturated.
 pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     let d = import(opts)?;
-    let mut imported = Vec::new();
     let mut kept = Vec::new();
-    let mut put = |key: &'static str, value: toml::Value, option: &str| {
-        imported.push(ImportedKey {
-            key,
-            value,
-            from: format!("-{option} ({})", location(opts, option)),
-        });
+    let mut keys = Keys {
+        opts,
+        imported: Vec::new(),
     };
 
     // SMs.
     let clusters = positive(opts, "gpgpu_n_clusters", 10)?;
     let per_cluster = positive(opts, "gpgpu_n_cores_per_cluster", 3)?;
-    put(
+    keys.put_from(
         "gpu.sms",
-        int(u64::from(clusters) * u64::from(per_cluster)),
-        "gpgpu_n_clusters",
-    );
+        Val::from(u64::from(clusters) * u64::from(per_cluster)),
+        &["gpgpu_n_clusters", "gpgpu_n_cores_per_cluster"],
+    )?;
     if let Some(pipe) = opts.get("gpgpu_shader_core_pipeline") {
         let mut it = pipe.trim().split(':').map(|f| f.trim().parse::<u64>());
         match (it.next(), it.next()) {
             (Some(Ok(threads)), Some(Ok(warp))) if warp > 0 => {
-                put(
+                keys.put(
                     "gpu.warps_per_sm",
-                    int(threads / warp),
+                    Val::from(threads / warp),
                     "gpgpu_shader_core_pipeline",
-                );
-                put("gpu.warp_size", int(warp), "gpgpu_shader_core_pipeline");
+                )?;
+                keys.put(
+                    "gpu.warp_size",
+                    Val::from(warp),
+                    "gpgpu_shader_core_pipeline",
+                )?;
             }
             _ => {
                 return Err(ImportError::BadValue {
@@ -1258,11 +1432,11 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         kept.push("gpu.warps_per_sm, gpu.warp_size: -gpgpu_shader_core_pipeline is not set".into());
     }
     if opts.get("gpgpu_shader_cta").is_some() {
-        put(
+        keys.put(
             "gpu.ctas_per_sm",
-            int(positive(opts, "gpgpu_shader_cta", 8)?.into()),
+            Val::from(u64::from(positive(opts, "gpgpu_shader_cta", 8)?)),
             "gpgpu_shader_cta",
-        );
+        )?;
     } else {
         kept.push("gpu.ctas_per_sm: -gpgpu_shader_cta is not set".into());
     }
@@ -1291,7 +1465,7 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
                     expected: "a cache string `[S|N:]<sets>:<line bytes>:<ways>,...`",
                 });
             };
-            put("gpu.line_bytes", int(line), option);
+            keys.put("gpu.line_bytes", Val::from(line), option)?;
         }
         None => {
             kept.push("gpu.line_bytes: neither -gpgpu_cache:dl1 nor -gpgpu_cache:dl2 is set".into())
@@ -1301,124 +1475,138 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     // DRAM.
     let t = &d.timing;
     let x = &d.derived;
-    put("dram.channels", int(d.channels.into()), "gpgpu_n_mem");
-    put(
+    keys.put(
+        "dram.channels",
+        Val::from(u64::from(d.channels)),
+        "gpgpu_n_mem",
+    )?;
+    keys.put(
         "dram.sub_partitions",
-        int(d.sub_partitions_per_channel.into()),
+        Val::from(u64::from(d.sub_partitions_per_channel)),
         "gpgpu_n_sub_partition_per_mchannel",
-    );
-    put(
+    )?;
+    keys.put(
         "dram.address_map",
-        toml::Value::String(
+        Val::from(toml::Value::String(
             opts.get("gpgpu_mem_addr_mapping")
                 .unwrap_or("")
                 .trim()
                 .to_string(),
-        ),
+        )),
         "gpgpu_mem_addr_mapping",
-    );
-    put(
+    )?;
+    keys.put(
         "dram.bank_xor",
-        toml::Value::Boolean(d.address_map.bank_xor()),
+        Val::from(toml::Value::Boolean(d.address_map.bank_xor())),
         "dram_bnk_indexing_policy",
-    );
-    put(
+    )?;
+    keys.put(
         "dram.partition_indexing",
-        toml::Value::String(d.address_map.partition_hash().name().to_string()),
+        Val::from(toml::Value::String(
+            d.address_map.partition_hash().name().to_string(),
+        )),
         "gpgpu_memory_partition_indexing",
-    );
-    put(
+    )?;
+    keys.put(
         "dram.banks",
-        int(d.address_map.banks().into()),
+        Val::from(u64::from(d.address_map.banks())),
         "gpgpu_mem_addr_mapping",
-    );
-    put(
+    )?;
+    keys.put(
         "dram.bank_groups",
-        int(t.nbkgrp.into()),
+        Val::from(u64::from(t.nbkgrp)),
         "gpgpu_dram_timing_opt",
-    );
-    put(
+    )?;
+    keys.put_from(
         "dram.atom_bytes",
-        int(d.atom_size.into()),
-        "gpgpu_dram_burst_length",
-    );
-    put(
+        Val::from(u64::from(d.atom_size)),
+        &[
+            "gpgpu_dram_burst_length",
+            "gpgpu_dram_buswidth",
+            "gpgpu_n_mem_per_ctrlr",
+        ],
+    )?;
+    keys.put(
         "dram.clock_mhz",
-        int(d.dram_clock_mhz.round() as u64),
+        rounded(d.dram_clock_mhz),
         "gpgpu_clock_domains",
-    );
+    )?;
     let timing_opt = "gpgpu_dram_timing_opt";
-    put(
+    keys.put_from(
         "dram.t_bl",
-        int(x.burst_cycles.into()),
-        "gpgpu_dram_burst_length",
-    );
-    put("dram.t_rcd", int(t.t_rcd.into()), timing_opt);
-    put("dram.t_rcdwr", int(x.t_rcdwr.max(1).into()), timing_opt);
-    put("dram.t_rp", int(t.t_rp.into()), timing_opt);
-    put("dram.t_ras", int(t.t_ras.into()), timing_opt);
-    put("dram.t_rc", int(t.t_rc.into()), timing_opt);
-    put("dram.t_cl", int(t.cl.into()), timing_opt);
-    put("dram.t_cwl", int(t.wl.into()), timing_opt);
-    put("dram.t_ccds", int(t.t_ccd.into()), timing_opt);
+        Val::from(u64::from(x.burst_cycles)),
+        &["gpgpu_dram_burst_length", "dram_data_command_freq_ratio"],
+    )?;
+    keys.put("dram.t_rcd", Val::from(u64::from(t.t_rcd)), timing_opt)?;
+    keys.put(
+        "dram.t_rcdwr",
+        Val::from(u64::from(x.t_rcdwr.max(1))),
+        timing_opt,
+    )?;
+    keys.put("dram.t_rp", Val::from(u64::from(t.t_rp)), timing_opt)?;
+    keys.put("dram.t_ras", Val::from(u64::from(t.t_ras)), timing_opt)?;
+    keys.put("dram.t_rc", Val::from(u64::from(t.t_rc)), timing_opt)?;
+    keys.put("dram.t_cl", Val::from(u64::from(t.cl)), timing_opt)?;
+    keys.put("dram.t_cwl", Val::from(u64::from(t.wl)), timing_opt)?;
+    keys.put("dram.t_ccds", Val::from(u64::from(t.t_ccd)), timing_opt)?;
     let ccdl = if t.nbkgrp > 1 && t.t_ccdl > 0 {
         t.t_ccdl
     } else {
         t.t_ccd
     };
-    put("dram.t_ccdl", int(ccdl.into()), timing_opt);
-    put("dram.t_rrds", int(t.t_rrd.into()), timing_opt);
-    put("dram.t_rrdl", int(t.t_rrd.into()), timing_opt);
+    keys.put("dram.t_ccdl", Val::from(u64::from(ccdl)), timing_opt)?;
+    keys.put("dram.t_rrds", Val::from(u64::from(t.t_rrd)), timing_opt)?;
+    keys.put("dram.t_rrdl", Val::from(u64::from(t.t_rrd)), timing_opt)?;
     let eliminate = flag(opts, "dram_elimnate_rw_turnaround")?;
     let wtr = if eliminate { 0 } else { t.t_cdlr };
-    put("dram.t_wtrs", int(wtr.into()), timing_opt);
-    put("dram.t_wtrl", int(wtr.into()), timing_opt);
-    put(
+    keys.put("dram.t_wtrs", Val::from(u64::from(wtr)), timing_opt)?;
+    keys.put("dram.t_wtrl", Val::from(u64::from(wtr)), timing_opt)?;
+    keys.put(
         "dram.t_rtp",
-        int(x.t_rtp.max(t.t_rtpl).max(1).into()),
+        Val::from(u64::from(x.t_rtp.max(t.t_rtpl).max(1))),
         timing_opt,
-    );
-    put("dram.t_wr", int(t.t_wr.into()), timing_opt);
-    put(
+    )?;
+    keys.put("dram.t_wr", Val::from(u64::from(t.t_wr)), timing_opt)?;
+    keys.put(
         "dram.t_rtw",
-        int(if eliminate { 0 } else { 2 }),
+        Val::from(if eliminate { 0u64 } else { 2 }),
         "dram_elimnate_rw_turnaround",
-    );
+    )?;
     kept.push("dram.standard: GPGPU-Sim's options do not name the DRAM standard".into());
     kept.push("dram.t_faw: GPGPU-Sim has no four-activate window".into());
     kept.push("dram.refresh, dram.t_refi, dram.t_rfc: GPGPU-Sim does not model refresh".into());
 
     // The controller.
-    put(
+    keys.put(
         "mc.scheduler",
-        toml::Value::String(
+        Val::from(toml::Value::String(
             match d.scheduler {
                 DramScheduler::Fifo => "fcfs",
                 DramScheduler::FrFcfs => "frfcfs",
             }
             .into(),
-        ),
+        )),
         "gpgpu_dram_scheduler",
-    );
+    )?;
     if d.scheduler_queue_size > 0 {
         let q = u64::from(d.scheduler_queue_size);
-        put(
+        keys.put(
             "mc.queue_entries",
-            int(q),
+            Val::from(q),
             "gpgpu_frfcfs_dram_sched_queue_size",
-        );
+        )?;
         // GPGPU-Sim's FR-FCFS queue serves reads and writes together; the drain thresholds
         // are placed at 3/4 and 1/4 of the queue (docs/decisions.md, "GPGPU-Sim import").
-        put(
+        keys.put(
             "mc.write_high",
-            int((q * 3 / 4).max(1)),
+            Val::from((q * 3 / 4).max(1)),
             "gpgpu_frfcfs_dram_sched_queue_size",
-        );
-        put(
+        )?;
+        keys.put(
             "mc.write_low",
-            int(q / 4),
+            Val::from(q / 4),
             "gpgpu_frfcfs_dram_sched_queue_size",
-        );
+        )?;
     } else {
         kept.push(
             "mc.queue_entries, mc.write_high, mc.write_low: -gpgpu_frfcfs_dram_sched_queue_size 0 is unlimited"
@@ -1428,7 +1616,7 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
 
     // The SM: its L1, schedulers, coalescer and latencies.
     if let Some(v) = cache_value(opts, "gpgpu_cache:dl1", "gpu.l1_cache", &mut kept)? {
-        put("gpu.l1_cache", v, "gpgpu_cache:dl1");
+        keys.put("gpu.l1_cache", Val::from(v), "gpgpu_cache:dl1")?;
     }
     for (key, option) in [
         ("gpu.l1_latency", "gpgpu_l1_latency"),
@@ -1440,7 +1628,7 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         ("gpu.shmem_bytes", "gpgpu_shmem_size"),
     ] {
         if opts.get(option).is_some() {
-            put(key, int(uint(opts, option, 0)?.into()), option);
+            keys.put(key, Val::from(u64::from(uint(opts, option, 0)?)), option)?;
         } else {
             kept.push(format!("{key}: -{option} is not set"));
         }
@@ -1453,19 +1641,17 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         }
     };
     match opts.get("gpgpu_scheduler").map(str::trim) {
-        Some(v @ ("lrr" | "gto")) => put(
+        Some(v @ ("lrr" | "gto")) => keys.put(
             "gpu.scheduler",
-            toml::Value::String(v.into()),
-            "gpgpu_scheduler",
-        ),
+            Val::from(toml::Value::String(v.into())),
+            "gpgpu_scheduler")?,
         Some(v) => match two_level(v) {
             Some(n) => {
-                put(
+                keys.put(
                     "gpu.scheduler",
-                    toml::Value::String("two-level".into()),
-                    "gpgpu_scheduler",
-                );
-                put("gpu.active_warps", int(n), "gpgpu_scheduler");
+                    Val::from(toml::Value::String("two-level".into())),
+                    "gpgpu_scheduler")?;
+                keys.put("gpu.active_warps", Val::from(n), "gpgpu_scheduler")?;
             }
             None => kept.push(format!(
                 "gpu.scheduler: -gpgpu_scheduler {v} is not modelled (lrr, gto and two_level_active:N:0:1 are)"
@@ -1474,28 +1660,28 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         None => kept.push("gpu.scheduler: -gpgpu_scheduler is not set".into()),
     }
     if opts.get("gpgpu_gmem_skip_L1D").is_some() {
-        put(
+        keys.put(
             "gpu.skip_l1",
-            toml::Value::Boolean(flag(opts, "gpgpu_gmem_skip_L1D")?),
+            Val::from(toml::Value::Boolean(flag(opts, "gpgpu_gmem_skip_L1D")?)),
             "gpgpu_gmem_skip_L1D",
-        );
+        )?;
     }
     if opts.get("gpgpu_flush_l1_cache").is_some() {
-        put(
+        keys.put(
             "gpu.flush_l1",
-            toml::Value::Boolean(flag(opts, "gpgpu_flush_l1_cache")?),
+            Val::from(toml::Value::Boolean(flag(opts, "gpgpu_flush_l1_cache")?)),
             "gpgpu_flush_l1_cache",
-        );
+        )?;
     } else {
         kept.push("gpu.flush_l1: -gpgpu_flush_l1_cache is not set".into());
     }
     // Execution units: what Accel-Sim's trace-driven model runs traces with, else the first
     // fields (add and the like) of a PTX-mode file's tables.
-    exec_units(opts, &mut put, &mut kept)?;
+    exec_units(opts, &mut keys, &mut kept)?;
 
     // The memory partitions and the clock domains.
     if let Some(v) = cache_value(opts, "gpgpu_cache:dl2", "l2.cache", &mut kept)? {
-        put("l2.cache", v, "gpgpu_cache:dl2");
+        keys.put("l2.cache", Val::from(v), "gpgpu_cache:dl2")?;
     }
     // GPGPU-Sim 3.2.2 names the ROP latency `-rop_latency`; both default to 85.
     let rop = if opts.get("gpgpu_l2_rop_latency").is_some() || opts.get("rop_latency").is_none() {
@@ -1503,12 +1689,16 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     } else {
         "rop_latency"
     };
-    put("l2.rop_latency", int(uint(opts, rop, 85)?.into()), rop);
-    put(
+    keys.put(
+        "l2.rop_latency",
+        Val::from(u64::from(uint(opts, rop, 85)?)),
+        rop,
+    )?;
+    keys.put(
         "l2.dram_latency",
-        int(uint(opts, "dram_latency", 30)?.into()),
+        Val::from(u64::from(uint(opts, "dram_latency", 30)?)),
         "dram_latency",
-    );
+    )?;
     const QUEUES: &str = "gpgpu_dram_partition_queues";
     let queues = opts.get(QUEUES).unwrap_or("8:8:8:8");
     let depths: Vec<u64> = queues
@@ -1525,23 +1715,19 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
             expected: "<icnt-to-L2>:<L2-to-DRAM>:<DRAM-to-L2>:<L2-to-icnt> queue depths, each >= 1",
         });
     };
-    put("l2.icnt_to_l2", int(i2l), QUEUES);
-    put("l2.l2_to_dram", int(l2d), QUEUES);
-    put("l2.dram_to_l2", int(d2l), QUEUES);
-    put("l2.l2_to_icnt", int(l2i), QUEUES);
+    keys.put("l2.icnt_to_l2", Val::from(i2l), QUEUES)?;
+    keys.put("l2.l2_to_dram", Val::from(l2d), QUEUES)?;
+    keys.put("l2.dram_to_l2", Val::from(d2l), QUEUES)?;
+    keys.put("l2.l2_to_icnt", Val::from(l2i), QUEUES)?;
     for (key, mhz) in ["clocks.core_khz", "clocks.icnt_khz", "clocks.l2_khz"]
         .into_iter()
         .zip(&d.clocks_mhz)
     {
-        put(
-            key,
-            int((mhz * 1000.0).round() as u64),
-            "gpgpu_clock_domains",
-        );
+        keys.put(key, rounded(mhz * 1000.0), "gpgpu_clock_domains")?;
     }
 
     let mut icnt_notes = Vec::new();
-    icnt_layer(opts, &mut put, &mut icnt_notes)?;
+    icnt_layer(opts, &mut keys, &mut icnt_notes)?;
 
     let mut unmodelled = d.unmodelled.clone();
     unmodelled.extend(icnt_notes);
@@ -1580,7 +1766,7 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         })
         .collect();
     Ok(ImportReport {
-        imported,
+        imported: keys.imported,
         kept,
         unmodelled,
         ignored,

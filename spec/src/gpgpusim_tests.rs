@@ -148,6 +148,23 @@ fn option_file_syntax_rules() {
             option: "-t".into()
         })
     );
+    // A quote left open runs into the next option (later closed by another value's quote):
+    // refused where it opened, not read as one long value that swallows the options between.
+    let open = "-a \"1\n-b 2\n-c \"x y\"\n";
+    assert_eq!(
+        GpgpusimOptions::parse(open, "h"),
+        Err(OptionsError::QuoteRunsIntoOption {
+            source_name: "h".into(),
+            line: 1,
+            option: "-a".into(),
+            next: "-b".into(),
+            next_line: 2,
+        })
+    );
+    // A quoted value over lines, and a value with a dash inside it, stay legal.
+    let p = GpgpusimOptions::parse("-m \"dramid@8;\n RRRR.BBBB\" -n \"a -b\"\n", "i").unwrap();
+    assert_eq!(p.get("m"), Some("dramid@8; RRRR.BBBB"));
+    assert_eq!(p.get("n"), Some("a -b"));
 }
 
 #[test]
@@ -937,4 +954,117 @@ fn import_the_l1_flush() {
         imported(&layer(&off).unwrap(), "gpu.flush_l1").as_bool(),
         Some(false)
     );
+}
+
+/// Whether an import error names the option `-option`, its file and its line (what every import
+/// error must do).
+fn names_option(err: &str, option: &str, file: &str, line: usize) -> bool {
+    err.contains(&format!("-{option}")) && err.contains(&format!("{file} line {line}"))
+}
+
+#[test]
+fn a_value_that_does_not_fit_names_its_option_and_is_never_saturated() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gpgpusim.config");
+    let mut text = RTX2060.to_string();
+    text.push_str("\n-gpgpu_clock_domains 1365.0:1365.0:1365.0:1e308\n");
+    std::fs::write(&path, &text).unwrap();
+    let line = text.lines().count();
+    let e = crate::ConfigRequest {
+        preset: Some("turing-rtx2060s".into()),
+        gpgpusim: vec![path.clone()],
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap_err()
+    .to_string();
+    let file = path.display().to_string();
+    assert!(names_option(&e, "gpgpu_clock_domains", &file, line), "{e}");
+    assert!(e.contains("1e308") && e.contains("dram.clock_mhz"), "{e}");
+    assert!(!e.contains(&i64::MAX.to_string()), "saturated: {e}");
+    // The message warpsmith gave before names the derived key and a saturated value only: the
+    // check refuses it.
+    let old =
+        "`dram.clock_mhz` = 9223372036854775807 is out of range: legal values are 100..=20000";
+    assert!(!names_option(old, "gpgpu_clock_domains", &file, line));
+}
+
+mod option_values {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+
+        /// Any value of any numeric field of any option of a real configuration: it imports, or
+        /// the error names that option, its file and its line.
+        #[test]
+        fn any_option_value_imports_or_names_its_option_and_line(
+            pick in 0usize..10_000,
+            field in 0usize..16,
+            value in prop_oneof![
+                any::<u64>().prop_map(|v| v.to_string()),
+                (0u64..100).prop_map(|v| v.to_string()),
+                Just("4294967296".to_string()),
+                Just("1e308".to_string()),
+                Just("99999999999999999999999".to_string()),
+                Just("0.5".to_string()),
+                Just("-7".to_string()),
+            ],
+        ) {
+            let lines: Vec<&str> = RTX2060.lines().collect();
+            let options: Vec<usize> = lines
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.trim_start().starts_with('-') && l.chars().any(|c| c.is_ascii_digit()))
+                .map(|(i, _)| i)
+                .collect();
+            let i = options[pick % options.len()];
+            let (name, val) = lines[i].trim().split_once(char::is_whitespace).unwrap();
+            let digits: Vec<(usize, usize)> = {
+                let b = val.as_bytes();
+                let mut v = Vec::new();
+                let mut k = 0;
+                while k < b.len() {
+                    if b[k].is_ascii_digit() {
+                        let s = k;
+                        while k < b.len() && (b[k].is_ascii_digit() || b[k] == b'.') {
+                            k += 1;
+                        }
+                        v.push((s, k));
+                    } else {
+                        k += 1;
+                    }
+                }
+                v
+            };
+            prop_assume!(!digits.is_empty());
+            let (s, e) = digits[field % digits.len()];
+            let mutated = format!("{name} {}{value}{}", &val[..s], &val[e..]);
+            let mut text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            text[i] = mutated;
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("gpgpusim.config");
+            std::fs::write(&path, text.join("\n") + "\n").unwrap();
+            std::fs::write(
+                dir.path().join("config_turing_islip.icnt"),
+                include_str!("../tests-data/gpgpusim-configs/RTX2060/config_turing_islip.icnt"),
+            )
+            .unwrap();
+            let r = crate::ConfigRequest {
+                preset: Some("turing-rtx2060s".into()),
+                gpgpusim: vec![path.clone()],
+                ..Default::default()
+            }
+            .resolve();
+            if let Err(err) = r {
+                let err = err.to_string();
+                let option = name.trim_start_matches('-');
+                prop_assert!(
+                    names_option(&err, option, &path.display().to_string(), i + 1),
+                    "{} -> {}", text[i], err
+                );
+            }
+        }
+    }
 }

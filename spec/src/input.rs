@@ -11,8 +11,9 @@ use std::fs::File;
 use std::io::{Error, ErrorKind};
 use std::path::Path;
 
-/// What kind of file `meta` describes, for the message that refuses it.
-fn kind(meta: &std::fs::Metadata) -> &'static str {
+/// What kind of file `meta` describes, for messages that refuse it (here and in
+/// [`crate::output`]).
+pub(crate) fn kind(meta: &std::fs::Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
     if t.is_dir() {
@@ -25,8 +26,10 @@ fn kind(meta: &std::fs::Metadata) -> &'static str {
         "a block device"
     } else if t.is_socket() {
         "a socket"
+    } else if t.is_symlink() {
+        "a symbolic link"
     } else {
-        "not a regular file"
+        "a regular file"
     }
 }
 

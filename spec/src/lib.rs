@@ -18,6 +18,7 @@ pub mod mapping;
 pub mod mc;
 pub mod mem;
 pub mod ot;
+pub mod output;
 pub mod port;
 pub mod prefetch;
 pub mod schema;
@@ -250,21 +251,87 @@ impl ConfigRequest {
             name = format!("{name}+gpgpusim:{}", gpgpusim_label(first));
             import = Some(report);
         }
+        // Keys the layers above the GPGPU-Sim files set: their values are no longer the import's.
+        let mut later = BTreeSet::new();
         if let Some(path) = &self.file {
             let text = read(path, "config file")?;
             let file = parse_toml(&text, path)?;
-            merge_file(&mut table, &file, "", &mut user_keys)?;
+            merge_file(&mut table, &file, "", &mut later)?;
             name = format!("{name}+{}", file_stem(path));
         }
         for kv in &self.overrides {
             let key = apply_override(&mut table, kv)?;
-            user_keys.insert(key);
+            later.insert(key);
         }
         if !self.overrides.is_empty() {
             name.push_str("+set");
         }
+        user_keys.extend(later.iter().cloned());
+        let from_import: Vec<gpgpusim::ImportedKey> = import
+            .as_ref()
+            .map(|r| {
+                r.imported
+                    .iter()
+                    .filter(|k| !later.contains(k.key))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
         Spec::from_table(name, table, user_keys, import)
+            .map_err(|e| self.imported_error(e, &from_import))
     }
+
+    /// An error about keys a GPGPU-Sim file set names the option, its value as written, its
+    /// file and line (the key's value alone may be derived from it, or one of several).
+    fn imported_error(&self, e: SpecError, imported: &[gpgpusim::ImportedKey]) -> SpecError {
+        let Some(first) = self.gpgpusim.first() else {
+            return e;
+        };
+        let import = |error| SpecError::GpgpusimImport {
+            path: first.clone(),
+            error,
+        };
+        let by_key = |key: &str| imported.iter().find(|k| k.key == key);
+        match &e {
+            SpecError::OutOfRange { key, legal, .. } | SpecError::NotInSet { key, legal, .. } => {
+                match by_key(key) {
+                    Some(k) => import(k.out_of_range(legal.clone())),
+                    None => e,
+                }
+            }
+            SpecError::WrongType { key, legal, .. } => match by_key(key) {
+                Some(k) => import(k.out_of_range(legal.clone())),
+                None => e,
+            },
+            SpecError::Inconsistent { message } => {
+                // The keys a rule names, each with the option that set it.
+                let from: Vec<String> = imported
+                    .iter()
+                    .filter(|k| mentions(message, k.key))
+                    .map(|k| format!("`{}` from {}", k.key, k.sources))
+                    .collect();
+                if from.is_empty() {
+                    e
+                } else {
+                    import(gpgpusim::ImportError::Inconsistent {
+                        message: format!("{message} ({}); fix the options", from.join("; ")),
+                    })
+                }
+            }
+            _ => e,
+        }
+    }
+}
+
+/// Whether `message` names the key `key` (as a whole word: `dram.t_rc` is not `dram.t_rcd`).
+fn mentions(message: &str, key: &str) -> bool {
+    let part =
+        |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+    message.match_indices(key).any(|(i, _)| {
+        let next = message[i + key.len()..].chars().next();
+        !part(message[..i].chars().next_back())
+            && !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 fn read(path: &Path, what: &'static str) -> Result<String, SpecError> {

@@ -18,13 +18,13 @@ pub fn run(a: &BenchArgs) -> CliResult<ExitCode> {
     }
     let text = a.format == Format::Text;
     if text {
-        println!(
+        outln!(
             "bench {block}  config {} (hash {})  stimulus {}  {} cycles (same precomputed inputs for every row)",
             spec.name,
             spec.hash,
             a.stimulus,
             thousands(a.cycles)
-        );
+        )?;
     }
     let r = block
         .bench(
@@ -40,7 +40,7 @@ pub fn run(a: &BenchArgs) -> CliResult<ExitCode> {
         .map_err(cosim_err)?;
     match a.format {
         Format::Json => super::print_json(&r)?,
-        Format::Text => print(&r),
+        Format::Text => print(&r)?,
     }
     Ok(if r.met {
         ExitCode::SUCCESS
@@ -57,29 +57,29 @@ fn met(ok: bool) -> &'static str {
     }
 }
 
-fn print(r: &BenchReport) {
+fn print(r: &BenchReport) -> CliResult {
     for m in &r.measures {
-        println!(
+        outln!(
             "  {:40} {:>12} cycles/s   {:>6.2} x ceiling",
             m.what,
             thousands(m.cycles_per_second as u64),
             m.ratio
-        );
+        )?;
     }
-    println!(
+    outln!(
         "  co-simulation / plain C++ loop = {:.2} (target >= {:.2}: {})",
         r.cosim_ratio,
         r.target,
         met(r.cosim_ratio >= r.target)
-    );
+    )?;
     if !r.system.is_empty() {
-        println!(
+        outln!(
             "  the system around the block, one core (fastest of {} runs):",
             sim::bench::THROUGHPUT_RUNS
-        );
+        )?;
         for t in &r.system {
             let runs: Vec<String> = t.runs.iter().map(|s| format!("{s:.2}")).collect();
-            println!(
+            outln!(
                 "    {:21} {:>10} requests {:>11} cycles (DRAM bus {:>4.1}%) in {:>6.2} s = {:>10} requests/s   {:>5.2} x target ({})   runs {} s",
                 t.what,
                 thousands(t.requests),
@@ -90,11 +90,12 @@ fn print(r: &BenchReport) {
                 t.ratio,
                 met(t.ratio >= 1.0),
                 runs.join(" / ")
-            );
+            )?;
         }
-        println!(
+        outln!(
             "    target >= {} requests/s each",
             thousands(sim::bench::THROUGHPUT_TARGET as u64)
-        );
+        )?;
     }
+    Ok(())
 }

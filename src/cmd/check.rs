@@ -19,22 +19,22 @@ pub fn run(a: &CheckArgs) -> CliResult<ExitCode> {
         let l = lint(&v, &files, &g.top)?;
         ok &= l.clean;
         if a.format == Format::Text {
-            println!(
+            outln!(
                 "{block}: verilator --lint-only -Wall ({}): {}",
                 v.version_text,
                 if l.clean { "clean" } else { "WARNINGS" }
-            );
+            )?;
             if !l.clean {
-                println!("{}", l.messages);
+                outln!("{}", l.messages)?;
             }
         }
         let mut synth_row = serde_json::Value::Null;
         if let Some(y) = &yosys {
             if a.format == Format::Text {
-                println!(
+                outln!(
                     "{block}: synthesizing with {} (slang front-end) ...",
                     y.version
-                );
+                )?;
             }
             let r = synth(y, &files, &g.top)?;
             let estimate = (block.cost)(&spec).flip_flop_bits;
@@ -42,7 +42,7 @@ pub fn run(a: &CheckArgs) -> CliResult<ExitCode> {
             let clean = r.warnings.is_empty() && r.latches == 0 && r.memory_bits == 0;
             ok &= clean && diff == 0;
             if a.format == Format::Text {
-                println!(
+                outln!(
                     "{block}: yosys: {} cells, {} flip-flops, {} latches, {} warnings ({:.0} s; log {})",
                     r.cells,
                     r.flip_flops,
@@ -50,14 +50,14 @@ pub fn run(a: &CheckArgs) -> CliResult<ExitCode> {
                     r.warnings.len(),
                     r.seconds,
                     r.log
-                );
+                )?;
                 for w in &r.warnings {
-                    println!("  {w}");
+                    outln!("  {w}")?;
                 }
-                println!(
+                outln!(
                     "{block}: flip-flops: synthesized {} vs estimated {} (cost model): difference {diff:+}",
                     r.flip_flops, estimate
-                );
+                )?;
             }
             let mut report = serde_json::to_value(&r)?;
             let seconds = report

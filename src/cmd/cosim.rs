@@ -17,15 +17,6 @@ pub fn cosim_err(e: CosimError) -> CliError {
     }
 }
 
-/// The exit code of a report: 0 pass, 1 fail, 2 a run that checked nothing.
-pub fn exit_of(r: &CosimReport) -> ExitCode {
-    match r.verdict {
-        Verdict::Pass => ExitCode::SUCCESS,
-        Verdict::Fail => ExitCode::from(1),
-        Verdict::NothingChecked => ExitCode::from(2),
-    }
-}
-
 /// The harness options of a command line.
 pub fn options(
     config: &ConfigArgs,
@@ -46,18 +37,20 @@ pub fn options(
 pub fn run(a: &CosimArgs) -> CliResult<ExitCode> {
     let block = block(&a.block)?;
     let opts = a.block_args.for_block(block)?;
-    let spec = a.config.resolve()?;
+    // Output paths are checked before anything is built or written.
+    let (spec, ()) = a.config.resolve_with(|_| {
+        if let Some(w) = &a.waves {
+            crate::out::check_file(w, "--waves")?;
+        }
+        if !a.no_shrink {
+            crate::out::check_claim(&a.out_dir, &[], "--out-dir")?;
+        }
+        Ok(())
+    })?;
     let mutant = match a.mutant.as_deref() {
         Some(m) => Some(block.mutant(m).map_err(cosim_err)?),
         None => forced_mutant(block),
     };
-    // Output paths are checked before anything is built.
-    if let Some(w) = &a.waves {
-        crate::out::writable_file(w, "--waves")?;
-    }
-    if !a.no_shrink {
-        crate::out::writable_dir(&a.out_dir, "--out-dir")?;
-    }
     let text = a.format == Format::Text;
     let o = CosimOptions {
         waves: a.waves.clone(),
@@ -71,9 +64,9 @@ pub fn run(a: &CosimArgs) -> CliResult<ExitCode> {
     match a.format {
         Format::Json => super::print_json(&report)?,
         Format::Text => {
-            print_report(&report);
+            print_report(&report)?;
             if let Some(w) = &a.waves {
-                println!("  waves: {}", w.display());
+                outln!("  waves: {}", w.display())?;
             }
         }
     }
@@ -90,7 +83,7 @@ fn forced_mutant(
 ) -> Option<&'static sim::mutants::Mutant> {
     let name = std::env::var(FORCE_MUTANT).ok()?;
     let m = block.mutants().ok()?.iter().find(|m| m.name == name)?;
-    eprintln!(
+    note!(
         "{FORCE_MUTANT}: co-simulating the mutant {name} of block {} (a test hook)",
         block.name
     );
@@ -108,12 +101,12 @@ pub fn finish(r: &CosimReport) -> CliResult<ExitCode> {
             "the run checked nothing: {why}; give more cycles or another stimulus"
         )));
     }
-    Ok(exit_of(r))
+    Ok(ExitCode::from(r.verdict.exit_code()))
 }
 
 /// The text report of a co-simulation.
-pub fn print_report(r: &CosimReport) {
-    println!(
+pub fn print_report(r: &CosimReport) -> CliResult {
+    outln!(
         "cosim {}  config {} (hash {})  stimulus {}  seed {}{}",
         r.block,
         r.config,
@@ -123,8 +116,8 @@ pub fn print_report(r: &CosimReport) {
         r.mutant
             .map(|m| format!("  MUTANT {m}"))
             .unwrap_or_default()
-    );
-    println!(
+    )?;
+    outln!(
         "  model: {} in {:.1} s",
         if r.timing.model_cached {
             "cached"
@@ -132,72 +125,80 @@ pub fn print_report(r: &CosimReport) {
             "built"
         },
         r.timing.build_seconds
-    );
+    )?;
     match (&r.failure, r.verdict) {
-        (Some(f), _) => print_failure(f),
-        (None, Verdict::NothingChecked) => println!(
+        (Some(f), _) => print_failure(f)?,
+        (None, Verdict::NothingChecked) => outln!(
             "  NOTHING CHECKED  {} cycles in {:.1} s: {}",
             thousands(r.cycles),
             r.timing.seconds,
             r.nothing_checked.as_deref().unwrap_or("")
-        ),
-        (None, _) => println!(
+        )?,
+        (None, _) => outln!(
             "  PASS  {} cycles in {:.1} s ({} cycles/s); every output port matched every cycle",
             thousands(r.cycles),
             r.timing.seconds,
             thousands(r.timing.cycles_per_second as u64)
-        ),
+        )?,
     }
     for line in &r.summary {
-        println!("  {line}");
+        outln!("  {line}")?;
     }
+    Ok(())
 }
 
-fn print_failure(f: &Failure) {
+fn print_failure(f: &Failure) -> CliResult {
     match f.kind {
-        FailureKind::Mismatch => println!(
+        FailureKind::Mismatch => outln!(
             "  FAIL  mismatch at cycle {} on port {}: expected {}, actual {}",
             f.cycle,
             f.port.unwrap_or("?"),
             f.expected.as_deref().unwrap_or("?"),
             f.actual.as_deref().unwrap_or("?")
-        ),
-        FailureKind::Assertion => println!(
+        )?,
+        FailureKind::Assertion => outln!(
             "  FAIL  RTL assertion at cycle {}: {}",
             f.cycle,
             f.message.as_deref().unwrap_or("?")
-        ),
+        )?,
     }
     if !f.ports.is_empty() {
-        println!("  outputs on that cycle:");
-        println!(
+        outln!("  outputs on that cycle:")?;
+        outln!(
             "    {:14} {:>24} {:>24}",
-            "port", "golden (expected)", "RTL (actual)"
-        );
+            "port",
+            "golden (expected)",
+            "RTL (actual)"
+        )?;
         for p in &f.ports {
             let mark = if p.expected != p.actual { "  <--" } else { "" };
-            println!(
+            outln!(
                 "    {:14} {:>24} {:>24}{mark}",
-                p.name, p.expected, p.actual
-            );
+                p.name,
+                p.expected,
+                p.actual
+            )?;
         }
     }
-    println!("  last stimulus (the failing cycle's last):");
+    outln!("  last stimulus (the failing cycle's last):")?;
     for t in &f.last_items {
-        println!("    {t}");
+        outln!("    {t}")?;
     }
-    println!("  seed: {}", f.seed);
-    println!("  reproduce: {}", f.reproduce);
+    outln!("  seed: {}", f.seed)?;
+    outln!("  reproduce: {}", f.reproduce)?;
     if let Some(r) = &f.reproducer {
-        println!(
+        outln!(
             "  minimal reproducer ({} {}, found by shrinking): {}",
-            r.items, r.unit, r.path
-        );
-        println!("    run it: {}", r.command);
+            r.items,
+            r.unit,
+            r.path
+        )?;
+        outln!("    run it: {}", r.command)?;
         if let Some(v) = &r.vcd {
-            println!("  waves of the reproducer: {v}");
+            outln!("  waves of the reproducer: {v}")?;
         }
     }
+    Ok(())
 }
 
 pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
@@ -216,14 +217,14 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
     let text = a.format == Format::Text;
     let cycles = a.cycles.unwrap_or(block.mutant_cycles);
     if text {
-        println!(
+        outln!(
             "mutants {block}  config {} (hash {})  stimulus {}  seed {}  budget {} cycles each",
             spec.name,
             spec.hash,
             a.stimulus,
             a.seed,
             thousands(cycles)
-        );
+        )?;
     }
     let o = CosimOptions {
         shrink: false,
@@ -242,9 +243,9 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
                 }
                 _ => ("MISSED", String::from("not caught")),
             };
-            println!("  {status:10} {:34} {at:28} {}", r.name, r.description);
+            outln!("  {status:10} {:34} {at:28} {}", r.name, r.description)?;
             if let Some(why) = r.equivalent.as_ref().or(r.nothing_checked.as_ref()) {
-                println!("  {:10} {why}", "");
+                outln!("  {:10} {why}", "")?;
             }
         }
         results.push(r);
@@ -254,11 +255,11 @@ pub fn mutants(a: &MutantsArgs) -> CliResult<ExitCode> {
     let applicable = results.len() - equivalent;
     match a.format {
         Format::Text => {
-            print!("caught {caught}/{applicable}");
+            out!("caught {caught}/{applicable}")?;
             if equivalent > 0 {
-                print!(" ({equivalent} equivalent on this configuration, not counted)");
+                out!(" ({equivalent} equivalent on this configuration, not counted)")?;
             }
-            println!();
+            outln!()?;
         }
         Format::Json => super::print_json(&serde_json::json!({
             "block": block.name,

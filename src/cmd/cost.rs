@@ -13,36 +13,48 @@ fn bytes(b: f64) -> String {
     }
 }
 
-pub fn print_table(c: &BlockCost) {
-    println!(
+pub fn print_table(c: &BlockCost) -> CliResult {
+    outln!(
         "storage cost: {}  config {} (hash {})",
-        c.block, c.config, c.config_hash
-    );
-    print_tables(&c.tables);
-    print_rest(c);
+        c.block,
+        c.config,
+        c.config_hash
+    )?;
+    print_tables(&c.tables)?;
+    print_rest(c)?;
     if !c.related.is_empty() {
-        println!("\n  related storage the paper counts, not part of this block's RTL:");
-        print_tables(&c.related);
+        outln!("\n  related storage the paper counts, not part of this block's RTL:")?;
+        print_tables(&c.related)?;
     }
+    Ok(())
 }
 
-fn print_tables(tables: &[golden::cost::TableCost]) {
+fn print_tables(tables: &[golden::cost::TableCost]) -> CliResult {
     for t in tables {
-        println!(
+        outln!(
             "\n  {}: {} entries x {} bits",
-            t.name, t.entries, t.bits_per_entry
-        );
-        println!(
+            t.name,
+            t.entries,
+            t.bits_per_entry
+        )?;
+        outln!(
             "    {:18} {:>6} {:>6} {:>9}  meaning",
-            "field", "width", "count", "bits"
-        );
+            "field",
+            "width",
+            "count",
+            "bits"
+        )?;
         for f in &t.fields {
-            println!(
+            outln!(
                 "    {:18} {:>6} {:>6} {:>9}  {}",
-                f.name, f.width, f.count, f.bits, f.meaning
-            );
+                f.name,
+                f.width,
+                f.count,
+                f.bits,
+                f.meaning
+            )?;
         }
-        println!(
+        outln!(
             "    {:18} {:>6} {:>6} {:>9}  per entry; x {} entries = {} bits = {}",
             "total",
             "",
@@ -51,44 +63,52 @@ fn print_tables(tables: &[golden::cost::TableCost]) {
             t.entries,
             t.total_bits,
             bytes(t.total_bytes)
-        );
+        )?;
     }
+    Ok(())
 }
 
-fn print_rest(c: &BlockCost) {
-    println!(
+fn print_rest(c: &BlockCost) -> CliResult {
+    outln!(
         "\n  table storage: {} bits = {}",
         c.storage_bits,
         bytes(c.storage_bytes)
-    );
-    println!("  other registers of the generated RTL:");
+    )?;
+    outln!("  other registers of the generated RTL:")?;
     for r in &c.registers {
-        println!("    {:20} {:>6} bits  {}", r.name, r.bits, r.meaning);
+        outln!("    {:20} {:>6} bits  {}", r.name, r.bits, r.meaning)?;
     }
-    println!("  flip-flops in all: {} bits", c.flip_flop_bits);
+    outln!("  flip-flops in all: {} bits", c.flip_flop_bits)?;
     if let Some(cmp) = &c.comparison {
-        println!("\n  compared with {}:", cmp.source);
-        println!(
+        outln!("\n  compared with {}:", cmp.source)?;
+        outln!(
             "    {:28} {:>6} {:>6} {:>6}  why",
-            "field", "ours", "paper", "diff"
-        );
+            "field",
+            "ours",
+            "paper",
+            "diff"
+        )?;
         for r in &cmp.rows {
             let d = i64::from(r.ours_bits) - i64::from(r.paper_bits);
-            println!(
+            outln!(
                 "    {:28} {:>6} {:>6} {:>+6}  {}",
-                r.field, r.ours_bits, r.paper_bits, d, r.why
-            );
+                r.field,
+                r.ours_bits,
+                r.paper_bits,
+                d,
+                r.why
+            )?;
         }
         let ours: u32 = cmp.rows.iter().map(|r| r.ours_bits).sum();
         let paper: u32 = cmp.rows.iter().map(|r| r.paper_bits).sum();
-        println!(
+        outln!(
             "    {:28} {:>6} {:>6} {:>+6}  bits per unit",
             "total",
             ours,
             paper,
             i64::from(ours) - i64::from(paper)
-        );
-        println!(
+        )?;
+        outln!(
             "    per {}: ours {:.2} B, paper {:.2} B; in all: ours {}, paper {} ({} {})",
             cmp.unit,
             cmp.ours_bytes_per_unit,
@@ -97,9 +117,10 @@ fn print_rest(c: &BlockCost) {
             bytes(cmp.paper_total_bytes),
             cmp.paper_units,
             plural(&cmp.unit, cmp.paper_units)
-        );
-        println!("    note: {}", cmp.note);
+        )?;
+        outln!("    note: {}", cmp.note)?;
     }
+    Ok(())
 }
 
 pub fn run(a: &CostArgs) -> CliResult<ExitCode> {
@@ -119,9 +140,9 @@ pub fn run(a: &CostArgs) -> CliResult<ExitCode> {
         CostFormat::Table => {
             for (i, c) in costs.iter().enumerate() {
                 if i > 0 {
-                    println!();
+                    outln!()?;
                 }
-                print_table(c);
+                print_table(c)?;
             }
         }
     }

@@ -14,7 +14,7 @@ pub fn presets() -> CliResult<ExitCode> {
         } else {
             ""
         };
-        println!("{:width$}  {}{default}", p.name, p.summary);
+        outln!("{:width$}  {}{default}", p.name, p.summary)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -62,30 +62,33 @@ pub fn describe(a: &DescribeArgs) -> CliResult<ExitCode> {
             super::print_json(&json!({"keys": rows, "rules": rules}))?;
         }
         Format::Text => {
-            println!("Configuration keys (defaults are preset `{DEFAULT_PRESET}`). Set them in a TOML file (--config) or with --set KEY=VALUE.\n");
+            outln!("Configuration keys (defaults are preset `{DEFAULT_PRESET}`). Set them in a TOML file (--config) or with --set KEY=VALUE.\n")?;
             let kw = keys.iter().map(|k| k.key.len()).max().unwrap_or(0);
             let lw = keys
                 .iter()
                 .map(|k| k.legal.to_string().len())
                 .max()
                 .unwrap_or(0);
-            println!(
+            outln!(
                 "{:kw$}  {:7}  {:>8}  {:lw$}  meaning",
-                "key", "type", "default", "legal"
-            );
+                "key",
+                "type",
+                "default",
+                "legal"
+            )?;
             for k in &keys {
-                println!(
+                outln!(
                     "{:kw$}  {:7}  {:>8}  {:lw$}  {}",
                     k.key,
                     k.ty,
                     lookup(&d, k.key),
                     k.legal.to_string(),
                     k.meaning
-                );
+                )?;
             }
-            println!("\nRules between keys (checked after every key is in its range):");
+            outln!("\nRules between keys (checked after every key is in its range):")?;
             for r in rules {
-                println!("  {r}");
+                outln!("  {r}")?;
             }
         }
     }
@@ -114,7 +117,7 @@ fn import(a: &DescribeArgs) -> CliResult<ExitCode> {
             "ignored": r.ignored.iter().map(|o| json!({"option": o.option, "value": o.value, "location": o.location})).collect::<Vec<_>>(),
         }))?,
         Format::Text => {
-            println!(
+            outln!(
                 "{} on preset {}: configuration {} (hash {})",
                 a.gpgpusim
                     .iter()
@@ -124,28 +127,28 @@ fn import(a: &DescribeArgs) -> CliResult<ExitCode> {
                 a.preset,
                 spec.name,
                 spec.hash
-            );
-            println!("\nimported ({} keys):", r.imported.len());
+            )?;
+            outln!("\nimported ({} keys):", r.imported.len())?;
             let w = r.imported.iter().map(|k| k.key.len()).max().unwrap_or(0);
             for k in &r.imported {
-                println!(
+                outln!(
                     "  {:w$} = {:<28} from {}",
                     k.key,
                     k.value.to_string(),
                     k.from
-                );
+                )?;
             }
-            println!("\nkept from the preset ({}):", r.kept.len());
+            outln!("\nkept from the preset ({}):", r.kept.len())?;
             for k in &r.kept {
-                println!("  {k}");
+                outln!("  {k}")?;
             }
-            println!("\nread but not modelled ({}):", r.unmodelled.len());
+            outln!("\nread but not modelled ({}):", r.unmodelled.len())?;
             for u in &r.unmodelled {
-                println!("  {u}");
+                outln!("  {u}")?;
             }
-            println!("\nignored: no key takes them ({}):", r.ignored.len());
+            outln!("\nignored: no key takes them ({}):", r.ignored.len())?;
             for o in &r.ignored {
-                println!("  {} {}  ({})", o.option, o.value, o.location);
+                outln!("  {} {}  ({})", o.option, o.value, o.location)?;
             }
         }
     }

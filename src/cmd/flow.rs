@@ -3,36 +3,46 @@
 use crate::args::FlowArgs;
 use crate::cmd::cosim::{cosim_err, options, print_report};
 use crate::cmd::thousands;
+use crate::out::files_of;
 use crate::CliResult;
 use sim::blocks::BLOCKS;
 use sim::report::Verdict;
 use std::process::ExitCode;
 
+/// The folder of `--out` that takes the reproducers of failures.
+const REPRO: &str = "repro";
+
 pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
-    let spec = a.config.resolve()?;
-    // Before anything is written: a run that would check nothing replaces no earlier output.
-    sim::harness::check_cycles(Some(a.cycles)).map_err(cosim_err)?;
-    println!(
+    // Every block's RTL is rendered and every target checked before anything is written: a
+    // run that would check nothing, or that cannot write one block's folder, writes none.
+    let mut names: Vec<&str> = BLOCKS.iter().map(|b| b.name).collect();
+    names.push(REPRO);
+    let (spec, generated) = a.config.resolve_with(|spec| {
+        sim::harness::check_cycles(Some(a.cycles)).map_err(cosim_err)?;
+        crate::out::check_claim(&a.out, &names, "--out")?;
+        let mut generated = Vec::new();
+        for block in BLOCKS {
+            let g = block.generate(spec, "")?;
+            crate::out::check_folder(&a.out.join(block.name), &files_of(&g), "--out")?;
+            generated.push(g);
+        }
+        Ok(generated)
+    })?;
+    outln!(
         "warpsmith flow  config {} (hash {})  -> {}",
         spec.name,
         spec.hash,
         a.out.display()
-    );
-    // Every block's RTL is rendered before anything is written; each block's folder is then
-    // replaced whole.
-    let mut generated = Vec::new();
-    for block in BLOCKS {
-        generated.push(block.generate(&spec, "")?);
-    }
-    crate::out::writable_dir(&a.out, "--out")?;
+    )?;
+    // The folder `--out` keeps whatever else it holds; each block's folder is replaced.
+    crate::out::claim(&a.out, &names, "--out")?;
     for (block, g) in BLOCKS.iter().zip(&generated) {
-        crate::out::replace_dir(&a.out.join(block.name), |dir| Ok(g.write_to(dir)?))?;
+        crate::out::replace_folder(&a.out.join(block.name), &files_of(g), "--out")?;
     }
-    let mut all_pass = true;
     let mut summary = Vec::new();
     for (block, g) in BLOCKS.iter().zip(&generated) {
-        println!("\n[{block}] {}", block.title);
-        println!(
+        outln!("\n[{block}] {}", block.title)?;
+        outln!(
             "  generated {} -> {}",
             g.files
                 .iter()
@@ -40,14 +50,14 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                 .collect::<Vec<_>>()
                 .join(", "),
             a.out.join(block.name).display()
-        );
+        )?;
         for stimulus in block.flow {
-            println!(
+            outln!(
                 "  cosim: stimulus {stimulus}, {} cycles",
                 thousands(a.cycles)
-            );
+            )?;
             let o = sim::harness::CosimOptions {
-                out_dir: a.out.join("repro"),
+                out_dir: a.out.join(REPRO),
                 ..options(
                     &a.config,
                     stimulus,
@@ -57,21 +67,19 @@ pub fn run(a: &FlowArgs) -> CliResult<ExitCode> {
                 )
             };
             let report = block.cosim(&spec, &o).map_err(cosim_err)?;
-            print_report(&report);
-            all_pass &= report.verdict == Verdict::Pass;
+            print_report(&report)?;
             summary.push((block.name, report.stimulus.clone(), report.verdict));
         }
         let cost = (block.cost)(&spec);
-        println!();
-        crate::cmd::cost::print_table(&cost);
+        outln!()?;
+        crate::cmd::cost::print_table(&cost)?;
     }
-    println!("\nsummary:");
+    outln!("\nsummary:")?;
     for (b, s, v) in &summary {
-        println!("  {b:10} {s:22} {}", v.word());
+        outln!("  {b:10} {s:22} {}", v.word())?;
     }
-    Ok(if all_pass {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    // A failure exits 1; else a run that checked nothing exits 2 (as `cosim` does).
+    Ok(ExitCode::from(
+        Verdict::of_all(summary.iter().map(|(_, _, v)| *v)).exit_code(),
+    ))
 }

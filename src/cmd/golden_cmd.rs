@@ -3,20 +3,18 @@
 use crate::args::{Format, GoldenArgs};
 use crate::{bad, CliResult};
 use golden::run::{GoldenError, GoldenRun};
-use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(a: &GoldenArgs) -> CliResult<ExitCode> {
     let (block, golden) = sim::blocks::find_golden(&a.block).map_err(bad)?;
     let opts = a.block_args.for_golden(block, golden.name)?;
-    let spec = a.config.resolve()?;
-    if let Some(t) = opts.get("command-trace") {
-        crate::out::writable_file(std::path::Path::new(t), "--command-trace")?;
-    }
+    let (spec, ()) = a.config.resolve_with(|_| match opts.get("command-trace") {
+        Some(t) => crate::out::check_file(std::path::Path::new(t), "--command-trace"),
+        None => Ok(()),
+    })?;
     let bar = sim::progress::cycles(super::show_progress(), u64::MAX);
     let progress = |done: u64, _: u64| bar.set_position(done);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = crate::out::Stdout::new();
     let r = (golden.run)(
         &spec,
         &GoldenRun {
@@ -32,9 +30,10 @@ pub fn run(a: &GoldenArgs) -> CliResult<ExitCode> {
     bar.finish_and_clear();
     match r {
         Ok(()) => {}
+        Err(GoldenError::Io(e)) if out.failed => return Err(crate::out::stdout_failed(e)),
         Err(GoldenError::BadInput(e)) => return Err(bad(e)),
         Err(e) => return Err(e.into()),
     }
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }

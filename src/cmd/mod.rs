@@ -34,7 +34,7 @@ pub fn run(cli: Cli) -> CliResult<ExitCode> {
 
 /// Print JSON to stdout.
 pub fn print_json(v: &impl serde::Serialize) -> CliResult {
-    println!("{}", serde_json::to_string_pretty(v)?);
+    outln!("{}", serde_json::to_string_pretty(v)?)?;
     Ok(())
 }
 

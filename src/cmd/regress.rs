@@ -7,10 +7,15 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+/// The folder of `--out` that holds the job-array script and the tasks' logs.
+const SLURM: &str = "slurm";
+
+/// Bad input or an output that cannot be written exits 2; warpsmith's own failure exits 1.
 fn err(e: RegressError) -> CliError {
-    match e {
-        RegressError::BadInput(_) | RegressError::List(..) => bad(e),
-        RegressError::Io(..) => e.into(),
+    if e.is_bad_input() {
+        bad(e)
+    } else {
+        e.into()
     }
 }
 
@@ -28,9 +33,7 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
         return slurm(a, all.len());
     }
     let jobs = shard.select(&all);
-    if a.dry_run {
-        return dry_run(a, &jobs, all.len(), shard);
-    }
+    // No jobs is refused, for a dry run too: it shows what the run would do.
     if jobs.is_empty() {
         return Err(bad(anyhow::anyhow!(
             "the list `{}` has no jobs{}: nothing would be checked",
@@ -42,6 +45,9 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
             }
         )));
     }
+    if a.dry_run {
+        return dry_run(a, &jobs, all.len(), shard);
+    }
     if a.jobs == Some(0) {
         return Err(bad(anyhow::anyhow!("-j 0: give at least one worker")));
     }
@@ -50,6 +56,9 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
             "--timeout 0: give at least one second"
         )));
     }
+    // The output folder is checked before anything runs.
+    regress::results::refuse_earlier(&a.out, a.resume).map_err(err)?;
+    crate::out::check_claim(&a.out, &regress::run::NAMES, "--out")?;
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop))?;
@@ -57,13 +66,13 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
     let workers = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    println!(
+    outln!(
         "warpsmith regress  list {}  shard {shard}  {} of {} jobs  -j {workers}  -> {}",
         a.list,
         jobs.len(),
         all.len(),
         a.out.display()
-    );
+    )?;
     let o = RunOptions {
         exe: std::env::current_exe()?,
         out: a.out.clone(),
@@ -75,11 +84,28 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
         list: a.list.clone(),
         shard,
         list_ids: all.iter().map(|j| j.id.clone()).collect(),
+        say: crate::out::stdout_line,
     };
     let out = regress::run::run(jobs, &o).map_err(err)?;
-    println!();
-    print!("{}", out.summary);
-    println!(
+    let results = a.out.join(regress::results::RESULTS);
+    if out.repaired > 0 {
+        note!(
+            "{}: its last line was cut short ({} bytes, a killed run?) and was removed before results were appended; its job ran again",
+            results.display(),
+            out.repaired
+        );
+    }
+    if !out.duplicated.is_empty() {
+        note!(
+            "{}: {} job(s) recorded more than once (the same job run twice; the first result counts): {}",
+            results.display(),
+            out.duplicated.len(),
+            out.duplicated.join(" ")
+        );
+    }
+    outln!()?;
+    out!("{}", out.summary)?;
+    outln!(
         "{} run, {} resumed from an earlier run{}; results: {}, {}",
         out.ran,
         out.resumed,
@@ -90,9 +116,9 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
         },
         a.out.join(regress::results::RESULTS).display(),
         a.out.join(regress::results::JUNIT).display()
-    );
+    )?;
     Ok(if out.interrupted {
-        eprintln!(
+        note!(
             "interrupted: finish it with `warpsmith regress --list {} --out {} --resume`",
             shlex::try_quote(&a.list).unwrap_or_default(),
             shlex::try_quote(&a.out.display().to_string()).unwrap_or_default()
@@ -117,8 +143,25 @@ fn slurm(a: &RegressArgs, jobs: usize) -> CliResult<ExitCode> {
     if jobs == 0 {
         return Err(bad(anyhow::anyhow!("the list `{}` has no jobs", a.list)));
     }
+    if a.shards > jobs {
+        return Err(bad(anyhow::anyhow!(
+            "--shards {}: the list `{}` has only {jobs} jobs; give at most that many array tasks",
+            a.shards,
+            a.list
+        )));
+    }
     let out = std::path::absolute(&a.out).with_context(|| format!("--out {}", a.out.display()))?;
     regress::results::refuse_earlier(&out, a.resume).map_err(err)?;
+    // What the run writes in OUT: the script's folder, the shards' folders, the merged results.
+    let shard_names: Vec<String> = (1..=a.shards).map(regress::slurm::shard_name).collect();
+    let mut names: Vec<&str> = shard_names.iter().map(String::as_str).collect();
+    names.extend([
+        SLURM,
+        regress::results::RESULTS,
+        regress::results::JUNIT,
+        regress::results::SUMMARY,
+    ]);
+    crate::out::claim(&out, &names, "--out")?;
     // A list file is named by its absolute path: the tasks start in another folder.
     let list = if std::path::Path::new(&a.list).exists() {
         std::path::absolute(&a.list)?.display().to_string()
@@ -134,35 +177,38 @@ fn slurm(a: &RegressArgs, jobs: usize) -> CliResult<ExitCode> {
         args: &a.slurm_arg,
         timeout: a.timeout,
     });
-    let dir = out.join("slurm");
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let script = dir.join("regress.sh");
-    std::fs::write(&script, text).with_context(|| format!("cannot write {}", script.display()))?;
+    let dir = out.join(SLURM);
+    let script = spec::output::add_file(&dir, "regress.sh", text.as_bytes()).map_err(|e| {
+        bad(anyhow::anyhow!(
+            "--out {} cannot be written: {e}",
+            dir.display()
+        ))
+    })?;
     let submit = format!(
         "sbatch --parsable --wait {}",
         shlex::try_quote(&script.display().to_string()).unwrap_or_default()
     );
     if a.slurm_script_only {
-        println!(
+        outln!(
             "wrote {} ({} jobs in {} array tasks)",
             script.display(),
             jobs,
             a.shards
-        );
-        println!("submit it with: {submit}");
-        println!(
+        )?;
+        outln!("submit it with: {submit}")?;
+        outln!(
             "then merge:     warpsmith regress merge {}/shard-* --out {}",
             out.display(),
             out.display()
-        );
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "warpsmith regress  list {}  {jobs} jobs in {} Slurm array tasks  -> {}",
         a.list,
         a.shards,
         out.display()
-    );
+    )?;
     let spin = sim::progress::spinner(
         super::show_progress(),
         &format!("waiting for the Slurm job array ({submit})"),
@@ -183,7 +229,7 @@ fn slurm(a: &RegressArgs, jobs: usize) -> CliResult<ExitCode> {
         )
         .into());
     }
-    println!("Slurm job {id} ended; merging its {} shards", a.shards);
+    outln!("Slurm job {id} ended; merging its {} shards", a.shards)?;
     let dirs: Vec<_> = (1..=a.shards)
         .map(|i| regress::slurm::shard_dir(&out, i))
         .collect();
@@ -213,13 +259,13 @@ fn dry_run(
         Format::Json => super::print_json(&jobs)?,
         Format::Text => {
             for j in jobs {
-                println!("{}  {}", j.id, j.command());
+                outln!("{}  {}", j.id, j.command())?;
             }
-            println!(
+            outln!(
                 "{} jobs (shard {shard} of a list of {total}) in list {}",
                 jobs.len(),
                 a.list
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -227,20 +273,20 @@ fn dry_run(
 
 fn merge(m: &MergeArgs) -> CliResult<ExitCode> {
     let (rep, summary) = regress::results::merge(&m.dirs, &m.out).map_err(err)?;
-    print!("{summary}");
-    println!(
+    out!("{summary}")?;
+    outln!(
         "merged {} results from {} folders into {}",
         rep.results,
         rep.folders,
         m.out.display()
-    );
+    )?;
     for (what, ids) in [
         ("missing (no result in any folder)", &rep.missing),
         ("recorded twice (the first kept)", &rep.duplicated),
         ("not in any folder's plan", &rep.unplanned),
     ] {
         if !ids.is_empty() {
-            println!("{} jobs {what}: {}", ids.len(), ids.join(" "));
+            outln!("{} jobs {what}: {}", ids.len(), ids.join(" "))?;
         }
     }
     let clean = rep.missing.is_empty() && rep.duplicated.is_empty() && rep.unplanned.is_empty();

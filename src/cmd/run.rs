@@ -46,7 +46,7 @@ pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
 
     match a.format {
         Format::Json => super::print_json(&r)?,
-        Format::Text => print(&spec, &r),
+        Format::Text => print(&spec, &r)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -59,14 +59,14 @@ fn pct(a: u64, b: u64) -> f64 {
     }
 }
 
-fn print(spec: &spec::Spec, r: &RunSummary) {
+fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
     let config = &spec.name;
-    println!(
+    outln!(
         "GPU run  config {config}  {} kernel(s), {} host copies (not simulated)",
         r.kernels.len(),
         r.copies
-    );
-    println!(
+    )?;
+    outln!(
         "  {:>6} {:>8} {:>14} {:>12} {:>7} {:>9} {:>9}  {:<22}  kernel",
         "id",
         "blocks",
@@ -76,10 +76,10 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
         "L1 hits",
         "L2 hits",
         "blocks/SM (bound by)"
-    );
+    )?;
     for k in &r.kernels {
         let o = &k.occupancy;
-        println!(
+        outln!(
             "  {:>6} {:>8} {:>14} {:>12} {:>7.3} {:>8.1}% {:>8.1}%  {:<22}  {}",
             k.id,
             thousands(k.blocks),
@@ -90,23 +90,23 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
             pct(k.l2.hits, k.l2.accesses),
             format!("{} ({})", o.blocks, o.limit.name()),
             k.name
-        );
+        )?;
     }
     for k in &r.kernels {
         if let Some(n) = k.occupancy.ignored_regs {
-            println!(
+            outln!(
                 "  note: kernel {} declares {n} registers a thread (more than {}): not used for its occupancy",
                 k.id,
                 golden::gpu::occupancy::MAX_REGS_PER_THREAD
-            );
+            )?;
         }
     }
-    println!(
+    outln!(
         "  total: {} warp instructions in {} core cycles, IPC {:.3}",
         thousands(r.instructions),
         thousands(r.cycles),
         r.ipc
-    );
+    )?;
     for (name, c) in [("L1", &r.l1), ("L2", &r.l2)] {
         let fails: u64 = c.reservation_failures.values().sum();
         let causes: Vec<String> = c
@@ -119,7 +119,7 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
         } else {
             format!(" ({})", causes.join(", "))
         };
-        println!(
+        outln!(
             "  {name}: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR merges, {} reservation failures{causes}",
             thousands(c.accesses),
             thousands(c.hits),
@@ -128,9 +128,9 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
             thousands(c.misses),
             thousands(c.mshr_merges),
             thousands(fails)
-        );
+        )?;
         for (kind, k) in &c.by_kind {
-            println!(
+            outln!(
                 "      {}: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR merges, {} reservation failures",
                 kind.name(),
                 thousands(k.accesses),
@@ -140,35 +140,38 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
                 thousands(k.misses),
                 thousands(k.mshr_merges),
                 thousands(k.reservation_failures)
-            );
+            )?;
         }
     }
     for (what, d) in [
         ("issue to last answer", &r.load_latency),
         ("first answer to last", &r.load_divergence),
     ] {
-        println!(
+        outln!(
             "  global loads, {what} (core cycles): mean {:.1}  p50 {}  p95 {}  p99 {}",
-            d.mean, d.p50, d.p95, d.p99
-        );
+            d.mean,
+            d.p50,
+            d.p95,
+            d.p99
+        )?;
     }
     for (what, n) in [("request", &r.request_net), ("reply", &r.reply_net)] {
-        println!(
+        outln!(
             "  {what} network: {} packets, {} flits, {} stalled input-cycles, {} refused offers",
             thousands(n.packets),
             thousands(n.flits),
             thousands(n.stalled),
             thousands(n.refused)
-        );
+        )?;
     }
-    println!(
+    outln!(
         "  DRAM ({}): bandwidth {:.1}%, row hits {:.1}%",
         r.dram.scheduler,
         100.0 * r.dram.bandwidth_util,
         100.0 * r.dram.row_hit_rate
-    );
+    )?;
     let o = &r.ot;
-    println!(
+    outln!(
         "  OT predictor: {} queries, {} hits: PCOV {:.3}; {} hits resolved, {} correct: PACC {:.3}{}",
         thousands(o.queries),
         thousands(o.hits),
@@ -180,9 +183,9 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
             .as_ref()
             .map(|e| format!(" (stopped early: {e})"))
             .unwrap_or_default()
-    );
+    )?;
     if let Some(p) = &r.prefetch {
-        println!(
+        outln!(
             "  prefetcher: {} loads trained ({} dropped: queue full), {} predictions ({} dropped by the throttle), {} prefetch addresses ({} redundant, {} dropped: queue full), {} issued",
             thousands(p.trained),
             thousands(p.train_dropped),
@@ -192,8 +195,8 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
             thousands(p.redundant),
             thousands(p.queue_dropped),
             thousands(p.issued)
-        );
-        println!(
+        )?;
+        outln!(
             "  prefetches into the {}: {} useful, {} late (merged), {} early-evicted{}; accuracy {:.3}, coverage {:.3} ({} of {} demand line requests served)",
             if spec.prefetch.into_l1 { "L1" } else { "prefetch cache" },
             thousands(p.useful),
@@ -208,9 +211,9 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
             p.coverage(),
             thousands(p.hits + p.late),
             thousands(p.demand)
-        );
+        )?;
         let trace: Vec<String> = p.degree_trace.iter().map(u8::to_string).collect();
-        println!(
+        outln!(
             "  throttle: mean degree {:.2}; {} updates; SM 0's degree after each period: {}",
             p.mean_degree(),
             thousands(p.throttle_updates),
@@ -219,6 +222,7 @@ fn print(spec: &spec::Spec, r: &RunSummary) {
             } else {
                 trace.join(" ")
             }
-        );
+        )?;
     }
+    Ok(())
 }

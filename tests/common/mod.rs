@@ -15,6 +15,114 @@ pub fn warpsmith(args: &[&str]) -> Output {
         .expect("run warpsmith")
 }
 
+/// The binary under test: this build, or another one named by `WARPSMITH_BIN` (run a test
+/// file against the build before a fix to see each case catch its defect).
+pub fn bin() -> String {
+    std::env::var("WARPSMITH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_warpsmith").to_string())
+}
+
+/// A run of the binary under test within limits: killed, and the test failed, after `secs`
+/// seconds (a hang); optionally under an address-space limit (an allocation sized by what an
+/// input claims rather than what it holds fails). Runs in the project's folder unless given
+/// another, with standard input empty.
+pub struct Limited {
+    cmd: Command,
+    what: String,
+    secs: u64,
+    address_space: Option<u64>,
+}
+
+impl Limited {
+    pub fn new(secs: u64, args: &[&str]) -> Limited {
+        let mut cmd = Command::new(bin());
+        cmd.args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        Limited {
+            cmd,
+            what: format!("{args:?}"),
+            secs,
+            address_space: None,
+        }
+    }
+
+    pub fn dir(mut self, dir: &std::path::Path) -> Limited {
+        self.cmd.current_dir(dir);
+        self
+    }
+
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Limited {
+        self.cmd.env(key, value);
+        self
+    }
+
+    pub fn stdout(mut self, out: impl Into<Stdio>) -> Limited {
+        self.cmd.stdout(out);
+        self
+    }
+
+    /// At most `bytes` of address space.
+    pub fn address_space(mut self, bytes: u64) -> Limited {
+        self.address_space = Some(bytes);
+        self
+    }
+
+    pub fn run(mut self) -> Output {
+        if let Some(bytes) = self.address_space {
+            use std::os::unix::process::CommandExt;
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            // SAFETY: setrlimit is async-signal-safe, and `limit` is a plain value copied
+            // into the closure.
+            unsafe {
+                self.cmd.pre_exec(move || {
+                    if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let mut child = self.cmd.spawn().expect("run warpsmith");
+        let start = Instant::now();
+        while child.try_wait().expect("wait").is_none() {
+            if start.elapsed() > Duration::from_secs(self.secs) {
+                child.kill().ok();
+                panic!("{} hung: still running after {} s", self.what, self.secs);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.wait_with_output().expect("output")
+    }
+}
+
+/// `o` ended with exit code `code`, nothing panicked, and every word of `needles` is in its
+/// standard error (`what` names the run in messages).
+pub fn check(o: Output, code: i32, what: &str, needles: &[&str]) -> Output {
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(code), "{what}: {}{e}", stdout(&o));
+    assert!(!e.contains("panicked"), "{what}: {e}");
+    for n in needles {
+        assert!(e.contains(n), "{what}: `{n}` missing from: {e}");
+    }
+    o
+}
+
+/// A run within `secs` that must end with `code`, no panic, and every word of `needles` in
+/// its standard error.
+pub fn expect(code: i32, secs: u64, args: &[&str], needles: &[&str]) -> Output {
+    check(
+        Limited::new(secs, args).run(),
+        code,
+        &format!("{args:?}"),
+        needles,
+    )
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -88,6 +88,38 @@ impl MappingOrder {
     pub fn position(&self, c: [u32; 3], gy: u64) -> u64 {
         self.place(c, gy).0
     }
+
+    /// The linear block id (`x + gx * row`) of the CTA at position `pos` (the inverse of
+    /// [`MappingOrder::position`]).
+    pub fn block_at(&self, pos: u64) -> u64 {
+        match self.dir {
+            Direction::Y => pos / self.rows.max(1) + self.gx * (pos % self.rows.max(1)),
+            _ => pos,
+        }
+    }
+
+    /// Lines (rows, or columns along y) in all, and CTAs per line.
+    fn lines(&self) -> (u64, u64) {
+        match self.dir {
+            Direction::Y => (self.gx, self.rows),
+            _ => (self.rows, self.gx),
+        }
+    }
+}
+
+/// The CTAs [`balanced_sm`] gives SM `sm` of `sms`, as positions in the mapping's order: its
+/// whole lines, then its chunk of the rest, each a contiguous range (either may be empty). So
+/// a mapping's queues take no memory per CTA, however large the grid.
+pub fn balanced_ranges(order: &MappingOrder, sm: u64, sms: u64) -> [std::ops::Range<u64>; 2] {
+    let (lines, per_line) = order.lines();
+    let a = lines / sms;
+    let whole = sm * a * per_line..(sm + 1) * a * per_line;
+    let done = a * sms * per_line;
+    let rest = lines * per_line - done;
+    let (q, r) = (rest / sms, rest % sms);
+    let start = done + sm * q + sm.min(r);
+    let len = q + u64::from(sm < r);
+    [whole, start..start + len]
 }
 
 /// The SM of a CTA under the balanced assignment of seed 003 §4, read from its two rules (the

@@ -12,7 +12,9 @@ mod stream;
 mod unit;
 mod warps;
 
-pub use mapping::{balanced_sm, direction, reuse_distances, Direction, MappingOrder};
+pub use mapping::{
+    balanced_ranges, balanced_sm, direction, reuse_distances, Direction, MappingOrder,
+};
 pub use ranges::{access_ranges, block_coords, block_count, overlap, Rect, MAX_EVALUATIONS};
 pub use run::{dispatch, BlockTimes, Dispatch, DispatchReport};
 pub use stream::{Dispatcher, Placed, UnitHook};

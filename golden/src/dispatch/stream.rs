@@ -12,8 +12,8 @@
 //!   unit's `disp_ready_i`), then the unit steps with the next block of the grid (while it has
 //!   room) and one reported finished block.
 
-use super::mapping::{balanced_sm, direction, reuse_distances, Direction, MappingOrder};
-use super::ranges::{block_coords, block_count, Rect};
+use super::mapping::{balanced_ranges, direction, reuse_distances, Direction, MappingOrder};
+use super::ranges::{block_count, Rect};
 use super::unit::{unit_rects, DispatchUnit, Entry, UnitIn};
 use super::DispatchError;
 use crate::block::CycleModel;
@@ -54,8 +54,12 @@ enum Queues {
     /// handed out, in linear order (a range, not a list: a trace's header may claim a grid of
     /// 2^47 blocks, and memory follows what the run holds, not what it claims).
     Shared(std::ops::Range<u64>),
-    /// Per SM, in the mapping's order.
-    Own(Vec<VecDeque<u64>>),
+    /// Per SM, its blocks in the mapping's order (`order`): ranges of positions in it
+    /// ([`balanced_ranges`]), not lists of blocks.
+    Own {
+        order: MappingOrder,
+        own: Vec<VecDeque<std::ops::Range<u64>>>,
+    },
 }
 
 enum Mode<'a> {
@@ -132,18 +136,16 @@ impl<'a> Dispatcher<'a> {
                 dir = map_dir;
                 let queues = match map_dir {
                     Some(d @ (Direction::X | Direction::Y)) => {
-                        let gy = u64::from(k.grid[1]);
                         let order = MappingOrder::new(k, d);
-                        let mut by_pos: Vec<(u64, u64)> = (0..n)
-                            .map(|b| (order.position(block_coords(k, b), gy), b))
+                        let own = (0..sms as u64)
+                            .map(|s| {
+                                balanced_ranges(&order, s, sms as u64)
+                                    .into_iter()
+                                    .filter(|r| !r.is_empty())
+                                    .collect()
+                            })
                             .collect();
-                        by_pos.sort_unstable();
-                        let mut own = vec![VecDeque::new(); sms];
-                        for (_, b) in by_pos {
-                            let sm = balanced_sm(&order, block_coords(k, b), gy, sms as u64);
-                            own[sm as usize].push_back(b);
-                        }
-                        Queues::Own(own)
+                        Queues::Own { order, own }
                     }
                     _ => Queues::Shared(0..n),
                 };
@@ -203,7 +205,7 @@ impl<'a> Dispatcher<'a> {
         match &mut self.mode {
             Mode::Queues { queues, .. } => match queues {
                 Queues::Shared(q) => q.start = q.end,
-                Queues::Own(own) => own.iter_mut().for_each(VecDeque::clear),
+                Queues::Own { own, .. } => own.iter_mut().for_each(VecDeque::clear),
             },
             Mode::Unit(l) => {
                 l.next = self.blocks;
@@ -257,7 +259,7 @@ impl<'a> Dispatcher<'a> {
             Mode::Queues { queues, pairs } => {
                 let wants = |s: usize| -> bool {
                     match &*queues {
-                        Queues::Own(own) => !own[s].is_empty() && room(s, 1),
+                        Queues::Own { own, .. } => !own[s].is_empty() && room(s, 1),
                         Queues::Shared(q) if *pairs => {
                             !q.is_empty() && (room(s, 2) || (q.end - q.start == 1 && room(s, 1)))
                         }
@@ -273,7 +275,14 @@ impl<'a> Dispatcher<'a> {
                 };
                 let take = if *pairs { 2 } else { 1 };
                 let mut next = || match queues {
-                    Queues::Own(own) => own[s].pop_front(),
+                    Queues::Own { order, own } => {
+                        let q = &mut own[s];
+                        let pos = q.front_mut()?.next()?;
+                        if q.front().is_some_and(|r| r.is_empty()) {
+                            q.pop_front();
+                        }
+                        Some(order.block_at(pos))
+                    }
                     Queues::Shared(q) => q.next(),
                 };
                 for block in (0..take).map_while(|_| next()) {

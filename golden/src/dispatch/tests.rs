@@ -172,6 +172,34 @@ proptest! {
         let (lo, hi) = (count.iter().min().unwrap(), count.iter().max().unwrap());
         prop_assert!(hi - lo <= 1, "counts {count:?}");
     }
+
+    /// Each SM's position ranges hold exactly the CTAs `balanced_sm` gives it, in the
+    /// mapping's order, and a position names the CTA at it.
+    #[test]
+    fn an_sms_ranges_are_its_balanced_blocks_in_order(
+        gx in 1u32..40, gy in 1u32..40, gz in 1u32..3, sms in 1u64..20, along_y in any::<bool>(),
+    ) {
+        let k = KernelDesc { grid: [gx, gy, gz], ..kernel("nolocality") };
+        let o = MappingOrder::new(&k, if along_y { Direction::Y } else { Direction::X });
+        let gy = u64::from(gy);
+        let mut by_pos: Vec<(u64, u64)> = (0..block_count(&k))
+            .map(|id| (o.position(block_coords(&k, id), gy), id))
+            .collect();
+        by_pos.sort_unstable();
+        for s in 0..sms {
+            let want: Vec<u64> = by_pos
+                .iter()
+                .filter(|&&(_, id)| balanced_sm(&o, block_coords(&k, id), gy, sms) == s)
+                .map(|&(_, id)| id)
+                .collect();
+            let got: Vec<u64> = balanced_ranges(&o, s, sms)
+                .into_iter()
+                .flatten()
+                .map(|p| o.block_at(p))
+                .collect();
+            prop_assert_eq!(got, want, "SM {}", s);
+        }
+    }
 }
 
 #[test]

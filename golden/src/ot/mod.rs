@@ -22,6 +22,18 @@ pub use txn::{
 use crate::block::{CycleModel, IllegalInput};
 use serde_json::{json, Value};
 
+/// What an OT run checks, as [`crate::run::nothing_checked`] names it.
+pub const CHECKED: &str = "prediction query or observation";
+
+/// The one rule of what makes an OT run count: a transaction whose outputs the run compares,
+/// a prediction query (its hit and addresses) or an observation (the table's update: its event,
+/// slot, eviction and readiness; a mutant of the update logic is caught on observations
+/// alone). Launches set the grid and answer nothing. A stimulus without one is refused and a
+/// run without one checked nothing, in `golden` and `cosim` alike.
+pub fn checks(t: &OtTxn) -> bool {
+    t.is_predict() || t.is_observe()
+}
+
 /// The response to one transaction, as `warpsmith golden` prints it.
 pub fn response_json(txn: &OtTxn, out: &OtOut) -> Value {
     match txn {

@@ -83,6 +83,12 @@ impl Source {
                         "stimulus {name} holds no transactions: a run over it would check nothing"
                     )));
                 }
+                if !txns.iter().any(super::checks) {
+                    return Err(BadInput(format!(
+                        "stimulus {name} holds no {}: a run over it would check nothing (launches answer nothing); add a `predict` or `observe` line",
+                        super::CHECKED
+                    )));
+                }
                 s.file = Some(Arc::new((txns, lines)));
             }
         }
@@ -148,6 +154,7 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
     };
     let mut model = OtModel::new(&spec.ot);
     let mut cycles = 0u64;
+    let mut checked = 0u64;
     for c in Packer::new(source.iter()) {
         if cycles >= limit {
             break;
@@ -159,6 +166,7 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
         let o = *model.step(&inp).map_err(fail)?;
         for (_, t) in c.txns() {
             writeln!(out, "{}", response_json(t, &o))?;
+            checked += u64::from(super::checks(t));
         }
         cycles += 1;
         if let Some(p) = r.progress {
@@ -169,6 +177,13 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
     }
     if r.opts.flag("dump-state") {
         writeln!(out, "{}", dump_state(&model))?;
+    }
+    if checked == 0 {
+        return Err(BadInput(format!(
+            "{}; give more cycles",
+            crate::run::nothing_checked(super::CHECKED, cycles)
+        ))
+        .into());
     }
     Ok(())
 }

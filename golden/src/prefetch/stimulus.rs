@@ -351,6 +351,7 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
     let mut model = MtHwp::new(&spec.prefetch);
     let mut prev = *model.out();
     let mut t = 0u64;
+    let mut lookups = 0u64;
     while t < limit {
         let Some((inp, origin)) = inputs.next(t, &prev) else {
             break;
@@ -360,6 +361,7 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
             .map_err(|e| BadInput(format!("{origin}: {e}")))?;
         t += 1;
         if o.pf_valid {
+            lookups += 1;
             let mut v = src_json(&o);
             v["cycle"] = t.into();
             writeln!(out, "{v}")?;
@@ -379,5 +381,16 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
         }
         prev = o;
     }
+    if lookups == 0 {
+        return Err(BadInput(format!(
+            "{}; give more cycles or another stimulus",
+            crate::run::nothing_checked(CHECKED, t)
+        ))
+        .into());
+    }
     Ok(())
 }
+
+/// What an MT-HWP run checks, as [`crate::run::nothing_checked`] names it: a lookup that
+/// finished (its answer is what the engine is for).
+pub const CHECKED: &str = "finished lookup";

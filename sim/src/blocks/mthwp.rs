@@ -59,7 +59,7 @@ impl PfStats {
 }
 
 impl CosimStats for PfStats {
-    const CHECKED: &'static str = "finished lookup";
+    const CHECKED: &'static str = golden::prefetch::stimulus::CHECKED;
 
     fn checked(&self) -> u64 {
         self.lookups

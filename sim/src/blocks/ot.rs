@@ -31,15 +31,18 @@ pub struct OtStats {
     pub events: BTreeMap<&'static str, u64>,
     /// Prediction coverage: hits / queries (seed 000 eq. 3, one query per warp load).
     pub pcov: f64,
+    /// Transactions that make the run count ([`golden::ot::checks`]).
+    #[serde(skip)]
+    pub checked: u64,
     /// Prediction accuracy: correct / resolved hits (seed 000 eq. 4).
     pub pacc: f64,
 }
 
 impl CosimStats for OtStats {
-    const CHECKED: &'static str = "observation or prediction query";
+    const CHECKED: &'static str = golden::ot::CHECKED;
 
     fn checked(&self) -> u64 {
-        self.observes + self.predictions
+        self.checked
     }
 
     fn summary(&self) -> Vec<String> {
@@ -77,6 +80,7 @@ impl Tracker {
         let s = &mut self.stats;
         s.cycles += 1;
         s.transactions += c.txns().count() as u64;
+        s.checked += c.txns().filter(|(_, t)| golden::ot::checks(t)).count() as u64;
         s.launches += u64::from(inp.launch.is_some());
         if inp.observe.is_some() {
             self.events[out.upd_event.code() as usize] += 1;

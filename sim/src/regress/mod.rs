@@ -28,6 +28,7 @@ use spec::ConfigRequest;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
+use toml::Spanned;
 
 /// The built-in lists: name, what it is for, text.
 pub const LISTS: &[(&str, &str, &str)] = &[
@@ -51,14 +52,37 @@ pub const LISTS: &[(&str, &str, &str)] = &[
 /// Default seconds a job may run before it is stopped and reported as an error.
 pub const JOB_TIMEOUT: u64 = 1800;
 
+/// The most jobs a list may expand to. A list is expanded whole before anything runs (its
+/// plan names every job), so its size is bounded: 100,000 co-simulations is far beyond a night
+/// of a cluster, and the expanded list stays within tens of megabytes.
+pub const MAX_JOBS: u64 = 100_000;
+
 #[derive(Debug, Error)]
 pub enum RegressError {
+    /// A list that is not valid TOML or not a list: its file (or built-in name), the message.
     #[error("regression list {0}: {1}")]
     List(String, String),
-    #[error("{0}: {1}")]
-    Io(String, std::io::Error),
+    /// An input that cannot be read (a list, a results file, a plan): what, and why.
+    #[error("cannot read {0}: {1}")]
+    Read(String, std::io::Error),
+    /// An output that cannot be written (a results file, a report, the output folder).
+    #[error("{0} cannot be written: {1}")]
+    Write(String, std::io::Error),
+    /// Standard output cannot be written (the progress lines).
+    #[error("standard output cannot be written: {0}")]
+    Stdout(std::io::Error),
     #[error("{0}")]
     BadInput(String),
+    /// A failure of warpsmith itself (a result that cannot be encoded).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl RegressError {
+    /// Whether the error is the input's or the output's (exit 2), not warpsmith's own (exit 1).
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, RegressError::Internal(_))
+    }
 }
 
 /// A regression list as written.
@@ -68,7 +92,30 @@ pub struct List {
     #[serde(default)]
     pub description: String,
     #[serde(default)]
-    pub entry: Vec<Entry>,
+    pub entry: Vec<Spanned<Entry>>,
+    /// Where the list comes from (its file, or `built-in list NAME`) and its text, for the
+    /// line numbers of messages.
+    #[serde(skip)]
+    pub origin: String,
+    #[serde(skip)]
+    pub text: String,
+}
+
+impl List {
+    /// Parse a list's text; `origin` names it in messages.
+    pub fn parse(text: &str, origin: &str) -> Result<List, RegressError> {
+        let mut l: List =
+            toml::from_str(text).map_err(|e| RegressError::List(origin.into(), e.to_string()))?;
+        l.origin = origin.to_string();
+        l.text = text.to_string();
+        Ok(l)
+    }
+
+    /// `FILE line N` of a byte offset of the list's text.
+    fn at(&self, offset: usize) -> String {
+        let before = self.text.get(..offset).unwrap_or(&self.text);
+        format!("{} line {}", self.origin, before.matches('\n').count() + 1)
+    }
 }
 
 /// One entry of a list: every combination of its fields is a job.
@@ -80,13 +127,13 @@ pub struct Entry {
     #[serde(default)]
     pub configs: Vec<PathBuf>,
     #[serde(default)]
-    pub set: BTreeMap<String, Vec<toml::Value>>,
+    pub set: BTreeMap<String, Spanned<Vec<toml::Value>>>,
     #[serde(default)]
     pub stimuli: Vec<String>,
     #[serde(default)]
     pub seeds: Vec<u64>,
     #[serde(default)]
-    pub seed_count: Option<u64>,
+    pub seed_count: Option<Spanned<u64>>,
     pub cycles: u64,
     #[serde(default)]
     pub mutants: bool,
@@ -101,7 +148,7 @@ pub struct Entry {
     /// ([`random::draw`]), each on the entry's stimuli and seeds; a failing one is shrunk to
     /// the fewest keys that differ from the preset.
     #[serde(default)]
-    pub random_configs: usize,
+    pub random_configs: Option<Spanned<u64>>,
     /// Seed of the random configurations (default 1).
     #[serde(default)]
     pub random_seed: Option<u64>,
@@ -178,8 +225,7 @@ impl Job {
 /// paths are resolved against.
 pub fn load(name_or_file: &str) -> Result<(List, PathBuf), RegressError> {
     if let Some((_, _, text)) = LISTS.iter().find(|(n, _, _)| *n == name_or_file) {
-        let l = toml::from_str(text)
-            .map_err(|e| RegressError::List(name_or_file.into(), e.to_string()))?;
+        let l = List::parse(text, &format!("built-in list {name_or_file}"))?;
         return Ok((l, PathBuf::from(".")));
     }
     let path = Path::new(name_or_file);
@@ -191,9 +237,8 @@ pub fn load(name_or_file: &str) -> Result<(List, PathBuf), RegressError> {
         )));
     }
     let text = spec::input::read_to_string(path)
-        .map_err(|e| RegressError::Io(format!("cannot read {}", path.display()), e))?;
-    let l = toml::from_str(&text)
-        .map_err(|e| RegressError::List(path.display().to_string(), e.to_string()))?;
+        .map_err(|e| RegressError::Read(format!("regression list {}", path.display()), e))?;
+    let l = List::parse(&text, &path.display().to_string())?;
     let dir = path
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
@@ -221,15 +266,17 @@ fn presets_of(names: &[String]) -> Result<Vec<String>, String> {
 }
 
 /// Every combination of the `--set` matrix, as `key=value` lists (one empty list without one).
-fn set_matrix(set: &BTreeMap<String, Vec<toml::Value>>) -> Result<Vec<Vec<String>>, String> {
+fn set_matrix(
+    set: &BTreeMap<String, Spanned<Vec<toml::Value>>>,
+) -> Result<Vec<Vec<String>>, String> {
     let mut out = vec![Vec::new()];
     for (k, values) in set {
-        if values.is_empty() {
+        if values.get_ref().is_empty() {
             return Err(format!("set.{k}: no values"));
         }
         let mut next = Vec::new();
         for combo in &out {
-            for v in values {
+            for v in values.get_ref() {
                 let v = match v {
                     toml::Value::String(s) => s.clone(),
                     other => other.to_string(),
@@ -242,6 +289,50 @@ fn set_matrix(set: &BTreeMap<String, Vec<toml::Value>>) -> Result<Vec<Vec<String
         out = next;
     }
     Ok(out)
+}
+
+/// The error of a list that claims more than [`MAX_JOBS`] jobs, at `at` (`FILE line N`).
+fn too_many(at: String, what: &str) -> RegressError {
+    RegressError::BadInput(format!(
+        "{at}: {what} makes more jobs than the {MAX_JOBS} a list may expand to: give fewer, or split the list into several"
+    ))
+}
+
+/// Check the counts an entry claims before anything is sized by them: each alone, then their
+/// product (every combination is at least one job), against [`MAX_JOBS`]. An error names the
+/// key, the list and the line.
+fn bound_entry(list: &List, e: &Spanned<Entry>) -> Result<(), RegressError> {
+    let entry = e.get_ref();
+    let len = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+    let mut factors: Vec<(u64, String, usize)> = Vec::new();
+    if let Some(n) = &entry.seed_count {
+        let v = *n.get_ref();
+        factors.push((v, format!("`seed_count` = {v}"), n.span().start));
+    }
+    if let Some(n) = &entry.random_configs {
+        let v = *n.get_ref();
+        factors.push((v, format!("`random_configs` = {v}"), n.span().start));
+    }
+    for (k, v) in &entry.set {
+        let n = v.get_ref().len();
+        factors.push((len(n), format!("{n} values of `set.{k}`"), v.span().start));
+    }
+    for (n, what, at) in &factors {
+        if *n > MAX_JOBS {
+            return Err(too_many(list.at(*at), what));
+        }
+    }
+    let product = factors
+        .iter()
+        .try_fold(1u64, |p, (n, _, _)| p.checked_mul((*n).max(1)));
+    if product.is_none_or(|p| p > MAX_JOBS) {
+        let what: Vec<&str> = factors.iter().map(|(_, w, _)| w.as_str()).collect();
+        return Err(too_many(
+            list.at(e.span().start),
+            &format!("the entry's combinations ({})", what.join(" x ")),
+        ));
+    }
+    Ok(())
 }
 
 fn job_id(args: &[String]) -> String {
@@ -261,13 +352,16 @@ fn job_id(args: &[String]) -> String {
 /// one is an error naming its entry); mutants equivalent under a configuration are left out.
 pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
     let mut jobs = Vec::new();
-    for (i, e) in list.entry.iter().enumerate() {
-        let at = |why: String| RegressError::BadInput(format!("entry {}: {why}", i + 1));
+    for (i, spanned) in list.entry.iter().enumerate() {
+        let line = list.at(spanned.span().start);
+        let at = |why: String| RegressError::BadInput(format!("entry {} ({line}): {why}", i + 1));
+        bound_entry(list, spanned)?;
+        let e = spanned.get_ref();
         let blocks = blocks_of(&e.blocks, "blocks").map_err(at)?;
         let presets = presets_of(&e.presets).map_err(at)?;
-        let seeds: Vec<u64> = match (e.seed_count, e.seeds.is_empty()) {
+        let seeds: Vec<u64> = match (&e.seed_count, e.seeds.is_empty()) {
             (Some(_), false) => return Err(at("give `seeds` or `seed_count`, not both".into())),
-            (Some(n), true) => (1..=n).collect(),
+            (Some(n), true) => (1..=*n.get_ref()).collect(),
             (None, true) => vec![1],
             (None, false) => e.seeds.clone(),
         };
@@ -278,7 +372,8 @@ pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
             return Err(at("`cycles` must be at least 1".into()));
         }
         let matrix = set_matrix(&e.set).map_err(at)?;
-        if e.random_configs > 0 && !e.set.is_empty() {
+        let random_configs = e.random_configs.as_ref().map_or(0, |n| *n.get_ref());
+        if random_configs > 0 && !e.set.is_empty() {
             return Err(at("give `set` or `random_configs`, not both".into()));
         }
         let configs: Vec<Option<PathBuf>> = if e.configs.is_empty() {
@@ -304,10 +399,11 @@ pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
             for preset in &presets {
                 let mut variants: Vec<(Vec<String>, bool)> =
                     matrix.iter().map(|m| (m.clone(), false)).collect();
-                if e.random_configs > 0 {
+                if random_configs > 0 {
                     let seed = e.random_seed.unwrap_or(1);
-                    let drawn = random::draw(block, preset, seed, e.random_configs)
-                        .map_err(|err| at(err.to_string()))?;
+                    let n = usize::try_from(random_configs).unwrap_or(usize::MAX);
+                    let drawn =
+                        random::draw(block, preset, seed, n).map_err(|err| at(err.to_string()))?;
                     variants = drawn.into_iter().map(|d| (d, true)).collect();
                 }
                 for config in &configs {
@@ -348,6 +444,12 @@ pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
                             base.push(kv.clone());
                         }
                         let mut push = |stimulus: &str, seed: u64, cycles: u64, m: Option<&str>| {
+                            if jobs.len() >= MAX_JOBS as usize {
+                                return Err(too_many(
+                                    line.clone(),
+                                    "this entry, with the entries before it,",
+                                ));
+                            }
                             let mut args = base.clone();
                             args.extend([
                                 "--stimulus".into(),
@@ -381,10 +483,11 @@ pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
                                 timeout,
                                 args,
                             });
+                            Ok(())
                         };
                         for s in &stimuli {
                             for &seed in &seeds {
-                                push(s, seed, e.cycles, None);
+                                push(s, seed, e.cycles, None)?;
                             }
                         }
                         if e.mutants && !random {
@@ -393,7 +496,7 @@ pub fn expand(list: &List, dir: &Path) -> Result<Vec<Job>, RegressError> {
                             let all = block.mutants.mutants().map_err(|err| at(err.to_string()))?;
                             for m in all {
                                 if block.mutants.equivalent(m, &spec).is_none() {
-                                    push(stimulus, seeds[0], cycles, Some(&m.name));
+                                    push(stimulus, seeds[0], cycles, Some(&m.name))?;
                                 }
                             }
                         }
@@ -456,7 +559,7 @@ mod tests {
     use super::*;
 
     fn list(text: &str) -> Vec<Job> {
-        expand(&toml::from_str(text).unwrap(), Path::new(".")).unwrap()
+        expand(&List::parse(text, "test.toml").unwrap(), Path::new(".")).unwrap()
     }
 
     #[test]
@@ -553,7 +656,7 @@ mod tests {
     #[test]
     fn bad_lists_say_what_is_wrong() {
         let err = |text: &str| {
-            expand(&toml::from_str(text).unwrap(), Path::new("."))
+            expand(&List::parse(text, "test.toml").unwrap(), Path::new("."))
                 .unwrap_err()
                 .to_string()
         };
@@ -561,6 +664,30 @@ mod tests {
         assert!(e.contains("entry 1") && e.contains("nope"), "{e}");
         let e = err("[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nset = { \"ot.ways\" = [3] }\n");
         assert!(e.contains("entry 1") && e.contains("ot.ways"), "{e}");
+        // Counts beyond MAX_JOBS: refused before anything is sized by them, naming the key,
+        // the list and the line.
+        let e = err("[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nseed_count = 100000000\n");
+        assert!(
+            e.contains("test.toml line 5") && e.contains("`seed_count` = 100000000"),
+            "{e}"
+        );
+        let values = (0..400)
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let e = err(&format!(
+            "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nseed_count = 300\nset = {{ \"ot.ways\" = [{values}] }}\n"
+        ));
+        assert!(
+            e.contains("test.toml line 1")
+                && e.contains("`seed_count` = 300 x 400 values of `set.ot.ways`"),
+            "{e}"
+        );
+        let e = err("[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nrandom_configs = 18446744073709551615\n");
+        assert!(
+            e.contains("`random_configs`") && e.contains("line 5"),
+            "{e}"
+        );
         assert!(Shard::parse("0/2").is_err() && Shard::parse("3/2").is_err());
         assert_eq!(Shard::parse("2/2").unwrap(), Shard { index: 2, count: 2 });
     }

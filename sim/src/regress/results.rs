@@ -35,6 +35,9 @@ pub struct JobResult {
     pub message: String,
     /// Cycles compared.
     pub cycles_run: u64,
+    /// Wall-clock time the job took; a recorded value that is not a duration (negative, not
+    /// finite, or more than [`MAX_JOB_SECONDS`]) makes the line unreadable.
+    #[serde(deserialize_with = "job_seconds")]
     pub seconds: f64,
     pub cycles_per_second: f64,
     /// Runs the job again (quoted for the shell).
@@ -49,6 +52,20 @@ pub struct JobResult {
     /// A failing random configuration shrunk: the fewest `--set` values that still fail.
     #[serde(default)]
     pub shrunk_sets: Option<Vec<String>>,
+}
+
+/// The longest job time a results line may record: a year, far beyond any job's time limit.
+pub const MAX_JOB_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+fn job_seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let s = f64::deserialize(d)?;
+    if (0.0..=MAX_JOB_SECONDS).contains(&s) {
+        Ok(s)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "`seconds` is {s}, not a job's time (0 to {MAX_JOB_SECONDS})"
+        )))
+    }
 }
 
 impl std::ops::Deref for JobResult {
@@ -107,18 +124,14 @@ pub struct Plan {
     pub jobs: Vec<Job>,
 }
 
-fn io(what: &str, path: &Path) -> impl FnOnce(std::io::Error) -> RegressError {
-    let what = format!("{what} {}", path.display());
-    move |e| RegressError::Io(what, e)
+fn writing(path: &Path) -> impl FnOnce(std::io::Error) -> RegressError {
+    let what = path.display().to_string();
+    move |e| RegressError::Write(what, e)
 }
 
 fn encode(r: &JobResult) -> Result<String, RegressError> {
-    serde_json::to_string(r).map_err(|e| {
-        RegressError::Io(
-            "cannot encode a result".into(),
-            std::io::Error::other(e.to_string()),
-        )
-    })
+    serde_json::to_string(r)
+        .map_err(|e| RegressError::Internal(format!("cannot encode a result: {e}")))
 }
 
 /// Refuse to write into a folder whose `results.jsonl` already holds results, unless the run
@@ -134,8 +147,65 @@ pub fn refuse_earlier(dir: &Path, resume: bool) -> Result<(), RegressError> {
     Ok(())
 }
 
+/// Cut off a last line that a kill left unfinished (it has no newline and is not a whole
+/// result: its job's result was never wholly written, and that job runs again), so that the
+/// next result starts a line of its own; a last line that lacks only its newline is a whole
+/// result, kept, and given its newline. Returns the bytes cut (0 when the file ends with a
+/// whole line or does not exist).
+pub fn repair(path: &Path) -> Result<u64, RegressError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(RegressError::Read(path.display().to_string(), e)),
+    };
+    if !meta.is_file() || meta.len() == 0 {
+        return Ok(0);
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(writing(path))?;
+    // The last newline, read backwards a block at a time.
+    let len = meta.len();
+    let mut end = len;
+    let mut keep = 0;
+    let mut buf = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let n = usize::try_from(end - start).unwrap_or(buf.len());
+        f.seek(SeekFrom::Start(start))
+            .and_then(|_| f.read_exact(&mut buf[..n]))
+            .map_err(|e| RegressError::Read(path.display().to_string(), e))?;
+        if end == len && buf[n - 1] == b'\n' {
+            return Ok(0);
+        }
+        if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
+            keep = start + i as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    let mut last = Vec::new();
+    f.seek(SeekFrom::Start(keep))
+        .and_then(|_| f.read_to_end(&mut last))
+        .map_err(|e| RegressError::Read(path.display().to_string(), e))?;
+    if serde_json::from_slice::<JobResult>(&last).is_ok() {
+        use std::io::Write;
+        f.write_all(b"\n")
+            .and_then(|_| f.sync_data())
+            .map_err(writing(path))?;
+        return Ok(0);
+    }
+    f.set_len(keep)
+        .and_then(|_| f.sync_data())
+        .map_err(writing(path))?;
+    Ok(len - keep)
+}
+
 /// Append one result as one line, flushed to disk before returning: a kill after this loses
-/// nothing of it.
+/// nothing of it. (A cut line before it is repaired when the run starts: [`repair`].)
 pub fn append(path: &Path, r: &JobResult) -> Result<(), RegressError> {
     let mut line = encode(r)?;
     line.push('\n');
@@ -143,31 +213,52 @@ pub fn append(path: &Path, r: &JobResult) -> Result<(), RegressError> {
         .create(true)
         .append(true)
         .open(path)
-        .map_err(io("cannot open", path))?;
+        .map_err(writing(path))?;
     // One write of the whole line (O_APPEND): lines of concurrent writers never interleave.
     f.write_all(line.as_bytes())
         .and_then(|_| f.sync_data())
-        .map_err(io("cannot write", path))
+        .map_err(writing(path))
+}
+
+/// What a `results.jsonl` holds.
+#[derive(Debug, Clone, Default)]
+pub struct Recorded {
+    /// Each job's first result, in the file's order.
+    pub results: Vec<JobResult>,
+    /// Jobs recorded more than once (each id once, in the file's order). A job's id is the hash
+    /// of its command line, so two lines of one id are the same job run twice (a copied line,
+    /// two runs resuming one folder): the first counts, the later ones are reported, not
+    /// counted.
+    pub duplicated: Vec<String>,
+    /// Bytes of a last line cut short by a kill (not a result: its job runs again).
+    pub cut: usize,
 }
 
 /// The results recorded in `path` (none if it does not exist). A last line cut short by a kill
-/// is dropped (its job is not finished); any other unreadable line is an error.
-pub fn read(path: &Path) -> Result<Vec<JobResult>, RegressError> {
+/// is left out (its job is not finished); any other unreadable line is an error naming its
+/// line.
+pub fn read(path: &Path) -> Result<Recorded, RegressError> {
     let text = match spec::input::read_to_string(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io("cannot read", path)(e)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Recorded::default()),
+        Err(e) => return Err(RegressError::Read(path.display().to_string(), e)),
     };
     let complete = text.ends_with('\n');
     let lines: Vec<&str> = text.lines().collect();
-    let mut out = Vec::new();
+    let mut out = Recorded::default();
+    let mut seen = HashSet::new();
     for (i, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str(line) {
-            Ok(r) => out.push(r),
-            Err(_) if i + 1 == lines.len() && !complete => {}
+        match serde_json::from_str::<JobResult>(line) {
+            Ok(r) if !seen.insert(r.id.clone()) => {
+                if !out.duplicated.contains(&r.id) {
+                    out.duplicated.push(r.id.clone());
+                }
+            }
+            Ok(r) => out.results.push(r),
+            Err(_) if i + 1 == lines.len() && !complete => out.cut = line.len(),
             Err(e) => {
                 return Err(RegressError::BadInput(format!(
                     "{}:{}: not a result line ({e}); move the file away or fix the line",
@@ -180,11 +271,10 @@ pub fn read(path: &Path) -> Result<Vec<JobResult>, RegressError> {
     Ok(out)
 }
 
-/// Write `path` whole (through a temporary file renamed over it).
+/// Write `path` whole (through a temporary file renamed over it; never over anything but a
+/// regular file).
 pub fn write_file(path: &Path, text: &str) -> Result<(), RegressError> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(io("cannot write", &tmp))?;
-    std::fs::rename(&tmp, path).map_err(io("cannot write", path))
+    spec::output::write_file(path, text.as_bytes()).map_err(writing(path))
 }
 
 /// JUnit XML: one test suite per block and preset, one testcase per job; a failure carries the
@@ -226,17 +316,16 @@ pub fn junit(name: &str, results: &[JobResult]) -> Result<String, RegressError> 
             };
             let mut case = TestCase::new(r.name(), status);
             case.set_classname(format!("{block}.{preset}"));
-            case.set_time(std::time::Duration::from_secs_f64(r.seconds.max(0.0)));
+            // Read values are checked against MAX_JOB_SECONDS; the clamp keeps a measured one safe.
+            let seconds = r.seconds.clamp(0.0, MAX_JOB_SECONDS);
+            case.set_time(std::time::Duration::try_from_secs_f64(seconds).unwrap_or_default());
             suite.add_test_case(case);
         }
         report.add_test_suite(suite);
     }
-    report.to_string().map_err(|e| {
-        RegressError::Io(
-            "cannot write JUnit XML".into(),
-            std::io::Error::other(e.to_string()),
-        )
-    })
+    report
+        .to_string()
+        .map_err(|e| RegressError::Internal(format!("cannot encode the JUnit XML: {e}")))
 }
 
 /// Counts per block and preset.
@@ -354,6 +443,9 @@ pub struct MergeReport {
 
 /// Merge the results of shard folders (each with `results.jsonl` and `plan.json`) into `out`.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(MergeReport, String), RegressError> {
+    // The output is checked before anything is read or written.
+    let names = [RESULTS, JUNIT, SUMMARY];
+    spec::output::check_claim(out, &names).map_err(writing(out))?;
     let mut rep = MergeReport {
         folders: dirs.len(),
         ..MergeReport::default()
@@ -387,9 +479,17 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(MergeReport, String), Regr
             )));
         }
         planned.extend(plan.jobs.iter().map(|j| j.id.clone()));
-        for r in read(&d.join(RESULTS))? {
+        let recorded = read(&d.join(RESULTS))?;
+        for id in recorded.duplicated {
+            if !rep.duplicated.contains(&id) {
+                rep.duplicated.push(id);
+            }
+        }
+        for r in recorded.results {
             if !seen.insert(r.id.clone()) {
-                rep.duplicated.push(r.id.clone());
+                if !rep.duplicated.contains(&r.id) {
+                    rep.duplicated.push(r.id.clone());
+                }
                 continue;
             }
             merged.push(r);
@@ -411,7 +511,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(MergeReport, String), Regr
         .iter()
         .filter(|r| r.verdict != JobVerdict::Pass)
         .count();
-    std::fs::create_dir_all(out).map_err(io("cannot create", out))?;
+    spec::output::claim(out, &names).map_err(writing(out))?;
     let mut text = String::new();
     for r in &merged {
         text.push_str(&encode(r)?);
@@ -420,4 +520,132 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(MergeReport, String), Regr
     write_file(&out.join(RESULTS), &text)?;
     let s = write_reports(out, &name, &merged, rep.missing.len())?;
     Ok((rep, s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A result of the job with id `id`.
+    fn result(id: &str) -> JobResult {
+        let job = Job {
+            key: JobKey {
+                id: id.to_string(),
+                block: "ot".into(),
+                preset: "tiny".into(),
+                config: "tiny".into(),
+                config_hash: "0".into(),
+                sets: Vec::new(),
+                stimulus: "random".into(),
+                seed: 1,
+                cycles: 100,
+                mutant: None,
+            },
+            random: false,
+            timeout: 1,
+            args: Vec::new(),
+        };
+        JobResult::of(&job, JobVerdict::Pass, "passed".into(), 0.5)
+    }
+
+    fn ids(r: &Recorded) -> Vec<String> {
+        r.results.iter().map(|r| r.id.clone()).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// A kill may cut the file anywhere; the next run repairs it and appends: every result
+        /// whose line was whole is kept, the new one is read back, and the file reads cleanly.
+        #[test]
+        fn a_cut_anywhere_then_an_append_loses_nothing(n in 1usize..6, cut in any::<prop::sample::Index>()) {
+            let d = tempfile::tempdir().unwrap();
+            let path = d.path().join(RESULTS);
+            for i in 0..n {
+                append(&path, &result(&format!("job{i}"))).unwrap();
+            }
+            let text = std::fs::read(&path).unwrap();
+            let at = cut.index(text.len() + 1);
+            std::fs::write(&path, &text[..at]).unwrap();
+            let whole = ids(&read(&path).unwrap());
+            let cut_bytes = repair(&path).unwrap();
+            // A line that lost only its newline is whole: kept, not cut.
+            let only_newline = at < text.len() && text[at] == b'\n';
+            prop_assert_eq!(cut_bytes > 0, at > 0 && text[at - 1] != b'\n' && !only_newline);
+            append(&path, &result("new")).unwrap();
+            let after = read(&path).unwrap();
+            let mut want = whole.clone();
+            want.push("new".into());
+            prop_assert_eq!(ids(&after), want);
+            prop_assert_eq!(after.cut, 0);
+        }
+    }
+
+    #[test]
+    fn a_last_line_missing_only_its_newline_is_kept() {
+        // Cut exactly before the last newline: the result is whole; cutting it off (the wrong
+        // variant of the repair) would run its job again and lose the recorded result.
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(RESULTS);
+        append(&path, &result("a")).unwrap();
+        append(&path, &result("b")).unwrap();
+        let text = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &text[..text.len() - 1]).unwrap();
+        assert_eq!(repair(&path).unwrap(), 0);
+        assert_eq!(std::fs::read(&path).unwrap(), text);
+        append(&path, &result("new")).unwrap();
+        assert_eq!(ids(&read(&path).unwrap()), ["a", "b", "new"]);
+    }
+
+    #[test]
+    fn without_the_repair_the_next_result_is_lost() {
+        // The wrong variant the repair replaces: appending after a cut line glues the new
+        // result onto the fragment; read then drops it (or fails on it).
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(RESULTS);
+        append(&path, &result("a")).unwrap();
+        append(&path, &result("b")).unwrap();
+        let text = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &text[..text.len() - 10]).unwrap();
+        append(&path, &result("new")).unwrap();
+        let got = read(&path).map(|r| ids(&r));
+        assert!(
+            got.as_ref()
+                .map_or(true, |ids| !ids.contains(&"new".to_string())),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_job_recorded_twice_counts_once_and_is_reported() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(RESULTS);
+        for id in ["a", "b", "a", "a", "c", "b"] {
+            append(&path, &result(id)).unwrap();
+        }
+        let r = read(&path).unwrap();
+        assert_eq!(ids(&r), ["a", "b", "c"]);
+        assert_eq!(r.duplicated, ["a", "b"]);
+    }
+
+    #[test]
+    fn a_recorded_time_that_is_no_duration_is_refused_naming_its_line() {
+        // 1e308 seconds once reached the JUnit writer and panicked in Duration::from_secs_f64.
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(RESULTS);
+        append(&path, &result("a")).unwrap();
+        let good = std::fs::read_to_string(&path).unwrap();
+        for bad in ["1e308", "-1.0", "31536001.0"] {
+            let mut line = serde_json::to_value(result("b")).unwrap();
+            line["seconds"] = serde_json::from_str(bad).unwrap();
+            std::fs::write(&path, format!("{good}{line}\n")).unwrap();
+            let e = read(&path).unwrap_err().to_string();
+            assert!(e.contains(":2:") && e.contains("`seconds`"), "{bad}: {e}");
+        }
+        let mut line = serde_json::to_value(result("b")).unwrap();
+        line["seconds"] = serde_json::json!(MAX_JOB_SECONDS);
+        std::fs::write(&path, format!("{good}{line}\n")).unwrap();
+        assert_eq!(ids(&read(&path).unwrap()), ["a", "b"]);
+    }
 }

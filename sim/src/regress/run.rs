@@ -35,7 +35,22 @@ pub struct RunOptions {
     pub shard: Shard,
     /// The ids of the whole list (every shard's).
     pub list_ids: Vec<String>,
+    /// Prints one line of progress (the CLI's standard output); an error stops the run like
+    /// an interrupt (the results so far are recorded) and is the run's error.
+    pub say: fn(&str) -> std::io::Result<()>,
 }
+
+/// The names a run writes in its output folder (claimed in its marker before anything runs).
+pub const NAMES: [&str; 5] = [
+    RESULTS,
+    results::PLAN,
+    results::JUNIT,
+    results::SUMMARY,
+    JOBS,
+];
+
+/// The folder of the jobs' own output (`jobs/<id>/`).
+pub const JOBS: &str = "jobs";
 
 /// What a run did.
 pub struct Outcome {
@@ -43,8 +58,12 @@ pub struct Outcome {
     pub results: Vec<JobResult>,
     pub ran: usize,
     pub resumed: usize,
-    /// Jobs without a result (interrupted).
+    /// Jobs without a result (interrupted): the jobs given that no result names.
     pub missing: usize,
+    /// Jobs recorded more than once in `results.jsonl` (the first result counts).
+    pub duplicated: Vec<String>,
+    /// Bytes of a last line of `results.jsonl` cut short by a kill, removed before appending.
+    pub repaired: u64,
     pub interrupted: bool,
     pub summary: String,
 }
@@ -57,19 +76,21 @@ impl Outcome {
 
 /// Run `jobs` (this shard's) into `o.out`.
 pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
-    let io = |what: &str, p: &Path| {
-        let what = format!("{what} {}", p.display());
-        move |e| RegressError::Io(what, e)
-    };
-    std::fs::create_dir_all(&o.out).map_err(io("cannot create", &o.out))?;
     results::refuse_earlier(&o.out, o.resume)?;
+    spec::output::claim(&o.out, &NAMES)
+        .map_err(|e| RegressError::Write(o.out.display().to_string(), e))?;
     let results_path = o.out.join(RESULTS);
+    // A line a kill cut short would have the next result appended to it: cut it off first.
+    let repaired = results::repair(&results_path)?;
     let planned: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
-    let earlier: Vec<JobResult> = results::read(&results_path)?
+    let recorded = results::read(&results_path)?;
+    let earlier: Vec<JobResult> = recorded
+        .results
         .into_iter()
         .filter(|r| planned.contains(r.id.as_str()))
         .collect();
     let done: HashSet<String> = earlier.iter().map(|r| r.id.clone()).collect();
+    let recorded_twice = recorded.duplicated;
     let plan = Plan {
         list: o.list.clone(),
         shard: o.shard.to_string(),
@@ -77,7 +98,7 @@ pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
         jobs: jobs.clone(),
     };
     let plan_text = serde_json::to_string_pretty(&plan)
-        .map_err(|e| RegressError::Io("cannot encode the plan".into(), std::io::Error::other(e)))?;
+        .map_err(|e| RegressError::Internal(format!("cannot encode the plan: {e}")))?;
     results::write_file(&o.out.join(results::PLAN), &plan_text)?;
     let todo: VecDeque<Job> = jobs
         .iter()
@@ -90,6 +111,7 @@ pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
     let (tx, rx) = mpsc::channel::<JobResult>();
     let mut fresh = Vec::new();
     let mut write_error = None;
+    let mut stdout_error = None;
     std::thread::scope(|s| {
         for _ in 0..o.workers.max(1).min(total.max(1)) {
             let tx = tx.clone();
@@ -141,8 +163,9 @@ pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
             );
             if o.progress {
                 bar.println(line);
-            } else {
-                println!("{line}");
+            } else if let Err(e) = (o.say)(&line) {
+                stdout_error.get_or_insert(e);
+                o.stop.store(true, Ordering::SeqCst);
             }
             bar.set_message(format!("{failed} failed, {errors} errors"));
             bar.inc(1);
@@ -157,13 +180,24 @@ pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
     let resumed = earlier.len();
     let mut all = earlier;
     all.extend(fresh);
-    let missing = jobs.len() - all.len();
+    // The jobs given that no result names: counted from the jobs, never by subtracting counts
+    // that can disagree.
+    let recorded: HashSet<&str> = all.iter().map(|r| r.id.as_str()).collect();
+    let missing = jobs
+        .iter()
+        .filter(|j| !recorded.contains(j.id.as_str()))
+        .count();
     let summary = results::write_reports(&o.out, &o.list, &all, missing)?;
+    if let Some(e) = stdout_error {
+        return Err(RegressError::Stdout(e));
+    }
     Ok(Outcome {
         results: all,
         ran,
         resumed,
         missing,
+        duplicated: recorded_twice,
+        repaired,
         interrupted: o.stop.load(Ordering::SeqCst),
         summary,
     })
@@ -192,8 +226,8 @@ enum Ended {
 fn child(args: &[String], dir: &Path, limit: Duration, o: &RunOptions) -> Ended {
     let t = Instant::now();
     let files = std::fs::create_dir_all(dir)
-        .and_then(|_| std::fs::File::create(dir.join("stdout.json")))
-        .and_then(|a| Ok((a, std::fs::File::create(dir.join("stderr.txt"))?)));
+        .and_then(|_| spec::output::create(&dir.join("stdout.json")))
+        .and_then(|a| Ok((a, spec::output::create(&dir.join("stderr.txt"))?)));
     let (out_file, err_file) = match files {
         Ok(f) => f,
         Err(e) => return Ended::Failed(format!("cannot create {}: {e}", dir.display())),
@@ -249,7 +283,7 @@ fn still_fails(job: &Job, sets: &[String], dir: &Path, o: &RunOptions) -> bool {
 
 /// Run one job; `None` if it was stopped by an interrupt (it has no result).
 fn run_job(job: &Job, o: &RunOptions) -> Option<JobResult> {
-    let dir = o.out.join("jobs").join(&job.id);
+    let dir = o.out.join(JOBS).join(&job.id);
     let t = Instant::now();
     let err = |msg: String, stderr: String| {
         Some(JobResult::error(

@@ -19,9 +19,14 @@ pub struct SlurmJob<'a> {
     pub timeout: Option<u64>,
 }
 
+/// The folder of shard `i` (1-based), in the run's folder.
+pub fn shard_name(i: usize) -> String {
+    format!("shard-{i}")
+}
+
 /// The folder of shard `i` (1-based).
 pub fn shard_dir(out: &Path, i: usize) -> PathBuf {
-    out.join(format!("shard-{i}"))
+    out.join(shard_name(i))
 }
 
 fn q(s: &str) -> String {
