@@ -22,12 +22,16 @@ use crate::mapping::{AddressMap, MappingError};
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum OptionsError {
     #[error(
-        "{source_name} line {line}: expected an option name starting with `-`, found `{token}`"
+        "{source_name} line {line}: expected an option name starting with `-`, found \
+         `{token}`{}",
+        after_value(previous)
     )]
     ExpectedOption {
         source_name: String,
         line: usize,
         token: String,
+        /// The option before the token and its line: the token may be the rest of its value.
+        previous: Option<(String, usize)>,
     },
     #[error("{source_name} line {line}: option `{option}` has no value")]
     MissingValue {
@@ -53,6 +57,18 @@ pub enum OptionsError {
         next: String,
         next_line: usize,
     },
+}
+
+/// The hint of [`OptionsError::ExpectedOption`]: a stray token after an option's value is most
+/// often the rest of a value spread over tokens without its quotes.
+fn after_value(previous: &Option<(String, usize)>) -> String {
+    match previous {
+        Some((option, line)) => format!(
+            " after the value of `{option}` (line {line}); a value of several words is \
+             quoted, `\"...\"`"
+        ),
+        None => String::new(),
+    }
 }
 
 /// One option's value and where it was set.
@@ -92,6 +108,7 @@ impl GpgpusimOptions {
         }
 
         let mut options = BTreeMap::new();
+        let mut previous = None;
         let mut i = 0;
         while i < tokens.len() {
             let (name_token, line) = tokens[i];
@@ -102,7 +119,9 @@ impl GpgpusimOptions {
                         source_name: source_name.to_string(),
                         line,
                         token: name_token.to_string(),
-                    })
+                        // A lone `-` is a broken name, not the rest of a value.
+                        previous: previous.filter(|_| !name_token.starts_with('-')),
+                    });
                 }
             };
             let Some(&(first, _)) = tokens.get(i + 1) else {
@@ -153,6 +172,7 @@ impl GpgpusimOptions {
                     }
                 }
             };
+            previous = Some((name_token.to_string(), line));
             options.insert(
                 name.to_string(),
                 OptionValue {
@@ -676,6 +696,7 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
             MappingError::ZeroChannels
                 | MappingError::BadSubPartitions { .. }
                 | MappingError::TooManySubPartitions { .. }
+                | MappingError::SubPartitionsExceedBanks { .. }
                 | MappingError::DramidOutOfRange { .. }
                 | MappingError::DNeedsPowerOfTwo { .. }
                 | MappingError::DCount { .. }

@@ -125,8 +125,16 @@ fn option_file_syntax_rules() {
         Err(OptionsError::ExpectedOption {
             source_name: "f.config".into(),
             line: 2,
-            token: "b".into()
+            token: "b".into(),
+            previous: Some(("-a".into(), 1)),
         })
+    );
+    // A two-line value whose quotes are lost names the option it follows.
+    let e = GpgpusimOptions::parse("-x 1\n-t 7\n   CL=12:WL=4\"\n", "g.config").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "g.config line 3: expected an option name starting with `-`, found `CL=12:WL=4\"` \
+         after the value of `-t` (line 2); a value of several words is quoted, `\"...\"`"
     );
     assert_eq!(
         GpgpusimOptions::parse("-a 1\n- 2", "f")
@@ -506,6 +514,14 @@ fn import_defaults_and_errors() {
     assert_eq!(
         e.to_string(),
         "`-gpgpu_n_mem` = `six` (extra.config line 1): expected an unsigned 32-bit integer"
+    );
+    // More sub-partitions than the map's bank bits can pick: the error names the option
+    // that set the count, not only the map.
+    let e = with("-gpgpu_n_sub_partition_per_mchannel 65536").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("-gpgpu_n_sub_partition_per_mchannel = 65536 (extra.config line 1)"),
+        "{e}"
     );
     assert!(matches!(
         with("-gpgpu_dram_buswidth 0"),

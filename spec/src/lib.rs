@@ -86,10 +86,12 @@ pub enum SpecError {
         message: String,
         hint: &'static str,
     },
-    #[error("{path}: {error}")]
+    /// The option error names the file (as its `source_name`) and the line.
+    #[error("{error}")]
     GpgpusimOptions {
         path: PathBuf,
-        error: gpgpusim::OptionsError,
+        /// Boxed: the option file's errors are large and rare.
+        error: Box<gpgpusim::OptionsError>,
     },
     #[error("importing {path}: {error}")]
     GpgpusimImport {
@@ -235,7 +237,7 @@ impl ConfigRequest {
                 let layer = gpgpusim::GpgpusimOptions::parse(&text, &path.display().to_string())
                     .map_err(|error| SpecError::GpgpusimOptions {
                         path: path.clone(),
-                        error,
+                        error: Box::new(error),
                     })?;
                 opts.layer(layer);
             }

@@ -69,6 +69,17 @@ pub fn target(path: &Path) -> std::io::Result<PathBuf> {
     )))
 }
 
+/// [`target`] of a path that names a file: one ending in `/` (or `.`, `..`) names a folder,
+/// which a file write would fail on only after the work is done.
+fn file_target(path: &Path) -> std::io::Result<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let last = path.as_os_str().as_bytes().rsplit(|&b| b == b'/').next();
+    if matches!(last, None | Some(b"" | b"." | b"..")) {
+        return Err(refused("it names a folder: give a file name".into()));
+    }
+    target(path)
+}
+
 /// The folder a file `path` is written in (`.` for a bare name).
 fn folder_of(path: &Path) -> &Path {
     match path.parent() {
@@ -98,7 +109,7 @@ fn regular_or_absent(path: &Path) -> std::io::Result<()> {
 /// Check, before any work, that [`write_file`] can write `path`: the file it names is absent
 /// or a regular file, and its folder exists and takes new files.
 pub fn check_file(path: &Path) -> std::io::Result<()> {
-    let t = target(path)?;
+    let t = file_target(path)?;
     regular_or_absent(&t)?;
     let dir = folder_of(&t);
     tempfile::NamedTempFile::new_in(dir).map(drop).map_err(|e| {
@@ -115,7 +126,7 @@ pub fn check_file(path: &Path) -> std::io::Result<()> {
 /// regular file is refused.
 pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    let t = target(path)?;
+    let t = file_target(path)?;
     regular_or_absent(&t)?;
     let old_mode = std::fs::metadata(&t)
         .ok()
@@ -136,7 +147,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Open `path` for writing from its start (a file a child process writes, a stream): created
 /// if absent, truncated if a regular file (through symbolic links); anything else refused.
 pub fn create(path: &Path) -> std::io::Result<File> {
-    let t = target(path)?;
+    let t = file_target(path)?;
     regular_or_absent(&t)?;
     File::create(&t)
 }

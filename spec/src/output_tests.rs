@@ -203,6 +203,20 @@ fn files_are_written_through_links_and_nothing_else_is_replaced() {
     std::os::unix::fs::symlink("loop2", d.path().join("loop1")).unwrap();
     std::os::unix::fs::symlink("loop1", d.path().join("loop2")).unwrap();
     assert!(write_file(&d.path().join("loop1"), b"x").is_err());
+    // A path that names a folder not yet there (`out/`) is refused before any work, and
+    // nothing is made; without the check the write fails only at its end.
+    for p in ["new/", "new/.", "new/.."] {
+        let p = d.path().join(p);
+        for e in [check_file(&p).unwrap_err(), create(&p).unwrap_err()] {
+            assert!(
+                e.to_string().contains("names a folder"),
+                "{}: {e}",
+                p.display()
+            );
+        }
+        assert!(write_file(&p, b"x").is_err());
+        assert!(!d.path().join("new").exists());
+    }
 }
 
 #[test]

@@ -246,6 +246,11 @@ pub fn load(name_or_file: &str) -> Result<(List, PathBuf), RegressError> {
 }
 
 fn blocks_of(names: &[String], what: &str) -> Result<Vec<&'static BlockEntry>, String> {
+    if names.is_empty() {
+        return Err(format!(
+            "`{what}` is empty: name at least one block, or \"all\""
+        ));
+    }
     if names.iter().any(|n| n == "all") {
         return Ok(BLOCKS.iter().collect());
     }
@@ -256,6 +261,9 @@ fn blocks_of(names: &[String], what: &str) -> Result<Vec<&'static BlockEntry>, S
 }
 
 fn presets_of(names: &[String]) -> Result<Vec<String>, String> {
+    if names.is_empty() {
+        return Err("`presets` is empty: name at least one preset, or \"all\"".into());
+    }
     if names.iter().any(|n| n == "all") {
         return Ok(spec::PRESETS.iter().map(|p| p.name.to_string()).collect());
     }

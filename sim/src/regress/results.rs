@@ -62,8 +62,9 @@ fn job_seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> 
     if (0.0..=MAX_JOB_SECONDS).contains(&s) {
         Ok(s)
     } else {
+        // In exponent form: a value like 1e308 is not echoed as 309 digits.
         Err(serde::de::Error::custom(format!(
-            "`seconds` is {s}, not a job's time (0 to {MAX_JOB_SECONDS})"
+            "`seconds` is {s:e}, not a job's time (0 to {MAX_JOB_SECONDS:e})"
         )))
     }
 }
