@@ -227,6 +227,34 @@ fn a_trace_that_would_simulate_nothing_is_refused() {
     );
 }
 
+#[test]
+fn a_fifo_or_a_device_named_as_a_trace_is_refused_not_waited_on() {
+    // Reading a FIFO with no writer blocked forever; a device such as /dev/zero would be read
+    // without end. Only regular files are read, and the refusal names the file.
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
+    let fifo = d.path().join("kernel-1.traceg");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let o = run_trace(d.path(), None, 20);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("kernel-1.traceg: cannot open") && e.contains("a FIFO"),
+        "{e}"
+    );
+    std::fs::remove_file(&fifo).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &fifo).unwrap();
+    let o = run_trace(d.path(), None, 20);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("kernel-1.traceg: cannot open") && e.contains("device"),
+        "{e}"
+    );
+    assert!(e.contains("give a regular file"), "{e}");
+}
+
 /// A trace folder, its clean run's output (JSON, from the text), and the cache folder
 /// holding its packed copy.
 struct Packed {
