@@ -23,20 +23,11 @@ use thiserror::Error;
 /// A trace that could not be read: the file, the line (1-based; 0 when the file itself could
 /// not be opened) and what was wrong.
 #[derive(Debug, Error)]
-#[error("{}{}: {message}", file.display(), at_line(*line))]
+#[error("{}:{line}: {message}", file.display())]
 pub struct TraceError {
     pub file: PathBuf,
     pub line: usize,
     pub message: String,
-}
-
-/// `:line` of a [`TraceError`], nothing for the file as a whole (line 0).
-fn at_line(line: usize) -> String {
-    if line == 0 {
-        String::new()
-    } else {
-        format!(":{line}")
-    }
 }
 
 /// One command of `kernelslist.g`, in order.
