@@ -3344,6 +3344,9 @@ def request_verdict(text):
             t = REQ_FIELDS.get(k)
             if t is None:
                 status = EITHER
+            elif v is None and k in ("load", "prefetch"):
+                # JSON's null for an optional field: read as absent, or refused.
+                status = EITHER
             elif t == "u64" and not (_is_int(v) and 0 <= v < U64):
                 return INVALID, n
             elif t == "bool" and not isinstance(v, bool):

@@ -470,6 +470,15 @@ pub enum PartitionIndexing {
 /// Problems importing a configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum ImportError {
+    #[error(
+        "`-{given}` ({location}) is not an option: GPGPU-Sim's names are case-sensitive; \
+         write `-{known}`"
+    )]
+    OptionCase {
+        given: String,
+        known: &'static str,
+        location: String,
+    },
     #[error("`-{option}` is not set; warpsmith needs it{hint}")]
     MissingOption {
         option: &'static str,
@@ -625,6 +634,7 @@ fn flag(opts: &GpgpusimOptions, name: &'static str) -> Result<bool, ImportError>
 /// 0, indexing policies 0), except `-gpgpu_mem_addr_mapping`, which is required: the built-in mask
 /// sets of `-gpgpu_mem_address_mask` are not implemented.
 pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
+    check_option_case(opts)?;
     const MAPPING: &str = "gpgpu_mem_addr_mapping";
     const TIMING: &str = "gpgpu_dram_timing_opt";
     let mut unmodelled = Vec::new();
@@ -964,6 +974,25 @@ pub struct ImportReport {
     pub kept: Vec<String>,
     pub unmodelled: Vec<String>,
     pub ignored: Vec<IgnoredOption>,
+}
+
+/// An option that is one warpsmith reads but for its letters' case (`-NETWORK_MODE`) is refused:
+/// kept as an unknown option, it would leave the real one at its default without a word
+/// (GPGPU-Sim itself stops at an unknown option).
+fn check_option_case(opts: &GpgpusimOptions) -> Result<(), ImportError> {
+    for (name, v) in opts.iter() {
+        if READ.contains(&name) {
+            continue;
+        }
+        if let Some(&known) = READ.iter().find(|r| r.eq_ignore_ascii_case(name)) {
+            return Err(ImportError::OptionCase {
+                given: name.to_string(),
+                known,
+                location: format!("{} line {}", v.source, v.line),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Options [`layer`] reads (some only to report them as not modelled), besides the execution

@@ -515,6 +515,14 @@ fn import_defaults_and_errors() {
         e.to_string(),
         "`-gpgpu_n_mem` = `six` (extra.config line 1): expected an unsigned 32-bit integer"
     );
+    // An option spelled in another case is not taken silently for an unknown one (the real
+    // one would stay at its default).
+    let e = with("-GPGPU_N_MEM 4").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "`-GPGPU_N_MEM` (extra.config line 1) is not an option: GPGPU-Sim's names are \
+         case-sensitive; write `-gpgpu_n_mem`"
+    );
     // More sub-partitions than the map's bank bits can pick: the error names the option
     // that set the count, not only the map.
     let e = with("-gpgpu_n_sub_partition_per_mchannel 65536").unwrap_err();
