@@ -18,8 +18,8 @@
 #   cost/P        `cost --format json` of every block
 #   rtl/P/B       the code lines of the generated SystemVerilog (comments and blank lines removed)
 #   run/P/W/V     `run --format json`: the GPU on every built-in kernel and on the reference,
-#                 built-in and generated traces, under variants V (warp schedulers, dispatch
-#                 policies, prefetchers)
+#                 built-in and generated traces, under variants V: every warp scheduler, DRAM
+#                 scheduler, dispatch policy and prefetcher (each set alone over the preset)
 # Inputs are this tree's files (tests/data), so a build of another commit is fingerprinted on
 # the same inputs when WARPSMITH_BIN points at it.
 set -euo pipefail
@@ -130,12 +130,15 @@ for p in $PRESETS; do
       */*) input=(--trace "$w" --no-trace-cache); name=$(basename "$w" | cut -c1-24) ;;
       *) input=(--kernel "$w" --seed 3); name=$w ;;
     esac
-    for v in default gpu.scheduler=gto gpu.scheduler=two-level prefetch.kind=mt-hwp \
-      prefetch.kind=stridepc dispatch.policy=locality; do
+    for v in default gpu.scheduler=lrr gpu.scheduler=gto gpu.scheduler=two-level \
+      prefetch.kind=mt-hwp prefetch.kind=stridepc mc.scheduler=fcfs mc.scheduler=frfcfs \
+      mc.scheduler=warped mc.scheduler=divfirst dispatch.policy=rr dispatch.policy=bcs \
+      dispatch.policy=locality dispatch.policy=map-x dispatch.policy=map-y \
+      dispatch.policy=map-auto; do
       sets=()
       [ "$v" = default ] || sets=(--set "$v")
       # The locality policy runs built-in kernels only (a trace has no access ranges).
-      case "$w:$v" in */*:dispatch.policy=*) continue ;; esac
+      case "$w:$v" in */*:dispatch.policy=locality) continue ;; esac
       # A run that is refused is fingerprinted by its exit code and message.
       if json=$("$BIN" run --preset "$p" "${input[@]}" "${sets[@]}" --format json 2>"$tmp/err"); then
         hash=$(strip_json <<< "$json" | h)

@@ -23,4 +23,5 @@ pub mod prefetch;
 pub mod ring;
 pub mod rng;
 pub mod run;
+pub mod stream;
 pub mod workload;

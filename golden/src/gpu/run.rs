@@ -596,7 +596,7 @@ pub fn run_with(
                 side.skip_to(n);
             }
         }
-        side.step(None)?;
+        side.cycle(None)?;
         for port in 0..n {
             while side.pop_reply(port).is_some() {
                 drained += 1;
@@ -697,7 +697,7 @@ impl Gpu<'_> {
         let skips = opts.skips_idle_time();
         loop {
             let hook = opts.watch.as_mut().map(|w| (w.group, &mut *w.hook));
-            let mask = side.step(hook)?;
+            let mask = side.cycle(hook)?;
             if let Some(w) = &opts.watch {
                 if side.dram().now() >= w.dram_cycles {
                     self.stopped = true;

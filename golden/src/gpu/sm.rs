@@ -45,11 +45,11 @@ use super::kernel::KernelWarp;
 use super::prefetch::{Demand, PfHook, PrefetchStats, Prefetcher};
 use crate::bitset::{from128, members, members128};
 use crate::mc::open_loop::Hist;
-use crate::mc::system::Offer;
 use crate::mem::partition::MemRequest;
 use crate::mem::side::MemorySide;
-use crate::mem::slice::{AccessKind, Head, Slice, SliceRequest, SliceStats, Taken};
+use crate::mem::slice::{AccessKind, Head, Slice, SliceRequest, SliceStats};
 use crate::ot::{GpuTxn, Observe, Query};
+use crate::stream::Offer;
 use crate::workload::accelsim::{Inst, KernelHeader, LaneAddrs, Reg, TraceBlock};
 use spec::gpu::{ExecClass, ExecTiming, WarpScheduler};
 use spec::Spec;
@@ -880,7 +880,7 @@ impl Sm {
         }
         // 3. The L1's access and its answers; the prefetch cache's answers.
         let merges = self.l1.mshr_merges();
-        self.l1.tick();
+        self.l1.cycle();
         if let Some(pf) = &mut self.pf {
             pf.l1_events(self.l1.mshr_merges() - merges, 0);
             // (Kept only when prefetching into the L1.)
@@ -952,7 +952,7 @@ impl Sm {
                         payload,
                         kind,
                     };
-                    if self.l1.offer(r) == Taken::Accepted {
+                    if self.l1.offer(r) == Offer::Accepted {
                         accesses.pop_front();
                     }
                 }

@@ -7,7 +7,8 @@
 //! flight, not the length of the source.
 
 use super::stimulus::Request;
-use super::system::{Completion, Dist, Hook, McError, McSummary, MemSystem, Offer};
+use super::system::{Completion, Dist, Hook, McError, McSummary, MemSystem};
+use crate::stream::Offer;
 use spec::Spec;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -318,7 +319,7 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
 
     /// Run until every request has completed or `max_cycles`. `each` sees every completion
     /// with its request (the tag is the request's index in the source). With a hook, see
-    /// [`MemSystem::tick`].
+    /// [`MemSystem::cycle`].
     pub fn run(
         &mut self,
         max_cycles: u64,
@@ -353,7 +354,7 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
                 self.offered += 1;
                 moved |= self.offered.is_multiple_of(RETIRE_EVERY);
             }
-            self.sys.tick(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
+            self.sys.cycle(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
             for c in self.sys.take_completions() {
                 self.stats.complete(&c, &c.req);
                 each(&c, &c.req);

@@ -25,6 +25,7 @@ use super::warped::{BankCmd, Cand, CtrlIn, Enq, OwnEvents, WarpedMc, Wet, WmcIn,
 // `bits`: the members of a controller set, in ascending order.
 use crate::bitset::{members, members128 as bits};
 use crate::block::{CycleModel, IllegalInput};
+use crate::stream::Offer;
 use serde::Serialize;
 use spec::mapping::AddressMap;
 use spec::{Scheduler, Spec};
@@ -77,14 +78,6 @@ pub struct Completion {
     pub tag: u64,
     pub req: Request,
     pub done: u64,
-}
-
-/// What [`MemSystem::offer`] did with a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Offer {
-    Accepted,
-    /// Its channel's wait list is full: offer it again later.
-    Refused,
 }
 
 /// The DRAM side of a run's statistics ([`MemSystem::dram_totals`]).
@@ -924,7 +917,7 @@ impl MemSystem {
     }
 
     /// Whether controller `c`'s wait list takes an offer now ([`MemSystem::offer`] refuses
-    /// one otherwise). Its room grows only in [`MemSystem::tick`], so a caller refused can ask
+    /// one otherwise). Its room grows only in [`MemSystem::cycle`], so a caller refused can ask
     /// this, not offer again, until it does.
     pub fn has_room(&self, c: usize) -> bool {
         self.ctrls[c].wait.len() < self.wait_limit
@@ -1069,7 +1062,7 @@ impl MemSystem {
         (self.imp.skip_idle)(self, until);
     }
 
-    /// The first cycle from which a [`MemSystem::tick`] may do more than count the cycle, if
+    /// The first cycle from which a [`MemSystem::cycle`] may do more than count the cycle, if
     /// nothing is offered before it: the cycle [`MemSystem::skip_idle`] would jump to at the
     /// most, whatever the caller's next arrival (`u64::MAX`: never). The current cycle while a
     /// request waits for a queue with room, an event is due to the blocks, a controller may
@@ -1172,11 +1165,11 @@ impl MemSystem {
     /// its cycles (co-simulation); other groups skip cycles in which their block would not
     /// change. A system that completes nothing for a stall window while requests are pending
     /// is [`McError::Stalled`].
-    pub fn tick(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<(), McError> {
+    pub fn cycle(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<(), McError> {
         (self.imp.tick)(self, hook)
     }
 
-    /// [`MemSystem::tick`] for policy `P`.
+    /// [`MemSystem::cycle`] for policy `P`.
     fn tick_with<P: Policy>(
         &mut self,
         mut hook: Option<(usize, &mut Hook<'_>)>,

@@ -223,11 +223,11 @@ fn a_full_wait_list_refuses_and_a_refused_request_is_taken_later() {
     assert_eq!(sys.offer(r(0x1000), 0).unwrap(), Offer::Accepted);
     assert_eq!(sys.offer(r(0x1000), 1).unwrap(), Offer::Refused);
     assert_eq!(sys.outstanding(), 1);
-    sys.tick(None).unwrap();
+    sys.cycle(None).unwrap();
     assert_eq!(sys.offer(r(0x1000), 1).unwrap(), Offer::Accepted);
     let mut done = Vec::new();
     for _ in 0..10_000 {
-        sys.tick(None).unwrap();
+        sys.cycle(None).unwrap();
         done.extend(sys.take_completions().map(|c| c.tag));
     }
     assert_eq!(done, [0, 1]);
@@ -275,7 +275,7 @@ fn completion_order(s: &Spec, reqs: Vec<Request>, wrong: bool) -> Vec<u64> {
         while let Some((i, r)) = next.next_if(|(_, r)| r.cycle <= sys.now()) {
             assert_eq!(sys.offer(r, i as u64).unwrap(), Offer::Accepted);
         }
-        sys.tick(None).unwrap();
+        sys.cycle(None).unwrap();
         order.extend(sys.take_completions().map(|c| c.tag));
         if next.peek().is_none() && sys.outstanding() == 0 {
             break;

@@ -308,7 +308,8 @@ fn the_slice_agrees_with_the_reference_cache_one_request_at_a_time() {
     // One request at a time through the streaming slice (fills arrive at once): who answers
     // each request and what goes to the next level follow the reference's outcomes exactly,
     // for every reference L2 string (and the rest of the strings).
-    use crate::mem::slice::{Slice, SliceRequest, Taken};
+    use crate::mem::slice::{Slice, SliceRequest};
+    use crate::stream::Offer;
     for s in STRINGS {
         let cfg = CacheString::parse(s).unwrap().unwrap();
         for (strided, seed) in [(false, 5), (true, 6)] {
@@ -328,8 +329,8 @@ fn the_slice_agrees_with_the_reference_cache_one_request_at_a_time() {
                     payload: k,
                     kind: AccessKind::of(w),
                 };
-                assert_eq!(sl.offer(req), Taken::Accepted);
-                sl.tick();
+                assert_eq!(sl.offer(req), Offer::Accepted);
+                sl.cycle();
                 let mut sent = Vec::new();
                 while let Some(f) = sl.pop_fetch() {
                     if !f.write {

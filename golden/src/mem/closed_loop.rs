@@ -11,8 +11,9 @@ use crate::bitset::BitSet;
 use crate::mc::open_loop::Hist;
 use crate::mc::source::{requests, McStimulus, FORMS};
 use crate::mc::stimulus::Request;
-use crate::mc::system::{Dist, DramTotals, Hook, McError, Offer, STALL_CYCLES};
+use crate::mc::system::{Dist, DramTotals, Hook, McError, STALL_CYCLES};
 use crate::run::{BadInput, GoldenError, GoldenRun};
+use crate::stream::Offer;
 use serde::Serialize;
 use spec::Spec;
 use std::collections::BTreeMap;
@@ -88,7 +89,7 @@ impl LoopShape {
 
 /// Run `reqs` through the memory side of `spec` in a closed loop
 /// shaped by `shape`. `progress` sees the core cycle now and then; with a hook, a Warped-MC
-/// block of the controllers is co-simulated ([`MemSystem::tick`](crate::mc::system::MemSystem::tick)).
+/// block of the controllers is co-simulated ([`MemSystem::cycle`](crate::mc::system::MemSystem::cycle)).
 pub fn run(
     spec: &Spec,
     reqs: &[Request],
@@ -129,7 +130,7 @@ pub fn run(
         && side.core_cycle() < max_cycles
         && side.dram().now() < shape.max_dram_cycles
     {
-        let mask = side.step(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
+        let mask = side.cycle(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
         if mask & CORE == 0 {
             continue;
         }

@@ -44,6 +44,7 @@
 //! nothing there), and wormhole interleaving of flits of different packets at an output.
 
 use crate::bitset::BitSet;
+use crate::stream::Offer;
 use std::collections::VecDeque;
 
 /// A packet in the network.
@@ -184,11 +185,11 @@ impl<P: Copy> Crossbar<P> {
         self.in_flits[i] + flits <= self.in_cap
     }
 
-    /// Offer a packet at input `i`; false (and nothing changes) when its buffer lacks room.
-    pub fn offer(&mut self, i: usize, p: Packet<P>) -> bool {
+    /// Offer a packet at input `i`; refused (and nothing changes) when its buffer lacks room.
+    pub fn offer(&mut self, i: usize, p: Packet<P>) -> Offer {
         if !self.has_room(i, p.flits) {
             self.stats.refused += 1;
-            return false;
+            return Offer::Refused;
         }
         self.in_flits[i] += p.flits;
         // Offered before cycle `now`'s step: its flits arrive from then on, after the input's
@@ -201,7 +202,7 @@ impl<P: Copy> Crossbar<P> {
         self.inputs[i].push_back((tail, p));
         self.holding.insert(i);
         self.queued += 1;
-        true
+        Offer::Accepted
     }
 
     /// The oldest packet landed at output `o`, if any.
@@ -295,7 +296,7 @@ impl<P: Copy> Crossbar<P> {
 
     /// One interconnect cycle: the arbiter grants, then packets whose last flit has crossed
     /// (and whose latency has passed) land.
-    pub fn tick(&mut self) {
+    pub fn cycle(&mut self) {
         for _ in 0..self.speedup {
             if self.queued > 0 {
                 self.arbitrate();
@@ -316,7 +317,7 @@ impl<P: Copy> Crossbar<P> {
         self.now += 1;
     }
 
-    /// The first cycle (from the current one) whose [`Crossbar::tick`] may do more than count,
+    /// The first cycle (from the current one) whose [`Crossbar::cycle`] may do more than count,
     /// if nothing is offered or popped before it: a packet may be granted (its input is free
     /// and its output free or about to be) or land. Before it, every head packet waits for
     /// room in its output buffer, which only a pop makes, or for its input, and a cycle only

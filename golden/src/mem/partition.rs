@@ -19,7 +19,7 @@
 //! Per channel, per DRAM cycle (`dram_cycle`):
 //! 1. at most one completed fetch returns to its sub-partition's DRAM-to-L2 queue (if it has
 //!    room; write-backs and written data complete without returning);
-//! 2. the controller steps one cycle ([`MemSystem::tick`]);
+//! 2. the controller steps one cycle ([`MemSystem::cycle`]);
 //! 3. one request of the sub-partitions' L2-to-DRAM queues, round-robin after the last served,
 //!    enters the channel's DRAM latency queue, ready `l2.dram_latency` core cycles later;
 //! 4. the head of the latency queue, once ready, is offered to the controller: one DRAM
@@ -30,18 +30,19 @@
 //! icnt-to-L2 queue has room (GPGPU-Sim's `full()` check), and answered through the L2-to-icnt
 //! queue ([`Partitions::pop_reply`]). Clock domains advance by [`ClockDomains`]; at an instant
 //! with several edges the DRAM steps before the L2 (GPGPU-Sim's order), and the core edge
-//! comes last (the caller's interconnect and SMs step between [`Partitions::step`] calls).
+//! comes last (the caller's interconnect and SMs step between [`Partitions::cycle`] calls).
 //!
 //! Not modelled (docs/decisions.md, "Memory partitions"): the DRAM credits between
 //! sub-partitions (GPGPU-Sim lends a shared pool; here a full wait list refuses), the L2's
 //! data-port bandwidth beyond one access per cycle, and texture-only L2s. Channel and
 //! sub-partition hashing (`dram.partition_indexing`) is the address map's.
 
-use super::slice::{AccessKind, Fetch, Head, Served, Slice, SliceRequest, SliceStats, Taken};
+use super::slice::{AccessKind, Fetch, Head, Served, Slice, SliceRequest, SliceStats};
 use crate::bitset::BitSet;
 use crate::clock::ClockDomains;
 use crate::mc::stimulus::Request;
-use crate::mc::system::{Hook, McError, MemSystem, Offer};
+use crate::mc::system::{Hook, McError, MemSystem};
+use crate::stream::Offer;
 use spec::Spec;
 use std::collections::VecDeque;
 
@@ -61,7 +62,7 @@ pub struct MemRequest {
     pub prefetch: bool,
 }
 
-/// Clock domains of [`Partitions::step`] (bits of its result).
+/// Clock domains of [`Partitions::cycle`] (bits of its result).
 pub const CORE: u32 = 1;
 pub const ICNT: u32 = 2;
 pub const L2: u32 = 4;
@@ -321,8 +322,8 @@ impl Partitions {
     /// order), then the core cycle count moves on if the core has one. Returns the domains that
     /// had an edge ([`CORE`], [`ICNT`], [`L2`], [`DRAM`]) for the caller's interconnect and SMs.
     /// With a hook `(g, f)`, Warped-MC group `g`'s block steps every DRAM cycle and `f` sees
-    /// its cycles ([`MemSystem::tick`]): a co-simulation inside the memory side.
-    pub fn step(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<u32, McError> {
+    /// its cycles ([`MemSystem::cycle`]): a co-simulation inside the memory side.
+    pub fn cycle(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<u32, McError> {
         let mask = self.clocks.advance();
         let mask = mask_bits(mask);
         if mask & DRAM != 0 {
@@ -475,7 +476,7 @@ impl Partitions {
     }
 
     /// Jump to core cycle count `n - 1`, at most [`Partitions::quiet_until`]: every clock
-    /// takes its edges before the core's edge `n - 1` at once (the next [`Partitions::step`]
+    /// takes its edges before the core's edge `n - 1` at once (the next [`Partitions::cycle`]
     /// is that instant, after which the count is `n`), and every component counts what its
     /// skipped cycles would have: the busy sub-partitions their lulls' counts and slice
     /// cycles, the controllers their cycles (and idle refreshes). Returns the edges skipped
@@ -546,7 +547,7 @@ impl Partitions {
         }
         // 4. One access, if its answer or its fetch could leave.
         if sp.l2_to_dram.len() < l2d && sp.l2_to_icnt.len() < l2i {
-            sp.slice.tick();
+            sp.slice.cycle();
             if sp.l2_to_icnt.len() < l2i {
                 if let Some(p) = sp.slice.pop_answer() {
                     sp.l2_to_icnt.push_back(p);
@@ -570,7 +571,7 @@ impl Partitions {
                     payload: r,
                     kind,
                 });
-                if taken == Taken::Accepted {
+                if taken == Offer::Accepted {
                     crate::ring::pop_front(&mut sp.rop);
                 } else {
                     self.stats.icnt_to_l2_full += 1;
@@ -609,7 +610,7 @@ impl Partitions {
             }
         }
         // 2. The controllers.
-        self.dram.tick(hook)?;
+        self.dram.cycle(hook)?;
         // (Fetches whose every part has completed, their slots freed after the loop.)
         let mut completed = std::mem::take(&mut self.completed);
         for done in self.dram.take_completions() {

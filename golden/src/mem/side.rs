@@ -17,7 +17,8 @@
 use super::icnt::{Arbiter, Crossbar, IcntStats, Packet};
 use super::partition::{MemRequest, PartitionStats, Partitions, ICNT, ICNT_CLOCK};
 use super::slice::Served;
-use crate::mc::system::{Hook, McError, MemSystem, Offer};
+use crate::mc::system::{Hook, McError, MemSystem};
+use crate::stream::Offer;
 use spec::{IcntArbiter, Spec};
 
 pub struct MemorySide {
@@ -88,17 +89,17 @@ impl MemorySide {
             flits: self.flits(&r).0,
             payload: r,
         };
-        if self.req.offer(port, p) {
+        if self.req.offer(port, p).accepted() {
             Offer::Accepted
         } else {
             Offer::Refused
         }
     }
 
-    /// Advance to the next clock edge (see [`Partitions::step`], also for the hook); the
+    /// Advance to the next clock edge (see [`Partitions::cycle`], also for the hook); the
     /// interconnect moves on its edges. Returns the domains that had an edge.
-    pub fn step(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<u32, McError> {
-        let mask = self.parts.step(hook)?;
+    pub fn cycle(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<u32, McError> {
+        let mask = self.parts.cycle(hook)?;
         if mask & ICNT != 0 {
             for k in 0..self.parts.replying_words() {
                 for s in self.parts.replying(k) {
@@ -110,13 +111,13 @@ impl MemorySide {
                         flits: self.flits(&r).1,
                         payload: (r, by),
                     };
-                    if self.rep.offer(s, p) {
+                    if self.rep.offer(s, p).accepted() {
                         self.parts.pop_reply(s);
                     }
                 }
             }
-            self.req.tick();
-            self.rep.tick();
+            self.req.cycle();
+            self.rep.cycle();
             let with_requests = if self.req.landed() > 0 {
                 self.parts.len()
             } else {
@@ -175,7 +176,7 @@ impl MemorySide {
     }
 
     /// Jump to core cycle count `n - 1`, at most [`MemorySide::quiet_until`] (see
-    /// [`Partitions::skip_to`]): the next [`MemorySide::step`] is the core's edge `n - 1`.
+    /// [`Partitions::skip_to`]): the next [`MemorySide::cycle`] is the core's edge `n - 1`.
     /// The networks count their skipped cycles.
     pub fn skip_to(&mut self, n: u64) {
         #[cfg(test)]
@@ -279,7 +280,7 @@ mod soundness {
         let mut out = Vec::new();
         let (ic, oc) = m.network_caps();
         for _ in 0..5_000_000u64 {
-            let mask = m.step(None).unwrap();
+            let mask = m.cycle(None).unwrap();
             for ((a, b), (c, d)) in m.network_fill() {
                 assert!(
                     a <= ic && b <= oc && c <= ic && d <= oc,

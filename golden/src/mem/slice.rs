@@ -21,6 +21,7 @@
 
 use super::cache::{Eviction, Found, Outcome, TagArray};
 use super::mshr::{Added, Lookup, MshrTable, Refusal};
+use crate::stream::Offer;
 use serde::Serialize;
 use spec::cache::CacheString;
 use std::collections::VecDeque;
@@ -277,7 +278,7 @@ pub struct Slice<P> {
     input_cap: usize,
     miss_cap: usize,
     seen: u8,
-    /// The last cycle refused its head ([`Slice::tick`], [`Slice::repeat`]).
+    /// The last cycle refused its head ([`Slice::cycle`], [`Slice::repeat`]).
     refused: bool,
     /// A write that goes on to the next level is answered when that level acknowledges it
     /// (by the caller), not by the slice ([`Slice::answer_writes_on_ack`]).
@@ -323,13 +324,6 @@ pub enum Head {
     Refused(Stall, AccessKind),
     /// It is taken: the slice changes.
     Taken,
-}
-
-/// What [`Slice::offer`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Taken {
-    Accepted,
-    Refused,
 }
 
 impl<P: Copy> Slice<P> {
@@ -444,12 +438,12 @@ impl<P: Copy> Slice<P> {
     }
 
     /// Offer a request (it joins the input queue unless that is full).
-    pub fn offer(&mut self, r: SliceRequest<P>) -> Taken {
+    pub fn offer(&mut self, r: SliceRequest<P>) -> Offer {
         if self.input.len() >= self.input_cap {
-            return Taken::Refused;
+            return Offer::Refused;
         }
         self.input.push_back(r);
-        Taken::Accepted
+        Offer::Accepted
     }
 
     fn fail(&mut self, why: Stall, kind: AccessKind) {
@@ -480,7 +474,7 @@ impl<P: Copy> Slice<P> {
     }
 
     /// One cycle: the head request's access (see the module documentation).
-    pub fn tick(&mut self) {
+    pub fn cycle(&mut self) {
         if let Some(&r) = self.input.front() {
             // Unit tests check that the head's access does what `head` says it would.
             #[cfg(test)]
@@ -505,7 +499,7 @@ impl<P: Copy> Slice<P> {
         self.now += 1;
     }
 
-    /// Whether its last cycle ([`Slice::tick`] or [`Slice::repeat`]) refused its head: a
+    /// Whether its last cycle ([`Slice::cycle`] or [`Slice::repeat`]) refused its head: a
     /// cheap hint for a caller that asks [`Slice::head`] next (a head not refused then, or
     /// queued since, is yet to be tried).
     pub fn refused_last(&self) -> bool {
@@ -548,7 +542,7 @@ impl<P: Copy> Slice<P> {
         Ok(Prepared::Access(m, way))
     }
 
-    /// What the next [`Slice::tick`] does with the head of the input queue, if nothing changes
+    /// What the next [`Slice::cycle`] does with the head of the input queue, if nothing changes
     /// the slice before it.
     pub fn head(&self) -> Head {
         match self.input.front() {
@@ -561,7 +555,7 @@ impl<P: Copy> Slice<P> {
     }
 
     /// `n` cycles in which the head of the input queue, if any, is refused ([`Slice::head`]
-    /// is not [`Head::Taken`]): `n` [`Slice::tick`]s at once, each counting its reservation
+    /// is not [`Head::Taken`]): `n` [`Slice::cycle`]s at once, each counting its reservation
     /// failure.
     pub fn repeat(&mut self, n: u64) {
         let head = self.head();
@@ -808,9 +802,9 @@ mod tests {
                 payload: 1,
                 kind: AccessKind::of(false)
             }),
-            Taken::Accepted
+            Offer::Accepted
         );
-        s.tick();
+        s.cycle();
         assert_eq!(
             s.pop_fetch(),
             Some(Fetch {
@@ -821,26 +815,27 @@ mod tests {
             })
         );
         while s.now() < 300 {
-            s.tick();
+            s.cycle();
         }
         s.fill(0x4000);
         let filled_at = s.now();
         // The same sector again at cycle 300: a hit, answered 120 cycles after its access.
-        s.offer(SliceRequest {
+        let offered = s.offer(SliceRequest {
             addr: 0x4010,
             write: false,
             payload: 2,
             kind: AccessKind::of(false),
         });
+        assert_eq!(offered, Offer::Accepted);
         let hit_at = s.now();
-        s.tick();
+        s.cycle();
         let mut when = Vec::new();
         while s.now() < 1000 {
             s.take_answers(&mut out);
             while when.len() < out.len() {
                 when.push(s.now());
             }
-            s.tick();
+            s.cycle();
         }
         assert_eq!(out, vec![1, 2]);
         assert_eq!(when, vec![filled_at + 120, hit_at + 120]);
@@ -860,32 +855,34 @@ mod tests {
     #[test]
     fn a_read_of_a_sector_being_filled_waits_for_the_fill() {
         let mut s: Slice<u32> = Slice::new(cfg(L2), 10, 8);
-        s.offer(SliceRequest {
+        let offered = s.offer(SliceRequest {
             addr: 0x8000,
             write: false,
             payload: 1,
             kind: AccessKind::of(false),
         });
-        s.offer(SliceRequest {
+        assert_eq!(offered, Offer::Accepted);
+        let offered = s.offer(SliceRequest {
             addr: 0x8008,
             write: false,
             payload: 2,
             kind: AccessKind::of(false),
         });
-        s.tick();
-        s.tick();
+        assert_eq!(offered, Offer::Accepted);
+        s.cycle();
+        s.cycle();
         assert_eq!(s.stats().mshr_merges, 1, "the second read merged");
         assert_eq!(s.pop_fetch().map(|f| f.addr), Some(0x8000));
         assert_eq!(s.pop_fetch(), None, "one fetch for both");
         let mut out = Vec::new();
         for _ in 0..100 {
-            s.tick();
+            s.cycle();
             s.take_answers(&mut out);
         }
         assert!(out.is_empty(), "answered before the fill: {out:?}");
         s.fill(0x8000);
         for _ in 0..10 {
-            s.tick();
+            s.cycle();
             s.take_answers(&mut out);
         }
         assert_eq!(out, vec![1, 2]);
@@ -923,7 +920,7 @@ mod tests {
                         next += 1;
                     }
                     if let Some(r) = pending {
-                        if s.offer(r) == Taken::Accepted {
+                        if s.offer(r) == Offer::Accepted {
                             pending = None;
                         }
                     }
@@ -943,7 +940,7 @@ mod tests {
                             true
                         }
                     });
-                    s.tick();
+                    s.cycle();
                     s.take_answers(&mut answers);
                     assert!(s.input_len() <= s.input_cap());
                     assert!(s.miss_queue_len() <= s.miss_queue_cap());
