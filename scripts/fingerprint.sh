@@ -156,7 +156,8 @@ if [ -n "$check" ]; then
   python3 - "$check" "$out" <<'EOF'
 import sys
 def runs(path):
-    return dict(l.split(" ", 1) for l in open(path).read().splitlines() if l and not l.startswith("#"))
+    skip = ("#", "runs:", "fingerprint:")
+    return dict(l.split(" ", 1) for l in open(path).read().splitlines() if l and not l.startswith(skip))
 ref, now = runs(sys.argv[1]), runs(sys.argv[2])
 new = [n for n in now if n not in ref]
 missing = [n for n in ref if n not in now]

@@ -3,7 +3,7 @@
 //! some domain has an edge, with every domain that has one then. Domain `d`'s `k`-th edge is at
 //! `k / f_d` (the first at time 0, all together), compared exactly: frequencies are integers in
 //! kHz and times rationals, so equal instants tie exactly, where GPGPU-Sim's running sums of
-//! floating-point periods can drift apart (docs/decisions.md, "Exact clock edges").
+//! floating-point periods can drift apart (decision MEM-11).
 
 use thiserror::Error;
 

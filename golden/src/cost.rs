@@ -598,7 +598,7 @@ fn finish(
 /// Seed 000 Table III gives 46 B per entry and 46 KB for 1024 entries, but no breakdown. The
 /// breakdown below is our reconstruction: the thirteen columns of Fig. 6 at C-struct widths
 /// (32-bit words, 16-bit thread-block and warp ids) sum to exactly 368 bits = 46 B. See
-/// docs/decisions.md ("OT storage cost").
+/// decision OT-11.
 fn table_iii(spec: &Spec) -> Comparison {
     let o = &spec.ot;
     let d = o.grid_dims;

@@ -1,11 +1,19 @@
 //! warpsmith golden model.
 //!
-//! * [`spec`]: configuration layers and the validated [`spec::Spec`] (every derived width).
-//! * [`ot`]: the observation-table address predictor of seed 000, a cycle-level block model with
-//!   exactly the generated RTL's interface.
-//! * [`workload`]: kernels described as grid/block shapes and affine loads, turned into the
-//!   request streams the blocks see.
+//! Models of the blocks warpsmith generates RTL for, and of the GPU around them:
+//! * [`ot`]: the observation-table address predictor of seed 000; [`prefetch`]: MT-HWP, the
+//!   many-thread-aware prefetcher of seed 001; [`dispatch`]: the locality-aware thread-block
+//!   dispatcher (seed 002) and CTA mapping (seed 003); [`mc`]: the DRAM controllers and the
+//!   Warped-MC tables (seed 004). Each block is a [`block`] (a cycle model with exactly its
+//!   RTL's interface, and a codec onto the RTL's ports).
+//! * [`gpu`]: SMs, warp schedulers, coalescer and L1 in front of [`mem`], the memory side
+//!   (interconnect, L2 partitions, the controllers); [`workload`]: kernels and Accel-Sim traces
+//!   that drive them.
+//! * [`stream`]: the contract of a streaming component (offer, cycle, take, next work);
+//!   [`clock`]: the clock domains; [`run`]: what every `warpsmith golden` run takes.
 //! * [`cost`]: storage cost derived from the spec.
+//! * Helpers: [`bitset`] (sets of small indices), [`ring`] (queues that stay in the host
+//!   cache), [`hint`] (host cache hints), [`rng`] (a deterministic PRNG).
 //!
 //! `golden` depends on neither `rtlgen` nor `sim`.
 

@@ -7,6 +7,8 @@
 //! arithmetic and no decisions. Output is deterministic: the same spec gives byte-identical
 //! files, each opening with a header that names the generator version, the configuration and
 //! its hash.
+//!
+//! [`sv`]: SystemVerilog identifiers and literals that cannot be malformed.
 
 pub mod sv;
 mod view;

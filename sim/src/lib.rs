@@ -10,6 +10,8 @@
 //! * [`rtl`]: a block's RTL for a spec, with a mutant applied ([`mutants`]).
 //! * [`tools`]: lint and Yosys synthesis of generated RTL; [`bench`]: speed against a plain
 //!   C++ Verilator loop.
+//! * [`block`]: what the harness needs of a block; [`regress`]: regression lists, run on one
+//!   machine or Slurm; [`shrink`]: shrinking a failing stimulus; [`progress`]: progress bars.
 
 pub mod bench;
 pub mod block;

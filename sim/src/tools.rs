@@ -181,7 +181,7 @@ pub fn parse_stat(text: &str) -> Vec<(String, u64)> {
 /// its `check` passes (quadratic on large tables; Verilator lint and slang already reject
 /// multiple drivers and combinational loops) and without the gate-level `opt -fast` after
 /// `techmap` (which only merges gates: flip-flop counts are final after `opt -full`). Formal
-/// cells go first (`chformal -remove`): assertions are not hardware. See docs/decisions.md.
+/// cells go first (`chformal -remove`): assertions are not hardware. See decision SYN-2.
 pub const SYNTH_SCRIPT: &str =
     "chformal -remove; hierarchy -check -top {top}; proc; opt_expr; opt_clean; \
 opt -nodffe -nosdff; fsm; opt; wreduce; peepopt; opt_clean; alumacc; share; opt; memory -nomap; \

@@ -353,7 +353,7 @@ impl CacheString {
             return Err("MSHR entries and merge limit must be at least 1".into());
         }
         // The golden model indexes a set's ways and an MSHR table's entries with 16 bits
-        // (docs/decisions.md); GPGPU-Sim's configurations use at most a few hundred.
+        // (decision GPU-27); GPGPU-Sim's configurations use at most a few hundred.
         if self.ways > MAX_WAYS || self.mshr_entries > MAX_WAYS {
             return Err(format!(
                 "at most {MAX_WAYS} ways and {MAX_WAYS} MSHR entries, got {} and {}",

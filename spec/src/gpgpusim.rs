@@ -1646,7 +1646,7 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
             "gpgpu_frfcfs_dram_sched_queue_size",
         )?;
         // GPGPU-Sim's FR-FCFS queue serves reads and writes together; the drain thresholds
-        // are placed at 3/4 and 1/4 of the queue (docs/decisions.md, "GPGPU-Sim import").
+        // are placed at 3/4 and 1/4 of the queue (decision CFG-5).
         keys.put(
             "mc.write_high",
             Val::from((q * 3 / 4).max(1)),

@@ -7,6 +7,12 @@
 //! (golden models, RTL generation, co-simulation, cost) reads the `Spec`; nothing re-derives. A
 //! `Spec` that exists is legal, and it cannot be changed: a variant (another scheduler, another
 //! SM count) is a new layer on top ([`Spec::variant`]), so its name and hash describe it.
+//!
+//! Modules: [`schema`] (every key's type, range and meaning), one module per section of the
+//! configuration ([`ot`], [`prefetch`], [`dispatch`], [`mc`], [`dram`], [`mem`], [`gpu`],
+//! [`cache`] for GPGPU-Sim cache strings, [`mapping`] for the address map), [`port`] (block
+//! interfaces, declared once), [`gpgpusim`] (importing GPGPU-Sim option files), [`input`] and
+//! [`output`] (reading users' files, writing without losing any).
 
 pub mod cache;
 pub mod dispatch;

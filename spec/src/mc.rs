@@ -236,7 +236,7 @@ impl WarpedMcSpec {
     /// Whether a row score can ever decide anything: the scores only rank a controller's
     /// candidates against each other (the row to open on a miss), so with one candidate per
     /// controller they are never read into an output and synthesis removes the row scoreboard
-    /// (docs/decisions.md, "Row scores with one candidate").
+    /// (decision BLK-7).
     pub fn scores_decide(&self) -> bool {
         self.candidates > 1
     }

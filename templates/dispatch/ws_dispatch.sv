@@ -14,7 +14,7 @@
 // (rectangles into the running table, the entry leaves the queue and younger ones move up), a
 // finished block frees its slot, an enqueued block joins the queue's tail, and the engine
 // advances. A decision takes 2 + ceil(NumQueue / ScoredPerCycle) cycles. Semantics:
-// docs/decisions.md ("Thread-block dispatch").
+// docs/decisions/dispatch.md.
 
 {% include "partials/module_head.sv" %}
 

@@ -123,7 +123,7 @@ pub fn balanced_ranges(order: &MappingOrder, sm: u64, sms: u64) -> [std::ops::Ra
 }
 
 /// The SM of a CTA under the balanced assignment of seed 003 §4, read from its two rules (the
-/// printed Algorithm 3 has index typos; docs/decisions.md): with `a = lines / sms` whole rows
+/// printed Algorithm 3 has index typos; decision DSP-8): with `a = lines / sms` whole rows
 /// (columns) per SM, SM `i` gets lines `i*a .. (i+1)*a`; the remaining CTAs, in the mapping's
 /// order, are cut into `sms` contiguous chunks whose sizes differ by at most one (the first
 /// `rest % sms` chunks one larger).

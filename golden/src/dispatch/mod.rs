@@ -3,7 +3,7 @@
 //! locality-aware, compile-time CTA mapping along x, y or as Algorithm 1 chooses), and a
 //! dispatch simulation that reports the order and the lines co-resident blocks share.
 //!
-//! Decisions the sources leave open are in docs/decisions.md ("Thread-block dispatch").
+//! Decisions the sources leave open are in docs/decisions/dispatch.md.
 
 mod mapping;
 mod ranges;

@@ -18,7 +18,7 @@
 //!
 //! One departure: GPGPU-Sim keeps a segment's address in a 32-bit `unsigned`, so a trace's
 //! 64-bit addresses lose their upper half there (two segments 4 GiB apart would merge); here
-//! addresses keep their 64 bits (docs/decisions.md, "The coalescer").
+//! addresses keep their 64 bits (decision GPU-6).
 
 use crate::bitset::members;
 use smallvec::SmallVec;

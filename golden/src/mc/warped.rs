@@ -13,7 +13,7 @@
 //! Its outputs are combinational (they depend on this cycle's inputs and the state before the
 //! edge): each candidate's priority class, per bank the row to open on a row miss, and the
 //! command to issue. At the edge the tables update. Semantics and every decision the paper leaves
-//! open are in docs/decisions.md ("Warped-MC").
+//! open are in docs/decisions/memory.md.
 
 use crate::block::{mask, Codec, CodecError, CycleModel, Frame, IllegalInput, PortNames};
 use spec::{PortSpec, WarpedMcSpec};

@@ -1,5 +1,12 @@
-//! The memory side of the GPU around the DRAM controllers: caches (and, next, their MSHRs,
-//! the L2 slices of the memory partitions and the interconnect), as streaming components.
+//! The memory side of the GPU around the DRAM controllers, as streaming components.
+//!
+//! * [`cache`]: a cache's tag array; [`mshr`] its miss status holding registers, indexed by
+//!   [`block_index`]; [`slice`]: a cache slice (an L1, or the L2 slice of a sub-partition).
+//! * [`icnt`]: the interconnect's crossbars; [`partition`]: the memory partitions (L2 slices,
+//!   GPGPU-Sim's queues, the DRAM controllers behind them); [`side`]: the memory side as one
+//!   component (SM ports, request and reply networks, partitions).
+//! * [`closed_loop`]: the memory side alone in a closed loop (`warpsmith golden --block
+//!   memory`).
 
 pub mod block_index;
 pub mod cache;

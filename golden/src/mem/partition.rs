@@ -32,7 +32,7 @@
 //! with several edges the DRAM steps before the L2 (GPGPU-Sim's order), and the core edge
 //! comes last (the caller's interconnect and SMs step between [`Partitions::cycle`] calls).
 //!
-//! Not modelled (docs/decisions.md, "Memory partitions"): the DRAM credits between
+//! Not modelled (decision MEM-14): the DRAM credits between
 //! sub-partitions (GPGPU-Sim lends a shared pool; here a full wait list refuses), the L2's
 //! data-port bandwidth beyond one access per cycle, and texture-only L2s. Channel and
 //! sub-partition hashing (`dram.partition_indexing`) is the address map's.

@@ -3,7 +3,7 @@
 //! Per clock edge the block takes at most one kernel launch, or one snooped request
 //! (`observe`) and one prediction query (`predict`). Both results are registered: they appear on
 //! the outputs after the edge. A query sees the table as it was before the same cycle's
-//! observation. The semantics are written out in `docs/decisions.md` (section "OT").
+//! observation. The semantics are written out in `docs/decisions/ot.md`.
 
 use crate::block::{mask, Codec, CodecError, CycleModel, Frame, IllegalInput, PortNames};
 use rustc_hash::FxHashMap;

@@ -1,6 +1,6 @@
 //! The MT-HWP prefetch engine of one SM (seed 001 section III.B and V) as a cycle model: the
 //! PWS, GS and IP tables with their training, promotion and lookup, and the adaptive throttle.
-//! Semantics, edge by edge (docs/decisions.md, "MT-HWP"):
+//! Semantics, edge by edge (docs/decisions/mthwp.md):
 //!
 //! * An access taken at an edge (`acc_valid_i` while `acc_ready_o` was high) looks up the GS and
 //!   IP tables by PC in parallel; the IP table trains on it. A GS hit predicts with the GS

@@ -29,7 +29,7 @@
 // M: row hit of the warp whose request the controller serviced last; L: other row hit, or row
 // miss), per bank the row to open on a row miss (highest score, oldest
 // on ties), and the command to issue (two-level round robin over the banks whose command can
-// issue: high-priority pool first). Semantics: docs/decisions.md ("Warped-MC").
+// issue: high-priority pool first). Semantics: docs/decisions/memory.md.
 
 module ws_warped_mc
   import ws_wmc_pkg::*;

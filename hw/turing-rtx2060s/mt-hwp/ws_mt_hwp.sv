@@ -23,7 +23,7 @@
 // at a period's last edge it classifies the early-eviction rate (eq. 5, 7) and starts a
 // MergeFracW-step divider for the merge ratio (eq. 6); at the edge after its last step the
 // ratio is averaged with the previous one (eq. 8) and the degree updated by Table I. With PwsOnly the
-// GS and IP tables are left out (StridePC). Semantics: docs/decisions.md ("MT-HWP").
+// GS and IP tables are left out (StridePC). Semantics: docs/decisions/mthwp.md.
 
 module ws_mt_hwp
   import ws_mt_hwp_pkg::*;

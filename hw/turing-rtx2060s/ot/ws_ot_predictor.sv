@@ -14,7 +14,7 @@
 // Timing: one observation and one query per cycle; both results are registered and appear one
 // cycle later. A query sees the table as it was before the same cycle's observation. A launch
 // (launch_valid_i) flushes the table, latches the grid shape and must have its cycle to itself.
-// Semantics, including every ambiguity the paper leaves open, are in docs/decisions.md ("OT").
+// Semantics, including every ambiguity the paper leaves open, are in docs/decisions/ot.md.
 
 module ws_ot_predictor
   import ws_ot_pkg::*;
