@@ -431,7 +431,7 @@ const fn tap_masks<const N: usize>(taps: [&[u32]; N]) -> [u64; N] {
 /// `higher` above it: GPGPU-Sim's `ipoly_hash_function(higher, index, n)` is `index ^` this,
 /// for cache sets and for memory sub-partitions alike. The term is linear in `higher`'s bits
 /// (each index bit the parity of its taps), so it is the XOR of one table entry per byte of
-/// the taps' 24 bits (six parities a call were 2 % of a GPU run's instructions).
+/// the taps' 24 bits, instead of six parities per call (docs/performance.md).
 #[inline]
 pub fn ipoly_xor(higher: u64, n: u32) -> Option<u32> {
     let t = match n {

@@ -162,8 +162,8 @@ struct Run {
 }
 
 /// A precomputed software `pext`/`pdep` for one mask. The first run is kept inline: fields
-/// are usually one contiguous run, and every request decodes five of them (a loop over a
-/// vector per field was half of decoding, callgrind, the DRAMsim3 comparison's random trace).
+/// are usually one contiguous run, and every request decodes five of them, so the common case
+/// takes no loop (docs/performance.md).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct BitField {
     mask: u64,
