@@ -14,7 +14,8 @@ use std::path::PathBuf;
 #[command(
     name = "warpsmith",
     version,
-    about = "Golden model of a GPU memory system driving SystemVerilog generation and Verilator co-simulation",
+    about = "Golden model of a GPU memory system driving SystemVerilog generation and Verilator \
+        co-simulation",
     long_about = "warpsmith generates synthesizable SystemVerilog for GPU memory-system blocks from a \
                   validated configuration, co-simulates it cycle by cycle against a Rust golden \
                   model under Verilator, and reports its storage cost.\n\n\
@@ -25,7 +26,8 @@ use std::path::PathBuf;
                   target not met) or an internal failure, 2 bad input (configuration, stimulus, \
                   trace, regression list or results file, usage), an output that cannot be written \
                   (a path, a full disk, standard output), or a run that checked nothing.",
-    after_help = "Start with: warpsmith flow   (generate, co-simulate and cost every block on the default preset)"
+    after_help = "Start with: warpsmith flow   (generate, co-simulate and cost every block on the \
+        default preset)"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -154,7 +156,8 @@ impl ConfigArgs {
         .map_err(bad)?;
         if let Some(r) = spec.import_report() {
             note!(
-                "{}: imported {} keys, {} kept from the layers below, {} options ignored (see `warpsmith describe --gpgpusim-config ...`)",
+                "{}: imported {} keys, {} kept from the layers below, {} options ignored (see \
+                    `warpsmith describe --gpgpusim-config ...`)",
                 self.gpgpusim
                     .iter()
                     .map(|p| p.display().to_string())

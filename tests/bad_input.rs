@@ -103,7 +103,8 @@ fn a_request_at_a_huge_cycle_skips_the_idle_time() {
         &d,
         "far.jsonl",
         "{\"cycle\":10,\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":0,\"addr\":4096,\"write\":false}\n\
-         {\"cycle\":1000000000000000,\"op\":\"req\",\"sm\":1,\"warp\":0,\"pc\":0,\"addr\":8192,\"write\":false}\n",
+         {\"cycle\":1000000000000000,\"op\":\"req\",\"sm\":1,\"warp\":0,\"pc\":0,\"addr\":8192,\"w\
+             rite\":false}\n",
     );
     let o = expect(
         0,
@@ -280,9 +281,21 @@ fn reproducers_of_different_runs_do_not_overwrite_each_other() {
         1,
         600,
         &[
-            "cosim", "--block", "dispatch", "--preset", "tiny", "--set",
-            "dram.address_map=dramid@7;00000000.00000000.00000000.00000000.00000000.0000RRRR.RRRRBBCC.CCCSSSSS",
-            "--cycles", "5000", "--mutant", "done-ignored", "--no-shrink", "--format", "json",
+            "cosim",
+            "--block",
+            "dispatch",
+            "--preset",
+            "tiny",
+            "--set",
+            "dram.address_map=dramid@7;00000000.00000000.00000000.00000000.00000000.0000RRRR.RRRRB\
+                BCC.CCCSSSSS",
+            "--cycles",
+            "5000",
+            "--mutant",
+            "done-ignored",
+            "--no-shrink",
+            "--format",
+            "json",
         ],
         &[],
     );
@@ -379,7 +392,8 @@ fn illegal_stimulus_exits_2_naming_the_input() {
     let f = write(
         &d,
         "out-of-grid.jsonl",
-        "{\"op\":\"launch\",\"grid\":[2],\"block\":[32]}\n{\"op\":\"observe\",\"pc\":8,\"lec\":0,\"tb\":[5],\"warp\":0,\"addr\":64}\n",
+        "{\"op\":\"launch\",\"grid\":[2],\"block\":[32]}\n{\"op\":\"observe\",\"pc\":8,\"lec\":0,\
+            \"tb\":[5],\"warp\":0,\"addr\":64}\n",
     );
     expect(
         2,
@@ -515,7 +529,10 @@ fn bad_traces_exit_2_naming_the_file_and_line() {
     write(
         dir.path(),
         "kernel-1.traceg",
-        &format!("{header}#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n"),
+        &format!(
+            "{header}#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n0000 ffffffff 0 \
+            EXIT 0 0 0\n#END_TB\n"
+        ),
     );
     let d = dir.path().to_str().unwrap();
     expect(
@@ -548,7 +565,10 @@ fn bad_traces_exit_2_naming_the_file_and_line() {
     write(
         dir.path(),
         "kernel-1.traceg",
-        &format!("{header}#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n0000 ffffffff 0 EXIT 0 0\n#END_TB\n"),
+        &format!(
+            "{header}#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n0000 ffffffff 0 \
+            EXIT 0 0\n#END_TB\n"
+        ),
     );
     expect(
         2,
@@ -803,7 +823,8 @@ fn messages_say_what_was_wrong_once_and_in_words() {
     let f = write(
         &d,
         "huge.jsonl",
-        "{\"op\":\"observe\",\"pc\":8,\"lec\":0,\"tb\":[0],\"warp\":0,\"addr\":18446744073709551616}\n",
+        "{\"op\":\"observe\",\"pc\":8,\"lec\":0,\"tb\":[0],\"warp\":0,\"addr\":1844674407370955161\
+            6}\n",
     );
     let o = expect(
         2,

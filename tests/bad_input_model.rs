@@ -158,7 +158,10 @@ fn a_request_cycle_beyond_what_a_run_can_reach_is_refused() {
     // its completion.
     let d = scratch("model-far-cycle");
     let line = |c: u64| {
-        format!("{{\"cycle\":{c},\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":0,\"addr\":4096,\"write\":false}}\n")
+        format!(
+            "{{\"cycle\":{c},\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":0,\"addr\":4096,\"write\
+            \":false}}\n"
+        )
     };
     let top = write(&d, "top.jsonl", &(line(10) + &line(u64::MAX - 100)));
     let o = Limited::new(30, &["golden", "--block", "mc", "--stimulus", &top]).run();

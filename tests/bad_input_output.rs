@@ -454,7 +454,8 @@ fn regression_output_folders_are_checked_and_a_users_files_kept() {
     let list = write(
         &d,
         "l.toml",
-        "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\nstimuli = [\"random\"]\ncycles = 100\n",
+        "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\nstimuli = [\"random\"]\ncycles = \
+            100\n",
     );
     let list = list.to_str().unwrap();
     write(&d, "home/summary.txt", "my summary");
@@ -495,7 +496,8 @@ fn ot_list(dir: &Path, seeds: u64) -> String {
         dir,
         "ot.toml",
         &format!(
-            "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\nstimuli = [\"random\"]\nseed_count = {seeds}\ncycles = 300\n"
+            "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\nstimuli = \
+                [\"random\"]\nseed_count = {seeds}\ncycles = 300\n"
         ),
     )
     .to_str()
@@ -595,7 +597,8 @@ fn a_list_that_claims_a_hundred_million_jobs_is_refused_at_once() {
     let list = write(
         &d,
         "big.toml",
-        "# a list\n[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\nseed_count = 100000000\ncycles = 100\n",
+        "# a list\n[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\nseed_count = \
+            100000000\ncycles = 100\n",
     );
     let before = snapshot(&d);
     let list = list.to_str().unwrap();
@@ -653,7 +656,8 @@ fn an_ot_stimulus_of_launches_alone_checks_nothing() {
         "observe.jsonl",
         "{\"op\":\"observe\",\"pc\":24600,\"lec\":15,\"tb\":[0,0,0],\"warp\":0,\"addr\":15867197}\n\
          {\"op\":\"observe\",\"pc\":24600,\"lec\":15,\"tb\":[5,0,0],\"warp\":0,\"addr\":15883197}\n\
-         {\"op\":\"observe\",\"pc\":24600,\"lec\":15,\"tb\":[10,0,0],\"warp\":0,\"addr\":15899197}\n",
+         {\"op\":\"observe\",\"pc\":24600,\"lec\":15,\"tb\":[10,0,0],\"warp\":0,\"addr\":15899197}\
+             \n",
     );
     let observe = [
         "cosim",

@@ -82,7 +82,8 @@ const HEADER: &str = "-kernel name = k\n-kernel id = 1\n-grid dim = (2,1,1)\n\
 /// `HEADER`, the instruction at 12).
 fn block(id: &str, line: &str) -> String {
     format!(
-        "#BEGIN_TB\nthread block = {id}\nwarp = 0\ninsts = 2\n{line}\n0010 ffffffff 0 EXIT 0 0 0\n#END_TB\n"
+        "#BEGIN_TB\nthread block = {id}\nwarp = 0\ninsts = 2\n{line}\n0010 ffffffff 0 EXIT 0 0 \
+            0\n#END_TB\n"
     )
 }
 

@@ -421,7 +421,12 @@ fn bad_regression_input_exits_2_and_says_why() {
         assert!(!stderr(&o).contains("panicked"));
     }
     let bad = d.join("bad.toml");
-    std::fs::write(&bad, "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 10\nset = { \"ot.ways\" = [3] }\n").unwrap();
+    std::fs::write(
+        &bad,
+        "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 10\nset = \
+        { \"ot.ways\" = [3] }\n",
+    )
+    .unwrap();
     let o = warpsmith(&["regress", "--list", path(&bad), "--dry-run"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(

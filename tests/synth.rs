@@ -51,7 +51,8 @@ fn synth_all(keep: impl Fn(&BlockEntry, &str) -> bool) {
                 || !r.warnings.is_empty()
             {
                 problems.push(format!(
-                    "{block} {name}: {} flip-flops (estimate {estimate}), {} latches, {} memory bits, warnings {:?} (log {})",
+                    "{block} {name}: {} flip-flops (estimate {estimate}), {} latches, {} memory \
+                        bits, warnings {:?} (log {})",
                     r.flip_flops, r.latches, r.memory_bits, r.warnings, r.log
                 ));
             }

@@ -175,7 +175,8 @@ struct BlockRtl {
 const OT: BlockRtl = BlockRtl {
     pkg: "ws_ot_pkg",
     top: "ws_ot_predictor",
-    description: "Package of the observation-table (OT) address predictor: the configuration it was generated\n// for and the types on its interface.",
+    description: "Package of the observation-table (OT) address predictor: the configuration it \
+        was generated\n// for and the types on its interface.",
     naming: Naming {
         param_prefix: "Ot",
         enum_prefixes: &[("ot_repl", "OtRepl"), ("ot_event", "OtEv")],
@@ -185,7 +186,8 @@ const OT: BlockRtl = BlockRtl {
 const WMC: BlockRtl = BlockRtl {
     pkg: "ws_wmc_pkg",
     top: "ws_warped_mc",
-    description: "Package of the Warped-MC tables: the configuration they were generated for and the types on\n// their interface.",
+    description: "Package of the Warped-MC tables: the configuration they were generated for and \
+        the types on\n// their interface.",
     naming: Naming {
         param_prefix: "Wmc",
         enum_prefixes: &[("wmc_class", "Wmc"), ("wmc_cmd", "Wmc")],
@@ -195,7 +197,8 @@ const WMC: BlockRtl = BlockRtl {
 const DISPATCH: BlockRtl = BlockRtl {
     pkg: "ws_dispatch_pkg",
     top: "ws_dispatch",
-    description: "Package of the locality-aware thread-block dispatcher: the configuration it was generated for.",
+    description: "Package of the locality-aware thread-block dispatcher: the configuration it was \
+        generated for.",
     naming: Naming {
         param_prefix: "Disp",
         enum_prefixes: &[],
@@ -206,7 +209,8 @@ const DISPATCH: BlockRtl = BlockRtl {
 const MT_HWP: BlockRtl = BlockRtl {
     pkg: "ws_mt_hwp_pkg",
     top: "ws_mt_hwp",
-    description: "Package of the MT-HWP prefetch engine: the configuration it was generated for and the types on\n// its interface.",
+    description: "Package of the MT-HWP prefetch engine: the configuration it was generated for \
+        and the types on\n// its interface.",
     naming: Naming {
         param_prefix: "Hwp",
         enum_prefixes: &[("pf_src", "PfSrc")],

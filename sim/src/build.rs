@@ -499,11 +499,16 @@ void vl_fatal(const char* filename, int linenum, const char* hier, const char* m
     // Verilator routes scope teardown, $stop/$error and $fatal through the thread's *current*
     // context: make this model's context current before anything can reach them, so that
     // several models on one thread neither mix up their errors nor touch a deleted context.
-    s.push_str("static inline WsModel* ws_enter(void* p) {\n    WsModel* m = static_cast<WsModel*>(p);\n    Verilated::threadContextp(m->ctx);\n    return m;\n}\n\n");
+    s.push_str(
+        "static inline WsModel* ws_enter(void* p) {\n    WsModel* m = \
+        static_cast<WsModel*>(p);\n    Verilated::threadContextp(m->ctx);\n    return m;\n}\n\n",
+    );
     s.push_str("extern \"C\" {\n\n");
     let _ = writeln!(
         s,
-        "void* ws_new() {{\n    WsModel* m = new WsModel();\n    m->ctx = new VerilatedContext();\n    m->ctx->fatalOnError(false);\n    m->ctx->traceEverOn({});\n    m->top = new {class}(m->ctx, \"TOP\");",
+        "void* ws_new() {{\n    WsModel* m = new WsModel();\n    m->ctx = new \
+            VerilatedContext();\n    m->ctx->fatalOnError(false);\n    \
+            m->ctx->traceEverOn({});\n    m->top = new {class}(m->ctx, \"TOP\");",
         if trace { "true" } else { "false" }
     );
     if trace {
@@ -515,7 +520,8 @@ void vl_fatal(const char* filename, int linenum, const char* hier, const char* m
         s.push_str("    if (m->vcd) { m->vcd->close(); delete m->vcd; }\n");
     }
     s.push_str(
-        "    m->top->final();\n    delete m->top;\n    delete m->ctx;\n    Verilated::threadContextp(nullptr);\n    delete m;\n}\n\n",
+        "    m->top->final();\n    delete m->top;\n    delete m->ctx;\n    \
+            Verilated::threadContextp(nullptr);\n    delete m;\n}\n\n",
     );
     // Clocking: inputs were set while the clock is low; evaluate, rise, evaluate.
     s.push_str("static inline void ws_dump(WsModel* m) {\n");
@@ -524,24 +530,50 @@ void vl_fatal(const char* filename, int linenum, const char* hier, const char* m
     }
     s.push_str("    m->time += 5;\n}\n\n");
     s.push_str(
-        "void ws_tick(void* p) {\n    WsModel* m = ws_enter(p);\n    m->top->clk_i = 0;\n    m->top->eval();\n    ws_dump(m);\n    m->top->clk_i = 1;\n    m->top->eval();\n    ws_dump(m);\n}\n\n",
+        "void ws_tick(void* p) {\n    WsModel* m = ws_enter(p);\n    m->top->clk_i = 0;\n    \
+            m->top->eval();\n    ws_dump(m);\n    m->top->clk_i = 1;\n    m->top->eval();\n    \
+            ws_dump(m);\n}\n\n",
     );
     // Two halves of a cycle, for blocks whose outputs are sampled before the edge.
     s.push_str(
-        "void ws_settle(void* p) {\n    WsModel* m = ws_enter(p);\n    m->top->clk_i = 0;\n    m->top->eval();\n    ws_dump(m);\n}\n\n",
+        "void ws_settle(void* p) {\n    WsModel* m = ws_enter(p);\n    m->top->clk_i = 0;\n    \
+            m->top->eval();\n    ws_dump(m);\n}\n\n",
     );
     s.push_str(
-        "void ws_rise(void* p) {\n    WsModel* m = ws_enter(p);\n    m->top->clk_i = 1;\n    m->top->eval();\n    ws_dump(m);\n}\n\n",
+        "void ws_rise(void* p) {\n    WsModel* m = ws_enter(p);\n    m->top->clk_i = 1;\n    \
+            m->top->eval();\n    ws_dump(m);\n}\n\n",
     );
     s.push_str(
-        "void ws_reset(void* p, uint32_t cycles) {\n    WsModel* m = ws_enter(p);\n    m->top->rst_ni = 1;\n    m->top->clk_i = 0;\n    m->top->eval();\n    m->top->rst_ni = 0;\n    for (uint32_t i = 0; i < cycles; i++) ws_tick(p);\n    m->top->rst_ni = 1;\n    m->top->clk_i = 0;\n    m->top->eval();\n}\n\n",
+        "void ws_reset(void* p, uint32_t cycles) {\n    WsModel* m = ws_enter(p);\n    \
+            m->top->rst_ni = 1;\n    m->top->clk_i = 0;\n    m->top->eval();\n    m->top->rst_ni \
+            = 0;\n    for (uint32_t i = 0; i < cycles; i++) ws_tick(p);\n    m->top->rst_ni = \
+            1;\n    m->top->clk_i = 0;\n    m->top->eval();\n}\n\n",
     );
-    s.push_str("int ws_status(void* p) {\n    WsModel* m = ws_enter(p);\n    return (m->ctx->gotError() ? 1 : 0) | (m->ctx->gotFinish() ? 2 : 0);\n}\n\n");
-    s.push_str("void ws_clear_status(void* p) {\n    WsModel* m = ws_enter(p);\n    m->ctx->gotError(false);\n    m->ctx->gotFinish(false);\n    m->ctx->errorCount(0);\n}\n\n");
-    s.push_str("size_t ws_take_log(char* buf, size_t cap) {\n    size_t n = ws_log.size() < cap ? ws_log.size() : cap;\n    std::memcpy(buf, ws_log.data(), n);\n    ws_log.erase(0, n);\n    return n;\n}\n\n");
+    s.push_str(
+        "int ws_status(void* p) {\n    WsModel* m = ws_enter(p);\n    return \
+        (m->ctx->gotError() ? 1 : 0) | (m->ctx->gotFinish() ? 2 : 0);\n}\n\n",
+    );
+    s.push_str(
+        "void ws_clear_status(void* p) {\n    WsModel* m = ws_enter(p);\n    \
+        m->ctx->gotError(false);\n    m->ctx->gotFinish(false);\n    \
+        m->ctx->errorCount(0);\n}\n\n",
+    );
+    s.push_str(
+        "size_t ws_take_log(char* buf, size_t cap) {\n    size_t n = ws_log.size() < cap ? \
+        ws_log.size() : cap;\n    std::memcpy(buf, ws_log.data(), n);\n    ws_log.erase(0, \
+        n);\n    return n;\n}\n\n",
+    );
     if trace {
-        s.push_str("int ws_trace_open(void* p, const char* path) {\n    WsModel* m = ws_enter(p);\n    if (m->vcd) return 0;\n    m->vcd = new VerilatedVcdC();\n    m->top->trace(m->vcd, 99);\n    m->vcd->open(path);\n    return m->vcd->isOpen() ? 1 : 0;\n}\n\n");
-        s.push_str("void ws_trace_close(void* p) {\n    WsModel* m = ws_enter(p);\n    if (m->vcd) { m->vcd->close(); delete m->vcd; m->vcd = nullptr; }\n}\n\n");
+        s.push_str(
+            "int ws_trace_open(void* p, const char* path) {\n    WsModel* m = \
+            ws_enter(p);\n    if (m->vcd) return 0;\n    m->vcd = new VerilatedVcdC();\n    \
+            m->top->trace(m->vcd, 99);\n    m->vcd->open(path);\n    return m->vcd->isOpen() ? 1 \
+            : 0;\n}\n\n",
+        );
+        s.push_str(
+            "void ws_trace_close(void* p) {\n    WsModel* m = ws_enter(p);\n    if \
+            (m->vcd) { m->vcd->close(); delete m->vcd; m->vcd = nullptr; }\n}\n\n",
+        );
     }
     for p in ports {
         let w = p.width();
@@ -562,7 +594,8 @@ void vl_fatal(const char* filename, int linenum, const char* hier, const char* m
                 };
                 let _ = writeln!(
                     s,
-                    "void ws_set_{}(void* p, const uint32_t* w) {{\n    WsModel* m = static_cast<WsModel*>(p);\n{body}}}\n",
+                    "void ws_set_{}(void* p, const uint32_t* w) {{\n    WsModel* m = \
+                        static_cast<WsModel*>(p);\n{body}}}\n",
                     p.name
                 );
             }
@@ -573,7 +606,8 @@ void vl_fatal(const char* filename, int linenum, const char* hier, const char* m
                         .collect::<String>()
                 } else if w > 32 {
                     format!(
-                        "    uint64_t v = m->top->{};\n    w[0] = static_cast<uint32_t>(v);\n    w[1] = static_cast<uint32_t>(v >> 32);\n",
+                        "    uint64_t v = m->top->{};\n    w[0] = static_cast<uint32_t>(v);\n    \
+                            w[1] = static_cast<uint32_t>(v >> 32);\n",
                         p.name
                     )
                 } else {
@@ -581,7 +615,8 @@ void vl_fatal(const char* filename, int linenum, const char* hier, const char* m
                 };
                 let _ = writeln!(
                     s,
-                    "void ws_get_{}(void* p, uint32_t* w) {{\n    WsModel* m = static_cast<WsModel*>(p);\n{body}}}\n",
+                    "void ws_get_{}(void* p, uint32_t* w) {{\n    WsModel* m = \
+                        static_cast<WsModel*>(p);\n{body}}}\n",
                     p.name
                 );
             }
@@ -618,8 +653,16 @@ pub fn bench_executable(
     );
     let _ = writeln!(src, "#include \"{class}.h\"\n#include \"verilated.h\"");
     src.push_str("#include <chrono>\n#include <cstdint>\n#include <cstdio>\n#include <vector>\n\n");
-    src.push_str("int main(int argc, char** argv) {\n    if (argc < 2) { std::fprintf(stderr, \"usage: ws_bench FRAMES\\n\"); return 2; }\n");
-    src.push_str("    std::FILE* f = std::fopen(argv[1], \"rb\");\n    if (!f) { std::perror(argv[1]); return 2; }\n    std::vector<uint32_t> data;\n    uint32_t buf[4096];\n    size_t n;\n    while ((n = std::fread(buf, 4, 4096, f)) > 0) data.insert(data.end(), buf, buf + n);\n    std::fclose(f);\n");
+    src.push_str(
+        "int main(int argc, char** argv) {\n    if (argc < 2) { std::fprintf(stderr, \
+        \"usage: ws_bench FRAMES\\n\"); return 2; }\n",
+    );
+    src.push_str(
+        "    std::FILE* f = std::fopen(argv[1], \"rb\");\n    if (!f) { \
+        std::perror(argv[1]); return 2; }\n    std::vector<uint32_t> data;\n    uint32_t \
+        buf[4096];\n    size_t n;\n    while ((n = std::fread(buf, 4, 4096, f)) > 0) \
+        data.insert(data.end(), buf, buf + n);\n    std::fclose(f);\n",
+    );
     let in_words: usize = ports
         .iter()
         .filter(|p| p.dir == Dir::In)
@@ -633,7 +676,12 @@ pub fn bench_executable(
         src,
         "    VerilatedContext ctx;\n    ctx.fatalOnError(false);\n    {class} top(&ctx, \"TOP\");"
     );
-    src.push_str("    top.clk_i = 0; top.rst_ni = 0; top.eval();\n    for (int i = 0; i < 2; i++) { top.clk_i = 1; top.eval(); top.clk_i = 0; top.eval(); }\n    top.rst_ni = 1; top.eval();\n    uint64_t sum = 0;\n    auto t0 = std::chrono::steady_clock::now();\n    for (size_t c = 0; c < cycles; c++) {\n        const uint32_t* w = &data[c * W];\n");
+    src.push_str(
+        "    top.clk_i = 0; top.rst_ni = 0; top.eval();\n    for (int i = 0; i < 2; i++) \
+        { top.clk_i = 1; top.eval(); top.clk_i = 0; top.eval(); }\n    top.rst_ni = 1; \
+        top.eval();\n    uint64_t sum = 0;\n    auto t0 = std::chrono::steady_clock::now();\n    \
+        for (size_t c = 0; c < cycles; c++) {\n        const uint32_t* w = &data[c * W];\n",
+    );
     let mut off = 0usize;
     for p in ports.iter().filter(|p| p.dir == Dir::In) {
         let words = golden::block::words_for(p.width());
@@ -665,7 +713,12 @@ pub fn bench_executable(
             let _ = writeln!(src, "        sum += top.{};", p.name);
         }
     }
-    src.push_str("    }\n    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();\n    std::printf(\"%zu %.9f %llu\\n\", cycles, s, static_cast<unsigned long long>(sum));\n    top.final();\n    return 0;\n}\n");
+    src.push_str(
+        "    }\n    double s = \
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();\n    \
+        std::printf(\"%zu %.9f %llu\\n\", cycles, s, static_cast<unsigned long long>(sum));\n    \
+        top.final();\n    return 0;\n}\n",
+    );
     let main = dir.join("ws_bench_main.cpp");
     std::fs::write(&main, &src).map_err(|e| io_err("cannot write", &main, e))?;
     let runtime = runtime_objects(v, false, &obj)?;
@@ -696,7 +749,8 @@ mod tests {
 
     #[test]
     fn header_ports_are_parsed_with_widths() {
-        let h = "    VL_IN8(&clk_i,0,0);\n    VL_INW(&wide_i,127,0,4);\n    VL_OUT64(&q_o,47,0);\n    VL_IN(&x_i,23,0);\n";
+        let h = "    VL_IN8(&clk_i,0,0);\n    VL_INW(&wide_i,127,0,4);\n    \
+            VL_OUT64(&q_o,47,0);\n    VL_IN(&x_i,23,0);\n";
         let p = header_ports(h);
         assert_eq!(p.len(), 4);
         assert_eq!(

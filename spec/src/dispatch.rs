@@ -28,21 +28,26 @@ section! {
     /// The thread-block dispatcher.
     pub struct DispatchConfig in "dispatch" {
         policy: DispatchPolicy = Legal::OneOf(DispatchPolicy::NAMES),
-            "thread-block dispatch: rr (round-robin), bcs (two consecutive blocks per SM), locality (seed 002), map-x / map-y / map-auto (seed 003 CTA mapping)";
+            "thread-block dispatch: rr (round-robin), bcs (two consecutive blocks per SM), \
+                locality (seed 002), map-x / map-y / map-auto (seed 003 CTA mapping)";
         queue_entries: u32 = Legal::Range { min: 1, max: 1024 },
             "block-queue entries: the waiting blocks the locality-aware dispatcher scores";
         block_cycles: u32 = Legal::Range { min: 1, max: 100_000_000 },
-            "base running time of a thread block in the dispatch model (plus up to 25% seeded spread)";
+            "base running time of a thread block in the dispatch model (plus up to 25% seeded \
+                spread)";
         arrays: u32 = Legal::Range { min: 1, max: 8 },
-            "data arrays per kernel: rectangles per block-queue entry (thesis Table 5.2: 3 x 4 B + a 3 B id = 15 B)";
+            "data arrays per kernel: rectangles per block-queue entry (thesis Table 5.2: 3 x 4 B \
+                + a 3 B id = 15 B)";
         coord_bits: u32 = Legal::Range { min: 2, max: 16 },
             "width of a rectangle coordinate or extent, in cache lines (thesis: 1 byte)";
         id_bits: u32 = Legal::Range { min: 1, max: 32 },
             "width of a thread-block id in the block queue";
         scored_per_cycle: u32 = Legal::Range { min: 1, max: 1024 },
-            "block-queue entries the decision unit scores per cycle (a decision scans ceil(queue_entries / this) cycles)";
+            "block-queue entries the decision unit scores per cycle (a decision scans \
+                ceil(queue_entries / this) cycles)";
         region_bits: u32 = Legal::Range { min: 1, max: 32 },
-            "warp level (seed 002 section 3.4): bits of a warp's region index per array (thesis: 10)";
+            "warp level (seed 002 section 3.4): bits of a warp's region index per array (thesis: \
+                10)";
         subregion_bits: u32 = Legal::Range { min: 1, max: 64 },
             "warp level: sub-regions per region, one bit each in a warp's vector (thesis: 16)";
     }

@@ -40,7 +40,8 @@ section! {
         t_ras: u32 = Legal::Range { min: 1, max: 1000 },
             "ACT to PRE, same bank";
         t_rc: u32 = Legal::Range { min: 1, max: 2000 },
-            "ACT to ACT, same bank (a value below t_ras + t_rp never binds: the model uses max(t_rc, t_ras + t_rp))";
+            "ACT to ACT, same bank (a value below t_ras + t_rp never binds: the model uses \
+                max(t_rc, t_ras + t_rp))";
         t_cl: u32 = Legal::Range { min: 1, max: 1000 },
             "RD to first data (CAS latency)";
         t_cwl: u32 = Legal::Range { min: 1, max: 1000 },
@@ -85,25 +86,32 @@ section! {
     /// The DRAM behind each memory controller.
     pub struct DramConfig in "dram" {
         standard: DramStandard = Legal::OneOf(DramStandard::NAMES),
-            "DRAM standard of the memory channels (names the timing set; GDDR has one rank per channel)";
+            "DRAM standard of the memory channels (names the timing set; GDDR has one rank per \
+                channel)";
         channels: u32 = Legal::Range { min: 1, max: 128 },
             "memory channels, one controller each (seed 000 Table II: 6; seed 004 Table 2: 16)";
         sub_partitions: u32 = Legal::Pow2 { min: 1, max: 8 },
-            "L2 slices per channel (GPGPU-Sim -gpgpu_n_sub_partition_per_mchannel); the lowest bank bits pick the slice";
+            "L2 slices per channel (GPGPU-Sim -gpgpu_n_sub_partition_per_mchannel); the lowest \
+                bank bits pick the slice";
         banks: u32 = Legal::Pow2 { min: 1, max: 64 },
             "banks per channel; must equal the bank bits of dram.address_map";
         bank_groups: u32 = Legal::Pow2 { min: 1, max: 16 },
-            "bank groups (bank b is in group b % groups); 1 disables groups: the _s timings apply everywhere";
+            "bank groups (bank b is in group b % groups); 1 disables groups: the _s timings apply \
+                everywhere";
         atom_bytes: u32 = Legal::Pow2 { min: 8, max: 512 },
             "bytes one column command moves (burst length x bus width x chips)";
         clock_mhz: u32 = Legal::Range { min: 100, max: 20000 },
             "command clock in MHz (for bandwidth in GB/s)";
         address_map: String = Legal::Text,
-            "physical address to channel/bank/row/column: a GPGPU-Sim mapping string `[dramid@S;]` + 64 symbols of R B C S D 0";
+            "physical address to channel/bank/row/column: a GPGPU-Sim mapping string \
+                `[dramid@S;]` + 64 symbols of R B C S D 0";
         bank_xor: bool = Legal::Bool,
             "XOR the bank index with low row bits (GPGPU-Sim -dram_bnk_indexing_policy 1)";
         partition_indexing: PartitionHash = Legal::OneOf(PartitionHash::NAMES),
-            "channel and L2 sub-partition hashing: linear, xor (channel ^= the bits above it) or ipoly (the sub-partition IPOLY-hashed with them; 16, 32 or 64 in all); xor and ipoly need a dramid@ map with a power-of-two channel count (-gpgpu_memory_partition_indexing 0, 1, 2)";
+            "channel and L2 sub-partition hashing: linear, xor (channel ^= the bits above it) or \
+                ipoly (the sub-partition IPOLY-hashed with them; 16, 32 or 64 in all); xor and \
+                ipoly need a dramid@ map with a power-of-two channel count \
+                (-gpgpu_memory_partition_indexing 0, 1, 2)";
         refresh: bool = Legal::Bool,
             "model all-bank refresh (REF every t_refi, blocking t_rfc)";
         @flatten timing: Timing;
@@ -135,7 +143,8 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "dram.t_ccdl >= dram.t_ccds, dram.t_rrdl >= dram.t_rrds, dram.t_wtrl >= dram.t_wtrs (same bank group at least as long as different groups)",
+        text: "dram.t_ccdl >= dram.t_ccds, dram.t_rrdl >= dram.t_rrds, dram.t_wtrl >= dram.t_wtrs \
+            (same bank group at least as long as different groups)",
         check: |c: &UserConfig| {
             let t = &c.dram.timing;
             for (l, s, ln, sn) in [
@@ -145,7 +154,8 @@ pub(crate) const RULES: &[Rule] = &[
             ] {
                 if l < s {
                     return Err(format!(
-                        "`dram.{ln}` = {l} is below `dram.{sn}` = {s}: a same-bank-group timing must be at least its different-group counterpart"
+                        "`dram.{ln}` = {l} is below `dram.{sn}` = {s}: a same-bank-group timing \
+                            must be at least its different-group counterpart"
                     ));
                 }
             }
@@ -153,12 +163,15 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "max(dram.t_rc, dram.t_ras + dram.t_rp) >= dram.t_rrdl (the same bank cannot activate sooner than its group)",
+        text: "max(dram.t_rc, dram.t_ras + dram.t_rp) >= dram.t_rrdl (the same bank cannot \
+            activate sooner than its group)",
         check: |c: &UserConfig| {
             let t = &c.dram.timing;
             if t.t_rc_effective() < t.t_rrdl {
                 return Err(format!(
-                    "`dram.t_rrdl` = {} exceeds the same-bank ACT-to-ACT distance max(`dram.t_rc`, `dram.t_ras` + `dram.t_rp`) = {}: raise `dram.t_rc` to at least {}",
+                    "`dram.t_rrdl` = {} exceeds the same-bank ACT-to-ACT distance \
+                        max(`dram.t_rc`, `dram.t_ras` + `dram.t_rp`) = {}: raise `dram.t_rc` to \
+                        at least {}",
                     t.t_rrdl,
                     t.t_rc_effective(),
                     t.t_rrdl
@@ -168,14 +181,19 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "with dram.refresh: dram.t_refi > dram.t_rfc + max(dram.t_rcd, dram.t_rcdwr) (between two refreshes a row can be opened and a column command issued)",
+        text: "with dram.refresh: dram.t_refi > dram.t_rfc + max(dram.t_rcd, dram.t_rcdwr) \
+            (between two refreshes a row can be opened and a column command issued)",
         check: |c: &UserConfig| {
             let d = &c.dram;
             let t = &d.timing;
             let need = u64::from(t.t_rfc) + u64::from(t.t_rcd.max(t.t_rcdwr));
             if d.refresh && u64::from(t.t_refi) <= need {
                 return Err(format!(
-                    "`dram.t_refi` = {} leaves no room between refreshes: after a refresh the channel is blocked for `dram.t_rfc` = {} cycles and a column command needs `dram.t_rcd`/`dram.t_rcdwr` = {} more after its activate, so no request could ever complete. Raise `dram.t_refi` above {need}, or set dram.refresh = false",
+                    "`dram.t_refi` = {} leaves no room between refreshes: after a refresh the \
+                        channel is blocked for `dram.t_rfc` = {} cycles and a column command \
+                        needs `dram.t_rcd`/`dram.t_rcdwr` = {} more after its activate, so no \
+                        request could ever complete. Raise `dram.t_refi` above {need}, or set \
+                        dram.refresh = false",
                     t.t_refi,
                     t.t_rfc,
                     t.t_rcd.max(t.t_rcdwr)
@@ -185,7 +203,8 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "dram.address_map parses for dram.channels and dram.sub_partitions, and has log2(dram.banks) bank bits and at most 2^32 rows",
+        text: "dram.address_map parses for dram.channels and dram.sub_partitions, and has \
+            log2(dram.banks) bank bits and at most 2^32 rows",
         check: |c: &UserConfig| {
             let d = &c.dram;
             let map = map_of(d)?;
@@ -212,7 +231,8 @@ pub(crate) const RULES: &[Rule] = &[
             let d = &c.dram;
             if d.sub_partitions > d.banks {
                 return Err(format!(
-                    "`dram.sub_partitions` = {} exceeds `dram.banks` = {}: the lowest bank bits pick the L2 slice",
+                    "`dram.sub_partitions` = {} exceeds `dram.banks` = {}: the lowest bank bits \
+                        pick the L2 slice",
                     d.sub_partitions, d.banks
                 ));
             }

@@ -48,7 +48,8 @@ pub enum OptionsError {
         option: String,
     },
     #[error(
-        "{source_name} line {line}: the value of `{option}` opens a `\"` that is not closed before the option `{next}` at line {next_line}; close the quote"
+        "{source_name} line {line}: the value of `{option}` opens a `\"` that is not closed \
+            before the option `{next}` at line {next_line}; close the quote"
     )]
     QuoteRunsIntoOption {
         source_name: String,
@@ -220,13 +221,15 @@ impl GpgpusimOptions {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum TimingError {
     #[error(
-        "positional DRAM timing `{text}` has {count} fields; expected 11 to 14 (nbk:tCCD:tRRD:tRCD:tRAS:tRP:tRC:CL:WL:tCDLR:tWR[:nbkgrp:tCCDL:tRTPL])"
+        "positional DRAM timing `{text}` has {count} fields; expected 11 to 14 \
+            (nbk:tCCD:tRRD:tRCD:tRAS:tRP:tRC:CL:WL:tCDLR:tWR[:nbkgrp:tCCDL:tRTPL])"
     )]
     FieldCount { text: String, count: usize },
     #[error("DRAM timing field `{field}` = `{value}` is not an unsigned 32-bit integer")]
     NotANumber { field: String, value: String },
     #[error(
-        "unknown DRAM timing field `{field}`; known fields: nbk, CCD, RRD, RCD, RAS, RP, RC, CL, WL, CDLR, WR, nbkgrp, CCDL, RTPL"
+        "unknown DRAM timing field `{field}`; known fields: nbk, CCD, RRD, RCD, RAS, RP, RC, CL, \
+            WL, CDLR, WR, nbkgrp, CCDL, RTPL"
     )]
     UnknownField { field: String },
     #[error("DRAM timing field `{field}` has no value (expected `{field}=<cycles>`)")]
@@ -714,7 +717,8 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
         let mut at = location(opts, MAPPING);
         if counts {
             at = format!(
-                "{at}, with -gpgpu_n_mem = {channels} ({}) and -gpgpu_n_sub_partition_per_mchannel = {subs} ({})",
+                "{at}, with -gpgpu_n_mem = {channels} ({}) and \
+                    -gpgpu_n_sub_partition_per_mchannel = {subs} ({})",
                 location(opts, "gpgpu_n_mem"),
                 location(opts, "gpgpu_n_sub_partition_per_mchannel")
             );
@@ -740,7 +744,8 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
     if address_map.banks() > timing.nbk {
         return Err(ImportError::Inconsistent {
             message: format!(
-                "the address mapping has {} bank bits ({} banks) but -gpgpu_dram_timing_opt has nbk = {}",
+                "the address mapping has {} bank bits ({} banks) but -gpgpu_dram_timing_opt has \
+                    nbk = {}",
                 address_map.banks().trailing_zeros(),
                 address_map.banks(),
                 timing.nbk
@@ -783,7 +788,8 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
         None => {
             if partition_indexing != PartitionIndexing::Linear {
                 unmodelled.push(format!(
-                    "-gpgpu_memory_partition_indexing ({}) = {:?}: not a hardware hash (random is a software table); linear indexing is used",
+                    "-gpgpu_memory_partition_indexing ({}) = {:?}: not a hardware hash (random is \
+                        a software table); linear indexing is used",
                     location(opts, "gpgpu_memory_partition_indexing"),
                     partition_indexing
                 ));
@@ -804,7 +810,9 @@ pub fn import(opts: &GpgpusimOptions) -> Result<DramImport, ImportError> {
         .and_then(|v| v.checked_mul(chips_per_channel))
         .ok_or_else(|| ImportError::Inconsistent {
             message: format!(
-                "DRAM atom = -gpgpu_dram_burst_length {burst_length} ({}) x -gpgpu_dram_buswidth {bus_width_bytes} B ({}) x -gpgpu_n_mem_per_ctrlr {chips_per_channel} chips ({}) does not fit 32 bits",
+                "DRAM atom = -gpgpu_dram_burst_length {burst_length} ({}) x -gpgpu_dram_buswidth \
+                    {bus_width_bytes} B ({}) x -gpgpu_n_mem_per_ctrlr {chips_per_channel} chips \
+                    ({}) does not fit 32 bits",
                 location(opts, "gpgpu_dram_burst_length"),
                 location(opts, "gpgpu_dram_buswidth"),
                 location(opts, "gpgpu_n_mem_per_ctrlr")
@@ -1301,15 +1309,21 @@ fn icnt_layer(
     let word = |w: &str| toml::Value::String(w.into());
     match uint(opts, "network_mode", 1)? {
         2 => {
-            keys.put("icnt.flit_bytes", Val::from(u64::from(positive(opts, "icnt_flit_size", 32)?)), "icnt_flit_size")?;
+            keys.put(
+                "icnt.flit_bytes",
+                Val::from(u64::from(positive(opts, "icnt_flit_size", 32)?)),
+                "icnt_flit_size",
+            )?;
             keys.put(
                 "icnt.in_buffer",
                 Val::from(u64::from(positive(opts, "icnt_in_buffer_limit", 64)?)),
-                "icnt_in_buffer_limit")?;
+                "icnt_in_buffer_limit",
+            )?;
             keys.put(
                 "icnt.out_buffer",
                 Val::from(u64::from(positive(opts, "icnt_out_buffer_limit", 64)?)),
-                "icnt_out_buffer_limit")?;
+                "icnt_out_buffer_limit",
+            )?;
             let arbiter = match uint(opts, "icnt_arbiter_algo", 1)? {
                 0 => "rr",
                 1 => "islip",
@@ -1322,11 +1336,17 @@ fn icnt_layer(
                     })
                 }
             };
-            keys.put("icnt.arbiter", Val::from(word(arbiter)), "icnt_arbiter_algo")?;
+            keys.put(
+                "icnt.arbiter",
+                Val::from(word(arbiter)),
+                "icnt_arbiter_algo",
+            )?;
             keys.put("icnt.latency", Val::from(0u64), "network_mode")?;
             keys.put("icnt.speedup", Val::from(1u64), "network_mode")?;
             notes.push(format!(
-                "-network_mode 2 ({}): GPGPU-Sim's crossbar moves every packet as one flit and counts its buffers in packets; warpsmith serialises ceil(bytes / flit) flits and counts flits (the same for one-flit packets)",
+                "-network_mode 2 ({}): GPGPU-Sim's crossbar moves every packet as one flit and \
+                    counts its buffers in packets; warpsmith serialises ceil(bytes / flit) flits \
+                    and counts flits (the same for one-flit packets)",
                 location(opts, "network_mode")
             ));
             Ok(())
@@ -1337,19 +1357,29 @@ fn icnt_layer(
             let at = location(opts, FILE);
             let dir = opts
                 .entry(FILE)
-                .and_then(|e| std::path::Path::new(&e.source).parent().map(|p| p.to_path_buf()))
+                .and_then(|e| {
+                    std::path::Path::new(&e.source)
+                        .parent()
+                        .map(|p| p.to_path_buf())
+                })
                 .unwrap_or_default();
             let path = dir.join(name);
             let text = crate::input::read_to_string(&path).map_err(|e| ImportError::IcntFile {
                 path: path.display().to_string(),
                 location: at.clone(),
                 error: format!(
-                    "cannot read it: {e} (-network_mode 1 ({}) reads BookSim's network from it, relative to the options file that names it)",
+                    "cannot read it: {e} (-network_mode 1 ({}) reads BookSim's network from it, \
+                        relative to the options file that names it)",
                     location(opts, "network_mode")
                 ),
             })?;
             let kv = parse_icnt(&text);
-            let get = |k: &str| kv.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+            let get = |k: &str| {
+                kv.iter()
+                    .rev()
+                    .find(|(key, _)| key == k)
+                    .map(|(_, v)| v.as_str())
+            };
             let num = |k: &'static str| -> Result<Option<u64>, ImportError> {
                 get(k)
                     .map(|v| {
@@ -1389,7 +1419,11 @@ fn icnt_layer(
                 let d = num(k)?.unwrap_or_default();
                 delay = delay.and_then(|sum| sum.checked_add(d));
             }
-            let arbiter = if get("sw_allocator") == Some("islip") { "islip" } else { "rr" };
+            let arbiter = if get("sw_allocator") == Some("islip") {
+                "islip"
+            } else {
+                "rr"
+            };
             keys.put("icnt.flit_bytes", Val::from(flit), FILE)?;
             keys.put("icnt.in_buffer", Val::Int(input), FILE)?;
             keys.put("icnt.out_buffer", Val::Int(output), FILE)?;
@@ -1409,7 +1443,11 @@ fn icnt_layer(
             keys.put("icnt.speedup", rounded(speedup.floor()), FILE)?;
             let topology = (get("topology").unwrap_or("?"), get("n").unwrap_or("?"));
             notes.push(format!(
-                "-inter_config_file {} ({at}): BookSim's network (topology {} n = {}, {} virtual channel(s), speedups in {} / out {} / internal {}) is modelled as one crossbar per direction with these buffers and delays and its internal speedup{}; virtual channels, credits and input and output speedups are not modelled",
+                "-inter_config_file {} ({at}): BookSim's network (topology {} n = {}, {} virtual \
+                    channel(s), speedups in {} / out {} / internal {}) is modelled as one \
+                    crossbar per direction with these buffers and delays and its internal \
+                    speedup{}; virtual channels, credits and input and output speedups are not \
+                    modelled",
                 path.display(),
                 topology.0,
                 topology.1,
@@ -1417,7 +1455,11 @@ fn icnt_layer(
                 get("input_speedup").unwrap_or("1"),
                 get("output_speedup").unwrap_or("1"),
                 internal,
-                if speedup.fract() == 0.0 { String::new() } else { format!(" rounded down to {}", speedup.floor()) },
+                if speedup.fract() == 0.0 {
+                    String::new()
+                } else {
+                    format!(" rounded down to {}", speedup.floor())
+                },
             ));
             Ok(())
         }
@@ -1425,7 +1467,8 @@ fn icnt_layer(
             option: "network_mode",
             value: v,
             location: location(opts, "network_mode"),
-            reason: "only 1 (BookSim, read from -inter_config_file) and 2 (the built-in crossbar) are modelled",
+            reason: "only 1 (BookSim, read from -inter_config_file) and 2 (the built-in crossbar) \
+                are modelled",
         }),
     }
 }
@@ -1659,7 +1702,8 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         )?;
     } else {
         kept.push(
-            "mc.queue_entries, mc.write_high, mc.write_low: -gpgpu_frfcfs_dram_sched_queue_size 0 is unlimited"
+            "mc.queue_entries, mc.write_high, mc.write_low: -gpgpu_frfcfs_dram_sched_queue_size 0 \
+                is unlimited"
                 .into(),
         );
     }
@@ -1694,17 +1738,20 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         Some(v @ ("lrr" | "gto")) => keys.put(
             "gpu.scheduler",
             Val::from(toml::Value::String(v.into())),
-            "gpgpu_scheduler")?,
+            "gpgpu_scheduler",
+        )?,
         Some(v) => match two_level(v) {
             Some(n) => {
                 keys.put(
                     "gpu.scheduler",
                     Val::from(toml::Value::String("two-level".into())),
-                    "gpgpu_scheduler")?;
+                    "gpgpu_scheduler",
+                )?;
                 keys.put("gpu.active_warps", Val::from(n), "gpgpu_scheduler")?;
             }
             None => kept.push(format!(
-                "gpu.scheduler: -gpgpu_scheduler {v} is not modelled (lrr, gto and two_level_active:N:0:1 are)"
+                "gpu.scheduler: -gpgpu_scheduler {v} is not modelled (lrr, gto and \
+                    two_level_active:N:0:1 are)"
             )),
         },
         None => kept.push("gpu.scheduler: -gpgpu_scheduler is not set".into()),
@@ -1789,7 +1836,8 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     }
     if t.nbk != d.address_map.banks() {
         unmodelled.push(format!(
-            "-gpgpu_dram_timing_opt nbk = {} while the address map addresses {} banks: dram.banks = {}",
+            "-gpgpu_dram_timing_opt nbk = {} while the address map addresses {} banks: dram.banks \
+                = {}",
             t.nbk,
             d.address_map.banks(),
             d.address_map.banks()
@@ -1797,7 +1845,8 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     }
     if t.t_rtpl > x.t_rtp {
         unmodelled.push(format!(
-            "-gpgpu_dram_timing_opt RTPL = {} (read to precharge within a bank group) is applied per bank: dram.t_rtp = {}",
+            "-gpgpu_dram_timing_opt RTPL = {} (read to precharge within a bank group) is applied \
+                per bank: dram.t_rtp = {}",
             t.t_rtpl, t.t_rtpl
         ));
     }

@@ -80,7 +80,10 @@ fn option_file_syntax_on_the_gtx480_file() {
     // The quoted timing string spans two lines: joined with one space, quotes removed.
     assert_eq!(
         o.get("-gpgpu_dram_timing_opt"),
-        Some("nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40: CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:RTPL=2")
+        Some(
+            "nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40: \
+            CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:RTPL=2"
+        )
     );
     // Trailing blank and inline comments are not part of the value; with or without `-`.
     assert_eq!(o.get("gpgpu_n_sub_partition_per_mchannel"), Some("2"));
@@ -97,7 +100,10 @@ fn option_file_syntax_on_the_gtx480_file() {
     let q = opts(QV100, "QV100");
     assert_eq!(
         q.get("gpgpu_dram_timing_opt"),
-        Some("nbk=16:CCD=1:RRD=3:RCD=12:RAS=28:RP=12:RC=40: CL=12:WL=2:CDLR=3:WR=10:nbkgrp=4:CCDL=2:RTPL=3")
+        Some(
+            "nbk=16:CCD=1:RRD=3:RCD=12:RAS=28:RP=12:RC=40: \
+            CL=12:WL=2:CDLR=3:WR=10:nbkgrp=4:CCDL=2:RTPL=3"
+        )
     );
     assert_eq!(q.get("dram_seperate_write_queue_enable"), None);
 }
@@ -105,7 +111,8 @@ fn option_file_syntax_on_the_gtx480_file() {
 #[test]
 fn option_file_syntax_rules() {
     let o = opts(
-        "# header\n-a 1 -b \"x y\"   # comment \"ignored\n-c \"one\" -a 2\n-d \"p\n q  r\" -e -5\r\n",
+        "# header\n-a 1 -b \"x y\"   # comment \"ignored\n-c \"one\" -a 2\n-d \"p\n q  r\" -e \
+            -5\r\n",
         "t",
     );
     assert_eq!(o.get("a"), Some("2"), "last one wins");
@@ -253,13 +260,15 @@ fn timing_named_and_positional_forms_agree() {
     assert_eq!(positional, GTX480_TIMING);
     // Any of `=`, `:`, `;` separates, in any order, any case, whitespace tolerated.
     let shuffled = GpgpusimDramTiming::parse(
-        "RTPL=2;CCDL=3:nbkgrp=4 ; WR=12:CDLR=5;WL=4:cl=12:RC=40;RP=12:RAS=28:RCD=12;RRD=6:CCD=2:NBK=16",
+        "RTPL=2;CCDL=3:nbkgrp=4 ; \
+            WR=12:CDLR=5;WL=4:cl=12:RC=40;RP=12:RAS=28:RCD=12;RRD=6:CCD=2:NBK=16",
     )
     .unwrap();
     assert_eq!(shuffled, GTX480_TIMING);
     // Last one wins.
     let twice = GpgpusimDramTiming::parse(
-        "nbk=16:CCD=9:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:RTPL=2:CCD=2",
+        "nbk=16:CCD=9:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:RTPL\
+            =2:CCD=2",
     )
     .unwrap();
     assert_eq!(twice, GTX480_TIMING);
@@ -334,7 +343,8 @@ fn timing_errors() {
     );
     assert_eq!(
         missing.unwrap_err().to_string(),
-        "DRAM timing `nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5` does not set `WR` (only nbkgrp, CCDL and RTPL have defaults)"
+        "DRAM timing `nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5` does not \
+            set `WR` (only nbkgrp, CCDL and RTPL have defaults)"
     );
     assert!(matches!(
         p("0:2:6:12:28:12:40:12:4:5:12"),
@@ -480,7 +490,8 @@ fn import_rtx2060_qv100_rtx3070() {
 #[test]
 fn import_defaults_and_errors() {
     // Only the mapping given: GPGPU-Sim defaults for the rest (default nbk = 4, so 2 bank bits).
-    let mapping = "-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RRBCCCCB.CCSSSSSS\n";
+    let mapping = "-gpgpu_mem_addr_mapping \
+        dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RRBCCCCB.CCSSSSSS\n";
     assert!(matches!(
         import(&opts(&mapping.replace("RRB", "BBB"), "m")),
         Err(ImportError::Inconsistent { .. })
@@ -550,7 +561,8 @@ fn import_defaults_and_errors() {
     let e = with("-gpgpu_mem_addr_mapping dramid@8;RRRR").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "`-gpgpu_mem_addr_mapping` (extra.config line 1): mapping string has 4 symbols, expected 64 (after removing separators)"
+        "`-gpgpu_mem_addr_mapping` (extra.config line 1): mapping string has 4 symbols, expected \
+            64 (after removing separators)"
     );
     let e = with("-gpgpu_dram_timing_opt nbk=16:CCD=2").unwrap_err();
     assert!(
@@ -670,7 +682,9 @@ fn import_memory_partitions_and_clocks() {
     .map(|k| imported(&r, k));
     assert_eq!(depths, [1, 2, 3, 4].map(int));
     assert_eq!(imported(&r, "clocks.core_khz"), int(1_000_500));
-    let mapping = "-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RRBCCCCB.CCSSSSSS\n-network_mode 2\n";
+    let mapping = "-gpgpu_mem_addr_mapping \
+        dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RRBCCCCB.CCSSSSSS\n-network\
+        _mode 2\n";
     let r = layer(&opts(mapping, "m")).unwrap();
     assert_eq!(imported(&r, "l2.rop_latency"), int(85));
     assert_eq!(imported(&r, "l2.dram_latency"), int(30));

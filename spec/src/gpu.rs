@@ -31,63 +31,104 @@ section! {
         warp_size: u32 = Legal::Pow2 { min: 1, max: 64 },
             "threads per warp";
         line_bytes: u32 = Legal::Pow2 { min: 16, max: 1024 },
-            "cache-line (memory request) size in bytes; the coalescer merges a warp's accesses into requests of this size";
+            "cache-line (memory request) size in bytes; the coalescer merges a warp's accesses \
+                into requests of this size";
         l1_cache: String = Legal::Text,
-            "the L1 data cache of an SM: a GPGPU-Sim cache string (-gpgpu_cache:dl1), e.g. `S:4:128:64,L:T:m:L:L,A:256:32,16:0,32`";
+            "the L1 data cache of an SM: a GPGPU-Sim cache string (-gpgpu_cache:dl1), e.g. \
+                `S:4:128:64,L:T:m:L:L,A:256:32,16:0,32`";
         l1_latency: u32 = Legal::Range { min: 0, max: 10000 },
             "core cycles from an L1 access to its answer (-gpgpu_l1_latency)";
         schedulers: u32 = Legal::Range { min: 1, max: 16 },
-            "warp schedulers per SM, each issuing one instruction per cycle (-gpgpu_num_sched_per_core); warp w belongs to scheduler w mod schedulers";
+            "warp schedulers per SM, each issuing one instruction per cycle \
+                (-gpgpu_num_sched_per_core); warp w belongs to scheduler w mod schedulers";
         scheduler: WarpScheduler = Legal::OneOf(WarpScheduler::NAMES),
-            "warp scheduling policy: lrr (loose round robin), gto (greedy then oldest) or two-level (loose round robin within an active set, refilled from a pending queue) (-gpgpu_scheduler)";
+            "warp scheduling policy: lrr (loose round robin), gto (greedy then oldest) or \
+                two-level (loose round robin within an active set, refilled from a pending queue) \
+                (-gpgpu_scheduler)";
         active_warps: u32 = Legal::Range { min: 1, max: 128 },
-            "warps in each scheduler's active set under the two-level scheduler (-gpgpu_scheduler two_level_active:N:0:1)";
+            "warps in each scheduler's active set under the two-level scheduler (-gpgpu_scheduler \
+                two_level_active:N:0:1)";
         coalesce_arch: u32 = Legal::Range { min: 10, max: 99 },
-            "coalescing rules (-gpgpu_coalesce_arch): from 20 to 38, 128- and 64-byte segments through the L1; from 40, 32-byte sectors";
+            "coalescing rules (-gpgpu_coalesce_arch): from 20 to 38, 128- and 64-byte segments \
+                through the L1; from 40, 32-byte sectors";
         warp_parts: u32 = Legal::Pow2 { min: 1, max: 32 },
             "sub-warps coalesced apart (-gpgpu_shmem_warp_parts)";
         skip_l1: bool = Legal::Bool,
-            "global accesses bypass the L1: 32-byte segments on Fermi and Kepler (-gpgpu_gmem_skip_L1D)";
+            "global accesses bypass the L1: 32-byte segments on Fermi and Kepler \
+                (-gpgpu_gmem_skip_L1D)";
         flush_l1: bool = Legal::Bool,
-            "invalidate an SM's L1 data cache whenever it holds no thread block, dirty lines dropped: at the end of every kernel, and on an SM left without blocks (-gpgpu_flush_l1_cache, which invalidates the L1 of every SM without threads each cycle)";
+            "invalidate an SM's L1 data cache whenever it holds no thread block, dirty lines \
+                dropped: at the end of every kernel, and on an SM left without blocks \
+                (-gpgpu_flush_l1_cache, which invalidates the L1 of every SM without threads each \
+                cycle)";
         alu_latency: u32 = Legal::Range { min: 1, max: 1000 },
-            "core cycles before an integer or other ALU result can be read: Accel-Sim's ALU and integer opcodes (IADD3, IMAD, LOP3, ISETP, MOV, SHFL, conversions, ...) and any opcode its tables do not list (-trace_opcode_latency_initiation_int, 1st field; else -ptx_opcode_latency_int, 1st field)";
+            "core cycles before an integer or other ALU result can be read: Accel-Sim's ALU and \
+                integer opcodes (IADD3, IMAD, LOP3, ISETP, MOV, SHFL, conversions, ...) and any \
+                opcode its tables do not list (-trace_opcode_latency_initiation_int, 1st field; \
+                else -ptx_opcode_latency_int, 1st field)";
         alu_initiation: u32 = Legal::Range { min: 1, max: 1000 },
-            "core cycles between two ALU-class instructions of one warp scheduler: the initiation interval of its ALU unit (-trace_opcode_latency_initiation_int, 2nd field; else -ptx_opcode_initiation_int, 1st field)";
+            "core cycles between two ALU-class instructions of one warp scheduler: the initiation \
+                interval of its ALU unit (-trace_opcode_latency_initiation_int, 2nd field; else \
+                -ptx_opcode_initiation_int, 1st field)";
         sp_latency: u32 = Legal::Range { min: 1, max: 1000 },
-            "core cycles before a single- or half-precision floating-point result can be read (FADD, FFMA, FMUL, FSETP, HFMA2, ...) (-trace_opcode_latency_initiation_sp, 1st field; else -ptx_opcode_latency_fp, 1st field)";
+            "core cycles before a single- or half-precision floating-point result can be read \
+                (FADD, FFMA, FMUL, FSETP, HFMA2, ...) (-trace_opcode_latency_initiation_sp, 1st \
+                field; else -ptx_opcode_latency_fp, 1st field)";
         sp_initiation: u32 = Legal::Range { min: 1, max: 1000 },
-            "initiation interval of a scheduler's single-precision unit (-trace_opcode_latency_initiation_sp, 2nd field; else -ptx_opcode_initiation_fp, 1st field)";
+            "initiation interval of a scheduler's single-precision unit \
+                (-trace_opcode_latency_initiation_sp, 2nd field; else -ptx_opcode_initiation_fp, \
+                1st field)";
         dp_latency: u32 = Legal::Range { min: 1, max: 1000 },
-            "core cycles before a double-precision result can be read (DADD, DFMA, DMUL, DSETP) (-trace_opcode_latency_initiation_dp, 1st field; else -ptx_opcode_latency_dp, 1st field)";
+            "core cycles before a double-precision result can be read (DADD, DFMA, DMUL, DSETP) \
+                (-trace_opcode_latency_initiation_dp, 1st field; else -ptx_opcode_latency_dp, 1st \
+                field)";
         dp_initiation: u32 = Legal::Range { min: 1, max: 1000 },
-            "initiation interval of a scheduler's double-precision unit (-trace_opcode_latency_initiation_dp, 2nd field; else -ptx_opcode_initiation_dp, 1st field)";
+            "initiation interval of a scheduler's double-precision unit \
+                (-trace_opcode_latency_initiation_dp, 2nd field; else -ptx_opcode_initiation_dp, \
+                1st field)";
         sfu_latency: u32 = Legal::Range { min: 1, max: 1000 },
-            "core cycles before a special-function result can be read (MUFU) (-trace_opcode_latency_initiation_sfu, 1st field; else -ptx_opcode_latency_sfu)";
+            "core cycles before a special-function result can be read (MUFU) \
+                (-trace_opcode_latency_initiation_sfu, 1st field; else -ptx_opcode_latency_sfu)";
         sfu_initiation: u32 = Legal::Range { min: 1, max: 1000 },
-            "initiation interval of a scheduler's special-function unit (-trace_opcode_latency_initiation_sfu, 2nd field; else -ptx_opcode_initiation_sfu)";
+            "initiation interval of a scheduler's special-function unit \
+                (-trace_opcode_latency_initiation_sfu, 2nd field; else -ptx_opcode_initiation_sfu)";
         tensor_latency: u32 = Legal::Range { min: 1, max: 1000 },
-            "core cycles before a tensor-core result can be read (HMMA, IMMA, BMMA) (the specialized unit named TENSOR's -trace_opcode_latency_initiation_spec_op_K, else -trace_opcode_latency_initiation_tensor, 1st field; else -ptx_opcode_latency_tesnor)";
+            "core cycles before a tensor-core result can be read (HMMA, IMMA, BMMA) (the \
+                specialized unit named TENSOR's -trace_opcode_latency_initiation_spec_op_K, else \
+                -trace_opcode_latency_initiation_tensor, 1st field; else \
+                -ptx_opcode_latency_tesnor)";
         tensor_initiation: u32 = Legal::Range { min: 1, max: 1000 },
-            "initiation interval of a scheduler's tensor-core unit (2nd fields of the same options; else -ptx_opcode_initiation_tensor)";
+            "initiation interval of a scheduler's tensor-core unit (2nd fields of the same \
+                options; else -ptx_opcode_initiation_tensor)";
         branch_latency: u32 = Legal::Range { min: 1, max: 1000 },
-            "core cycles before a control instruction's result can be read (BRA, BSSY, BSYNC, CALL, RET, WARPSYNC, ...) (the specialized unit named BRA's -trace_opcode_latency_initiation_spec_op_K, 1st field)";
+            "core cycles before a control instruction's result can be read (BRA, BSSY, BSYNC, \
+                CALL, RET, WARPSYNC, ...) (the specialized unit named BRA's \
+                -trace_opcode_latency_initiation_spec_op_K, 1st field)";
         branch_initiation: u32 = Legal::Range { min: 1, max: 1000 },
             "initiation interval of a scheduler's branch unit (the same option, 2nd field)";
         tex_latency: u32 = Legal::Range { min: 1, max: 1000 },
-            "core cycles before a texture instruction's result can be read (TEX, TLD, TLD4, TMML, TXD, TXQ): a fixed latency, no memory traffic, as Accel-Sim's TEX unit (the specialized unit named TEX's -trace_opcode_latency_initiation_spec_op_K, 1st field)";
+            "core cycles before a texture instruction's result can be read (TEX, TLD, TLD4, TMML, \
+                TXD, TXQ): a fixed latency, no memory traffic, as Accel-Sim's TEX unit (the \
+                specialized unit named TEX's -trace_opcode_latency_initiation_spec_op_K, 1st \
+                field)";
         tex_initiation: u32 = Legal::Range { min: 1, max: 1000 },
             "initiation interval of a scheduler's texture unit (the same option, 2nd field)";
         uniform_latency: u32 = Legal::Range { min: 1, max: 1000 },
-            "core cycles before a uniform-datapath result can be read (R2UR, S2UR, ULDC, UMOV, UIADD3, VOTEU, ...) (the specialized unit named UDP's -trace_opcode_latency_initiation_spec_op_K, 1st field)";
+            "core cycles before a uniform-datapath result can be read (R2UR, S2UR, ULDC, UMOV, \
+                UIADD3, VOTEU, ...) (the specialized unit named UDP's \
+                -trace_opcode_latency_initiation_spec_op_K, 1st field)";
         uniform_initiation: u32 = Legal::Range { min: 1, max: 1000 },
-            "initiation interval of a scheduler's uniform-datapath unit (the same option, 2nd field)";
+            "initiation interval of a scheduler's uniform-datapath unit (the same option, 2nd \
+                field)";
         shared_latency: u32 = Legal::Range { min: 1, max: 1000 },
-            "core cycles before a shared-memory or constant load's result can be read (-gpgpu_smem_latency)";
+            "core cycles before a shared-memory or constant load's result can be read \
+                (-gpgpu_smem_latency)";
         registers: u32 = Legal::Range { min: 1, max: 16777216 },
-            "32-bit registers per SM: a block of a kernel using r registers a thread takes its threads (padded to whole warps) x r rounded up to 4 (-gpgpu_shader_registers)";
+            "32-bit registers per SM: a block of a kernel using r registers a thread takes its \
+                threads (padded to whole warps) x r rounded up to 4 (-gpgpu_shader_registers)";
         shmem_bytes: u32 = Legal::Range { min: 0, max: 16777216 },
-            "shared memory per SM in bytes: a block takes its kernel's shared memory (-gpgpu_shmem_size)";
+            "shared memory per SM in bytes: a block takes its kernel's shared memory \
+                (-gpgpu_shmem_size)";
     }
 }
 

@@ -172,17 +172,20 @@ pub const DEFAULT_PRESET: &str = "fermi-gtx480";
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "fermi-gtx480",
-        summary: "seed 000 Table II/III: GTX480, 15 SMs x 48 warps, 1024-entry fully associative LRU OT, threshold 64, 4 addresses/entry",
+        summary: "seed 000 Table II/III: GTX480, 15 SMs x 48 warps, 1024-entry fully associative \
+            LRU OT, threshold 64, 4 addresses/entry",
         toml: include_str!("../presets/fermi-gtx480.toml"),
     },
     Preset {
         name: "turing-rtx2060s",
-        summary: "seed 004 Table 2/3: RTX 2060 Super-like, 32 SMs x 32 warps, 16 GDDR6 channels x 16 banks, 1 KB rows; Warped-MC tables 1,408 B per controller",
+        summary: "seed 004 Table 2/3: RTX 2060 Super-like, 32 SMs x 32 warps, 16 GDDR6 channels x \
+            16 banks, 1 KB rows; Warped-MC tables 1,408 B per controller",
         toml: include_str!("../presets/turing-rtx2060s.toml"),
     },
     Preset {
         name: "tiny",
-        summary: "small tables for fast tests: 16-entry 4-way tree-PLRU OT, 2 addresses/entry, threshold 3",
+        summary: "small tables for fast tests: 16-entry 4-way tree-PLRU OT, 2 addresses/entry, \
+            threshold 3",
         toml: include_str!("../presets/tiny.toml"),
     },
 ];

@@ -105,7 +105,8 @@ pub enum MappingError {
     #[error("`dramid@{text}`: the channel bit position must be a decimal number")]
     BadDramidPosition { text: String },
     #[error(
-        "`dramid@{position}` is out of range: with {channel_bits} channel bit(s) the position must be 0..={max}"
+        "`dramid@{position}` is out of range: with {channel_bits} channel bit(s) the position \
+            must be 0..={max}"
     )]
     DramidOutOfRange {
         position: u64,
@@ -113,21 +114,25 @@ pub enum MappingError {
         max: u32,
     },
     #[error(
-        "unknown symbol `{symbol}` at position {position}; legal symbols are R (row), B (bank), C (column), S (burst), D (channel), 0 (unused) and the separators `.`, `|`, space"
+        "unknown symbol `{symbol}` at position {position}; legal symbols are R (row), B (bank), C \
+            (column), S (burst), D (channel), 0 (unused) and the separators `.`, `|`, space"
     )]
     UnknownSymbol { symbol: char, position: usize },
     #[error("mapping string has {count} symbols, expected 64 (after removing separators)")]
     SymbolCount { count: usize },
     #[error(
-        "`D` symbols cannot be combined with dramid@ (the first `D` is at position {position}); use one or the other"
+        "`D` symbols cannot be combined with dramid@ (the first `D` is at position {position}); \
+            use one or the other"
     )]
     DWithDramid { position: usize },
     #[error(
-        "`D` needs a power-of-two channel count, got {channels}; use `dramid@<bit>;` for other counts"
+        "`D` needs a power-of-two channel count, got {channels}; use `dramid@<bit>;` for other \
+            counts"
     )]
     DNeedsPowerOfTwo { channels: u32 },
     #[error(
-        "{channels} channel(s) need exactly {needed} `D` symbol(s) (or a `dramid@<bit>;` prefix), the string has {given}"
+        "{channels} channel(s) need exactly {needed} `D` symbol(s) (or a `dramid@<bit>;` prefix), \
+            the string has {given}"
     )]
     DCount {
         channels: u32,
@@ -139,11 +144,14 @@ pub enum MappingError {
     #[error("{bits} bank bits: at most {max} are supported", max = MAX_BANK_BITS)]
     TooManyBankBits { bits: u32 },
     #[error(
-        "{subs} sub-partitions per channel need at least {needed} bank bit(s) (the lowest bank bits pick the sub-partition), the map has {bits}"
+        "{subs} sub-partitions per channel need at least {needed} bank bit(s) (the lowest bank \
+            bits pick the sub-partition), the map has {bits}"
     )]
     SubPartitionsExceedBanks { subs: u32, needed: u32, bits: u32 },
     #[error(
-        "{kind} bit at address bit {bit} (symbol position {position}) would move past bit 63 when {channel_bits} channel bit(s) are inserted at bit {start}; make the top {channel_bits} symbol(s) `0`"
+        "{kind} bit at address bit {bit} (symbol position {position}) would move past bit 63 when \
+            {channel_bits} channel bit(s) are inserted at bit {start}; make the top \
+            {channel_bits} symbol(s) `0`"
     )]
     ShiftedOut {
         kind: &'static str,
@@ -542,16 +550,22 @@ impl AddressMap {
         }
         let ChannelSelect::Inserted { start, bits } = self.select else {
             return Err(format!(
-                "partition indexing `{}` needs a `dramid@S;` address map and a power-of-two channel count ({} channels{})",
+                "partition indexing `{}` needs a `dramid@S;` address map and a power-of-two \
+                    channel count ({} channels{})",
                 hash.name(),
                 self.channels,
-                if self.channels.is_power_of_two() { ", explicit D bits" } else { "" }
+                if self.channels.is_power_of_two() {
+                    ", explicit D bits"
+                } else {
+                    ""
+                }
             ));
         };
         let n = self.channels * self.subs;
         if hash == PartitionHash::Ipoly && crate::cache::ipoly_xor(0, n).is_none() {
             return Err(format!(
-                "partition indexing `ipoly` hashes 16, 32 or 64 sub-partitions, not {} ({} channels x {})",
+                "partition indexing `ipoly` hashes 16, 32 or 64 sub-partitions, not {} ({} \
+                    channels x {})",
                 n, self.channels, self.subs
             ));
         }

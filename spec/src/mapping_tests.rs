@@ -320,7 +320,8 @@ fn malformed_strings_give_errors() {
     );
     assert_eq!(
         err(&with_d, 8, 2).to_string(),
-        "`D` symbols cannot be combined with dramid@ (the first `D` is at position 10); use one or the other"
+        "`D` symbols cannot be combined with dramid@ (the first `D` is at position 10); use one \
+            or the other"
     );
     let d_body = format!("{}DRRRRBBC.CCSSSSSS", "0".repeat(48));
     assert_eq!(

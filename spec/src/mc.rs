@@ -26,9 +26,11 @@ section! {
     /// The memory controller.
     pub struct McConfig in "mc" {
         scheduler: Scheduler = Legal::OneOf(Scheduler::NAMES),
-            "request scheduler: fcfs, frfcfs (row hits first), warped (Warped-MC, seed 004), divfirst (a warp's last request first)";
+            "request scheduler: fcfs, frfcfs (row hits first), warped (Warped-MC, seed 004), \
+                divfirst (a warp's last request first)";
         queue_entries: u32 = Legal::Range { min: 1, max: 256 },
-            "pending-queue entries per controller (seed 002 Table 4.1: 16); also the candidates Warped-MC scores per cycle";
+            "pending-queue entries per controller (seed 002 Table 4.1: 16); also the candidates \
+                Warped-MC scores per cycle";
         write_high: u32 = Legal::Range { min: 1, max: 256 },
             "pending writes at which the controller starts draining writes";
         write_low: u32 = Legal::Range { min: 0, max: 255 },
@@ -44,17 +46,23 @@ section! {
         pc_hash_bits: u32 = Legal::Range { min: 0, max: 32 },
             "PC bits XOR-folded into the low bits of the global warp id (0: id = SM, warp)";
         pending_bits: u32 = Legal::Range { min: 2, max: 16 },
-            "width of a warp entry table counter of pending requests (seed 004: 6, up to 32 requests; at least 2: a 1-bit counter cannot tell a warp's last request from others)";
+            "width of a warp entry table counter of pending requests (seed 004: 6, up to 32 \
+                requests; at least 2: a 1-bit counter cannot tell a warp's last request from \
+                others)";
         rows_tracked: u32 = Legal::Pow2 { min: 1, max: 4096 },
             "row scores per bank in the row scoreboard (row id mod this; seed 004: 64)";
         score_bits: u32 = Legal::Range { min: 1, max: 16 },
             "width of a saturating row score (seed 004: 4)";
         pt_slots: u32 = Legal::Pow2 { min: 1, max: 1024 },
-            "bits per priority-table entry: one per column slot of the open row (seed 004: 64 for 1 KB rows)";
+            "bits per priority-table entry: one per column slot of the open row (seed 004: 64 for \
+                1 KB rows)";
         controllers_per_wet: u32 = Legal::Range { min: 1, max: 128 },
-            "controllers whose candidates one Warped-MC block (and its warp entry table) serves (1: a block and a WET per controller, as Table 3 counts it)";
+            "controllers whose candidates one Warped-MC block (and its warp entry table) serves \
+                (1: a block and a WET per controller, as Table 3 counts it)";
         wet_scope: u32 = Legal::Range { min: 0, max: 128 },
-            "controllers whose enqueues and services every warp entry table counts (0: all, the paper's global WET, each block holding a copy; else a multiple of controllers_per_wet dividing dram.channels)";
+            "controllers whose enqueues and services every warp entry table counts (0: all, the \
+                paper's global WET, each block holding a copy; else a multiple of \
+                controllers_per_wet dividing dram.channels)";
     }
 }
 
@@ -65,7 +73,8 @@ pub(crate) const MC_RULES: &[Rule] = &[Rule {
         let m = &c.mc;
         if m.write_high > m.queue_entries || m.write_low >= m.write_high {
             return Err(format!(
-                "write drain thresholds must satisfy `mc.write_low` ({}) < `mc.write_high` ({}) <= `mc.queue_entries` ({})",
+                "write drain thresholds must satisfy `mc.write_low` ({}) < `mc.write_high` ({}) \
+                    <= `mc.queue_entries` ({})",
                 m.write_low, m.write_high, m.queue_entries
             ));
         }
@@ -81,12 +90,14 @@ fn gwid_bits(c: &UserConfig) -> u32 {
 /// Rules between Warped-MC keys.
 pub(crate) const WMC_RULES: &[Rule] = &[
     Rule {
-        text: "warped_mc.pc_hash_bits <= log2(gpu.sms) + log2(gpu.warps_per_sm) (the global warp id width)",
+        text: "warped_mc.pc_hash_bits <= log2(gpu.sms) + log2(gpu.warps_per_sm) (the global warp \
+            id width)",
         check: |c: &UserConfig| {
             let w = &c.warped_mc;
             if w.pc_hash_bits > gwid_bits(c) {
                 return Err(format!(
-                    "`warped_mc.pc_hash_bits` = {} exceeds the global warp id width {} (log2(gpu.sms) + log2(gpu.warps_per_sm))",
+                    "`warped_mc.pc_hash_bits` = {} exceeds the global warp id width {} \
+                        (log2(gpu.sms) + log2(gpu.warps_per_sm))",
                     w.pc_hash_bits,
                     gwid_bits(c)
                 ));
@@ -108,7 +119,8 @@ pub(crate) const WMC_RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "warped_mc.wet_scope is 0 or a multiple of warped_mc.controllers_per_wet that divides dram.channels",
+        text: "warped_mc.wet_scope is 0 or a multiple of warped_mc.controllers_per_wet that \
+            divides dram.channels",
         check: |c: &UserConfig| {
             let w = &c.warped_mc;
             let scope = if w.wet_scope == 0 {
@@ -120,7 +132,8 @@ pub(crate) const WMC_RULES: &[Rule] = &[
                 || !c.dram.channels.is_multiple_of(scope)
             {
                 return Err(format!(
-                    "`warped_mc.wet_scope` = {} must be 0 (all controllers) or a multiple of `warped_mc.controllers_per_wet` = {} that divides `dram.channels` = {}",
+                    "`warped_mc.wet_scope` = {} must be 0 (all controllers) or a multiple of \
+                        `warped_mc.controllers_per_wet` = {} that divides `dram.channels` = {}",
                     w.wet_scope, w.controllers_per_wet, c.dram.channels
                 ));
             }

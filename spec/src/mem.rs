@@ -17,11 +17,14 @@ section! {
     /// The memory partitions: an L2 slice per sub-partition and the queues around it.
     pub struct L2Config in "l2" {
         cache: String = Legal::Text,
-            "the L2 slice of one sub-partition: a GPGPU-Sim cache string (-gpgpu_cache:dl2), e.g. `S:64:128:16,L:B:m:L:P,A:192:4,32:0,32`";
+            "the L2 slice of one sub-partition: a GPGPU-Sim cache string (-gpgpu_cache:dl2), e.g. \
+                `S:64:128:16,L:B:m:L:P,A:192:4,32:0,32`";
         rop_latency: u32 = Legal::Range { min: 0, max: 100000 },
-            "core cycles a request spends in the ROP delay queue between the interconnect and the L2 (-gpgpu_l2_rop_latency)";
+            "core cycles a request spends in the ROP delay queue between the interconnect and the \
+                L2 (-gpgpu_l2_rop_latency)";
         dram_latency: u32 = Legal::Range { min: 0, max: 100000 },
-            "core cycles a request spends in the delay queue between the L2-to-DRAM queue and the controller (-dram_latency)";
+            "core cycles a request spends in the delay queue between the L2-to-DRAM queue and the \
+                controller (-dram_latency)";
         icnt_to_l2: u32 = Legal::Range { min: 1, max: 4096 },
             "icnt-to-L2 queue entries per sub-partition (-gpgpu_dram_partition_queues, 1st field)";
         l2_to_dram: u32 = Legal::Range { min: 1, max: 4096 },
@@ -37,7 +40,8 @@ section! {
     /// Clock domains (-gpgpu_clock_domains); the DRAM command clock is `dram.clock_mhz`.
     pub struct ClockConfig in "clocks" {
         core_khz: u32 = Legal::Range { min: 1000, max: 10000000 },
-            "SM (core) clock in kHz (-gpgpu_clock_domains, 1st field); the partitions' latencies count its cycles";
+            "SM (core) clock in kHz (-gpgpu_clock_domains, 1st field); the partitions' latencies \
+                count its cycles";
         icnt_khz: u32 = Legal::Range { min: 1000, max: 10000000 },
             "interconnect clock in kHz (-gpgpu_clock_domains, 2nd field)";
         l2_khz: u32 = Legal::Range { min: 1000, max: 10000000 },
@@ -61,15 +65,17 @@ pub(crate) const RULES: &[Rule] = &[Rule {
         let s = l2_cache(c)?;
         if s.mshr_entries == 0 || s.mshr_merge == 0 {
             return Err(format!(
-                    "`l2.cache` = `{}` has {} MSHR entries merging {}: an L2 slice needs at least one of each",
-                    c.l2.cache, s.mshr_entries, s.mshr_merge
-                ));
+                "`l2.cache` = `{}` has {} MSHR entries merging {}: an L2 slice needs at least \
+                        one of each",
+                c.l2.cache, s.mshr_entries, s.mshr_merge
+            ));
         }
         if s.miss_queue < 2 {
             return Err(format!(
-                    "`l2.cache` = `{}` has a miss queue of {}: a miss may send a fetch and a write-back at once, so at least 2",
-                    c.l2.cache, s.miss_queue
-                ));
+                "`l2.cache` = `{}` has a miss queue of {}: a miss may send a fetch and a \
+                        write-back at once, so at least 2",
+                c.l2.cache, s.miss_queue
+            ));
         }
         Ok(())
     },
@@ -145,17 +151,23 @@ section! {
     /// The interconnect: a request and a reply crossbar between the SMs and the sub-partitions.
     pub struct IcntConfig in "icnt" {
         flit_bytes: u32 = Legal::Range { min: 1, max: 4096 },
-            "bytes per flit; a packet is ceil(bytes / flit) flits, one crossing per port per cycle (-icnt_flit_size, or the .icnt file's flit_size)";
+            "bytes per flit; a packet is ceil(bytes / flit) flits, one crossing per port per \
+                cycle (-icnt_flit_size, or the .icnt file's flit_size)";
         in_buffer: u32 = Legal::Range { min: 1, max: 65536 },
-            "flits an input port buffers (-icnt_in_buffer_limit; .icnt: input_buffer_size, else vc_buf_size x num_vcs)";
+            "flits an input port buffers (-icnt_in_buffer_limit; .icnt: input_buffer_size, else \
+                vc_buf_size x num_vcs)";
         out_buffer: u32 = Legal::Range { min: 1, max: 65536 },
-            "flits an output port buffers (-icnt_out_buffer_limit; .icnt: ejection_buffer_size, else vc_buf_size x num_vcs)";
+            "flits an output port buffers (-icnt_out_buffer_limit; .icnt: ejection_buffer_size, \
+                else vc_buf_size x num_vcs)";
         arbiter: IcntArbiter = Legal::OneOf(IcntArbiter::NAMES),
             "crossbar arbitration: rr or islip (-icnt_arbiter_algo 0 / 1; .icnt: sw_allocator)";
         latency: u32 = Legal::Range { min: 0, max: 1000 },
-            "interconnect cycles a packet takes beyond its flits' serialisation (.icnt: routing_delay + vc_alloc_delay + sw_alloc_delay; GPGPU-Sim's built-in crossbar: 0)";
+            "interconnect cycles a packet takes beyond its flits' serialisation (.icnt: \
+                routing_delay + vc_alloc_delay + sw_alloc_delay; GPGPU-Sim's built-in crossbar: 0)";
         speedup: u32 = Legal::Range { min: 1, max: 8 },
-            "switch steps per interconnect cycle: a packet crosses the switch at this many flits per cycle and leaves its output at one (.icnt: internal_speedup; GPGPU-Sim's built-in crossbar: 1)";
+            "switch steps per interconnect cycle: a packet crosses the switch at this many flits \
+                per cycle and leaves its output at one (.icnt: internal_speedup; GPGPU-Sim's \
+                built-in crossbar: 1)";
     }
 }
 
@@ -204,7 +216,8 @@ pub(crate) const ICNT_RULES: &[Rule] = &[Rule {
         let smallest = c.icnt.in_buffer.min(c.icnt.out_buffer);
         if flits > smallest {
             return Err(format!(
-                "a {line}-byte line's packet is {flits} flits of `icnt.flit_bytes` = {} but `icnt.in_buffer` = {} and `icnt.out_buffer` = {}: a buffer must hold it",
+                "a {line}-byte line's packet is {flits} flits of `icnt.flit_bytes` = {} but \
+                    `icnt.in_buffer` = {} and `icnt.out_buffer` = {}: a buffer must hold it",
                 c.icnt.flit_bytes, c.icnt.in_buffer, c.icnt.out_buffer
             ));
         }

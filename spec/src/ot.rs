@@ -21,27 +21,33 @@ section! {
         entries: u32 = Legal::Pow2 { min: 1, max: 65536 },
             "observation-table entries (seed 000 Table III: 1024)";
         ways: u32 = Legal::Pow2 { min: 1, max: 65536 },
-            "associativity: ways per set; ways = entries is fully associative (the paper's table), 1 is direct-mapped";
+            "associativity: ways per set; ways = entries is fully associative (the paper's \
+                table), 1 is direct-mapped";
         replacement: Replacement = Legal::OneOf(Replacement::NAMES),
             "replacement policy within a set: true LRU (as in the paper) or tree pseudo-LRU";
         addrs_per_entry: u32 = Legal::Range { min: 1, max: 4 },
-            "request addresses stored per entry (the reference warp's line requests; the paper stores up to 4)";
+            "request addresses stored per entry (the reference warp's line requests; the paper \
+                stores up to 4)";
         mispredict_threshold: u32 = Legal::Range { min: 0, max: 65534 },
-            "an entry stops predicting once its mispredict counter exceeds this (paper: 64); must be below 2^counter_bits - 1";
+            "an entry stops predicting once its mispredict counter exceeds this (paper: 64); must \
+                be below 2^counter_bits - 1";
         grid_dims: u32 = Legal::Range { min: 1, max: 3 },
-            "grid dimensions the table stores thread-block ids and strides for (1-D, 2-D or 3-D grids)";
+            "grid dimensions the table stores thread-block ids and strides for (1-D, 2-D or 3-D \
+                grids)";
         pc_bits: u32 = Legal::Range { min: 1, max: 64 },
             "width of the load PC field";
         lec_bits: u32 = Legal::Range { min: 1, max: 32 },
             "width of the load execution count (LEC) field; the per-warp count wraps at 2^lec_bits";
         tb_bits: u32 = Legal::Range { min: 1, max: 31 },
-            "width of each thread-block id component; grids may have up to 2^tb_bits blocks per dimension";
+            "width of each thread-block id component; grids may have up to 2^tb_bits blocks per \
+                dimension";
         warp_bits: u32 = Legal::Range { min: 1, max: 10 },
             "width of the local warp id (warp within its thread block)";
         addr_bits: u32 = Legal::Range { min: 8, max: 64 },
             "width of a stored request address (byte address; predictions wrap modulo 2^addr_bits)";
         stride_bits: u32 = Legal::Range { min: 2, max: 64 },
-            "width of each signed stride (per grid dimension and inter-warp); strides that do not fit are not learned";
+            "width of each signed stride (per grid dimension and inter-warp); strides that do not \
+                fit are not learned";
         counter_bits: u32 = Legal::Range { min: 1, max: 16 },
             "width of the saturating mispredict counter";
     }
@@ -55,7 +61,8 @@ pub(crate) const RULES: &[Rule] = &[
             let o = &c.ot;
             if o.ways > o.entries {
                 return Err(format!(
-                    "`ot.ways` = {} exceeds `ot.entries` = {}: ways must be at most the number of entries (ways = entries is fully associative)",
+                    "`ot.ways` = {} exceeds `ot.entries` = {}: ways must be at most the number of \
+                        entries (ways = entries is fully associative)",
                     o.ways, o.entries
                 ));
             }
@@ -63,13 +70,16 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "ot.mispredict_threshold <= 2^ot.counter_bits - 2 (the saturating counter must be able to exceed it)",
+        text: "ot.mispredict_threshold <= 2^ot.counter_bits - 2 (the saturating counter must be \
+            able to exceed it)",
         check: |c: &UserConfig| {
             let o = &c.ot;
             let counter_max = (1u32 << o.counter_bits) - 1;
             if o.mispredict_threshold >= counter_max {
                 return Err(format!(
-                    "`ot.mispredict_threshold` = {} cannot be exceeded by a {}-bit counter (`ot.counter_bits`): the threshold must be at most {}, or raise `ot.counter_bits` to {}",
+                    "`ot.mispredict_threshold` = {} cannot be exceeded by a {}-bit counter \
+                        (`ot.counter_bits`): the threshold must be at most {}, or raise \
+                        `ot.counter_bits` to {}",
                     o.mispredict_threshold,
                     o.counter_bits,
                     counter_max.saturating_sub(1),
@@ -80,14 +90,17 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "max(ot.pc_bits, ot.lec_bits) >= log2(ot.entries / ot.ways) (the set index is folded from the PC and the LEC)",
+        text: "max(ot.pc_bits, ot.lec_bits) >= log2(ot.entries / ot.ways) (the set index is \
+            folded from the PC and the LEC)",
         check: |c: &UserConfig| {
             let o = &c.ot;
             let sets = o.entries / o.ways.max(1);
             let set_bits = clog2(sets.into());
             if o.pc_bits.max(o.lec_bits) < set_bits {
                 return Err(format!(
-                    "{sets} sets need a {set_bits}-bit set index, but it is folded from `ot.pc_bits` = {} and `ot.lec_bits` = {}: only {} sets could ever be used. Widen one of them to at least {set_bits} bits or raise `ot.ways`",
+                    "{sets} sets need a {set_bits}-bit set index, but it is folded from \
+                        `ot.pc_bits` = {} and `ot.lec_bits` = {}: only {} sets could ever be \
+                        used. Widen one of them to at least {set_bits} bits or raise `ot.ways`",
                     o.pc_bits,
                     o.lec_bits,
                     1u64 << o.pc_bits.max(o.lec_bits)

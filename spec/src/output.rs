@@ -97,7 +97,8 @@ fn regular_or_absent(path: &Path) -> std::io::Result<()> {
             path.display()
         ))),
         Ok(m) => Err(refused(format!(
-            "{} is {}, not a regular file: warpsmith writes only regular files and never replaces anything else; give a file name",
+            "{} is {}, not a regular file: warpsmith writes only regular files and never replaces \
+                anything else; give a file name",
             path.display(),
             kind(&m)
         ))),

@@ -24,31 +24,42 @@ section! {
     /// The many-thread-aware hardware prefetcher of seed 001 (one engine and prefetch cache per SM).
     pub struct PrefetchConfig in "prefetch" {
         kind: PrefetchKind = Legal::OneOf(PrefetchKind::NAMES),
-            "the GPU's prefetcher: none, stridepc (PWS table only, seed 001's enhanced StridePC) or mt-hwp (PWS, GS and IP tables); the generated RTL is MT-HWP unless this is stridepc";
+            "the GPU's prefetcher: none, stridepc (PWS table only, seed 001's enhanced StridePC) \
+                or mt-hwp (PWS, GS and IP tables); the generated RTL is MT-HWP unless this is \
+                stridepc";
         throttle: bool = Legal::Bool,
-            "adaptive prefetch throttling (seed 001 section V): early-eviction rate and merge ratio per period, Table I";
+            "adaptive prefetch throttling (seed 001 section V): early-eviction rate and merge \
+                ratio per period, Table I";
         pws_entries: u32 = Legal::Range { min: 2, max: 256 },
-            "per-warp stride (PWS) table entries, fully associative by PC and warp id, LRU (seed 001: 32)";
+            "per-warp stride (PWS) table entries, fully associative by PC and warp id, LRU (seed \
+                001: 32)";
         gs_entries: u32 = Legal::Range { min: 2, max: 64 },
             "global stride (GS) table entries, fully associative by PC, LRU (seed 001: 8)";
         ip_entries: u32 = Legal::Range { min: 2, max: 64 },
-            "inter-thread prefetching (IP) table entries, fully associative by PC, LRU (seed 001: 8)";
+            "inter-thread prefetching (IP) table entries, fully associative by PC, LRU (seed 001: \
+                8)";
         promote_count: u32 = Legal::Range { min: 1, max: 16 },
-            "trained PWS entries of one PC holding the same stride that promote it to the GS table (seed 001: three)";
+            "trained PWS entries of one PC holding the same stride that promote it to the GS \
+                table (seed 001: three)";
         distance: u32 = Legal::Range { min: 1, max: 15 },
-            "prefetch distance: the first prefetch is this many strides ahead of the triggering access (seed 001: 1)";
+            "prefetch distance: the first prefetch is this many strides ahead of the triggering \
+                access (seed 001: 1)";
         degree: u32 = Legal::Range { min: 1, max: 8 },
-            "prefetch degree: prefetches per trigger, at distance, distance + 1, ... strides (seed 001: 1)";
+            "prefetch degree: prefetches per trigger, at distance, distance + 1, ... strides \
+                (seed 001: 1)";
         pc_bits: u32 = Legal::Range { min: 1, max: 64 },
             "width of a stored PC (seed 001 Table VI: 4 B)";
         wid_bits: u32 = Legal::Range { min: 1, max: 16 },
             "width of a stored warp id (seed 001 Table VI: 1 B); must hold every warp of an SM";
         addr_bits: u32 = Legal::Range { min: 8, max: 64 },
-            "width of a stored address (seed 001 Table VI: 4 B); prefetch addresses wrap modulo 2^addr_bits";
+            "width of a stored address (seed 001 Table VI: 4 B); prefetch addresses wrap modulo \
+                2^addr_bits";
         stride_bits: u32 = Legal::Range { min: 2, max: 32 },
-            "width of a signed stride (seed 001 Table VI: 20 b); a difference that does not fit is never learned";
+            "width of a signed stride (seed 001 Table VI: 20 b); a difference that does not fit \
+                is never learned";
         period: u32 = Legal::Range { min: 2, max: 16_777_216 },
-            "throttle period in core cycles: the metrics are updated at the end of each (seed 001: 100,000)";
+            "throttle period in core cycles: the metrics are updated at the end of each (seed \
+                001: 100,000)";
         initial_throttle: u32 = Legal::Range { min: 0, max: 5 },
             "throttle degree at reset: 0 keeps every prefetch, 5 drops them all (seed 001: 2)";
         early_high_permille: u32 = Legal::Range { min: 0, max: 1000 },
@@ -58,15 +69,19 @@ section! {
         merge_high_permille: u32 = Legal::Range { min: 0, max: 1000 },
             "merge ratio (eq. 8) above this, in thousandths, is high (seed 001: 15% = 150)";
         merge_frac_bits: u32 = Legal::Range { min: 1, max: 16 },
-            "fraction bits of the merge ratio the throttle keeps (its serial divider takes this many cycles, and one more to update)";
+            "fraction bits of the merge ratio the throttle keeps (its serial divider takes this \
+                many cycles, and one more to update)";
         cache_kb: u32 = Legal::Pow2 { min: 1, max: 1024 },
             "prefetch cache per SM, KiB (seed 001 Table II: 16)";
         cache_ways: u32 = Legal::Pow2 { min: 1, max: 64 },
             "prefetch cache associativity (seed 001 Table II: 8)";
         into_l1: bool = Legal::Bool,
-            "fill prefetched lines into the L1 instead of a separate prefetch cache (then `cache_kb` and `cache_ways` are unused)";
+            "fill prefetched lines into the L1 instead of a separate prefetch cache (then \
+                `cache_kb` and `cache_ways` are unused)";
         demand_first: bool = Legal::Bool,
-            "the DRAM controllers serve demand requests before prefetches (seed 001 Table II): FCFS, FR-FCFS and Div-First try the demand requests' commands first; not with Warped-MC";
+            "the DRAM controllers serve demand requests before prefetches (seed 001 Table II): \
+                FCFS, FR-FCFS and Div-First try the demand requests' commands first; not with \
+                Warped-MC";
     }
 }
 
@@ -78,7 +93,8 @@ pub(crate) const RULES: &[Rule] = &[
             let p = &c.prefetch;
             if p.early_low_permille > p.early_high_permille {
                 return Err(format!(
-                    "`prefetch.early_low_permille` = {} exceeds `prefetch.early_high_permille` = {}: a rate cannot be both low and high",
+                    "`prefetch.early_low_permille` = {} exceeds `prefetch.early_high_permille` = \
+                        {}: a rate cannot be both low and high",
                     p.early_low_permille, p.early_high_permille
                 ));
             }
@@ -86,12 +102,14 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "prefetch.merge_frac_bits + 1 < prefetch.period (the throttle's update ends before the next period does)",
+        text: "prefetch.merge_frac_bits + 1 < prefetch.period (the throttle's update ends before \
+            the next period does)",
         check: |c: &UserConfig| {
             let p = &c.prefetch;
             if p.merge_frac_bits + 1 >= p.period {
                 return Err(format!(
-                    "`prefetch.period` = {} is not longer than the {} cycles the throttle's update takes (`prefetch.merge_frac_bits` + 1): lengthen the period",
+                    "`prefetch.period` = {} is not longer than the {} cycles the throttle's \
+                        update takes (`prefetch.merge_frac_bits` + 1): lengthen the period",
                     p.period,
                     p.merge_frac_bits + 1
                 ));
@@ -100,12 +118,14 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "prefetch.stride_bits <= prefetch.addr_bits (a stride spans at most the address space)",
+        text: "prefetch.stride_bits <= prefetch.addr_bits (a stride spans at most the address \
+            space)",
         check: |c: &UserConfig| {
             let p = &c.prefetch;
             if p.stride_bits > p.addr_bits {
                 return Err(format!(
-                    "`prefetch.stride_bits` = {} exceeds `prefetch.addr_bits` = {}: a stride wider than an address adds nothing; lower it to at most {}",
+                    "`prefetch.stride_bits` = {} exceeds `prefetch.addr_bits` = {}: a stride \
+                        wider than an address adds nothing; lower it to at most {}",
                     p.stride_bits, p.addr_bits, p.addr_bits
                 ));
             }
@@ -113,11 +133,21 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "prefetch.demand_first = false when a prefetcher runs under mc.scheduler = warped (the Warped-MC block selects among every candidate)",
+        text: "prefetch.demand_first = false when a prefetcher runs under mc.scheduler = warped \
+            (the Warped-MC block selects among every candidate)",
         check: |c: &UserConfig| {
             let p = &c.prefetch;
-            if p.demand_first && p.kind != PrefetchKind::None && c.mc.scheduler == crate::Scheduler::Warped {
-                return Err("`prefetch.demand_first` = true cannot hold under `mc.scheduler` = warped: the Warped-MC block selects among all its candidates, prefetches included; set `prefetch.demand_first=false`, or use the fcfs, frfcfs or divfirst scheduler".into());
+            if p.demand_first
+                && p.kind != PrefetchKind::None
+                && c.mc.scheduler == crate::Scheduler::Warped
+            {
+                return Err(
+                    "`prefetch.demand_first` = true cannot hold under `mc.scheduler` = \
+                    warped: the Warped-MC block selects among all its candidates, prefetches \
+                    included; set `prefetch.demand_first=false`, or use the fcfs, frfcfs or \
+                    divfirst scheduler"
+                        .into(),
+                );
             }
             Ok(())
         },
@@ -128,7 +158,8 @@ pub(crate) const RULES: &[Rule] = &[
             let p = &c.prefetch;
             if p.promote_count > p.pws_entries {
                 return Err(format!(
-                    "`prefetch.promote_count` = {} exceeds `prefetch.pws_entries` = {}: no stride could ever be promoted",
+                    "`prefetch.promote_count` = {} exceeds `prefetch.pws_entries` = {}: no stride \
+                        could ever be promoted",
                     p.promote_count, p.pws_entries
                 ));
             }
@@ -136,12 +167,14 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "2^prefetch.wid_bits >= gpu.warps_per_sm (a stored warp id names every warp of an SM)",
+        text: "2^prefetch.wid_bits >= gpu.warps_per_sm (a stored warp id names every warp of an \
+            SM)",
         check: |c: &UserConfig| {
             let p = &c.prefetch;
             if u64::from(c.gpu.warps_per_sm) > 1u64 << p.wid_bits {
                 return Err(format!(
-                    "`prefetch.wid_bits` = {} cannot name the {} warps of an SM (`gpu.warps_per_sm`): raise it to {}",
+                    "`prefetch.wid_bits` = {} cannot name the {} warps of an SM \
+                        (`gpu.warps_per_sm`): raise it to {}",
                     p.wid_bits,
                     c.gpu.warps_per_sm,
                     clog2(c.gpu.warps_per_sm.into())
@@ -151,14 +184,16 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
-        text: "prefetch.cache_kb * 1024 >= prefetch.cache_ways * gpu.line_bytes (the prefetch cache has a set)",
+        text: "prefetch.cache_kb * 1024 >= prefetch.cache_ways * gpu.line_bytes (the prefetch \
+            cache has a set)",
         check: |c: &UserConfig| {
             let p = &c.prefetch;
             let bytes = u64::from(p.cache_kb) * 1024;
             let way_line = u64::from(p.cache_ways) * u64::from(c.gpu.line_bytes);
             if bytes < way_line {
                 return Err(format!(
-                    "a {} KiB prefetch cache cannot hold {} ways of {} B lines: lower `prefetch.cache_ways` or raise `prefetch.cache_kb`",
+                    "a {} KiB prefetch cache cannot hold {} ways of {} B lines: lower \
+                        `prefetch.cache_ways` or raise `prefetch.cache_kb`",
                     p.cache_kb, p.cache_ways, c.gpu.line_bytes
                 ));
             }
@@ -378,7 +413,11 @@ impl PrefetchSpec {
                 u(self.promote_count),
                 "agreeing trained PWS entries that promote a stride",
             ),
-            Param::key("distance", u(self.distance), "prefetch distance, in strides"),
+            Param::key(
+                "distance",
+                u(self.distance),
+                "prefetch distance, in strides",
+            ),
             Param::key("degree", u(self.degree), "prefetches per trigger"),
             Param::key("pc_w", u(self.pc_bits), "PC width"),
             Param::key("wid_w", u(self.wid_bits), "warp id width"),
@@ -413,7 +452,8 @@ impl PrefetchSpec {
             Param::derived(
                 "merge_high_thr",
                 self.merge_high_thr,
-                "the merge ratio in fixed point is high above this: MergeHighPm * 2^MergeFracW / 1000",
+                "the merge ratio in fixed point is high above this: MergeHighPm * 2^MergeFracW / \
+                    1000",
             ),
             Param::derived("thr_w", u(THROTTLE_BITS), "throttle degree width (0..5)"),
             Param::derived(
@@ -456,9 +496,21 @@ impl PrefetchSpec {
                 u(self.div_count_bits),
                 "divider step counter width: log2(MergeFracW + 2)",
             ),
-            Param::info("pws_entry_bits", bits(self.pws_fields()), "bits of a PWS entry"),
-            Param::info("gs_entry_bits", bits(self.gs_fields()), "bits of a GS entry"),
-            Param::info("ip_entry_bits", bits(self.ip_fields()), "bits of an IP entry"),
+            Param::info(
+                "pws_entry_bits",
+                bits(self.pws_fields()),
+                "bits of a PWS entry",
+            ),
+            Param::info(
+                "gs_entry_bits",
+                bits(self.gs_fields()),
+                "bits of a GS entry",
+            ),
+            Param::info(
+                "ip_entry_bits",
+                bits(self.ip_fields()),
+                "bits of an IP entry",
+            ),
         ]
     }
 
@@ -481,13 +533,15 @@ impl PrefetchSpec {
                 "launch_i",
                 None,
                 bit,
-                "kernel launch: empty the three tables (the throttle keeps its state); never with acc_valid_i",
+                "kernel launch: empty the three tables (the throttle keeps its state); never with \
+                    acc_valid_i",
             )
             .input(
                 "acc_valid_i",
                 None,
                 bit,
-                "a warp's global load (its first line request) trains the engine; taken when acc_ready_o",
+                "a warp's global load (its first line request) trains the engine; taken when \
+                    acc_ready_o",
             )
             .input("acc_pc_i", None, p("pc_w"), "the load's PC")
             .input("acc_wid_i", None, p("wid_w"), "the warp id")
@@ -520,13 +574,15 @@ impl PrefetchSpec {
                 "acc_ready_o",
                 None,
                 bit,
-                "an access is taken next cycle (low while the PWS table is looked up for the last one)",
+                "an access is taken next cycle (low while the PWS table is looked up for the last \
+                    one)",
             )
             .output(
                 "pf_valid_o",
                 None,
                 bit,
-                "a taken access's lookup finished (one cycle after it on a GS or IP hit, two otherwise)",
+                "a taken access's lookup finished (one cycle after it on a GS or IP hit, two \
+                    otherwise)",
             )
             .output(
                 "pf_src_o",

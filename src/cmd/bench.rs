@@ -19,7 +19,8 @@ pub fn run(a: &BenchArgs) -> CliResult<ExitCode> {
     let text = a.format == Format::Text;
     if text {
         outln!(
-            "bench {block}  config {} (hash {})  stimulus {}  {} cycles (same precomputed inputs for every row)",
+            "bench {block}  config {} (hash {})  stimulus {}  {} cycles (same precomputed inputs \
+                for every row)",
             spec.name,
             spec.hash,
             a.stimulus,
@@ -80,7 +81,8 @@ fn print(r: &BenchReport) -> CliResult {
         for t in &r.system {
             let runs: Vec<String> = t.runs.iter().map(|s| format!("{s:.2}")).collect();
             outln!(
-                "    {:21} {:>10} requests {:>11} cycles (DRAM bus {:>4.1}%) in {:>6.2} s = {:>10} requests/s   {:>5.2} x target ({})   runs {} s",
+                "    {:21} {:>10} requests {:>11} cycles (DRAM bus {:>4.1}%) in {:>6.2} s = \
+                    {:>10} requests/s   {:>5.2} x target ({})   runs {} s",
                 t.what,
                 thousands(t.requests),
                 thousands(t.cycles),

@@ -43,7 +43,8 @@ pub fn run(a: &CheckArgs) -> CliResult<ExitCode> {
             ok &= clean && diff == 0;
             if a.format == Format::Text {
                 outln!(
-                    "{block}: yosys: {} cells, {} flip-flops, {} latches, {} warnings ({:.0} s; log {})",
+                    "{block}: yosys: {} cells, {} flip-flops, {} latches, {} warnings ({:.0} s; \
+                        log {})",
                     r.cells,
                     r.flip_flops,
                     r.latches,
@@ -55,8 +56,10 @@ pub fn run(a: &CheckArgs) -> CliResult<ExitCode> {
                     outln!("  {w}")?;
                 }
                 outln!(
-                    "{block}: flip-flops: synthesized {} vs estimated {} (cost model): difference {diff:+}",
-                    r.flip_flops, estimate
+                    "{block}: flip-flops: synthesized {} vs estimated {} (cost model): difference \
+                        {diff:+}",
+                    r.flip_flops,
+                    estimate
                 )?;
             }
             let mut report = serde_json::to_value(&r)?;

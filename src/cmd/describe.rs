@@ -62,7 +62,10 @@ pub fn describe(a: &DescribeArgs) -> CliResult<ExitCode> {
             super::print_json(&json!({"keys": rows, "rules": rules}))?;
         }
         Format::Text => {
-            outln!("Configuration keys (defaults are preset `{DEFAULT_PRESET}`). Set them in a TOML file (--config) or with --set KEY=VALUE.\n")?;
+            outln!(
+                "Configuration keys (defaults are preset `{DEFAULT_PRESET}`). Set them in a \
+                TOML file (--config) or with --set KEY=VALUE.\n"
+            )?;
             let kw = keys.iter().map(|k| k.key.len()).max().unwrap_or(0);
             let lw = keys
                 .iter()

@@ -90,14 +90,16 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
     let results = a.out.join(regress::results::RESULTS);
     if out.repaired > 0 {
         note!(
-            "{}: its last line was cut short ({} bytes, a killed run?) and was removed before results were appended; its job ran again",
+            "{}: its last line was cut short ({} bytes, a killed run?) and was removed before \
+                results were appended; its job ran again",
             results.display(),
             out.repaired
         );
     }
     if !out.duplicated.is_empty() {
         note!(
-            "{}: {} job(s) recorded more than once (the same job run twice; the first result counts): {}",
+            "{}: {} job(s) recorded more than once (the same job run twice; the first result \
+                counts): {}",
             results.display(),
             out.duplicated.len(),
             out.duplicated.join(" ")
@@ -220,7 +222,12 @@ fn slurm(a: &RegressArgs, jobs: usize) -> CliResult<ExitCode> {
         .arg(&script)
         .output();
     spin.finish_and_clear();
-    let o = o.map_err(|e| anyhow::anyhow!("cannot run sbatch ({e}): is Slurm's client installed? `--slurm-script-only` writes the script without submitting it"))?;
+    let o = o.map_err(|e| {
+        anyhow::anyhow!(
+            "cannot run sbatch ({e}): is Slurm's client installed? \
+        `--slurm-script-only` writes the script without submitting it"
+        )
+    })?;
     let id = String::from_utf8_lossy(&o.stdout).trim().to_string();
     if id.is_empty() {
         return Err(anyhow::anyhow!(

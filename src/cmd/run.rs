@@ -95,7 +95,8 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
     for k in &r.kernels {
         if let Some(n) = k.occupancy.ignored_regs {
             outln!(
-                "  note: kernel {} declares {n} registers a thread (more than {}): not used for its occupancy",
+                "  note: kernel {} declares {n} registers a thread (more than {}): not used for \
+                    its occupancy",
                 k.id,
                 golden::gpu::occupancy::MAX_REGS_PER_THREAD
             )?;
@@ -120,7 +121,8 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
             format!(" ({})", causes.join(", "))
         };
         outln!(
-            "  {name}: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR merges, {} reservation failures{causes}",
+            "  {name}: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR \
+                merges, {} reservation failures{causes}",
             thousands(c.accesses),
             thousands(c.hits),
             pct(c.hits, c.accesses),
@@ -131,7 +133,8 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
         )?;
         for (kind, k) in &c.by_kind {
             outln!(
-                "      {}: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR merges, {} reservation failures",
+                "      {}: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR \
+                    merges, {} reservation failures",
                 kind.name(),
                 thousands(k.accesses),
                 thousands(k.hits),
@@ -172,7 +175,8 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
     )?;
     let o = &r.ot;
     outln!(
-        "  OT predictor: {} queries, {} hits: PCOV {:.3}; {} hits resolved, {} correct: PACC {:.3}{}",
+        "  OT predictor: {} queries, {} hits: PCOV {:.3}; {} hits resolved, {} correct: PACC \
+            {:.3}{}",
         thousands(o.queries),
         thousands(o.hits),
         o.pcov,
@@ -186,7 +190,9 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
     )?;
     if let Some(p) = &r.prefetch {
         outln!(
-            "  prefetcher: {} loads trained ({} dropped: queue full), {} predictions ({} dropped by the throttle), {} prefetch addresses ({} redundant, {} dropped: queue full), {} issued",
+            "  prefetcher: {} loads trained ({} dropped: queue full), {} predictions ({} dropped \
+                by the throttle), {} prefetch addresses ({} redundant, {} dropped: queue full), \
+                {} issued",
             thousands(p.trained),
             thousands(p.train_dropped),
             thousands(p.predictions),
@@ -197,13 +203,21 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
             thousands(p.issued)
         )?;
         outln!(
-            "  prefetches into the {}: {} useful, {} late (merged), {} early-evicted{}; accuracy {:.3}, coverage {:.3} ({} of {} demand line requests served)",
-            if spec.prefetch.into_l1 { "L1" } else { "prefetch cache" },
+            "  prefetches into the {}: {} useful, {} late (merged), {} early-evicted{}; accuracy \
+                {:.3}, coverage {:.3} ({} of {} demand line requests served)",
+            if spec.prefetch.into_l1 {
+                "L1"
+            } else {
+                "prefetch cache"
+            },
             thousands(p.useful),
             thousands(p.late),
             thousands(p.early_evicted),
             if p.fill_dropped > 0 {
-                format!(", {} not installed (dirty victim, miss queue full)", thousands(p.fill_dropped))
+                format!(
+                    ", {} not installed (dirty victim, miss queue full)",
+                    thousands(p.fill_dropped)
+                )
             } else {
                 String::new()
             },

@@ -238,7 +238,8 @@ pub const EDGE_MATRIX: &[(&str, &[&str])] = &[
     (
         "wmc-8-banks-wide-fields",
         &[
-            "dram.address_map=dramid@7;00000000.00000000.00000000.00000000.00000000.000RRRRR.RRRBBBCC.CCCSSSSS",
+            "dram.address_map=dramid@7;00000000.00000000.00000000.00000000.00000000.000RRRRR.RRRBB\
+                BCC.CCCSSSSS",
             "dram.banks=8",
             "warped_mc.pc_bits=64",
             "warped_mc.pending_bits=16",

@@ -24,7 +24,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The forms of `--stimulus` the dispatcher's co-simulation takes.
-pub const STIMULI: &str = "`random` (traffic that stresses the unit), `kernel:NAME` (a built-in or dispatch kernel such as `colmajor`, or a kernel TOML file), `gpu:KERNEL` (the unit inside the whole GPU dispatching the kernel's blocks under dispatch.policy = locality, launched again and again until the cycle budget) or a JSON-lines file of per-cycle inputs";
+pub const STIMULI: &str = "`random` (traffic that stresses the unit), `kernel:NAME` (a built-in \
+    or dispatch kernel such as `colmajor`, or a kernel TOML file), `gpu:KERNEL` (the unit inside \
+    the whole GPU dispatching the kernel's blocks under dispatch.policy = locality, launched \
+    again and again until the cycle budget) or a JSON-lines file of per-cycle inputs";
 
 /// Produces the unit's input for each cycle from its previous outputs.
 struct Traffic {
@@ -247,7 +250,8 @@ fn locality(spec: &Spec) -> Result<Spec, CosimError> {
     }
     if spec.set_by_user("dispatch.policy") {
         return Err(CosimError::BadInput(format!(
-            "co-simulating the decision unit in the GPU needs dispatch.policy = locality, but the configuration sets dispatch.policy = {}: drop that setting",
+            "co-simulating the decision unit in the GPU needs dispatch.policy = locality, but the \
+                configuration sets dispatch.policy = {}: drop that setting",
             spec.dispatch.policy.name()
         )));
     }
@@ -304,7 +308,9 @@ impl Driver for DispDriver {
             let t = t?;
             if matches!(*t, golden::gpu::run::Target::Trace(_)) {
                 return Err(CosimError::BadInput(format!(
-                    "{}: the locality unit dispatches a kernel's blocks by their access ranges, which a trace does not carry; give a kernel (gpu:colmajor, gpu:stencil2d, ...)",
+                    "{}: the locality unit dispatches a kernel's blocks by their access ranges, \
+                        which a trace does not carry; give a kernel (gpu:colmajor, gpu:stencil2d, \
+                        ...)",
                     s.text
                 )));
             }

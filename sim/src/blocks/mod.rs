@@ -107,16 +107,21 @@ static ENTRIES: [BlockEntry; 4] = [
             stimuli: golden::ot::FORMS,
             run: golden::ot::run_golden,
         }],
-        stimuli: "`random` (biased to what stresses the table), `kernel:NAME` (a built-in kernel, `all`, or a kernel TOML file), `gpu:KERNEL_OR_TRACE_DIR` (`gpu:stencil2d`, `gpu:otedge`: the predictor in place in the whole GPU, snooping the loads' requests to the memory partitions, launched again and again until the cycle budget) or a JSON-lines file of transactions",
+        stimuli: "`random` (biased to what stresses the table), `kernel:NAME` (a built-in kernel, \
+            `all`, or a kernel TOML file), `gpu:KERNEL_OR_TRACE_DIR` (`gpu:stencil2d`, \
+            `gpu:otedge`: the predictor in place in the whole GPU, snooping the loads' requests \
+            to the memory partitions, launched again and again until the cycle budget) or a \
+            JSON-lines file of transactions",
         flow: &["random", "kernel:all", "gpu:stencil2d"],
         key_sections: &["ot"],
         options: &[BlockOption {
             name: "dump-state",
             value: None,
-            help: "ot: after the responses, print the final table as one JSON array of valid entries",
+            help: "ot: after the responses, print the final table as one JSON array of valid \
+                entries",
             commands: &[Cmd::Golden],
-                goldens: &[],
-            }],
+            goldens: &[],
+        }],
         mutants: Catalogue::new(
             "sim/mutants/ot.toml",
             include_str!("../../mutants/ot.toml"),
@@ -144,33 +149,42 @@ static ENTRIES: [BlockEntry; 4] = [
             },
             GoldenEntry {
                 name: "memory",
-                about: "the memory side in a closed loop: SM ports, interconnect, L2 partitions, DRAM controllers under mc.scheduler",
+                about: "the memory side in a closed loop: SM ports, interconnect, L2 partitions, \
+                    DRAM controllers under mc.scheduler",
                 stimuli: golden::mc::source::FORMS,
                 run: golden::mem::closed_loop::run_golden,
             },
         ],
-        stimuli: "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service rate), `random` (table stress) or a JSON-lines file of requests; any of them after `memory:` (`memory:hoa`) runs the controllers behind the interconnect and the L2 partitions, in the memory side's closed loop; `gpu:KERNEL_OR_TRACE_DIR` (`gpu:irregular`, `gpu:lonewarp`) runs them inside the whole GPU on a kernel or Accel-Sim trace, launched again and again until the cycle budget",
+        stimuli: "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service \
+            rate), `random` (table stress) or a JSON-lines file of requests; any of them after \
+            `memory:` (`memory:hoa`) runs the controllers behind the interconnect and the L2 \
+            partitions, in the memory side's closed loop; `gpu:KERNEL_OR_TRACE_DIR` \
+            (`gpu:irregular`, `gpu:lonewarp`) runs them inside the whole GPU on a kernel or \
+            Accel-Sim trace, launched again and again until the cycle budget",
         flow: &["random", "hoa", "gpu:irregular"],
         key_sections: &["warped_mc"],
         options: &[
             BlockOption {
                 name: "group",
                 value: Some("N"),
-                help: "warped-mc: the warp-entry-table group whose block is co-simulated (default 0)",
+                help: "warped-mc: the warp-entry-table group whose block is co-simulated (default \
+                    0)",
                 commands: &[Cmd::Cosim, Cmd::Mutants, Cmd::Bench],
                 goldens: &[],
             },
             BlockOption {
                 name: "command-trace",
                 value: Some("FILE"),
-                help: "mc: write every issued DRAM command (cycle,channel,bank,CMD,row,col) to FILE",
+                help: "mc: write every issued DRAM command (cycle,channel,bank,CMD,row,col) to \
+                    FILE",
                 commands: &[Cmd::Golden],
                 goldens: &["mc"],
             },
             BlockOption {
                 name: "ports",
                 value: Some("N"),
-                help: "memory: SM ports of the closed loop (default: gpu.sms); a request's port is its SM modulo N",
+                help: "memory: SM ports of the closed loop (default: gpu.sms); a request's port \
+                    is its SM modulo N",
                 commands: &[Cmd::Golden],
                 goldens: &["memory"],
             },
@@ -205,7 +219,8 @@ static ENTRIES: [BlockEntry; 4] = [
         cost: golden::cost::dispatch_cost,
         golden: &[GoldenEntry {
             name: "dispatch",
-            about: "thread-block dispatch (seed 002 locality-aware, seed 003 CTA mapping, RR, BCS) of a kernel",
+            about: "thread-block dispatch (seed 002 locality-aware, seed 003 CTA mapping, RR, \
+                BCS) of a kernel",
             stimuli: "`kernel:NAME` (or --kernel NAME)",
             run: golden::dispatch::run_golden,
         }],
@@ -215,10 +230,11 @@ static ENTRIES: [BlockEntry; 4] = [
         options: &[BlockOption {
             name: "kernel",
             value: Some("NAME|FILE"),
-            help: "dispatch: the kernel (a built-in name, `rowmajor`, `colmajor`, `nolocality`, or a kernel TOML file)",
+            help: "dispatch: the kernel (a built-in name, `rowmajor`, `colmajor`, `nolocality`, \
+                or a kernel TOML file)",
             commands: &[Cmd::Golden],
-                goldens: &[],
-            }],
+            goldens: &[],
+        }],
         mutants: Catalogue::new(
             "sim/mutants/dispatch.toml",
             include_str!("../../mutants/dispatch.toml"),

@@ -12,7 +12,14 @@ use spec::{PfSource, Spec};
 use std::sync::Arc;
 
 /// The forms of `--stimulus` the engine's co-simulation takes.
-pub const STIMULI: &str = "`random` (a closed loop biased to what stresses the engine: promotion races, LRU pressure, many warps on one PC, inter-warp strides, stride changes, every throttle profile), `gpu:KERNEL_OR_TRACE_DIR` (`gpu:stencil2d`: SM 0's engine in place in the whole GPU, trained by its loads and fed its prefetch cache's and MSHRs' events, launched again and again until the cycle budget; prefetch.kind = mt-hwp unless the configuration sets it) or a JSON-lines file of per-cycle inputs (`{\"acc\":{\"pc\":N,\"wid\":N,\"addr\":N},\"useful\":true,\"early\":false,\"merge\":false,\"request\":true,\"launch\":false}`, every field optional)";
+pub const STIMULI: &str = "`random` (a closed loop biased to what stresses the engine: promotion \
+    races, LRU pressure, many warps on one PC, inter-warp strides, stride changes, every throttle \
+    profile), `gpu:KERNEL_OR_TRACE_DIR` (`gpu:stencil2d`: SM 0's engine in place in the whole \
+    GPU, trained by its loads and fed its prefetch cache's and MSHRs' events, launched again and \
+    again until the cycle budget; prefetch.kind = mt-hwp unless the configuration sets it) or a \
+    JSON-lines file of per-cycle inputs \
+    (`{\"acc\":{\"pc\":N,\"wid\":N,\"addr\":N},\"useful\":true,\"early\":false,\"merge\":false,\
+    \"request\":true,\"launch\":false}`, every field optional)";
 
 /// The engine's statistics of a co-simulation.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -72,7 +79,8 @@ impl CosimStats for PfStats {
                 self.cycles, self.accesses, self.lookups, self.launches
             ),
             format!(
-                "predictions: GS {}, IP {}, PWS {}; {} dropped by the throttle; {} prefetches; {} promotions",
+                "predictions: GS {}, IP {}, PWS {}; {} dropped by the throttle; {} prefetches; {} \
+                    promotions",
                 self.gs, self.ip, self.pws, self.dropped, self.prefetches, self.promotions
             ),
             format!(
@@ -104,7 +112,10 @@ fn with_prefetcher(spec: &Spec) -> Result<Spec, CosimError> {
     }
     if spec.set_by_user("prefetch.kind") {
         return Err(CosimError::BadInput(
-            "co-simulating the prefetch engine in the GPU needs a prefetcher, but the configuration sets prefetch.kind = none: drop that setting or set stridepc or mt-hwp".into(),
+            "co-simulating the prefetch engine in the GPU needs a prefetcher, but the \
+                configuration sets prefetch.kind = none: drop that setting or set stridepc or \
+                mt-hwp"
+                .into(),
         ));
     }
     spec.variant(&["prefetch.kind=mt-hwp"])

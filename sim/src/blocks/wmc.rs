@@ -28,7 +28,9 @@ pub fn warped(spec: &Spec) -> Result<Spec, CosimError> {
     }
     if spec.set_by_user("mc.scheduler") {
         return Err(CosimError::BadInput(format!(
-            "co-simulating the Warped-MC tables needs mc.scheduler = warped, but the configuration sets mc.scheduler = {}: drop that setting or use --set mc.scheduler=warped",
+            "co-simulating the Warped-MC tables needs mc.scheduler = warped, but the \
+                configuration sets mc.scheduler = {}: drop that setting or use --set \
+                mc.scheduler=warped",
             spec.mc.scheduler.name()
         )));
     }
@@ -62,8 +64,13 @@ impl CosimStats for WmcStats {
         )];
         if let Some(m) = &self.memory {
             v.push(format!(
-                "memory: bandwidth_util {:.3}  row_hit_rate {:.3}  latency mean {:.1}  divergence mean {:.1}  warp_time mean {:.1}",
-                m.bandwidth_util, m.row_hit_rate, m.latency.mean, m.divergence.mean, m.warp_time.mean
+                "memory: bandwidth_util {:.3}  row_hit_rate {:.3}  latency mean {:.1}  divergence \
+                    mean {:.1}  warp_time mean {:.1}",
+                m.bandwidth_util,
+                m.row_hit_rate,
+                m.latency.mean,
+                m.divergence.mean,
+                m.warp_time.mean
             ));
         }
         v
@@ -115,7 +122,8 @@ impl Driver for WmcDriver {
         let group = opts.number::<usize>("group")?.unwrap_or(0);
         if group >= groups {
             return Err(CosimError::BadInput(format!(
-                "--group {group} does not exist: the configuration has {groups} warp-entry-table groups (0..={})",
+                "--group {group} does not exist: the configuration has {groups} warp-entry-table \
+                    groups (0..={})",
                 groups - 1
             )));
         }

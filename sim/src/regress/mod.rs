@@ -39,12 +39,14 @@ pub const LISTS: &[(&str, &str, &str)] = &[
     ),
     (
         "random",
-        "102 constrained-random configurations per block (34 around each preset), 20,000 cycles each",
+        "102 constrained-random configurations per block (34 around each preset), 20,000 cycles \
+            each",
         include_str!("../../regress/random.toml"),
     ),
     (
         "nightly",
-        "1,000,000 cycles per block x preset x flow stimulus, 8 seeds each, every mutant; 102 random configurations per block",
+        "1,000,000 cycles per block x preset x flow stimulus, 8 seeds each, every mutant; 102 \
+            random configurations per block",
         include_str!("../../regress/nightly.toml"),
     ),
 ];
@@ -302,7 +304,8 @@ fn set_matrix(
 /// The error of a list that claims more than [`MAX_JOBS`] jobs, at `at` (`FILE line N`).
 fn too_many(at: String, what: &str) -> RegressError {
     RegressError::BadInput(format!(
-        "{at}: {what} makes more jobs than the {MAX_JOBS} a list may expand to: give fewer, or split the list into several"
+        "{at}: {what} makes more jobs than the {MAX_JOBS} a list may expand to: give fewer, or \
+            split the list into several"
     ))
 }
 
@@ -670,11 +673,17 @@ mod tests {
         };
         let e = err("[[entry]]\nblocks = [\"nope\"]\npresets = [\"tiny\"]\ncycles = 1\n");
         assert!(e.contains("entry 1") && e.contains("nope"), "{e}");
-        let e = err("[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nset = { \"ot.ways\" = [3] }\n");
+        let e = err(
+            "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nset = { \
+            \"ot.ways\" = [3] }\n",
+        );
         assert!(e.contains("entry 1") && e.contains("ot.ways"), "{e}");
         // Counts beyond MAX_JOBS: refused before anything is sized by them, naming the key,
         // the list and the line.
-        let e = err("[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nseed_count = 100000000\n");
+        let e = err(
+            "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nseed_count = \
+            100000000\n",
+        );
         assert!(
             e.contains("test.toml line 5") && e.contains("`seed_count` = 100000000"),
             "{e}"
@@ -684,14 +693,18 @@ mod tests {
             .collect::<Vec<_>>()
             .join(", ");
         let e = err(&format!(
-            "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nseed_count = 300\nset = {{ \"ot.ways\" = [{values}] }}\n"
+            "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nseed_count = \
+                300\nset = {{ \"ot.ways\" = [{values}] }}\n"
         ));
         assert!(
             e.contains("test.toml line 1")
                 && e.contains("`seed_count` = 300 x 400 values of `set.ot.ways`"),
             "{e}"
         );
-        let e = err("[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = 1\nrandom_configs = 18446744073709551615\n");
+        let e = err(
+            "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\ncycles = \
+            1\nrandom_configs = 18446744073709551615\n",
+        );
         assert!(
             e.contains("`random_configs`") && e.contains("line 5"),
             "{e}"

@@ -51,12 +51,15 @@ pub fn script(j: &SlurmJob) -> String {
     }
     s.push_str("set -eu\n");
     s.push_str(&format!(
-        "exec {} regress --list {} --shard \"$SLURM_ARRAY_TASK_ID/{}\" --out {}/shard-\"$SLURM_ARRAY_TASK_ID\" -j \"${{SLURM_CPUS_PER_TASK:-1}}\" --resume{}\n",
+        "exec {} regress --list {} --shard \"$SLURM_ARRAY_TASK_ID/{}\" --out \
+            {}/shard-\"$SLURM_ARRAY_TASK_ID\" -j \"${{SLURM_CPUS_PER_TASK:-1}}\" --resume{}\n",
         q(&j.exe.display().to_string()),
         q(j.list),
         j.shards,
         q(&out),
-        j.timeout.map(|t| format!(" --timeout {t}")).unwrap_or_default()
+        j.timeout
+            .map(|t| format!(" --timeout {t}"))
+            .unwrap_or_default()
     ));
     s
 }
@@ -82,8 +85,13 @@ mod tests {
             s.contains("#SBATCH --output=/scratch/run 1/slurm/shard-%a.log\n"),
             "{s}"
         );
-        assert!(s.contains(
-            "exec '/opt/ws bin/warpsmith' regress --list '/lists/my list.toml' --shard \"$SLURM_ARRAY_TASK_ID/7\" --out '/scratch/run 1'/shard-\"$SLURM_ARRAY_TASK_ID\" -j \"${SLURM_CPUS_PER_TASK:-1}\" --resume --timeout 60\n"
-        ), "{s}");
+        assert!(
+            s.contains(
+                "exec '/opt/ws bin/warpsmith' regress --list '/lists/my list.toml' --shard \
+                \"$SLURM_ARRAY_TASK_ID/7\" --out '/scratch/run 1'/shard-\"$SLURM_ARRAY_TASK_ID\" \
+                -j \"${SLURM_CPUS_PER_TASK:-1}\" --resume --timeout 60\n"
+            ),
+            "{s}"
+        );
     }
 }
