@@ -16,18 +16,19 @@ use std::path::PathBuf;
     version,
     about = "Golden model of a GPU memory system driving SystemVerilog generation and Verilator \
         co-simulation",
-    long_about = "warpsmith generates synthesizable SystemVerilog for GPU memory-system blocks from a \
-                  validated configuration, co-simulates it cycle by cycle against a Rust golden \
-                  model under Verilator, and reports its storage cost.\n\n\
+    long_about = "warpsmith generates synthesizable SystemVerilog for GPU memory-system blocks \
+                  from a validated configuration, co-simulates it cycle by cycle against a Rust \
+                  golden model under Verilator, and reports its storage cost.\n\n\
                   Configuration layers: a built-in preset (--preset), then GPGPU-Sim option files \
-                  (--gpgpusim-config), then a TOML file (--config), then --set KEY=VALUE overrides. \
-                  `warpsmith describe` lists every key and the rules between keys.\n\n\
-                  Exit codes: 0 success, 1 a check failed (mismatch, uncaught mutant, tool failure, \
-                  target not met) or an internal failure, 2 bad input (configuration, stimulus, \
-                  trace, regression list or results file, usage), an output that cannot be written \
-                  (a path, a full disk, standard output), or a run that checked nothing.",
+                  (--gpgpusim-config), then a TOML file (--config), then --set KEY=VALUE \
+                  overrides. `warpsmith describe` lists every key and the rules between keys.\n\n\
+                  Exit codes: 0 success, 1 a check failed (mismatch, uncaught mutant, tool \
+                  failure, target not met) or an internal failure, 2 bad input (configuration, \
+                  stimulus, trace, regression list or results file, usage), an output that cannot \
+                  be written (a path, a full disk, standard output), or a run that checked \
+                  nothing.",
     after_help = "Start with: warpsmith flow   (generate, co-simulate and cost every block on the \
-        default preset)"
+                  default preset)"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -40,7 +41,8 @@ pub enum Command {
     Flow(FlowArgs),
     /// List the built-in presets
     Presets,
-    /// Print every configuration key (type, default, legal range, meaning) and the rules between keys
+    /// Print every configuration key (type, default, legal range, meaning) and the rules between
+    /// keys
     Describe(DescribeArgs),
     /// Write a block's SystemVerilog (package, module) and manifest.json
     Generate(GenerateArgs),
@@ -56,7 +58,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Measure co-simulation speed against golden-only and a plain C++ Verilator loop
     Bench(BenchArgs),
-    /// Run the GPU (SMs with warp schedulers and L1s, interconnect, L2 partitions, DRAM, the OT predictor in place) on an Accel-Sim trace or a kernel
+    /// Run the GPU (SMs with warp schedulers and L1s, interconnect, L2 partitions, DRAM, the OT
+    /// predictor in place) on an Accel-Sim trace or a kernel
     Run(RunArgs),
     /// Run a co-simulation regression list: its jobs in parallel, each result appended to
     /// results.jsonl as it ends, then junit.xml and a summary (resumable, shardable)
@@ -466,19 +469,27 @@ pub struct MutantsArgs {
 pub struct RunArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// Accel-Sim trace folder (holding kernelslist.g and the kernel-*.traceg it names) or list file; its blocks are dispatched under rr or bcs
+    /// Accel-Sim trace folder (holding kernelslist.g and the kernel-*.traceg it names) or list
+    /// file; its blocks are dispatched under rr or bcs
     #[arg(long, value_name = "DIR")]
     pub trace: Option<PathBuf>,
-    /// A built-in kernel (cp, scalarprod, stencil2d, irregular, matmul3d; rowmajor, colmajor, nolocality; lonewarp, otedge, pfstream) or a kernel TOML file; its blocks are dispatched under dispatch.policy
+    /// A built-in kernel (cp, scalarprod, stencil2d, irregular, matmul3d; rowmajor, colmajor,
+    /// nolocality; lonewarp, otedge, pfstream) or a kernel TOML file; its blocks are dispatched
+    /// under dispatch.policy
     #[arg(long, value_name = "NAME|FILE")]
     pub kernel: Option<String>,
     /// Seed of a kernel's irregular loads
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Read every kernel trace's text: neither read nor write packed copies (by default a trace read whole is packed into $WARPSMITH_CACHE_DIR/traces, keyed by its path, device and inode, size, modification and change times and a hash of its first and last 64 KiB, and later runs read the copy; a copy found bad is deleted and the text read instead)
+    /// Read every kernel trace's text: neither read nor write packed copies (by default a trace
+    /// read whole is packed into $WARPSMITH_CACHE_DIR/traces, keyed by its path, device and inode,
+    /// size, modification and change times and a hash of its first and last 64 KiB, and later runs
+    /// read the copy; a copy found bad is deleted and the text read instead)
     #[arg(long)]
     pub no_trace_cache: bool,
-    /// Stop a run that has not ended by this core cycle, with an error (exit 2) and no figures: every run ends, whatever its input (the default, 10^9 core cycles, is 0.7 s of simulated time at 1.4 GHz; raise it for longer work)
+    /// Stop a run that has not ended by this core cycle, with an error (exit 2) and no figures:
+    /// every run ends, whatever its input (the default, 10^9 core cycles, is 0.7 s of simulated
+    /// time at 1.4 GHz; raise it for longer work)
     #[arg(long, value_name = "CYCLES", default_value_t = golden::gpu::run::DEFAULT_MAX_CYCLES,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_cycles: u64,
@@ -531,9 +542,9 @@ pub struct BenchArgs {
 #[derive(Args)]
 #[command(
     args_conflicts_with_subcommands = true,
-    after_help = "Built-in lists: smoke (every block x preset x its flow stimuli, and every mutant; \
-                  what CI runs), nightly (1,000,000 cycles, 8 seeds, every mutant). A list file \
-                  is TOML: [[entry]] blocks, presets, configs, set (a --set matrix), stimuli, \
+    after_help = "Built-in lists: smoke (every block x preset x its flow stimuli, and every \
+                  mutant; what CI runs), nightly (1,000,000 cycles, 8 seeds, every mutant). A list \
+                  file is TOML: [[entry]] blocks, presets, configs, set (a --set matrix), stimuli, \
                   seeds or seed_count, cycles, mutants (README, \"Regressions\").\n\n\
                   Exit codes: 0 every job passed; 1 a job failed or erred; 2 bad input; 130 \
                   interrupted (the finished jobs' results, junit.xml and the summary are written)."
@@ -559,7 +570,8 @@ pub struct RegressArgs {
     /// Run only shard I of N (1-based): every N-th job of the list from the I-th
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
-    /// Seconds a job may run before it is stopped and reported as an error (default: the list's, else 1800)
+    /// Seconds a job may run before it is stopped and reported as an error (default: the list's,
+    /// else 1800)
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<u64>,
     /// Output of --dry-run
@@ -572,7 +584,8 @@ pub struct RegressArgs {
     /// With --slurm: array tasks (shards)
     #[arg(long, value_name = "N", default_value_t = 4, requires = "slurm")]
     pub shards: usize,
-    /// With --slurm: a line `#SBATCH ARG` in the script (repeatable), e.g. --slurm-arg=--partition=gpu
+    /// With --slurm: a line `#SBATCH ARG` in the script (repeatable), e.g.
+    /// --slurm-arg=--partition=gpu
     #[arg(
         long,
         value_name = "ARG",
@@ -580,7 +593,8 @@ pub struct RegressArgs {
         allow_hyphen_values = true
     )]
     pub slurm_arg: Vec<String>,
-    /// With --slurm: write the job-array script (OUT/slurm/regress.sh) and the sbatch command, submit nothing
+    /// With --slurm: write the job-array script (OUT/slurm/regress.sh) and the sbatch command,
+    /// submit nothing
     #[arg(long, requires = "slurm")]
     pub slurm_script_only: bool,
 }

@@ -18,7 +18,8 @@ fn small_list(dir: &Path, seeds: u64, cycles: u64, mutants: bool) -> PathBuf {
         &p,
         format!(
             "[[entry]]\nblocks = [\"ot\"]\npresets = [\"tiny\"]\nstimuli = [\"random\"]\n\
-             seed_count = {seeds}\ncycles = {cycles}\nmutants = {mutants}\nmutant_cycles = 20000\n\n\
+             seed_count = {seeds}\ncycles = {cycles}\nmutants = {mutants}\n\
+             mutant_cycles = 20000\n\n\
              [[entry]]\nblocks = [\"dispatch\"]\npresets = [\"tiny\"]\nstimuli = [\"random\"]\n\
              cycles = {cycles}\n"
         ),

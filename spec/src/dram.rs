@@ -15,7 +15,8 @@ word_enum! {
 
 word_enum! {
     /// How channel and sub-partition are hashed from an address (GPGPU-Sim's
-    /// `-gpgpu_memory_partition_indexing` 0, 1 and 2; [`crate::mapping::AddressMap::with_partition_hash`]).
+    /// `-gpgpu_memory_partition_indexing` 0, 1 and 2;
+    /// [`crate::mapping::AddressMap::with_partition_hash`]).
     pub enum PartitionHash {
         Linear = "linear",
         Xor = "xor",

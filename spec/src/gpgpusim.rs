@@ -6,8 +6,8 @@
 //!   loads `trace.config` after `gpgpusim.config`).
 //! * [`GpgpusimDramTiming`] is `-gpgpu_dram_timing_opt` in both forms, with the derived values
 //!   ([`DerivedTiming`]).
-//! * [`import`] gathers what warpsmith takes from a configuration ([`DramImport`]), with GPGPU-Sim's
-//!   defaults for options a file does not set.
+//! * [`import`] gathers what warpsmith takes from a configuration ([`DramImport`]), with
+//!   GPGPU-Sim's defaults for options a file does not set.
 //!
 //! Unknown options are kept, not rejected: GPGPU-Sim knows hundreds of options and only the
 //! memory-system ones matter here (GPGPU-Sim itself treats an unknown option as fatal).
@@ -340,7 +340,8 @@ impl GpgpusimDramTiming {
     ///   `;` (and whitespace, which a quoted value split over lines contains), in any order; names
     ///   are matched case-insensitively; a name given twice keeps the last value. All fields but
     ///   `nbkgrp`, `CCDL`, `RTPL` (defaults 1, 0, 0) are required.
-    /// * Legacy positional form: `nbk:tCCD:tRRD:tRCD:tRAS:tRP:tRC:CL:WL:tCDLR:tWR[:nbkgrp:tCCDL:tRTPL]`;
+    /// * Legacy positional form:
+    ///   `nbk:tCCD:tRRD:tRCD:tRAS:tRP:tRC:CL:WL:tCDLR:tWR[:nbkgrp:tCCDL:tRTPL]`;
     ///   11 to 14 fields, missing trailing ones take the same defaults.
     ///
     /// Checks: `nbk >= 1`, `nbkgrp` a power of two dividing `nbk`.

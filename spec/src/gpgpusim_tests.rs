@@ -1054,7 +1054,9 @@ mod option_values {
             let options: Vec<usize> = lines
                 .iter()
                 .enumerate()
-                .filter(|(_, l)| l.trim_start().starts_with('-') && l.chars().any(|c| c.is_ascii_digit()))
+                .filter(|(_, l)| {
+                    l.trim_start().starts_with('-') && l.chars().any(|c| c.is_ascii_digit())
+                })
                 .map(|(i, _)| i)
                 .collect();
             let i = options[pick % options.len()];

@@ -16,8 +16,8 @@
 //! * **Other channel counts (the modulo path):** `chip = (addr >> S) % C` and the remaining fields
 //!   are read from `rest = ((addr >> S) / C) << S | (addr & (2^S - 1))` with the unshifted masks,
 //!   so consecutive 2^S-byte chunks rotate through the channels.
-//! * **`D` symbols (no `dramid@`):** the channel bits are given explicitly; C must be a power of two
-//!   and there must be exactly log2(C) of them.
+//! * **`D` symbols (no `dramid@`):** the channel bits are given explicitly; C must be a power
+//!   of two and there must be exactly log2(C) of them.
 //! * `sub_partition = channel * subs + (bank & (subs - 1))`, from the bank *before* the optional
 //!   XOR bank hashing ([`AddressMap::with_bank_xor`]), as in GPGPU-Sim where the hashing happens
 //!   later, when the DRAM request is built.

@@ -548,7 +548,8 @@ proptest! {
         addrs in proptest::collection::vec(any::<u64>(), 16),
     ) {
         let channels = 1u32 << log_c;
-        let map = AddressMap::parse_gpgpusim(&format!("dramid@{start};{body}"), channels, 1 << log_subs)
+        let spec = format!("dramid@{start};{body}");
+        let map = AddressMap::parse_gpgpusim(&spec, channels, 1 << log_subs)
             .unwrap()
             .with_bank_xor(xor);
         let covered = map.covered_mask();
@@ -586,7 +587,8 @@ proptest! {
         fields in proptest::collection::vec(any::<(u32, u32, u64, u64)>(), 16),
     ) {
         prop_assume!(!channels.is_power_of_two());
-        let map = AddressMap::parse_gpgpusim(&format!("dramid@{start};{body}"), channels, subs).unwrap();
+        let spec = format!("dramid@{start};{body}");
+        let map = AddressMap::parse_gpgpusim(&spec, channels, subs).unwrap();
         prop_assert_eq!(map.channel_select(), ChannelSelect::Modulo { start });
         for &a in &addrs {
             let d = map.decode(a);
@@ -609,7 +611,10 @@ proptest! {
             };
             let addr = map.encode(&want).expect("48-bit rest times <= 100 channels fits");
             let got = map.decode(addr);
-            prop_assert_eq!((got.channel, got.bank, got.row, got.col), (want.channel, want.bank, want.row, want.col));
+            prop_assert_eq!(
+                (got.channel, got.bank, got.row, got.col),
+                (want.channel, want.bank, want.row, want.col)
+            );
             prop_assert!(got.burst < map.burst_bytes());
             prop_assert_eq!(got.sub_partition, got.channel * subs + (got.bank & (subs - 1)));
         }

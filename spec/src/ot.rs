@@ -517,7 +517,8 @@ pub enum OtEvent {
     Alloc,
     /// Same thread block and warp as the reference: the address was appended (step 2).
     Append,
-    /// Exactly one stride or the inter-warp stride was unknown and has been learned (steps 3, 4, 5, 7).
+    /// Exactly one stride or the inter-warp stride was unknown and has been learned (steps 3, 4, 5,
+    /// 7).
     Learn,
     /// Every stride involved was known and the address matched the entry's prediction.
     Hit,

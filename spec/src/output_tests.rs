@@ -268,8 +268,11 @@ proptest! {
             std::fs::write(p, u).unwrap();
         }
         let before = tree(&out);
-        let users: BTreeMap<_, _> =
-            before.iter().filter(|(k, _)| k.ends_with(".user")).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let users: BTreeMap<_, _> = before
+            .iter()
+            .filter(|(k, _)| k.ends_with(".user"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         replace_folder(&out, &entries(&second, "2")).unwrap();
         let after = tree(&out);
         users_files_intact(&users, &after);

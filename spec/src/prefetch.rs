@@ -21,7 +21,8 @@ word_enum! {
 }
 
 section! {
-    /// The many-thread-aware hardware prefetcher of seed 001 (one engine and prefetch cache per SM).
+    /// The many-thread-aware hardware prefetcher of seed 001 (one engine and prefetch cache per
+    /// SM).
     pub struct PrefetchConfig in "prefetch" {
         kind: PrefetchKind = Legal::OneOf(PrefetchKind::NAMES),
             "the GPU's prefetcher: none, stridepc (PWS table only, seed 001's enhanced StridePC) \
@@ -276,7 +277,8 @@ pub struct PrefetchSpec {
     /// The merge ratio is high when its fixed-point value exceeds this:
     /// floor(merge_high_permille * 2^merge_frac_bits / 1000).
     pub merge_high_thr: u64,
-    /// Width of the divider's step counter (merge_frac_bits steps, then the update): log2(merge_frac_bits + 2).
+    /// Width of the divider's step counter (merge_frac_bits steps, then the update):
+    /// log2(merge_frac_bits + 2).
     pub div_count_bits: u32,
     /// Prefetch-cache sets: cache_kb KiB / (ways * line).
     pub cache_sets: u32,

@@ -203,7 +203,8 @@ fn preset_hashes_are_those_of_earlier_releases() {
     // keys (`gpu.<class>_latency`, `gpu.<class>_initiation`; before: 27b5ea0bfd311de7,
     // d8300184b85f97a4, 03abeadb34210087), before that with the SM's occupancy
     // keys (`gpu.registers`, `gpu.shmem_bytes`; before: f2957fd62188cd45, 255c5e53b5123c2f,
-    // bebbb63595ac8b10), before that with the interconnect's internal speedup (`icnt.speedup`) and fermi-gtx480's GPGPU-Sim 4.x network (before:
+    // bebbb63595ac8b10), before that with the interconnect's internal speedup (`icnt.speedup`) and
+    // fermi-gtx480's GPGPU-Sim 4.x network (before:
     // c7351e8b451ac494, 9d7e79caf7d8a728, dcbecd293c23aed0), before that when the presets took
     // Table II's demand priority (`prefetch.demand_first = true`; before: e1797eeea5b516b6,
     // a14eb94d29619856, 2c286920af1ef725), before that with the prefetcher's keys

@@ -77,9 +77,12 @@ pub fn run(a: &CheckArgs) -> CliResult<ExitCode> {
         rows.push(json!({"block": block.name, "lint": l, "synth": synth_row}));
     }
     if a.format == Format::Json {
-        super::print_json(
-            &json!({"config": spec.name, "config_hash": spec.hash.to_string(), "ok": ok, "blocks": rows}),
-        )?;
+        super::print_json(&json!({
+            "config": spec.name,
+            "config_hash": spec.hash.to_string(),
+            "ok": ok,
+            "blocks": rows,
+        }))?;
     }
     Ok(if ok {
         ExitCode::SUCCESS

@@ -114,10 +114,18 @@ fn import(a: &DescribeArgs) -> CliResult<ExitCode> {
         Format::Json => super::print_json(&json!({
             "config": spec.name,
             "config_hash": spec.hash.to_string(),
-            "imported": r.imported.iter().map(|k| json!({"key": k.key, "value": k.value.to_string(), "from": k.from})).collect::<Vec<_>>(),
+            "imported": r
+                .imported
+                .iter()
+                .map(|k| json!({"key": k.key, "value": k.value.to_string(), "from": k.from}))
+                .collect::<Vec<_>>(),
             "kept": r.kept,
             "unmodelled": r.unmodelled,
-            "ignored": r.ignored.iter().map(|o| json!({"option": o.option, "value": o.value, "location": o.location})).collect::<Vec<_>>(),
+            "ignored": r
+                .ignored
+                .iter()
+                .map(|o| json!({"option": o.option, "value": o.value, "location": o.location}))
+                .collect::<Vec<_>>(),
         }))?,
         Format::Text => {
             outln!(

@@ -6,7 +6,8 @@
 //!
 //! The file format, one cycle's inputs per line (every field optional; blank lines and `#`
 //! comments skipped):
-//! `{"enq":{"id":N,"rects":[{"x":N,"y":N,"w":N,"h":N},null,...]},"done":[SM,SLOT],"disp_ready":true}`
+//! `{"enq":{"id":N,"rects":[{"x":N,"y":N,"w":N,"h":N},null,...]},"done":[SM,SLOT],
+//! "disp_ready":true}` (one line)
 //! (`rects` has one element per data array, `null` where the block does not read it).
 
 use crate::harness::{Check, CosimStats, Driver, Ended, Stim, StimulusName};

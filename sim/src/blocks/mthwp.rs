@@ -282,7 +282,9 @@ impl Driver for PfDriver {
 /// Mutant condition: the generated RTL has no GS or IP table (`prefetch.kind = stridepc`).
 pub fn pws_only(s: &Spec) -> Option<String> {
     s.prefetch.pws_only.then(|| {
-        "equivalent on this configuration: prefetch.kind = stridepc generates the PWS table alone".into()
+        "equivalent on this configuration: prefetch.kind = stridepc generates the PWS table \
+         alone"
+            .into()
     })
 }
 

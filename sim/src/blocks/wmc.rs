@@ -338,8 +338,9 @@ pub fn counter_never_saturates(s: &Spec) -> Option<String> {
     let most = s.mc.queue_entries * s.wmc.wet_ctrls;
     (most <= s.wmc.pending_max).then(|| {
         format!(
-            "equivalent on this configuration: at most {most} requests are pending per warp entry table \
-             (mc.queue_entries {} x {} controllers in its scope), so a {}-bit counter never passes {}",
+            "equivalent on this configuration: at most {most} requests are pending per warp entry \
+             table (mc.queue_entries {} x {} controllers in its scope), so a {}-bit counter never \
+             passes {}",
             s.mc.queue_entries, s.wmc.wet_ctrls, s.wmc.pending_bits, s.wmc.pending_max
         )
     })

@@ -7,12 +7,14 @@
 //! [[entry]]
 //! blocks = ["all"]            # block names, or "all"
 //! presets = ["all"]           # preset names, or "all"
-//! configs = ["my.toml"]       # optional --config files (relative to the list), each with each preset
+//! configs = ["my.toml"]       # optional --config files (relative to the list), each with each
+//! preset
 //! set = { "ot.ways" = [4, 16] }   # optional --set matrix: every combination of the values
 //! stimuli = ["flow"]          # stimuli; "flow" is the block's own flow stimuli
 //! seeds = [1, 2]              # or seed_count = 8 (seeds 1..=8)
 //! cycles = 20000
-//! mutants = true              # also one job per mutant (on mutant_stimulus, mutant_cycles: default the block's)
+//! mutants = true              # also one job per mutant (on mutant_stimulus, mutant_cycles:
+//! default the block's)
 //! ```
 
 pub mod random;

@@ -560,7 +560,10 @@ mod tests {
         /// A kill may cut the file anywhere; the next run repairs it and appends: every result
         /// whose line was whole is kept, the new one is read back, and the file reads cleanly.
         #[test]
-        fn a_cut_anywhere_then_an_append_loses_nothing(n in 1usize..6, cut in any::<prop::sample::Index>()) {
+        fn a_cut_anywhere_then_an_append_loses_nothing(
+            n in 1usize..6,
+            cut in any::<prop::sample::Index>(),
+        ) {
             let d = tempfile::tempdir().unwrap();
             let path = d.path().join(RESULTS);
             for i in 0..n {
