@@ -59,9 +59,49 @@ pub fn dispatch_cost(spec: &Spec) -> BlockCost {
             meaning: "offered decision: valid, queue index, SM, slot".into(),
         },
     ];
+    let comparison = table_5_2(spec);
+    let mut cost = finish(spec, "dispatch", tables, registers, Some(comparison));
+    let warps = u64::from(spec.gpu.warps_per_sm);
+    cost.related = vec![
+        table(
+            &format!("warp access ranges, per SM (thesis 3.4; {a} arrays)"),
+            warps,
+            vec![
+                field(
+                    "region",
+                    d.region_bits,
+                    a,
+                    "region index of the warp's lines, per array",
+                ),
+                field(
+                    "subregions",
+                    d.subregion_bits,
+                    a,
+                    "sub-regions of that region the warp touches, per array",
+                ),
+            ],
+        ),
+        table(
+            "locality degree table, per SM (thesis Fig. 3.13)",
+            warps * (warps - 1) / 2,
+            vec![field(
+                "degree",
+                8,
+                1,
+                "shared sub-regions of a pair of warps (i < j)",
+            )],
+        ),
+    ];
+    cost
+}
+
+/// The block queue's entry beside the thesis's Table 5.2.
+fn table_5_2(spec: &Spec) -> Comparison {
+    let d = &spec.dispatch;
+    let (a, w) = (d.arrays, d.coord_bits);
     let entry_bits = u64::from(d.id_bits + a * (1 + 4 * w));
     let warps = spec.gpu.warps_per_sm;
-    let comparison = Comparison {
+    Comparison {
         source: "thesis (seed 002) Table 5.2: 15 B per block-queue entry".into(),
         unit: "block-queue entry".into(),
         paper_bytes_per_unit: 15.0,
@@ -100,38 +140,5 @@ pub fn dispatch_cost(spec: &Spec) -> BlockCost {
                 why: "one bit per array: the thesis assumes every block reads every array".into(),
             },
         ],
-    };
-    let mut cost = finish(spec, "dispatch", tables, registers, Some(comparison));
-    let warps = u64::from(spec.gpu.warps_per_sm);
-    cost.related = vec![
-        table(
-            &format!("warp access ranges, per SM (thesis 3.4; {a} arrays)"),
-            warps,
-            vec![
-                field(
-                    "region",
-                    d.region_bits,
-                    a,
-                    "region index of the warp's lines, per array",
-                ),
-                field(
-                    "subregions",
-                    d.subregion_bits,
-                    a,
-                    "sub-regions of that region the warp touches, per array",
-                ),
-            ],
-        ),
-        table(
-            "locality degree table, per SM (thesis Fig. 3.13)",
-            warps * (warps - 1) / 2,
-            vec![field(
-                "degree",
-                8,
-                1,
-                "shared sub-regions of a pair of warps (i < j)",
-            )],
-        ),
-    ];
-    cost
+    }
 }

@@ -84,6 +84,13 @@ pub fn mthwp_cost(spec: &Spec) -> BlockCost {
                 early-eviction class, serial divider, update",
         ));
     }
+    let comparison = table_vi(spec, &tables);
+    finish(spec, "mt-hwp", tables, registers, Some(comparison))
+}
+
+/// The engine's storage beside seed 001 Table VI's, field by field, for the `tables` generated.
+fn table_vi(spec: &Spec, tables: &[TableCost]) -> Comparison {
+    let p = &spec.prefetch;
     // Table VI: per table, its entries and each field's bits (all instances of the field).
     type PaperTable = (&'static str, u32, &'static [(&'static str, u32)]);
     const TABLE_VI: [PaperTable; 3] = [
@@ -152,7 +159,7 @@ pub fn mthwp_cost(spec: &Spec) -> BlockCost {
         entry_bits(&ours[1].0),
         entry_bits(&ours[2].0),
     );
-    let comparison = Comparison {
+    Comparison {
         source: "seed 001 Table VI (PWS 93 bits, GS 52 bits, IP 133 bits; 32 x 93 + 8 x 52 + 8 x \
             133 bits = 557 B per SM)"
             .into(),
@@ -171,6 +178,5 @@ pub fn mthwp_cost(spec: &Spec) -> BlockCost {
             p.pws_entries, p.gs_entries, p.ip_entries, p.cache_kb, p.cache_ways
         ),
         rows,
-    };
-    finish(spec, "mt-hwp", tables, registers, Some(comparison))
+    }
 }

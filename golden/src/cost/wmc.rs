@@ -69,6 +69,14 @@ pub fn wmc_cost(spec: &Spec) -> BlockCost {
                     .into(),
         },
     ];
+    let comparison = table_3(spec);
+    finish(spec, "warped-mc", tables, registers, Some(comparison))
+}
+
+/// The tables of one controller beside seed 004's Table 3.
+fn table_3(spec: &Spec) -> Comparison {
+    let w = &spec.wmc;
+    let c = w.controllers_per_wet;
     let wet_bits = u64::from(w.wet_entries * w.pending_bits);
     let rs_bits = if w.scores_decide() {
         u64::from(w.banks * w.rows_tracked * w.score_bits)
@@ -77,7 +85,7 @@ pub fn wmc_cost(spec: &Spec) -> BlockCost {
     };
     let pt_bits = u64::from(w.banks * w.pt_slots);
     let per_ctrl_bits = wet_bits as f64 / f64::from(c) + (rs_bits + pt_bits) as f64;
-    let comparison = Comparison {
+    Comparison {
         source: "seed 004 Table 3 (WET 1024 x 6 bits, RS 16 x 256 bits, PT 16 x 64 bits; 1,408 B \
             per memory controller)"
             .into(),
@@ -129,6 +137,5 @@ pub fn wmc_cost(spec: &Spec) -> BlockCost {
                 why: format!("{} banks x {} slots", w.banks, w.pt_slots),
             },
         ],
-    };
-    finish(spec, "warped-mc", tables, registers, Some(comparison))
+    }
 }
