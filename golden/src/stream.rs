@@ -34,17 +34,6 @@ impl Offer {
     }
 }
 
-impl From<bool> for Offer {
-    /// `true` is [`Offer::Accepted`].
-    fn from(accepted: bool) -> Offer {
-        if accepted {
-            Offer::Accepted
-        } else {
-            Offer::Refused
-        }
-    }
-}
-
 /// The cycle at which a component with nothing to do has its next work: never.
 pub const NEVER: u64 = u64::MAX;
 
@@ -64,7 +53,5 @@ mod tests {
     fn an_offer_is_accepted_exactly_when_it_says_so() {
         assert!(Offer::Accepted.accepted());
         assert!(!Offer::Refused.accepted());
-        assert_eq!(Offer::from(true), Offer::Accepted);
-        assert_eq!(Offer::from(false), Offer::Refused);
     }
 }
