@@ -37,19 +37,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # JSON on stdin with wall-clock fields removed, canonical key order.
-strip_json() {
-  python3 -c '
-import json, sys
-CLOCK = {"seconds", "requests_per_second", "cycles_per_second", "timing", "build_seconds", "config_hash"}
-def strip(v):
-    if isinstance(v, dict):
-        return {k: strip(x) for k, x in v.items() if k not in CLOCK}
-    if isinstance(v, list):
-        return [strip(x) for x in v]
-    return v
-print(json.dumps(strip(json.load(sys.stdin)), sort_keys=True))
-'
-}
+strip_json() { python3 scripts/strip-clock.py; }
 
 # SystemVerilog code lines of the files named on the command line (in order).
 code_lines() {

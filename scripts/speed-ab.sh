@@ -50,16 +50,7 @@ declare -A W=(
 for s in fcfs frfcfs warped divfirst; do
   W[golden-mc/$s]="golden --block mc ${P[*]} --stimulus moa --cycles 300000 --set mc.scheduler=$s --format json"
 done
-strip() {
-  python3 -c '
-import json, sys
-CLOCK = {"seconds", "requests_per_second", "cycles_per_second", "timing", "build_seconds", "config_hash"}
-def s(v):
-    if isinstance(v, dict): return {k: s(x) for k, x in v.items() if k not in CLOCK}
-    if isinstance(v, list): return [s(x) for x in v]
-    return v
-print(json.dumps(s(json.load(sys.stdin)), sort_keys=True))'
-}
+strip() { python3 scripts/strip-clock.py; }
 # CPU seconds of $repeat runs in a row (user + sys), the last one's output kept in $tmp/out.
 cpu() {
   local bin=$1; shift
