@@ -1,7 +1,9 @@
 pub mod checker;
+mod controller;
 pub mod dram;
 pub mod fastline;
 pub mod open_loop;
+mod sched;
 pub mod source;
 pub mod stimulus;
 pub mod system;

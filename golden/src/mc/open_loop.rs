@@ -318,8 +318,9 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
     }
 
     /// Run until every request has completed or `max_cycles`. `each` sees every completion
-    /// with its request (the tag is the request's index in the source). With a hook, see
-    /// [`MemSystem::cycle`].
+    /// with its request (the tag is the request's index in the source). With a hook `(g, f)`,
+    /// WET group `g` is watched ([`MemSystem::watch_group`]) and `f` sees each of its cycles
+    /// ([`MemSystem::probe`]); idle time is then stepped, not jumped over.
     pub fn run(
         &mut self,
         max_cycles: u64,
@@ -327,6 +328,7 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
         each: &mut impl FnMut(&Completion, &Request),
     ) -> Result<(), McError> {
         let skip = hook.is_none();
+        self.sys.watch_group(hook.as_ref().map(|(g, _)| *g));
         while !self.finished() && self.sys.now() < max_cycles {
             if skip {
                 self.sys.skip_idle(self.next_cycle.min(max_cycles));
@@ -354,7 +356,10 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
                 self.offered += 1;
                 moved |= self.offered.is_multiple_of(RETIRE_EVERY);
             }
-            self.sys.cycle(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
+            self.sys.cycle()?;
+            if let Some((_, f)) = hook.as_mut() {
+                self.sys.probe(&mut **f)?;
+            }
             for c in self.sys.take_completions() {
                 self.stats.complete(&c, &c.req);
                 each(&c, &c.req);

@@ -82,6 +82,23 @@ pub struct WmcOut {
     pub ctrl: Vec<CtrlOut>,
 }
 
+/// The warp alias table of `spec`'s blocks: a request's global warp id, its SM and warp
+/// concatenated, XOR its PC folded into `pc_hash_bits` low bits.
+pub fn gwid(spec: &WarpedMcSpec, sm: u32, warp: u32, pc: u64) -> u32 {
+    let base = (sm << spec.warp_bits) | warp;
+    if spec.pc_hash_bits == 0 {
+        return base;
+    }
+    let k = spec.pc_hash_bits;
+    let mut pc = pc & mask(spec.pc_bits);
+    let mut fold = 0u64;
+    while pc != 0 {
+        fold ^= pc & mask(k);
+        pc >>= k;
+    }
+    base ^ fold as u32
+}
+
 /// The Warped-MC tables of one WET group.
 #[derive(Debug, Clone)]
 pub struct WarpedMc {
@@ -270,22 +287,14 @@ impl WarpedMc {
         &self.spec
     }
 
-    /// The warp alias table: SM and warp concatenated, XOR the PC folded into `pc_hash_bits`
-    /// low bits.
+    /// The warp alias table ([`gwid`]).
     pub fn gwid(&self, sm: u32, warp: u32, pc: u64) -> u32 {
-        let s = &self.spec;
-        let base = (sm << s.warp_bits) | warp;
-        if s.pc_hash_bits == 0 {
-            return base;
-        }
-        let k = s.pc_hash_bits;
-        let mut pc = pc & mask(s.pc_bits);
-        let mut fold = 0u64;
-        while pc != 0 {
-            fold ^= pc & mask(k);
-            pc >>= k;
-        }
-        base ^ fold as u32
+        gwid(&self.spec, sm, warp, pc)
+    }
+
+    /// The outputs of its last step.
+    pub fn output(&self) -> &WmcOut {
+        &self.out
     }
 
     /// The block's own warp entry table.

@@ -88,8 +88,9 @@ impl LoopShape {
 }
 
 /// Run `reqs` through the memory side of `spec` in a closed loop
-/// shaped by `shape`. `progress` sees the core cycle now and then; with a hook, a Warped-MC
-/// block of the controllers is co-simulated ([`MemSystem::cycle`](crate::mc::system::MemSystem::cycle)).
+/// shaped by `shape`. `progress` sees the core cycle now and then; with a hook `(g, f)`, the
+/// controllers' Warped-MC group `g` is watched and `f` sees each of its cycles
+/// ([`MemSystem::probe`](crate::mc::system::MemSystem::probe)): a co-simulation of the block.
 pub fn run(
     spec: &Spec,
     reqs: &[Request],
@@ -99,6 +100,7 @@ pub fn run(
 ) -> Result<MemorySummary, McError> {
     let (ports, outstanding, max_cycles) = (shape.ports, shape.outstanding, shape.max_core_cycles);
     let mut side = MemorySide::new(spec, ports);
+    side.dram_mut().watch_group(hook.as_ref().map(|(g, _)| *g));
     let ports = side.ports();
     let outstanding = outstanding.max(1);
     // Per port, its requests' indices in stimulus order, and how many it has offered.
@@ -130,7 +132,10 @@ pub fn run(
         && side.core_cycle() < max_cycles
         && side.dram().now() < shape.max_dram_cycles
     {
-        let mask = side.cycle(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
+        let mask = side.cycle()?;
+        if let Some((_, f)) = hook.as_mut() {
+            side.dram_mut().probe(&mut **f)?;
+        }
         if mask & CORE == 0 {
             continue;
         }
