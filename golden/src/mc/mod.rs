@@ -1,7 +1,9 @@
 pub mod checker;
+pub mod command;
 mod controller;
 pub mod dram;
 pub mod fastline;
+pub mod generate;
 pub mod open_loop;
 mod sched;
 pub mod source;
@@ -9,3 +11,5 @@ pub mod stimulus;
 pub mod system;
 pub mod timing;
 pub mod warped;
+mod warped_codec;
+mod wet;
