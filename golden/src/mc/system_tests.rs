@@ -119,6 +119,14 @@ proptest! {
     }
 }
 
+/// Every scheduler the spec names is registered ([`MemSystem::new`] finds it).
+#[test]
+fn every_spec_scheduler_is_registered() {
+    for s in spec::Scheduler::ALL {
+        assert!(SCHEDULERS.contains(&s.name()), "{} is not registered", s.name());
+    }
+}
+
 /// Every scheduler's command stream passes the independent checker, refresh included.
 #[test]
 fn every_scheduler_passes_the_independent_checker() {
