@@ -123,7 +123,11 @@ proptest! {
 #[test]
 fn every_spec_scheduler_is_registered() {
     for s in spec::Scheduler::ALL {
-        assert!(SCHEDULERS.contains(&s.name()), "{} is not registered", s.name());
+        assert!(
+            SCHEDULERS.contains(&s.name()),
+            "{} is not registered",
+            s.name()
+        );
     }
 }
 
