@@ -181,6 +181,7 @@ registry! {
     "frfcfs" => mod frfcfs, FrFcfs(frfcfs::FrFcfs<false>);
     "warped" => mod warped, Warped(warped::Warped);
     "divfirst" => mod divfirst, DivFirst(divfirst::DivFirst<false>);
+    #[cfg(test)] "oldest-ready" => mod oldest, OldestReady(oldest::OldestReady);
 }
 
 /// What a scheduler is, by its constants ([`Props::OF`] visits it for them).
