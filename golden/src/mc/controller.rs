@@ -368,6 +368,8 @@ pub(super) struct Controllers {
     pub ctrls: Vec<Controller>,
     /// Pending-queue entries per controller.
     pub cap: usize,
+    /// Pending writes at which a controller starts draining writes, and at which a drain stops
+    /// (`mc.write_high`, `mc.write_low`).
     write_high: usize,
     write_low: usize,
     pub now: u64,
@@ -493,7 +495,7 @@ impl Controllers {
 
     /// Step 2: at most one waiting request per controller with room enters its pending queue
     /// (`incoming`, `enq_set`); last cycle's enqueues end.
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self) {
         for c in bits(self.enq_set) {
             self.incoming[c] = None;

@@ -535,7 +535,7 @@ impl Channel {
 
     /// Update every register for `cmd` issued at `now` (already checked legal).
     fn apply(&mut self, cmd: &Command, now: u64) -> Option<u64> {
-        // (Timing read in place: copying the timing structs was a third of this function.)
+        // (The timing is read in place, not copied.)
         let u = u64::from;
         self.stats.commands[cmd.kind.index()] += 1;
         self.rank_any = Bound {

@@ -24,9 +24,8 @@ const PAGE: usize = 512;
 /// Exact distribution of integer samples: counts per value. Values below [`PAGED`] are
 /// counted in a table of pages, each allocated when a value of it first occurs, so memory
 /// follows the values seen and a sample costs one indexed add; the rare larger ones in a map.
-/// (A table of every value up to the largest kept a run whose latencies reach millions of
-/// cycles, an open loop at saturation, in a map and a multi-megabyte table: 12 % of an FCFS
-/// run's time.)
+/// (An open loop at saturation has latencies of millions of cycles: a table of every value up
+/// to the largest would grow to megabytes.)
 #[derive(Debug, Clone, Default)]
 pub struct Hist {
     pages: Vec<Option<Box<[u64; PAGE]>>>,
@@ -336,8 +335,8 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
             let now = self.sys.now();
             // Loads retire on an arrival (the next one's cycle moves), every
             // [`RETIRE_EVERY`]th: closing a load later changes nothing of its figures (a
-            // retired load has nothing pending and no request can join it), and checking
-            // on every arrival and completion was 2 % of a run.
+            // retired load has nothing pending and no request can join it), and the check
+            // then runs once per that many arrivals, not on every arrival and completion.
             let mut moved = false;
             while self.next_cycle <= now {
                 let Some(r) = self.next else {

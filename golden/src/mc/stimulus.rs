@@ -214,8 +214,8 @@ pub struct Resolver {
     /// Size of `explicit` after its last pruning.
     kept: usize,
     /// Per (sm, warp), at `sm * warps + warp`: (pc, load, first cycle) of its open load. A
-    /// table rather than a map: at most 256 x 128 entries (validated), and a hashed lookup per
-    /// request was a tenth of reading a request file.
+    /// table rather than a map: at most 256 x 128 entries (validated), indexed without
+    /// hashing on every request read.
     open: Vec<Option<(u64, u32, u64)>>,
     next_load: u32,
     last_cycle: u64,

@@ -146,8 +146,11 @@ pub struct MemSystem {
     props: Props,
     /// The controllers (everything but the scheduler).
     ctl: Controllers,
+    /// The address map (a request's channel, bank, row and column).
     map: AddressMap,
+    /// dram.atom_bytes: a column is this many bytes.
     atom: u64,
+    /// warped_mc.pt_slots: a request's column slot is its column modulo this.
     pt_slots: u32,
     /// The Warped-MC tables' spec: a request's global warp id (its warp alias table).
     wmc: WarpedMcSpec,

@@ -287,7 +287,7 @@ pub struct Slice<P> {
     tags: TagArray,
     /// The totals; the counts by kind and the failures by cause are kept in `kinds` (a bit in
     /// `seen` per kind counted) and `stalls`, indexed by the enums' order, and put in the maps
-    /// by [`Slice::stats`] (two map lookups per access were 1 % of a GPU run's instructions).
+    /// by [`Slice::stats`] (no map lookup per access).
     stats: SliceStats,
     kinds: [KindStats; AccessKind::ALL.len()],
     stalls: [u64; Stall::ALL.len()],

@@ -75,8 +75,8 @@ impl BankCounts {
     }
 
     /// Recount the hits of bank `b`, whose row changed, from `x`'s queue: its request counts
-    /// are unchanged. One pass without a branch per request (half the instructions of
-    /// [`BankCounts::recount`] for one bank, which runs on every activation).
+    /// are unchanged. One pass over the keys without a branch per request (it runs on every
+    /// activation).
     #[inline]
     pub fn recount_hits(&mut self, x: &Controller, b: u32, df: bool) {
         let Some(row) = x.ch.open_row(b) else {

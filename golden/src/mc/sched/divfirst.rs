@@ -24,6 +24,7 @@ pub(in crate::mc) struct DivFirst<const DF: bool> {
     groups: Groups,
     /// Per controller: its round-robin bank pointer.
     rr: Vec<RoundRobin>,
+    /// dram.banks (where the pointer wraps).
     banks: u32,
 }
 
@@ -74,7 +75,7 @@ impl<const DF: bool> Scheduler for DivFirst<DF> {
         x.wake_bound(from, self.groups.counts[c].masks(), true, None).0
     }
 
-    #[inline]
+    #[inline(always)]
     fn issued(&mut self, c: usize, x: &Controller, ev: &Issued) {
         self.rr[c].after(&ev.cmd, self.banks);
         self.groups.issued::<DF>(c, x, ev);

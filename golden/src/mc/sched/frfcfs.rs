@@ -25,7 +25,9 @@ struct PerCtrl {
 
 /// FR-FCFS; `DF`: demand requests first.
 pub(in crate::mc) struct FrFcfs<const DF: bool> {
+    /// Per controller.
     ctrls: Vec<PerCtrl>,
+    /// dram.banks (where the round-robin pointer wraps).
     banks: u32,
 }
 
@@ -85,7 +87,7 @@ impl<const DF: bool> Scheduler for FrFcfs<DF> {
         self.ctrls[c].counts.joined(x, e, DF);
     }
 
-    #[inline]
+    #[inline(always)]
     fn issued(&mut self, c: usize, x: &Controller, ev: &Issued) {
         let p = &mut self.ctrls[c];
         p.rr.after(&ev.cmd, self.banks);

@@ -180,7 +180,7 @@ impl Groups {
     }
 
     /// Stage every scope's WET change of the cycle (its enqueues and last cycle's services).
-    #[inline]
+    #[inline(always)]
     fn stage(&mut self, ctl: &Controllers) {
         let wc = self.wet_ctrls;
         for (sc, (sum, svc)) in self
@@ -211,7 +211,7 @@ impl Groups {
     /// leaves the warp one pending request), and the watched one. A group left out has no
     /// events of its own and no service could raise its row scores; its block catches up at
     /// its next step ([`WarpedMc::skipped_idle`]). Without `SELECTS`, the watched group only.
-    #[inline]
+    #[inline(always)]
     fn visits<const SELECTS: bool>(&self, mut active: u128) -> u128 {
         let (per, wc) = (self.per_group, self.wet_ctrls);
         let mut visit = 0;
@@ -245,7 +245,7 @@ impl Groups {
 
     /// Group `g`'s block this cycle: absorbed when none of its controllers runs (and it is
     /// not watched), else stepped, its selections kept in `sel`.
-    #[inline]
+    #[inline(always)]
     fn visit(
         &mut self,
         g: usize,
@@ -355,13 +355,14 @@ impl Groups {
             // The block reads its own controllers' services only (they come first).
             inp.enq.clear();
             inp.svc.clear();
-            inp.svc
-                .extend_from_slice(&self.svc[first..first + self.per_group]);
+            let own = &self.svc[first..first + self.per_group];
+            inp.svc.extend(own.iter().copied());
         }
-        swap_windows(&mut self.cands[first..first + self.per_group], inp);
-        for (c, ci) in (first..first + self.per_group).zip(inp.ctrl.iter_mut()) {
-            let x = &mut ctl.ctrls[c];
-            ci.act = self.act[c];
+        let own = first..first + self.per_group;
+        swap_windows(&mut self.cands[own.clone()], inp);
+        let state = self.act[own.clone()].iter().zip(&self.counts[own.clone()]);
+        for ((x, ci), (&act, k)) in ctl.ctrls[own].iter_mut().zip(&mut inp.ctrl).zip(state) {
+            ci.act = act;
             ci.bank_open = x.ch.open_mask();
             ci.cas_ready = 0;
             ci.pre_ready = 0;
@@ -371,7 +372,7 @@ impl Groups {
             }
             // Readiness of the banks holding candidates: past the first bound (`f`: CAS if
             // open, ACT if closed) and past the second (`p`: PRE).
-            let req = self.counts[c].req_mask;
+            let req = k.req_mask;
             let (f, p) = x.past_bounds(req, now);
             let open = ci.bank_open & req;
             ci.cas_ready = open & f;
@@ -382,7 +383,7 @@ impl Groups {
 
     /// Request `e` joined controller `c`'s queue in the current mode: it is counted and enters
     /// the window (`DF`: the counts keep the prefetches apart).
-    #[inline]
+    #[inline(always)]
     pub fn joined<const DF: bool>(&mut self, c: usize, x: &Controller, e: &Entry) {
         self.counts[c].joined(x, e, DF);
         self.cands[c].push(Some(cand(&x.ch, e)));
@@ -392,7 +393,7 @@ impl Groups {
     /// A command issued on controller `c`: the events for the blocks, the window and the bank counts follow. A
     /// row command to one bank recounts its hits from the window (the requests of the current
     /// mode); `DF`: the counts keep the prefetches apart, recounted from the queue.
-    #[inline]
+    #[inline(always)]
     pub fn issued<const DF: bool>(&mut self, c: usize, x: &Controller, ev: &Issued) {
         let Issued {
             cmd,

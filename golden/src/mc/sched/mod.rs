@@ -187,8 +187,11 @@ registry! {
 /// What a scheduler is, by its constants ([`Props::OF`] visits it for them).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Props {
+    /// [`Scheduler::HAS_DEMAND_FIRST`].
     pub has_demand_first: bool,
+    /// [`Scheduler::EVENTFUL`].
     pub eventful: bool,
+    /// [`Scheduler::WATCHABLE`].
     pub watchable: bool,
 }
 

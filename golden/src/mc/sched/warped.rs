@@ -58,7 +58,7 @@ impl Scheduler for Warped {
         x.wake_bound(from, self.groups.counts[c].masks(), false, None).0
     }
 
-    #[inline]
+    #[inline(always)]
     fn issued(&mut self, c: usize, x: &Controller, ev: &Issued) {
         self.groups.issued::<false>(c, x, ev);
     }
