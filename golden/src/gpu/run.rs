@@ -405,8 +405,8 @@ pub fn run(
     )
 }
 
-/// A co-simulation's view of one Warped-MC group inside the GPU: the memory side calls `hook`
-/// after every cycle of `group`, and the workload runs again and again (a new launch of its
+/// A co-simulation's view of one Warped-MC group inside the GPU: the run shows `hook` every
+/// cycle of `group` ([`crate::mc::system::MemSystem::probe`]), and the workload runs again and again (a new launch of its
 /// kernels each time, its data moved by [`RELAUNCH_SHIFT`]) until the DRAM has run
 /// `dram_cycles` cycles, where the run stops.
 pub struct Watch<'a, 'h> {
@@ -514,6 +514,9 @@ pub fn run_with(
     if opts.log_offers {
         gpu.side.dram_mut().log_offers();
     }
+    gpu.side
+        .dram_mut()
+        .watch_group(opts.watch.as_ref().map(|w| w.group));
     let mut kernels = Vec::new();
     let mut copies = 0;
     // The launches; the controllers' requests are kept however they end (a co-simulation
@@ -596,7 +599,7 @@ pub fn run_with(
                 side.skip_to(n);
             }
         }
-        side.cycle(None)?;
+        side.cycle()?;
         for port in 0..n {
             while side.pop_reply(port).is_some() {
                 drained += 1;
@@ -696,9 +699,9 @@ impl Gpu<'_> {
         let mut wakes = vec![0u64; sms.len()];
         let skips = opts.skips_idle_time();
         loop {
-            let hook = opts.watch.as_mut().map(|w| (w.group, &mut *w.hook));
-            let mask = side.cycle(hook)?;
-            if let Some(w) = &opts.watch {
+            let mask = side.cycle()?;
+            if let Some(w) = &mut opts.watch {
+                side.dram_mut().probe(&mut *w.hook)?;
                 if side.dram().now() >= w.dram_cycles {
                     self.stopped = true;
                     break;

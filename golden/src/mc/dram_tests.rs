@@ -1,13 +1,13 @@
 //! Channel tests: one tightness test per timing rule (illegal at t-1, legal at t, in the model
-//! and in the independent checker), state rules, refresh bookkeeping, the trace format and the
-//! peak streaming bandwidth.
+//! and in the independent checker), refresh bookkeeping included; the helpers the other channel
+//! tests (`dram_state_tests.rs`) share.
 
 use super::*;
 use crate::mc::checker::{self, rule_family};
-use crate::mc::timing::{peak_bandwidth_gbs, refresh_efficiency, ChannelTiming};
+use crate::mc::timing::ChannelTiming;
 
 /// The two presets.
-fn presets() -> Vec<(&'static str, ChannelTiming)> {
+pub(super) fn presets() -> Vec<(&'static str, ChannelTiming)> {
     vec![
         ("GDDR5", ChannelTiming::gddr5_gtx480()),
         ("GDDR6", ChannelTiming::gddr6_rtx2060s()),
@@ -36,7 +36,7 @@ fn with_group_variants() -> Vec<(&'static str, ChannelTiming)> {
     v
 }
 
-fn u(x: u32) -> u64 {
+pub(super) fn u(x: u32) -> u64 {
     u64::from(x)
 }
 
@@ -56,7 +56,7 @@ fn ccd_l(t: &ChannelTiming) -> u64 {
     }
     .max(t.t_bl))
 }
-fn ccd_s(t: &ChannelTiming) -> u64 {
+pub(super) fn ccd_s(t: &ChannelTiming) -> u64 {
     u(t.t_ccds.max(t.t_bl))
 }
 fn wtr_l(t: &ChannelTiming) -> u64 {
@@ -70,13 +70,13 @@ fn wr_pre(t: &ChannelTiming) -> u64 {
     u(t.t_cwl + t.t_bl + t.t_wr)
 }
 
-const ROW: u32 = 7;
+pub(super) const ROW: u32 = 7;
 
 /// Issue `setup` on a fresh channel, then check that `probe` is refused at `at - 1` under rule
 /// `family` (channel unchanged) and accepted at `at`; and that the independent checker accepts the
 /// trace with the probe at `at` and reports `family` with the probe at `at - 1`.
 #[track_caller]
-fn assert_tight(
+pub(super) fn assert_tight(
     name: &str,
     t: &ChannelTiming,
     setup: &[(u64, Command)],
@@ -284,7 +284,7 @@ fn r8_pre_to_pre_is_one_cycle() {
 
 /// ACT banks `a` and `b` (a first) as early as possible; returns the setup and the first cycle
 /// both accept a column command of either direction.
-fn two_open(t: &ChannelTiming, a: u32, b: u32) -> (Vec<(u64, Command)>, u64) {
+pub(super) fn two_open(t: &ChannelTiming, a: u32, b: u32) -> (Vec<(u64, Command)>, u64) {
     let mut ch = Channel::new(*t);
     ch.issue(&Command::act(a, ROW), 0).unwrap();
     let x = ch.earliest(&Command::act(b, ROW), 1).unwrap();
@@ -555,313 +555,4 @@ fn f3_refresh_is_due_every_trefi_until_issued() {
         assert_eq!(ch.refresh_due_at(), None);
         assert!(!ch.refresh_due(100 * i), "{name}");
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Structural and state rules
-
-#[test]
-fn b1_one_command_per_cycle() {
-    for (name, t) in presets() {
-        let mut ch = Channel::new(t);
-        ch.issue(&Command::act(0, ROW), 10).unwrap();
-        // A bank with nothing pending is still refused in the same cycle, and before it.
-        for c in [10, 9, 0] {
-            let e = ch.issue(&Command::refresh(), c);
-            assert!(e.is_err(), "{name}");
-        }
-        let e = ch.check_issue(&Command::prea(), 10).unwrap_err();
-        // PREA waits for tRAS; the later bound wins.
-        assert_eq!(rule_family(e.rule), "R3", "{name}");
-        let mut ch = Channel::new(t);
-        ch.issue(&Command::refresh(), 10).unwrap();
-        let e = ch.issue(&Command::prea(), 10).unwrap_err();
-        assert_eq!(rule_family(e.rule), "B1", "{name}");
-        assert!(ch.can_issue(&Command::prea(), 11), "{name}");
-    }
-}
-
-#[test]
-fn b2_data_completion_and_bus_occupancy() {
-    for (name, t) in presets() {
-        let mut ch = Channel::new(t);
-        ch.issue(&Command::act(0, ROW), 0).unwrap();
-        let rd_at = u(t.t_rcd);
-        let done = ch.issue(&Command::rd(0, ROW, 0), rd_at).unwrap();
-        assert_eq!(done, Some(rd_at + u(t.t_cl + t.t_bl)), "{name}");
-        let wr_at = ch.earliest(&Command::wr(0, ROW, 0), rd_at).unwrap();
-        let done = ch.issue(&Command::wr(0, ROW, 0), wr_at).unwrap();
-        assert_eq!(done, Some(wr_at + u(t.t_cwl + t.t_bl)), "{name}");
-        // The write burst starts after the read burst ends (B2 follows from C4).
-        assert!(wr_at + u(t.t_cwl) >= rd_at + u(t.t_cl + t.t_bl), "{name}");
-        assert_eq!(ch.stats().data_bus_busy, 2 * u(t.t_bl), "{name}");
-        assert_eq!(ch.issue(&Command::act(1, ROW), wr_at + 1000).unwrap(), None);
-    }
-}
-
-#[test]
-fn b3_state_rules() {
-    for (name, t) in presets() {
-        let mut ch = Channel::new(t);
-        let family = |ch: &Channel, cmd: Command, now| {
-            let e = ch.check_issue(&cmd, now).unwrap_err();
-            assert_eq!(e.earliest, None, "{name}");
-            assert_eq!(ch.earliest(&cmd, now), None, "{name}");
-            rule_family(e.rule).to_string()
-        };
-        // Closed bank: no column command, no PRE.
-        assert_eq!(family(&ch, Command::rd(0, ROW, 0), 50), "B3");
-        assert_eq!(family(&ch, Command::wra(0, ROW, 0), 50), "B3");
-        assert_eq!(family(&ch, Command::pre(0), 50), "B3");
-        assert_eq!(family(&ch, Command::act(t.banks, ROW), 50), "B3");
-        ch.issue(&Command::act(0, ROW), 0).unwrap();
-        assert_eq!(ch.open_row(0), Some(ROW));
-        // Open bank: no second ACT, no column command to another row, no REF.
-        assert_eq!(family(&ch, Command::act(0, ROW + 1), 500), "B3");
-        assert_eq!(family(&ch, Command::rd(0, ROW + 1, 0), 500), "B3");
-        assert_eq!(family(&ch, Command::refresh(), 500), "B3");
-        // PREA is always allowed by state.
-        assert!(ch.can_issue(&Command::prea(), 500), "{name}");
-        ch.issue(&Command::prea(), 500).unwrap();
-        assert!(!ch.any_open());
-        assert!(ch.can_issue(&Command::prea(), 501), "{name}");
-        assert!(ch.can_issue(&Command::refresh(), 600), "{name}");
-    }
-}
-
-#[test]
-fn bank_groups_disabled_use_short_values() {
-    for (name, t) in presets() {
-        let t = ChannelTiming {
-            bank_groups: 1,
-            ..t.with(|t| {
-                t.t_rrdl = t.t_rrds + 3;
-                t.t_wtrl = t.t_wtrs + 3;
-            })
-        };
-        let setup = [(0, Command::act(0, ROW))];
-        assert_tight(name, &t, &setup, Command::act(4, ROW), u(t.t_rrds), "R6");
-        let (mut setup, t0) = two_open(&t, 0, 4);
-        setup.push((t0, Command::rd(0, ROW, 0)));
-        assert_tight(
-            name,
-            &t,
-            &setup,
-            Command::rd(4, ROW, 0),
-            t0 + ccd_s(&t),
-            "C1",
-        );
-    }
-}
-
-#[test]
-fn closed_forms_match_gpgpusim_derived_values() {
-    // Notes §1.5 derived table, GTX480: tRCDWR 7, tRTW 12, tWTR 11, tWTP 18 (from the command).
-    let t = ChannelTiming::gddr5_gtx480();
-    let mut ch = Channel::new(t);
-    ch.issue(&Command::act(0, ROW), 0).unwrap();
-    assert_eq!(ch.earliest(&Command::wr(0, ROW, 0), 1), Some(7));
-    ch.issue(&Command::wr(0, ROW, 0), 100).unwrap();
-    assert_eq!(ch.earliest(&Command::rd(0, ROW, 0), 101), Some(111));
-    assert_eq!(ch.earliest(&Command::pre(0), 101), Some(118));
-    ch.issue(&Command::rd(0, ROW, 0), 111).unwrap();
-    assert_eq!(ch.earliest(&Command::wr(0, ROW, 0), 112), Some(123));
-    // GDDR6 with Table 2's CL/RCD and the RTX2060 WL/CDLR: tWTR 22, tRTW 18, tWTP 32, tRCDWR 11.
-    let t = ChannelTiming::gddr6_rtx2060s();
-    let mut ch = Channel::new(t);
-    ch.issue(&Command::act(0, ROW), 0).unwrap();
-    assert_eq!(ch.earliest(&Command::wr(0, ROW, 0), 1), Some(11));
-    ch.issue(&Command::wr(0, ROW, 0), 100).unwrap();
-    assert_eq!(ch.earliest(&Command::rd(0, ROW, 0), 101), Some(122));
-    assert_eq!(ch.earliest(&Command::pre(0), 101), Some(132));
-    ch.issue(&Command::rd(0, ROW, 0), 122).unwrap();
-    assert_eq!(ch.earliest(&Command::wr(0, ROW, 0), 123), Some(140));
-}
-
-#[test]
-fn stats_count_commands_and_row_hits() {
-    let t = ChannelTiming::gddr6_rtx2060s();
-    let mut ch = Channel::new(t);
-    let mut now = 0;
-    let mut go = |ch: &mut Channel, cmd: Command| {
-        now = ch.earliest(&cmd, now).unwrap();
-        ch.issue(&cmd, now).unwrap();
-        now += 1;
-    };
-    go(&mut ch, Command::act(0, 1));
-    go(&mut ch, Command::rd(0, 1, 0));
-    go(&mut ch, Command::rd(0, 1, 1));
-    go(&mut ch, Command::wra(0, 1, 2));
-    go(&mut ch, Command::act(0, 2));
-    go(&mut ch, Command::wr(0, 2, 0));
-    go(&mut ch, Command::prea());
-    go(&mut ch, Command::refresh());
-    let s = ch.stats();
-    assert_eq!(s.count(CmdKind::Act), 2);
-    assert_eq!(s.count(CmdKind::Rd), 2);
-    assert_eq!(s.count(CmdKind::Wra), 1);
-    assert_eq!(s.count(CmdKind::Wr), 1);
-    assert_eq!(s.count(CmdKind::PreA), 1);
-    assert_eq!(s.count(CmdKind::Ref), 1);
-    assert_eq!(s.count(CmdKind::Pre), 0);
-    assert_eq!((s.row_misses, s.row_hits), (2, 2));
-    assert_eq!(s.data_bus_busy, 4 * u(t.t_bl));
-}
-
-// ---------------------------------------------------------------------------------------------
-// ChannelTiming sets
-
-// ---------------------------------------------------------------------------------------------
-// Trace format
-
-#[test]
-fn trace_lines_round_trip() {
-    let cmds = [
-        Command::act(3, 4095),
-        Command::pre(15),
-        Command::prea(),
-        Command::rd(1, 2, 3),
-        Command::wr(1, 2, 4),
-        Command::rda(0, 9, 63),
-        Command::wra(7, 8, 1),
-        Command::refresh(),
-    ];
-    let mut w = CommandTrace::new(Vec::new());
-    for (i, c) in cmds.iter().enumerate() {
-        w.record(&TraceCmd::new(1000 + i as u64, 5, c)).unwrap();
-    }
-    assert_eq!(w.written(), 8);
-    let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
-    assert!(text.starts_with("1000,5,3,ACT,4095,0\n1001,5,15,PRE,0,0\n1002,5,0,PREA,0,0\n"));
-    let parsed = parse_trace(&format!("# header\n\n{text}")).unwrap();
-    let back: Vec<Command> = parsed.iter().map(TraceCmd::command).collect();
-    assert_eq!(back, cmds);
-    assert_eq!(parsed[7].cycle, 1007);
-    assert_eq!(parsed[7].channel, 5);
-    assert_eq!(
-        TraceCmd::parse_line(" 1, 2, 3, RDA, 4, 5 ", 1)
-            .unwrap()
-            .kind,
-        CmdKind::Rda
-    );
-}
-
-#[test]
-fn trace_parse_errors_name_the_line() {
-    let cases = [
-        ("1,0,0,ACT,1", "expected 6"),
-        ("1,0,0,NOP,1,0", "unknown command `NOP`"),
-        ("x,0,0,ACT,1,0", "cycle `x`"),
-        ("1,0,0,ACT,4294967296,0", "row 4294967296 does not fit"),
-        ("1,0,-1,ACT,1,0", "bank `-1`"),
-        ("1,0,0,act,1,0", "unknown command"),
-    ];
-    for (line, want) in cases {
-        let text = format!("0,0,0,ACT,1,0\n\n{line}\n");
-        let e = parse_trace(&text).unwrap_err();
-        assert_eq!(e.line, 3, "{line}");
-        let msg = e.to_string();
-        assert!(msg.starts_with("command trace line 3: "), "{msg}");
-        assert!(msg.contains(want), "{msg}");
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Peak streaming bandwidth
-
-/// Open-page streaming reads over every bank: one row per bank stays open; reads go round-robin
-/// over the banks (consecutive banks are in different groups); ACTs fill free command slots; when
-/// a refresh is due, the stream stops, PREA, REF, and the banks are re-opened.
-fn stream_reads(t: ChannelTiming, cycles: u64) -> ChannelStats {
-    let mut ch = Channel::new(t);
-    let banks = t.banks;
-    let (mut next, mut col) = (0u32, 0u32);
-    for now in 0..cycles {
-        if ch.refresh_due(now) {
-            let cmd = if ch.any_open() {
-                Command::prea()
-            } else {
-                Command::refresh()
-            };
-            if ch.can_issue(&cmd, now) {
-                ch.issue(&cmd, now).unwrap();
-            }
-            continue;
-        }
-        let read = (0..banks).map(|k| (next + k) % banks).find_map(|b| {
-            let cmd = Command::rd(b, ch.open_row(b)?, col);
-            ch.can_issue(&cmd, now).then_some(cmd)
-        });
-        if let Some(cmd) = read {
-            ch.issue(&cmd, now).unwrap();
-            next = (cmd.bank + 1) % banks;
-            col = (col + 1) % 32;
-            continue;
-        }
-        let act = (0..banks)
-            .filter(|&b| ch.open_row(b).is_none())
-            .map(|b| Command::act(b, 0))
-            .find(|cmd| ch.can_issue(cmd, now));
-        if let Some(cmd) = act {
-            ch.issue(&cmd, now).unwrap();
-        }
-    }
-    ch.stats()
-}
-
-const STREAM_CYCLES: u64 = 1_000_000;
-/// Allowed distance (absolute utilisation) between the measured stream with refresh and
-/// `refresh_efficiency`: the estimate ignores the few cycles of re-opening the banks.
-const REFRESH_TOLERANCE: f64 = 0.005;
-
-#[test]
-fn peak_streaming_bandwidth() {
-    let standards = [
-        ("GDDR5 GTX480", ChannelTiming::gddr5_gtx480(), 64, 924.0, 6),
-        (
-            "GDDR6 RTX2060S",
-            ChannelTiming::gddr6_rtx2060s(),
-            32,
-            3500.0,
-            16,
-        ),
-    ];
-    for (name, t, atom, mhz, channels) in standards {
-        let peak = peak_bandwidth_gbs(&t, atom, mhz, channels);
-        let per_cycle = f64::from(atom) / f64::from(t.t_bl.max(t.t_ccds));
-        println!(
-            "{name}: theoretical {per_cycle:.2} B/cycle/channel, {peak:.1} GB/s over {channels} channels"
-        );
-        for refresh in [false, true] {
-            let t = t.with_refresh(refresh);
-            let s = stream_reads(t, STREAM_CYCLES);
-            let util = s.bus_utilization(STREAM_CYCLES);
-            let expected = refresh_efficiency(&t);
-            println!(
-                "{name} refresh {}: utilisation {util:.4} (expected {expected:.4}), \
-                 {:.2} B/cycle/channel, {:.1} GB/s; {} REF, {} ACT, {} RD",
-                if refresh { "on " } else { "off" },
-                util * per_cycle,
-                util * peak,
-                s.count(CmdKind::Ref),
-                s.count(CmdKind::Act),
-                s.count(CmdKind::Rd),
-            );
-            if refresh {
-                assert!(s.count(CmdKind::Ref) >= STREAM_CYCLES / u(t.t_refi + t.t_rfc));
-                assert!(
-                    (util - expected).abs() <= REFRESH_TOLERANCE,
-                    "{name}: utilisation {util} vs expected {expected}"
-                );
-            } else {
-                assert!(util >= 0.97, "{name}: utilisation {util}");
-            }
-        }
-    }
-    assert!(
-        (peak_bandwidth_gbs(&ChannelTiming::gddr5_gtx480(), 64, 924.0, 6) - 177.408).abs() < 1e-9
-    );
-    assert!(
-        (peak_bandwidth_gbs(&ChannelTiming::gddr6_rtx2060s(), 32, 3500.0, 16) - 448.0).abs() < 1e-9
-    );
 }

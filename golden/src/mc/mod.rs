@@ -10,11 +10,17 @@
 //!   traffic forms the memory system is driven by.
 
 pub mod checker;
+pub mod command;
+mod controller;
 pub mod dram;
 pub mod fastline;
+pub mod generate;
 pub mod open_loop;
+mod sched;
 pub mod source;
 pub mod stimulus;
 pub mod system;
 pub mod timing;
 pub mod warped;
+mod warped_codec;
+mod wet;

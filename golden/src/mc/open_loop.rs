@@ -24,9 +24,8 @@ const PAGE: usize = 512;
 /// Exact distribution of integer samples: counts per value. Values below [`PAGED`] are
 /// counted in a table of pages, each allocated when a value of it first occurs, so memory
 /// follows the values seen and a sample costs one indexed add; the rare larger ones in a map.
-/// (A table of every value up to the largest kept a run whose latencies reach millions of
-/// cycles, an open loop at saturation, in a map and a multi-megabyte table: 12 % of an FCFS
-/// run's time.)
+/// (An open loop at saturation has latencies of millions of cycles: a table of every value up
+/// to the largest would grow to megabytes.)
 #[derive(Debug, Clone, Default)]
 pub struct Hist {
     pages: Vec<Option<Box<[u64; PAGE]>>>,
@@ -318,8 +317,9 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
     }
 
     /// Run until every request has completed or `max_cycles`. `each` sees every completion
-    /// with its request (the tag is the request's index in the source). With a hook, see
-    /// [`MemSystem::cycle`].
+    /// with its request (the tag is the request's index in the source). With a hook `(g, f)`,
+    /// WET group `g` is watched ([`MemSystem::watch_group`]) and `f` sees each of its cycles
+    /// ([`MemSystem::probe`]); idle time is then stepped, not jumped over.
     pub fn run(
         &mut self,
         max_cycles: u64,
@@ -327,6 +327,7 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
         each: &mut impl FnMut(&Completion, &Request),
     ) -> Result<(), McError> {
         let skip = hook.is_none();
+        self.sys.watch_group(hook.as_ref().map(|(g, _)| *g));
         while !self.finished() && self.sys.now() < max_cycles {
             if skip {
                 self.sys.skip_idle(self.next_cycle.min(max_cycles));
@@ -334,8 +335,8 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
             let now = self.sys.now();
             // Loads retire on an arrival (the next one's cycle moves), every
             // [`RETIRE_EVERY`]th: closing a load later changes nothing of its figures (a
-            // retired load has nothing pending and no request can join it), and checking
-            // on every arrival and completion was 2 % of a run.
+            // retired load has nothing pending and no request can join it), and the check
+            // then runs once per that many arrivals, not on every arrival and completion.
             let mut moved = false;
             while self.next_cycle <= now {
                 let Some(r) = self.next else {
@@ -354,7 +355,10 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
                 self.offered += 1;
                 moved |= self.offered.is_multiple_of(RETIRE_EVERY);
             }
-            self.sys.cycle(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
+            self.sys.cycle()?;
+            if let Some((_, f)) = hook.as_mut() {
+                self.sys.probe(&mut **f)?;
+            }
             for c in self.sys.take_completions() {
                 self.stats.complete(&c, &c.req);
                 each(&c, &c.req);

@@ -259,22 +259,43 @@ fn drive<S: Iterator<Item = Request>>(
         return Err(no_requests(kind).into());
     }
     if let Some(path) = &trace {
-        let mut text = String::from("# cycle,channel,bank,command,row,col\n");
-        for c in sys.system().commands() {
-            text.push_str(&c.to_line());
-            text.push('\n');
-        }
-        crate::run::write_file(path, text.as_bytes()).map_err(|e| {
-            BadInput(format!(
-                "cannot write command trace {}: {e}",
-                path.display()
-            ))
-        })?;
+        write_trace(path, sys.system().commands())?;
     }
-    let summary = sys.summary();
-    if r.json {
+    write_summary(spec, r.json, kind, &sys.summary(), seconds, out)
+}
+
+/// Write a command trace to `path`.
+fn write_trace(
+    path: &std::path::Path,
+    commands: &[super::command::TraceCmd],
+) -> Result<(), GoldenError> {
+    let mut text = String::from("# cycle,channel,bank,command,row,col\n");
+    for c in commands {
+        text.push_str(&c.to_line());
+        text.push('\n');
+    }
+    crate::run::write_file(path, text.as_bytes()).map_err(|e| {
+        BadInput(format!(
+            "cannot write command trace {}: {e}",
+            path.display()
+        ))
+    })?;
+    Ok(())
+}
+
+/// The run's summary: JSON (with the configuration, the stimulus and the wall-clock time), or
+/// comment lines after the request lines.
+fn write_summary(
+    spec: &Spec,
+    json: bool,
+    kind: &McStimulus,
+    summary: &super::system::McSummary,
+    seconds: f64,
+    out: &mut dyn Write,
+) -> Result<(), GoldenError> {
+    if json {
         let mut v =
-            serde_json::to_value(&summary).map_err(|e| GoldenError::Failed(e.to_string()))?;
+            serde_json::to_value(summary).map_err(|e| GoldenError::Failed(e.to_string()))?;
         v["config"] = serde_json::json!(spec.name);
         v["stimulus"] = serde_json::json!(kind.to_string());
         v["timing"] = serde_json::json!({
@@ -288,7 +309,7 @@ fn drive<S: Iterator<Item = Request>>(
         )?;
         return Ok(());
     }
-    let s = &summary;
+    let s = summary;
     writeln!(
         out,
         "# scheduler {}  requests {}  warp loads {}  cycles {}",

@@ -5,6 +5,7 @@ use super::*;
 use crate::mc::checker;
 use crate::mc::open_loop::OpenLoop;
 use crate::mc::stimulus::{self, LoadClass};
+use crate::mc::timing::ChannelTiming;
 use proptest::prelude::*;
 use spec::ConfigRequest;
 
@@ -22,23 +23,33 @@ fn read_at(cycle: u64, addr: u64) -> stimulus::Request {
     }
 }
 
+/// Every registered scheduler (test-only ones too): the tests that take `SCHEDULERS` run each.
+const SCHEDULERS: &[&str] = crate::mc::sched::NAMES;
+
+/// `preset` with `extra` and, if `scheduler` is one of the spec's, `mc.scheduler` (a test-only
+/// scheduler is not: [`run`] builds its system with it).
 fn spec(preset: &str, scheduler: &str, extra: &[&str]) -> Spec {
-    let mut req = ConfigRequest::preset(preset).with(&format!("mc.scheduler={scheduler}"));
+    let mut req = ConfigRequest::preset(preset);
+    if spec::Scheduler::NAMES.contains(&scheduler) {
+        req = req.with(&format!("mc.scheduler={scheduler}"));
+    }
     for kv in extra {
         req = req.with(kv);
     }
     req.resolve().unwrap()
 }
 
-/// Completions, command trace and summary of one run.
+/// Completions, command trace and summary of one run under the registered scheduler `sched`.
 fn run(
     spec: &Spec,
+    sched: &str,
     reqs: Vec<Request>,
     skip: bool,
     watch: Option<usize>,
 ) -> (Vec<u64>, Vec<TraceCmd>, u64) {
     let mut done = vec![u64::MAX; reqs.len()];
     let mut sys = OpenLoop::new(spec, reqs.into_iter(), None);
+    *sys.system_mut() = MemSystem::with_scheduler(spec, sched).expect("registered");
     sys.system_mut().record_commands();
     sys.system_mut().set_skip_quiet(skip);
     let mut steps = 0u64;
@@ -52,13 +63,11 @@ fn run(
         None => sys.run(2_000_000, None, &mut each).unwrap(),
     }
     assert!(sys.finished(), "run did not finish");
-    if watch.is_some() && matches!(spec.mc.scheduler, Scheduler::Warped | Scheduler::Divfirst) {
+    if watch.is_some() && sys.system().runs_blocks() {
         assert_eq!(steps, sys.now(), "the watched group is seen every cycle");
     }
     (done, sys.system().commands().to_vec(), sys.now())
 }
-
-const SCHEDULERS: [&str; 4] = ["fcfs", "frfcfs", "warped", "divfirst"];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
@@ -98,15 +107,27 @@ proptest! {
         if demand_first {
             mark_prefetches(&mut reqs, seed);
         }
-        let full = run(&s, reqs.clone(), false, None);
-        let skipped = run(&s, reqs.clone(), true, None);
+        let full = run(&s, sched, reqs.clone(), false, None);
+        let skipped = run(&s, sched, reqs.clone(), true, None);
         prop_assert_eq!(&full.0, &skipped.0, "completions differ");
         prop_assert_eq!(&full.1, &skipped.1, "command traces differ");
         prop_assert_eq!(full.2, skipped.2);
         let groups = s.dram.channels / s.wmc.controllers_per_wet;
-        let watched = run(&s, reqs, true, Some((seed % u64::from(groups)) as usize));
+        let watched = run(&s, sched, reqs, true, Some((seed % u64::from(groups)) as usize));
         prop_assert_eq!(&full.0, &watched.0, "completions differ with a watched group");
         prop_assert_eq!(&full.1, &watched.1, "command traces differ with a watched group");
+    }
+}
+
+/// Every scheduler the spec names is registered ([`MemSystem::new`] finds it).
+#[test]
+fn every_spec_scheduler_is_registered() {
+    for s in spec::Scheduler::ALL {
+        assert!(
+            SCHEDULERS.contains(&s.name()),
+            "{} is not registered",
+            s.name()
+        );
     }
 }
 
@@ -114,10 +135,10 @@ proptest! {
 #[test]
 fn every_scheduler_passes_the_independent_checker() {
     for preset in ["fermi-gtx480", "turing-rtx2060s"] {
-        for sched in SCHEDULERS {
+        for &sched in SCHEDULERS {
             let s = spec(preset, sched, &[]);
             let reqs = stimulus::stress(&s, 3000, 7);
-            let (_, trace, _) = run(&s, reqs, true, None);
+            let (_, trace, _) = run(&s, sched, reqs, true, None);
             let timing = ChannelTiming::of(&s.dram);
             let refs = trace.iter().filter(|c| c.kind == CmdKind::Ref).count();
             assert!(
@@ -175,18 +196,18 @@ fn a_lost_request_stops_the_run_as_stalled() {
             None,
         );
         let mut done = [u64::MAX; 2];
-        while sys.system().ctrls.iter().all(|c| c.pending() == 0) {
+        while sys.system().ctl.ctrls.iter().all(|c| c.pending() == 0) {
             sys.run(sys.now() + 1, None, &mut |c, _| {
                 done[c.tag as usize] = c.done
             })
             .unwrap();
         }
-        for c in &mut sys.system_mut().ctrls {
+        for c in &mut sys.system_mut().ctl.ctrls {
             c.queue[0].clear();
             c.queue[1].clear();
             c.keys.clear();
         }
-        let window = sys.system().stall_window;
+        let window = sys.system().ctl.stall_window;
         match sys.run(u64::MAX, None, &mut |c, _| done[c.tag as usize] = c.done) {
             Err(McError::Stalled {
                 pending,
@@ -223,11 +244,11 @@ fn a_full_wait_list_refuses_and_a_refused_request_is_taken_later() {
     assert_eq!(sys.offer(r(0x1000), 0).unwrap(), Offer::Accepted);
     assert_eq!(sys.offer(r(0x1000), 1).unwrap(), Offer::Refused);
     assert_eq!(sys.outstanding(), 1);
-    sys.cycle(None).unwrap();
+    sys.cycle().unwrap();
     assert_eq!(sys.offer(r(0x1000), 1).unwrap(), Offer::Accepted);
     let mut done = Vec::new();
     for _ in 0..10_000 {
-        sys.cycle(None).unwrap();
+        sys.cycle().unwrap();
         done.extend(sys.take_completions().map(|c| c.tag));
     }
     assert_eq!(done, [0, 1]);
@@ -275,7 +296,7 @@ fn completion_order(s: &Spec, reqs: Vec<Request>, wrong: bool) -> Vec<u64> {
         while let Some((i, r)) = next.next_if(|(_, r)| r.cycle <= sys.now()) {
             assert_eq!(sys.offer(r, i as u64).unwrap(), Offer::Accepted);
         }
-        sys.cycle(None).unwrap();
+        sys.cycle().unwrap();
         order.extend(sys.take_completions().map(|c| c.tag));
         if next.peek().is_none() && sys.outstanding() == 0 {
             break;

@@ -15,9 +15,11 @@
 //! command to issue. At the edge the tables update. Semantics and every decision the paper leaves
 //! open are in docs/decisions/memory.md.
 
-use crate::block::{mask, Codec, CodecError, CycleModel, Frame, IllegalInput, PortNames};
-use spec::{PortSpec, WarpedMcSpec};
+use crate::block::{mask, CycleModel, IllegalInput};
+use spec::WarpedMcSpec;
 
+pub use super::warped_codec::{WmcBlock, WmcCodec};
+pub use super::wet::Wet;
 pub use spec::{BankCmd, Class};
 
 /// A request entering a controller's queue (its warp, as the warp alias table sees it).
@@ -82,6 +84,23 @@ pub struct WmcOut {
     pub ctrl: Vec<CtrlOut>,
 }
 
+/// The warp alias table of `spec`'s blocks: a request's global warp id, its SM and warp
+/// concatenated, XOR its PC folded into `pc_hash_bits` low bits.
+pub fn gwid(spec: &WarpedMcSpec, sm: u32, warp: u32, pc: u64) -> u32 {
+    let base = (sm << spec.warp_bits) | warp;
+    if spec.pc_hash_bits == 0 {
+        return base;
+    }
+    let k = spec.pc_hash_bits;
+    let mut pc = pc & mask(spec.pc_bits);
+    let mut fold = 0u64;
+    while pc != 0 {
+        fold ^= pc & mask(k);
+        pc >>= k;
+    }
+    base ^ fold as u32
+}
+
 /// The Warped-MC tables of one WET group.
 #[derive(Debug, Clone)]
 pub struct WarpedMc {
@@ -118,105 +137,6 @@ enum PtHeld {
     /// The H hits of the next step's candidates under the WET before its last update (the
     /// old values are in [`Wet`]'s `prev`).
     BeforeLastUpdate,
-}
-
-/// A warp entry table: pending requests per global warp id, saturating at both ends. A cycle's
-/// changes are first staged ([`Wet::stage`]: decisions of that cycle still read the old
-/// values, the table updates read the staged ones) and then committed ([`Wet::commit`]).
-///
-/// Every block of a WET scope holds a copy, as the RTL does; the copies take the same events
-/// and so hold the same values. The memory system therefore keeps one per scope and passes it
-/// to the blocks ([`WarpedMc::step_shared`], [`WarpedMc::absorb_shared`]); a co-simulated
-/// block keeps its own.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Wet {
-    v: Vec<u32>,
-    max: i64,
-    /// The staged changes: (warp id, value after this cycle).
-    next: Vec<(u32, i64)>,
-    /// The changes of the last commit: (warp id, value before it).
-    prev: Vec<(u32, u32)>,
-}
-
-impl Wet {
-    pub fn new(spec: &WarpedMcSpec) -> Wet {
-        Wet {
-            v: vec![0; spec.wet_entries as usize],
-            max: i64::from(spec.pending_max),
-            next: Vec::new(),
-            prev: Vec::new(),
-        }
-    }
-
-    /// Pending requests of a global warp id (the committed value).
-    #[inline]
-    pub fn get(&self, gwid: u32) -> u32 {
-        self.v[gwid as usize]
-    }
-
-    /// Stage one cycle's changes: `sum` is the change per warp id (enqueues minus services of
-    /// the scope, summed per warp id, each id once); the values saturate at both ends.
-    pub fn stage(&mut self, sum: &[(u32, i64)]) {
-        self.next.clear();
-        let (v, max) = (&self.v, self.max);
-        self.next.extend(
-            sum.iter()
-                .map(|&(g, d)| (g, (i64::from(v[g as usize]) + d).clamp(0, max))),
-        );
-    }
-
-    /// The committed values, by global warp id.
-    pub fn values(&self) -> &[u32] {
-        &self.v
-    }
-
-    /// Add one event's change `d` of warp id `gwid` to a cycle's change per warp id (each id
-    /// once), as [`Wet::stage`] takes it.
-    pub fn add(sum: &mut Vec<(u32, i64)>, gwid: u32, d: i64) {
-        match sum.iter_mut().find(|(h, _)| *h == gwid) {
-            Some(x) => x.1 += d,
-            None => sum.push((gwid, d)),
-        }
-    }
-
-    /// Whether the staged cycle changes nothing.
-    pub fn quiet(&self) -> bool {
-        self.next.is_empty()
-    }
-
-    /// Whether the staged cycle leaves some warp id with exactly one pending request (only
-    /// then can a service raise a row score).
-    #[inline]
-    pub fn leaves_one(&self) -> bool {
-        self.next.iter().any(|d| d.1 == 1)
-    }
-
-    /// The staged value of a warp id, if this cycle changes it.
-    #[inline]
-    pub fn staged(&self, gwid: u32) -> Option<i64> {
-        self.next.iter().find(|(h, _)| *h == gwid).map(|d| d.1)
-    }
-
-    /// A warp id's value before the last commit.
-    #[inline]
-    fn before(&self, gwid: u32) -> u32 {
-        self.prev
-            .iter()
-            .find(|(g, _)| *g == gwid)
-            .map_or(self.v[gwid as usize], |p| p.1)
-    }
-
-    /// Apply the staged changes.
-    pub fn commit(&mut self) {
-        self.prev.clear();
-        let v = &mut self.v;
-        self.prev
-            .extend(self.next.iter().map(|&(g, _)| (g, v[g as usize])));
-        for &(g, n) in &self.next {
-            v[g as usize] = n as u32;
-        }
-        self.next.clear();
-    }
 }
 
 /// What one of a block's own controllers did in a cycle in which the block was not evaluated
@@ -270,22 +190,14 @@ impl WarpedMc {
         &self.spec
     }
 
-    /// The warp alias table: SM and warp concatenated, XOR the PC folded into `pc_hash_bits`
-    /// low bits.
+    /// The warp alias table ([`gwid`]).
     pub fn gwid(&self, sm: u32, warp: u32, pc: u64) -> u32 {
-        let s = &self.spec;
-        let base = (sm << s.warp_bits) | warp;
-        if s.pc_hash_bits == 0 {
-            return base;
-        }
-        let k = s.pc_hash_bits;
-        let mut pc = pc & mask(s.pc_bits);
-        let mut fold = 0u64;
-        while pc != 0 {
-            fold ^= pc & mask(k);
-            pc >>= k;
-        }
-        base ^ fold as u32
+        gwid(&self.spec, sm, warp, pc)
+    }
+
+    /// The outputs of its last step.
+    pub fn output(&self) -> &WmcOut {
+        &self.out
     }
 
     /// The block's own warp entry table.
@@ -323,32 +235,30 @@ impl WarpedMc {
         co: &mut CtrlOut,
         wet: &Wet,
     ) {
+        let (hits, misses) = self.classify::<FULL, WIDE>(ci, inp, co, wet);
+        // A bank with a hit waits for its CAS; one with misses only for its PRE (open) or ACT.
+        let row_ready = (inp.bank_open & inp.pre_ready) | (!inp.bank_open & inp.act_ready);
+        let ready = (hits & inp.cas_ready) | (misses & !hits & row_ready);
+        co.sel = self.select::<FULL, WIDE>(ci, inp, hits, ready);
+    }
+
+    /// Each candidate of controller `ci` classified (H, M, L; `co.class` with `FULL`), and per
+    /// bank its best hit and best-scoring miss (`scratch.hit`, `scratch.miss`; `co.open` with
+    /// `FULL`), this step's priority table (`scratch.pt_next`, and `scratch.pt_before` when
+    /// the table is held as it was before the last WET update). Returns the banks with a hit
+    /// and the banks with a miss.
+    #[inline(always)]
+    fn classify<const FULL: bool, const WIDE: bool>(
+        &mut self,
+        ci: usize,
+        inp: &CtrlIn,
+        co: &mut CtrlOut,
+        wet: &Wet,
+    ) -> (u64, u64) {
         let banks = self.spec.banks as usize;
         let slots = self.spec.pt_slots;
         let words = if WIDE { self.pt_words } else { 1 };
         let tracked = self.spec.rows_tracked;
-        // Column slot (its word in a bank's row of the table, and its bit) and tracked row of a
-        // candidate (a mask where the sizes allow).
-        let slot_bit = |slot: u32| {
-            let s = if slots.is_power_of_two() {
-                slot & (slots - 1)
-            } else {
-                slot % slots
-            } as usize;
-            if WIDE {
-                (s / 64, 1u64 << (s % 64))
-            } else {
-                // s < pt_slots <= 64.
-                (0, 1u64 << s)
-            }
-        };
-        let row_idx = |row: u32| {
-            (if tracked.is_power_of_two() {
-                row & (tracked - 1)
-            } else {
-                row % tracked
-            }) as usize
-        };
         let Scratch {
             hit,
             miss,
@@ -377,17 +287,6 @@ impl WarpedMc {
         }
         let last = self.last[ci];
         let rs = &self.rs[ci * banks * tracked as usize..(ci + 1) * banks * tracked as usize];
-        // A bank's best miss so far `miss[b]` (valid where `misses` has the bank's bit) against
-        // candidate `k`: the higher score wins, the older (first seen) on ties.
-        let consider_miss = |miss: &mut [(u32, u32, u32)], misses: &mut u64, k: usize, c: &Cand| {
-            let b = c.bank as usize;
-            let bit = 1u64 << b;
-            let score = rs[b * tracked as usize + row_idx(c.row)];
-            if *misses & bit == 0 || score > miss[b].0 {
-                miss[b] = (score, k as u32, c.row);
-                *misses |= bit;
-            }
-        };
         // Per bank: the first H hit, else the first M hit; the best-scoring miss (oldest on
         // ties; with `FULL` only).
         let mut missing = 0u64;
@@ -405,7 +304,7 @@ impl WarpedMc {
                     missing |= u64::from(!c.hit) << c.bank;
                 } else if !c.hit {
                     co.class[64 * k0 + i] = Class::L;
-                    consider_miss(miss, &mut misses, 64 * k0 + i, c);
+                    consider_miss(miss, &mut misses, rs, tracked, 64 * k0 + i, c);
                 }
             }
             while hm != 0 {
@@ -426,7 +325,7 @@ impl WarpedMc {
                 if FULL {
                     co.class[k] = cl;
                 }
-                let (w, sb) = slot_bit(c.slot);
+                let (w, sb) = slot_bit::<WIDE>(c.slot, slots);
                 if cl == Class::H {
                     pt_next[b * words + w] |= sb;
                 }
@@ -439,25 +338,45 @@ impl WarpedMc {
                 }
             }
         }
-        if FULL {
-            // The row to open per bank with misses.
-            let mut m = misses;
-            while m != 0 {
-                let b = m.trailing_zeros() as usize;
-                m &= m - 1;
-                co.open[b] = Some((miss[b].2, miss[b].1));
-            }
-        } else {
-            misses = missing;
+        if !FULL {
+            return (hits, missing);
         }
-        // A bank with a hit waits for its CAS; one with misses only for its PRE (open) or ACT.
-        let row_ready = (inp.bank_open & inp.pre_ready) | (!inp.bank_open & inp.act_ready);
-        let ready = (hits & inp.cas_ready) | (misses & !hits & row_ready);
-        // Two-level round robin from the pointer: ready banks whose priority-table entry is
-        // non-zero first. After `absorb`, the table may be what these very candidates imply.
+        // The row to open per bank with misses.
+        let mut m = misses;
+        while m != 0 {
+            let b = m.trailing_zeros() as usize;
+            m &= m - 1;
+            co.open[b] = Some((miss[b].2, miss[b].1));
+        }
+        (hits, misses)
+    }
+
+    /// The command of controller `ci` among the `ready` banks (`hits`: those with a hit):
+    /// two-level round robin from the pointer, ready banks whose priority-table entry is
+    /// non-zero first; a bank's best hit's CAS, else its PRE (open) or the ACT of its
+    /// best-scoring miss's row. After `absorb`, the table may be what these very candidates
+    /// imply.
+    #[inline(always)]
+    fn select<const FULL: bool, const WIDE: bool>(
+        &mut self,
+        ci: usize,
+        inp: &CtrlIn,
+        hits: u64,
+        ready: u64,
+    ) -> Option<(u32, BankCmd, u32, u32)> {
+        let banks = self.spec.banks as usize;
+        let words = if WIDE { self.pt_words } else { 1 };
+        let tracked = self.spec.rows_tracked;
+        let Scratch {
+            hit,
+            miss,
+            pt_next,
+            pt_before,
+            ..
+        } = &mut self.scratch;
         let pt: &[u64] = match self.pt_held {
             PtHeld::Stored => &self.pt[ci * banks * words..(ci + 1) * banks * words],
-            PtHeld::Current => pt_next,
+            PtHeld::Current => &pt_next[ci * banks * words..(ci + 1) * banks * words],
             PtHeld::BeforeLastUpdate => pt_before,
         };
         let mut high = 0u64;
@@ -478,24 +397,24 @@ impl WarpedMc {
             let from = m & (u64::MAX << start);
             (m != 0).then(|| if from != 0 { from } else { m }.trailing_zeros() as usize)
         };
-        co.sel = first(high).or_else(|| first(ready)).map(|b| {
-            if hits >> b & 1 != 0 {
-                (b as u32, BankCmd::Cas, hit[b].1, 0)
-            } else if inp.bank_open >> b & 1 != 0 {
-                (b as u32, BankCmd::Pre, 0, 0)
-            } else {
-                if !FULL {
-                    // The selected bank's best miss, by the same rule.
-                    let mut found = 0u64;
-                    for (k, c) in inp.cands.iter().enumerate() {
-                        if let Some(c) = c.filter(|c| !c.hit && c.bank as usize == b) {
-                            consider_miss(miss, &mut found, k, &c);
-                        }
-                    }
+        let b = first(high).or_else(|| first(ready))?;
+        if hits >> b & 1 != 0 {
+            return Some((b as u32, BankCmd::Cas, hit[b].1, 0));
+        }
+        if inp.bank_open >> b & 1 != 0 {
+            return Some((b as u32, BankCmd::Pre, 0, 0));
+        }
+        if !FULL {
+            // The selected bank's best miss, by the same rule.
+            let rs = &self.rs[ci * banks * tracked as usize..(ci + 1) * banks * tracked as usize];
+            let mut found = 0u64;
+            for (k, c) in inp.cands.iter().enumerate() {
+                if let Some(c) = c.filter(|c| !c.hit && c.bank as usize == b) {
+                    consider_miss(miss, &mut found, rs, tracked, k, &c);
                 }
-                (b as u32, BankCmd::Act, miss[b].1, miss[b].2)
             }
-        });
+        }
+        Some((b as u32, BankCmd::Act, miss[b].1, miss[b].2))
     }
 
     /// Table updates at the edge, but the WET's (staged in `wet`, committed by the caller).
@@ -794,182 +713,54 @@ impl CycleModel for WarpedMc {
     }
 }
 
+/// A candidate's column slot in the priority table: its word in a bank's row of the table,
+/// and its bit (`WIDE`: more than one word per bank).
+#[inline(always)]
+fn slot_bit<const WIDE: bool>(slot: u32, slots: u32) -> (usize, u64) {
+    let s = if slots.is_power_of_two() {
+        slot & (slots - 1)
+    } else {
+        slot % slots
+    } as usize;
+    if WIDE {
+        (s / 64, 1u64 << (s % 64))
+    } else {
+        // s < pt_slots <= 64.
+        (0, 1u64 << s)
+    }
+}
+
+/// A row's tracked row (its row-score index within its bank; a mask where the size allows).
+#[inline(always)]
+fn row_idx(row: u32, tracked: u32) -> usize {
+    (if tracked.is_power_of_two() {
+        row & (tracked - 1)
+    } else {
+        row % tracked
+    }) as usize
+}
+
+/// A bank's best miss so far `miss[b]` (valid where `misses` has the bank's bit) against
+/// candidate `k`, `c`: the higher row score (`rs`, the controller's, `tracked` rows a bank)
+/// wins, the older (first seen) on ties.
+#[inline(always)]
+fn consider_miss(
+    miss: &mut [(u32, u32, u32)],
+    misses: &mut u64,
+    rs: &[u32],
+    tracked: u32,
+    k: usize,
+    c: &Cand,
+) {
+    let b = c.bank as usize;
+    let bit = 1u64 << b;
+    let score = rs[b * tracked as usize + row_idx(c.row, tracked)];
+    if *misses & bit == 0 || score > miss[b].0 {
+        miss[b] = (score, k as u32, c.row);
+        *misses |= bit;
+    }
+}
+
 #[cfg(test)]
 #[path = "warped_tests.rs"]
 mod warped_tests;
-
-/// The Warped-MC block's codec: its inputs and outputs on the ports of
-/// [`WarpedMcSpec::interface`]. The outputs are combinational (sampled before the edge).
-#[derive(Debug, Clone)]
-pub struct WmcCodec {
-    ports: Vec<PortSpec>,
-    candidates: u32,
-    banks: u32,
-    enq_valid: usize,
-    enq_sm: usize,
-    enq_warp: usize,
-    enq_pc: usize,
-    svc_valid: usize,
-    svc_gwid: usize,
-    act_valid: usize,
-    act_bank: usize,
-    act_row: usize,
-    cand_valid: usize,
-    cand_gwid: usize,
-    cand_bank: usize,
-    cand_row: usize,
-    cand_slot: usize,
-    cand_hit: usize,
-    bank_open: usize,
-    cas_ready: usize,
-    pre_ready: usize,
-    act_ready: usize,
-    cand_class: usize,
-    open_valid: usize,
-    open_row: usize,
-    open_cand: usize,
-    sel_valid: usize,
-    sel_bank: usize,
-    sel_cmd: usize,
-    sel_cand: usize,
-    sel_row: usize,
-}
-
-impl WmcCodec {
-    pub fn new(spec: &WarpedMcSpec) -> Result<WmcCodec, CodecError> {
-        let ports = spec.ports();
-        let mut n = PortNames::new("warped-mc", &ports);
-        let c = WmcCodec {
-            candidates: spec.candidates,
-            banks: spec.banks,
-            enq_valid: n.index("enq_valid_i"),
-            enq_sm: n.index("enq_sm_i"),
-            enq_warp: n.index("enq_warp_i"),
-            enq_pc: n.index("enq_pc_i"),
-            svc_valid: n.index("svc_valid_i"),
-            svc_gwid: n.index("svc_gwid_i"),
-            act_valid: n.index("act_valid_i"),
-            act_bank: n.index("act_bank_i"),
-            act_row: n.index("act_row_i"),
-            cand_valid: n.index("cand_valid_i"),
-            cand_gwid: n.index("cand_gwid_i"),
-            cand_bank: n.index("cand_bank_i"),
-            cand_row: n.index("cand_row_i"),
-            cand_slot: n.index("cand_slot_i"),
-            cand_hit: n.index("cand_hit_i"),
-            bank_open: n.index("bank_open_i"),
-            cas_ready: n.index("cas_ready_i"),
-            pre_ready: n.index("pre_ready_i"),
-            act_ready: n.index("act_ready_i"),
-            cand_class: n.index("cand_class_o"),
-            open_valid: n.index("open_valid_o"),
-            open_row: n.index("open_row_o"),
-            open_cand: n.index("open_cand_o"),
-            sel_valid: n.index("sel_valid_o"),
-            sel_bank: n.index("sel_bank_o"),
-            sel_cmd: n.index("sel_cmd_o"),
-            sel_cand: n.index("sel_cand_o"),
-            sel_row: n.index("sel_row_o"),
-            ports: Vec::new(),
-        };
-        n.finish()?;
-        Ok(WmcCodec { ports, ..c })
-    }
-}
-
-impl Codec for WmcCodec {
-    type In = WmcIn;
-    type Out = WmcOut;
-
-    const COMB_OUTPUTS: bool = true;
-
-    fn ports(&self) -> &[PortSpec] {
-        &self.ports
-    }
-
-    fn encode_in(&self, inp: &WmcIn, f: &mut Frame) {
-        f.clear();
-        let (k, b) = (self.candidates, self.banks);
-        for (c, e) in inp.enq.iter().enumerate() {
-            if let Some(e) = e {
-                let c = c as u32;
-                f.set_elem(self.enq_valid, c, 1);
-                f.set_elem(self.enq_sm, c, e.sm.into());
-                f.set_elem(self.enq_warp, c, e.warp.into());
-                f.set_elem(self.enq_pc, c, e.pc);
-            }
-        }
-        for (c, g) in inp.svc.iter().enumerate() {
-            if let Some(g) = g {
-                f.set_elem(self.svc_valid, c as u32, 1);
-                f.set_elem(self.svc_gwid, c as u32, (*g).into());
-            }
-        }
-        for (c, ci) in inp.ctrl.iter().enumerate() {
-            let c = c as u32;
-            if let Some((bank, row)) = ci.act {
-                f.set_elem(self.act_valid, c, 1);
-                f.set_elem(self.act_bank, c, bank.into());
-                f.set_elem(self.act_row, c, row.into());
-            }
-            for (i, x) in ci.cands.iter().enumerate() {
-                let e = c * k + i as u32;
-                if let Some(x) = x {
-                    f.set_elem(self.cand_valid, e, 1);
-                    f.set_elem(self.cand_gwid, e, x.gwid.into());
-                    f.set_elem(self.cand_bank, e, x.bank.into());
-                    f.set_elem(self.cand_row, e, x.row.into());
-                    f.set_elem(self.cand_slot, e, x.slot.into());
-                    f.set_elem(self.cand_hit, e, x.hit.into());
-                }
-            }
-            for i in 0..b {
-                let e = c * b + i;
-                f.set_elem(self.bank_open, e, ci.bank_open >> i & 1);
-                f.set_elem(self.cas_ready, e, ci.cas_ready >> i & 1);
-                f.set_elem(self.pre_ready, e, ci.pre_ready >> i & 1);
-                f.set_elem(self.act_ready, e, ci.act_ready >> i & 1);
-            }
-        }
-    }
-
-    fn encode_out(&self, o: &WmcOut, f: &mut Frame) {
-        f.clear();
-        let (k, b) = (self.candidates, self.banks);
-        for (c, co) in o.ctrl.iter().enumerate() {
-            let c = c as u32;
-            for (i, cl) in co.class.iter().enumerate() {
-                f.set_elem(self.cand_class, c * k + i as u32, *cl as u64);
-            }
-            for (i, op) in co.open.iter().enumerate() {
-                let e = c * b + i as u32;
-                if let Some((row, cand)) = op {
-                    f.set_elem(self.open_valid, e, 1);
-                    f.set_elem(self.open_row, e, (*row).into());
-                    f.set_elem(self.open_cand, e, (*cand).into());
-                }
-            }
-            if let Some((bank, cmd, cand, row)) = co.sel {
-                f.set_elem(self.sel_valid, c, 1);
-                f.set_elem(self.sel_bank, c, bank.into());
-                f.set_elem(self.sel_cmd, c, cmd as u64);
-                f.set_elem(self.sel_cand, c, cand.into());
-                f.set_elem(self.sel_row, c, row.into());
-            }
-        }
-    }
-}
-
-/// The Warped-MC block: its model and codec.
-pub struct WmcBlock;
-
-impl crate::block::BlockModel for WmcBlock {
-    type Model = WarpedMc;
-    type Codec = WmcCodec;
-    fn model(spec: &spec::Spec) -> WarpedMc {
-        WarpedMc::new(&spec.wmc)
-    }
-    fn codec(spec: &spec::Spec) -> Result<WmcCodec, CodecError> {
-        WmcCodec::new(&spec.wmc)
-    }
-}

@@ -88,8 +88,9 @@ impl LoopShape {
 }
 
 /// Run `reqs` through the memory side of `spec` in a closed loop
-/// shaped by `shape`. `progress` sees the core cycle now and then; with a hook, a Warped-MC
-/// block of the controllers is co-simulated ([`MemSystem::cycle`](crate::mc::system::MemSystem::cycle)).
+/// shaped by `shape`. `progress` sees the core cycle now and then; with a hook `(g, f)`, the
+/// controllers' Warped-MC group `g` is watched and `f` sees each of its cycles
+/// ([`MemSystem::probe`](crate::mc::system::MemSystem::probe)): a co-simulation of the block.
 pub fn run(
     spec: &Spec,
     reqs: &[Request],
@@ -97,73 +98,144 @@ pub fn run(
     progress: Option<&dyn Fn(u64, u64)>,
     mut hook: Option<(usize, &mut Hook<'_>)>,
 ) -> Result<MemorySummary, McError> {
-    let (ports, outstanding, max_cycles) = (shape.ports, shape.outstanding, shape.max_core_cycles);
-    let mut side = MemorySide::new(spec, ports);
-    let ports = side.ports();
-    let outstanding = outstanding.max(1);
-    // Per port, its requests' indices in stimulus order, and how many it has offered.
-    let mut queues: Vec<Vec<u32>> = vec![Vec::new(); ports];
-    for (i, r) in reqs.iter().enumerate() {
-        queues[r.sm as usize % ports].push(i as u32);
-    }
-    let mut next = vec![0usize; ports];
-    let mut in_flight = vec![0usize; ports];
-    // The ports that may offer (a request left and room in flight), as a bit set: a cycle
-    // visits only these, in port order (visiting every port was a tenth of a latency-bound
-    // run).
-    let mut may_offer = BitSet::new(ports);
-    for (port, q) in queues.iter().enumerate() {
-        if !q.is_empty() {
-            may_offer.insert(port);
-        }
-    }
-    // Requests in flight, by tag: (offer cycle, warp load); free tags are reused, so that
-    // what a reply needs is in a table of `ports x outstanding` entries, not per request.
-    let mut flight: Vec<(u64, u32)> = Vec::new();
-    let mut free: Vec<u32> = Vec::new();
-    let (mut all, mut hit, mut dram) = (Hist::default(), Hist::default(), Hist::default());
-    // Per warp load (dense ids): (first offer, last reply); u64::MAX until offered.
-    let mut loads: Vec<(u64, u64)> = Vec::new();
-    let (mut offered, mut completed) = (0u64, 0u64);
-    let mut last_reply = 0u64;
-    while (completed as usize) < reqs.len()
+    let max_cycles = shape.max_core_cycles;
+    let mut side = MemorySide::new(spec, shape.ports);
+    side.dram_mut().watch_group(hook.as_ref().map(|(g, _)| *g));
+    let mut lp = Loop::new(reqs, side.ports(), shape.outstanding.max(1));
+    while (lp.completed as usize) < reqs.len()
         && side.core_cycle() < max_cycles
         && side.dram().now() < shape.max_dram_cycles
     {
-        let mask = side.cycle(hook.as_mut().map(|(g, f)| (*g, &mut **f)))?;
+        let mask = side.cycle()?;
+        if let Some((_, f)) = hook.as_mut() {
+            side.dram_mut().probe(&mut **f)?;
+        }
         if mask & CORE == 0 {
             continue;
         }
         let now = side.core_cycle();
-        let with_replies = if side.replies_landed() > 0 { ports } else { 0 };
-        for (port, in_port) in in_flight.iter_mut().enumerate().take(with_replies) {
-            while let Some((r, by)) = side.pop_reply(port) {
-                let (at, load) = flight[r.tag as usize];
-                free.push(r.tag as u32);
-                let lat = now - at;
-                all.add(lat);
-                match by {
-                    Served::Slice => hit.add(lat),
-                    Served::NextLevel => dram.add(lat),
-                }
-                let l = &mut loads[load as usize];
-                l.1 = l.1.max(now);
-                *in_port -= 1;
-                if next[port] < queues[port].len() {
-                    may_offer.insert(port);
-                }
-                completed += 1;
-                last_reply = now;
+        if side.replies_landed() > 0 {
+            lp.take_replies(&mut side, now);
+        }
+        lp.offer(&mut side, now);
+        // Unit tests check the set against the ports' state.
+        #[cfg(test)]
+        lp.check(now);
+        if now.is_multiple_of(1 << 16) {
+            if let Some(p) = progress {
+                p(now, max_cycles);
             }
         }
-        for k in 0..may_offer.words() {
-            for port in may_offer.word_members(k) {
-                let q = &queues[port];
-                let Some(&i) = q.get(next[port]) else {
+        let pending = lp.offered - lp.completed;
+        if pending > 0 && now - lp.last_reply.max(1) > STALL_CYCLES {
+            return Err(McError::Stalled {
+                pending: pending as usize,
+                since: lp.last_reply,
+                now,
+            });
+        }
+    }
+    Ok(lp.summary(&side))
+}
+
+/// The closed loop's state: per port its requests, how many it offered and has in flight;
+/// the requests in flight; the statistics.
+struct Loop<'r> {
+    reqs: &'r [Request],
+    ports: usize,
+    outstanding: usize,
+    /// Per port, its requests' indices in stimulus order, and how many it has offered.
+    queues: Vec<Vec<u32>>,
+    next: Vec<usize>,
+    in_flight: Vec<usize>,
+    /// The ports that may offer (a request left and room in flight), as a bit set: a cycle
+    /// visits only these, in port order (a latency-bound loop has few such ports a cycle).
+    may_offer: BitSet,
+    /// Requests in flight, by tag: (offer cycle, warp load); free tags are reused, so that
+    /// what a reply needs is in a table of `ports x outstanding` entries, not per request.
+    flight: Vec<(u64, u32)>,
+    free: Vec<u32>,
+    /// Latency of every request, of those the L2 served, of those that waited for the DRAM.
+    all: Hist,
+    hit: Hist,
+    dram: Hist,
+    /// Per warp load (dense ids): (first offer, last reply); u64::MAX until offered.
+    loads: Vec<(u64, u64)>,
+    offered: u64,
+    completed: u64,
+    last_reply: u64,
+}
+
+impl Loop<'_> {
+    fn new(reqs: &[Request], ports: usize, outstanding: usize) -> Loop<'_> {
+        let mut queues: Vec<Vec<u32>> = vec![Vec::new(); ports];
+        for (i, r) in reqs.iter().enumerate() {
+            queues[r.sm as usize % ports].push(i as u32);
+        }
+        let mut may_offer = BitSet::new(ports);
+        for (port, q) in queues.iter().enumerate() {
+            if !q.is_empty() {
+                may_offer.insert(port);
+            }
+        }
+        Loop {
+            reqs,
+            ports,
+            outstanding,
+            queues,
+            next: vec![0; ports],
+            in_flight: vec![0; ports],
+            may_offer,
+            flight: Vec::new(),
+            free: Vec::new(),
+            all: Hist::default(),
+            hit: Hist::default(),
+            dram: Hist::default(),
+            loads: Vec::new(),
+            offered: 0,
+            completed: 0,
+            last_reply: 0,
+        }
+    }
+
+    /// Every reply at the ports, at core cycle `now`.
+    fn take_replies(&mut self, side: &mut MemorySide, now: u64) {
+        for port in 0..self.ports {
+            while let Some((r, by)) = side.pop_reply(port) {
+                let (at, load) = self.flight[r.tag as usize];
+                self.free.push(r.tag as u32);
+                let lat = now - at;
+                self.all.add(lat);
+                match by {
+                    Served::Slice => self.hit.add(lat),
+                    Served::NextLevel => self.dram.add(lat),
+                }
+                let l = &mut self.loads[load as usize];
+                l.1 = l.1.max(now);
+                self.in_flight[port] -= 1;
+                if self.next[port] < self.queues[port].len() {
+                    self.may_offer.insert(port);
+                }
+                self.completed += 1;
+                self.last_reply = now;
+            }
+        }
+    }
+
+    /// Every port that may offers its next request, at core cycle `now`.
+    fn offer(&mut self, side: &mut MemorySide, now: u64) {
+        for k in 0..self.may_offer.words() {
+            for port in self.may_offer.word_members(k) {
+                let q = &self.queues[port];
+                let Some(&i) = q.get(self.next[port]) else {
                     continue;
                 };
-                let r = &reqs[i as usize];
-                let tag = free.last().copied().unwrap_or(flight.len() as u32);
+                let r = &self.reqs[i as usize];
+                let tag = self
+                    .free
+                    .last()
+                    .copied()
+                    .unwrap_or(self.flight.len() as u32);
                 let m = MemRequest {
                     tag: u64::from(tag),
                     addr: r.addr,
@@ -173,85 +245,80 @@ pub fn run(
                     pc: r.pc,
                     prefetch: false,
                 };
-                if side.offer(m) == Offer::Accepted {
-                    next[port] += 1;
-                    in_flight[port] += 1;
-                    if in_flight[port] >= outstanding || next[port] == q.len() {
-                        may_offer.remove(port);
-                    }
-                    offered += 1;
-                    if free.pop().is_some() {
-                        flight[tag as usize] = (now, r.load);
-                    } else {
-                        flight.push((now, r.load));
-                    }
-                    let l = r.load as usize;
-                    if l >= loads.len() {
-                        loads.resize(l + 1, (u64::MAX, 0));
-                    }
-                    loads[l].0 = loads[l].0.min(now);
+                if side.offer(m) != Offer::Accepted {
+                    continue;
                 }
+                self.next[port] += 1;
+                self.in_flight[port] += 1;
+                if self.in_flight[port] >= self.outstanding || self.next[port] == q.len() {
+                    self.may_offer.remove(port);
+                }
+                self.offered += 1;
+                if self.free.pop().is_some() {
+                    self.flight[tag as usize] = (now, r.load);
+                } else {
+                    self.flight.push((now, r.load));
+                }
+                let l = r.load as usize;
+                if l >= self.loads.len() {
+                    self.loads.resize(l + 1, (u64::MAX, 0));
+                }
+                self.loads[l].0 = self.loads[l].0.min(now);
             }
-        }
-        // Unit tests check the set against the ports' state.
-        #[cfg(test)]
-        for (port, q) in queues.iter().enumerate() {
-            let may = next[port] < q.len() && in_flight[port] < outstanding;
-            assert_eq!(may_offer.contains(port), may, "port {port} at {now}");
-        }
-        if now.is_multiple_of(1 << 16) {
-            if let Some(p) = progress {
-                p(now, max_cycles);
-            }
-        }
-        let pending = offered - completed;
-        if pending > 0 && now - last_reply.max(1) > STALL_CYCLES {
-            return Err(McError::Stalled {
-                pending: pending as usize,
-                since: last_reply,
-                now,
-            });
         }
     }
-    let (p, rq, rp) = side.stats();
-    let net = |x: super::icnt::IcntStats| NetSummary {
-        packets: x.packets,
-        flits: x.flits,
-        stall_cycles: x.stalled,
-        refused: x.refused,
-    };
-    Ok(MemorySummary {
-        requests: reqs.len() as u64,
-        completed,
-        ports,
-        outstanding,
-        cycles: side.core_cycle(),
-        l2: p.slices.clone(),
-        queue_full: BTreeMap::from([
-            ("icnt_to_l2", p.icnt_to_l2_full),
-            ("l2_to_dram", p.l2_to_dram_full),
-            ("dram_to_l2", p.dram_to_l2_full),
-            ("l2_to_icnt", p.l2_to_icnt_full),
-            ("dram_refused", p.dram_refused),
-        ]),
-        icnt: IcntSummary {
-            request: net(rq),
-            reply: net(rp),
-        },
-        dram: side.dram().dram_totals(),
-        latency: LatencySummary {
-            all: all.dist(),
-            l2_hit: hit.dist(),
-            dram: dram.dist(),
-        },
-        warp_time: Dist::of(
-            loads
-                .iter()
-                .filter(|&&(a, _)| a != u64::MAX)
-                .map(|&(a, b)| b.saturating_sub(a))
-                .collect(),
-        ),
-    })
+
+    /// The ports that may offer are those with a request left and room in flight.
+    #[cfg(test)]
+    fn check(&self, now: u64) {
+        for (port, q) in self.queues.iter().enumerate() {
+            let may = self.next[port] < q.len() && self.in_flight[port] < self.outstanding;
+            assert_eq!(self.may_offer.contains(port), may, "port {port} at {now}");
+        }
+    }
+
+    /// What the run measured.
+    fn summary(&self, side: &MemorySide) -> MemorySummary {
+        let (p, rq, rp) = side.stats();
+        let net = |x: super::icnt::IcntStats| NetSummary {
+            packets: x.packets,
+            flits: x.flits,
+            stall_cycles: x.stalled,
+            refused: x.refused,
+        };
+        MemorySummary {
+            requests: self.reqs.len() as u64,
+            completed: self.completed,
+            ports: self.ports,
+            outstanding: self.outstanding,
+            cycles: side.core_cycle(),
+            l2: p.slices.clone(),
+            queue_full: BTreeMap::from([
+                ("icnt_to_l2", p.icnt_to_l2_full),
+                ("l2_to_dram", p.l2_to_dram_full),
+                ("dram_to_l2", p.dram_to_l2_full),
+                ("l2_to_icnt", p.l2_to_icnt_full),
+                ("dram_refused", p.dram_refused),
+            ]),
+            icnt: IcntSummary {
+                request: net(rq),
+                reply: net(rp),
+            },
+            dram: side.dram().dram_totals(),
+            latency: LatencySummary {
+                all: self.all.dist(),
+                l2_hit: self.hit.dist(),
+                dram: self.dram.dist(),
+            },
+            warp_time: Dist::of(
+                self.loads
+                    .iter()
+                    .filter(|&&(a, _)| a != u64::MAX)
+                    .map(|&(a, b)| b.saturating_sub(a))
+                    .collect(),
+            ),
+        }
+    }
 }
 
 /// `warpsmith golden --block memory`: the closed-loop run of a stimulus, a summary (text or

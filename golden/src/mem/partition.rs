@@ -41,7 +41,7 @@ use super::slice::{AccessKind, Fetch, Head, Served, Slice, SliceRequest, SliceSt
 use crate::bitset::BitSet;
 use crate::clock::ClockDomains;
 use crate::mc::stimulus::Request;
-use crate::mc::system::{Hook, McError, MemSystem};
+use crate::mc::system::{McError, MemSystem};
 use crate::stream::Offer;
 use spec::Spec;
 use std::collections::VecDeque;
@@ -321,13 +321,13 @@ impl Partitions {
     /// Advance to the next clock edge: the DRAM and L2 domains with an edge then step (in that
     /// order), then the core cycle count moves on if the core has one. Returns the domains that
     /// had an edge ([`CORE`], [`ICNT`], [`L2`], [`DRAM`]) for the caller's interconnect and SMs.
-    /// With a hook `(g, f)`, Warped-MC group `g`'s block steps every DRAM cycle and `f` sees
-    /// its cycles ([`MemSystem::cycle`]): a co-simulation inside the memory side.
-    pub fn cycle(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<u32, McError> {
+    /// A co-simulation inside the memory side watches a Warped-MC group of the controllers
+    /// ([`MemSystem::watch_group`], through [`Partitions::dram_mut`]).
+    pub fn cycle(&mut self) -> Result<u32, McError> {
         let mask = self.clocks.advance();
         let mask = mask_bits(mask);
         if mask & DRAM != 0 {
-            self.dram_cycle(hook)?;
+            self.dram_cycle()?;
         }
         if mask & L2 != 0 {
             let l2i = self.caps[3];
@@ -580,7 +580,7 @@ impl Partitions {
         }
     }
 
-    fn dram_cycle(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<(), McError> {
+    fn dram_cycle(&mut self) -> Result<(), McError> {
         let [_, _, d2l, _] = self.caps;
         let now = self.dram.now();
         // 1. One completed fetch back to its sub-partition (channels visited only when one
@@ -610,7 +610,7 @@ impl Partitions {
             }
         }
         // 2. The controllers.
-        self.dram.cycle(hook)?;
+        self.dram.cycle()?;
         // (Fetches whose every part has completed, their slots freed after the loop.)
         let mut completed = std::mem::take(&mut self.completed);
         for done in self.dram.take_completions() {

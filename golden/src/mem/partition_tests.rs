@@ -29,16 +29,16 @@ fn latency(p: &mut Partitions, r: MemRequest, at: u64) -> (u64, u64) {
 /// request (the fetch entering the DRAM), if it ever does.
 fn stages(p: &mut Partitions, r: MemRequest, at: u64) -> (u64, u64, Option<u64>) {
     while p.core_cycle() < at {
-        p.cycle(None).unwrap();
+        p.cycle().unwrap();
     }
     // Offers happen after a core edge (the SM's phase).
-    while p.cycle(None).unwrap() & CORE == 0 {}
+    while p.cycle().unwrap() & CORE == 0 {}
     assert_eq!(p.offer(r), Offer::Accepted);
     let from = p.core_cycle();
     let s = p.sub_of(r.addr);
     let mut entered = None;
     loop {
-        p.cycle(None).unwrap();
+        p.cycle().unwrap();
         if entered.is_none() && p.dram().outstanding() > 0 {
             entered = Some(p.core_cycle() - from);
         }
@@ -175,15 +175,15 @@ pub(crate) fn documented_side(s: &Spec, c: u128, closed: bool, hit: bool) -> u12
 /// core cycles to the reply, and who served it.
 fn through_side(m: &mut MemorySide, r: MemRequest, at: u64) -> (u64, u64, Served) {
     while m.core_cycle() < at {
-        m.cycle(None).unwrap();
+        m.cycle().unwrap();
     }
     // Offers happen after a core edge (the SM's phase).
-    while m.cycle(None).unwrap() & CORE == 0 {}
+    while m.cycle().unwrap() & CORE == 0 {}
     assert_eq!(m.offer(r), Offer::Accepted);
     let from = m.core_cycle();
     let port = m.port_of(&r);
     loop {
-        m.cycle(None).unwrap();
+        m.cycle().unwrap();
         if let Some((x, by)) = m.pop_reply(port) {
             assert_eq!(x, r);
             return (from, m.core_cycle() - from, by);
@@ -304,7 +304,7 @@ fn closed_loop(s: &Spec, seed: u64, n: u64, take: u32) -> (Vec<Vec<u64>>, Partit
     let mut steps = 0u64;
     let mut refused = 0u64;
     while out.iter().map(Vec::len).sum::<usize>() < n as usize {
-        let mask = p.cycle(None).unwrap();
+        let mask = p.cycle().unwrap();
         steps += 1;
         assert!(steps < 2_000_000, "requests lost: {} inside", p.inside());
         for (sub, replies) in out.iter_mut().enumerate() {

@@ -17,7 +17,7 @@
 use super::icnt::{Arbiter, Crossbar, IcntStats, Packet};
 use super::partition::{MemRequest, PartitionStats, Partitions, ICNT, ICNT_CLOCK};
 use super::slice::Served;
-use crate::mc::system::{Hook, McError, MemSystem};
+use crate::mc::system::{McError, MemSystem};
 use crate::stream::Offer;
 use spec::{IcntArbiter, Spec};
 
@@ -96,10 +96,10 @@ impl MemorySide {
         }
     }
 
-    /// Advance to the next clock edge (see [`Partitions::cycle`], also for the hook); the
-    /// interconnect moves on its edges. Returns the domains that had an edge.
-    pub fn cycle(&mut self, hook: Option<(usize, &mut Hook<'_>)>) -> Result<u32, McError> {
-        let mask = self.parts.cycle(hook)?;
+    /// Advance to the next clock edge (see [`Partitions::cycle`], also for a watched group);
+    /// the interconnect moves on its edges. Returns the domains that had an edge.
+    pub fn cycle(&mut self) -> Result<u32, McError> {
+        let mask = self.parts.cycle()?;
         if mask & ICNT != 0 {
             for k in 0..self.parts.replying_words() {
                 for s in self.parts.replying(k) {
@@ -280,7 +280,7 @@ mod soundness {
         let mut out = Vec::new();
         let (ic, oc) = m.network_caps();
         for _ in 0..5_000_000u64 {
-            let mask = m.cycle(None).unwrap();
+            let mask = m.cycle().unwrap();
             for ((a, b), (c, d)) in m.network_fill() {
                 assert!(
                     a <= ic && b <= oc && c <= ic && d <= oc,

@@ -1,0 +1,188 @@
+//! Cache slice tests: exact unloaded latencies, reads of a sector being filled wait for it,
+//! nothing lost or duplicated under random back-pressure.
+
+use super::*;
+use crate::rng::Rng;
+use proptest::prelude::*;
+
+fn cfg(s: &str) -> CacheString {
+    CacheString::parse(s).unwrap().unwrap()
+}
+
+const L2: &str = "S:64:128:16,L:B:m:L:P,A:192:4,32:0,32";
+
+#[test]
+fn unloaded_hit_and_miss_latencies_are_exact() {
+    let mut s: Slice<u32> = Slice::new(cfg(L2), 120, 8);
+    let mut out = Vec::new();
+    // A read miss at cycle 0: its fetch leaves; the fill arrives at cycle 300.
+    assert_eq!(
+        s.offer(SliceRequest {
+            addr: 0x4000,
+            write: false,
+            payload: 1,
+            kind: AccessKind::of(false)
+        }),
+        Offer::Accepted
+    );
+    s.cycle();
+    assert_eq!(
+        s.pop_fetch(),
+        Some(Fetch {
+            addr: 0x4000,
+            write: false,
+            bytes: 32,
+            origin: Some(1),
+        })
+    );
+    while s.now() < 300 {
+        s.cycle();
+    }
+    s.fill(0x4000);
+    let filled_at = s.now();
+    // The same sector again at cycle 300: a hit, answered 120 cycles after its access.
+    let offered = s.offer(SliceRequest {
+        addr: 0x4010,
+        write: false,
+        payload: 2,
+        kind: AccessKind::of(false),
+    });
+    assert_eq!(offered, Offer::Accepted);
+    let hit_at = s.now();
+    s.cycle();
+    let mut when = Vec::new();
+    while s.now() < 1000 {
+        s.take_answers(&mut out);
+        while when.len() < out.len() {
+            when.push(s.now());
+        }
+        s.cycle();
+    }
+    assert_eq!(out, vec![1, 2]);
+    assert_eq!(when, vec![filled_at + 120, hit_at + 120]);
+    assert_eq!((s.stats().misses, s.stats().hits), (1, 1));
+    let reads = KindStats {
+        accesses: 2,
+        hits: 1,
+        misses: 1,
+        ..KindStats::default()
+    };
+    assert_eq!(
+        s.stats().by_kind.iter().collect::<Vec<_>>(),
+        [(&AccessKind::Read, &reads)]
+    );
+}
+
+#[test]
+fn a_read_of_a_sector_being_filled_waits_for_the_fill() {
+    let mut s: Slice<u32> = Slice::new(cfg(L2), 10, 8);
+    let offered = s.offer(SliceRequest {
+        addr: 0x8000,
+        write: false,
+        payload: 1,
+        kind: AccessKind::of(false),
+    });
+    assert_eq!(offered, Offer::Accepted);
+    let offered = s.offer(SliceRequest {
+        addr: 0x8008,
+        write: false,
+        payload: 2,
+        kind: AccessKind::of(false),
+    });
+    assert_eq!(offered, Offer::Accepted);
+    s.cycle();
+    s.cycle();
+    assert_eq!(s.stats().mshr_merges, 1, "the second read merged");
+    assert_eq!(s.pop_fetch().map(|f| f.addr), Some(0x8000));
+    assert_eq!(s.pop_fetch(), None, "one fetch for both");
+    let mut out = Vec::new();
+    for _ in 0..100 {
+        s.cycle();
+        s.take_answers(&mut out);
+    }
+    assert!(out.is_empty(), "answered before the fill: {out:?}");
+    s.fill(0x8000);
+    for _ in 0..10 {
+        s.cycle();
+        s.take_answers(&mut out);
+    }
+    assert_eq!(out, vec![1, 2]);
+}
+
+proptest! {
+    /// Random traffic from a requester that retries refused offers, against a next level
+    /// that takes fetches when it likes and fills reads after random delays: every accepted
+    /// request is answered exactly once, no queue or MSHR table exceeds its size, and the
+    /// same seed gives the same run.
+    #[test]
+    fn the_slice_loses_and_duplicates_nothing(seed in any::<u64>(), small in any::<bool>()) {
+        let c = if small { "N:4:128:2,L:B:m:F:L,A:2:2,2" } else { L2 };
+        let run = |seed: u64| {
+            let mut rng = Rng::new(seed);
+            let mut s: Slice<u32> = Slice::new(cfg(c), 20, 4);
+            let mut next = 0u32;
+            let mut pending: Option<SliceRequest<u32>> = None;
+            let mut fills: Vec<(u64, u64)> = Vec::new();
+            let mut answers = Vec::new();
+            let mut log = Vec::new();
+            // Traffic for 20,000 cycles, then up to 20,000 more to drain.
+            for cycle in 0..40_000 {
+                if cycle >= 20_000 && pending.is_none() && fills.is_empty() && s.busy() == 0 && s.peek_fetch().is_none() {
+                    break;
+                }
+                if cycle < 20_000 && pending.is_none() && next < 2000 && rng.chance(600) {
+                    let addr = rng.below(64) * 32 + rng.below(4) * 4096;
+                    let write = rng.chance(200);
+                    // Kinds of both levels, as the statistics by kind must add up whatever
+                    // they are.
+                    let kinds = [AccessKind::of(write), AccessKind::LocalRead, AccessKind::Prefetch];
+                    let kind = kinds[next as usize % 3];
+                    pending = Some(SliceRequest { addr, write, payload: next, kind });
+                    next += 1;
+                }
+                if let Some(r) = pending {
+                    if s.offer(r) == Offer::Accepted {
+                        pending = None;
+                    }
+                }
+                if rng.chance(500) {
+                    if let Some(f) = s.pop_fetch() {
+                        if !f.write {
+                            fills.push((s.now() + 10 + rng.below(100), f.addr));
+                        }
+                    }
+                }
+                let now = s.now();
+                fills.retain(|&(at, a)| {
+                    if at <= now {
+                        s.fill(a);
+                        false
+                    } else {
+                        true
+                    }
+                });
+                s.cycle();
+                s.take_answers(&mut answers);
+                assert!(s.input_len() <= s.input_cap());
+                assert!(s.miss_queue_len() <= s.miss_queue_cap());
+                assert!(s.mshr().used() <= cfg(c).mshr_entries as usize);
+                log.push(answers.len());
+            }
+            (next, pending, answers, s.stats().clone(), log)
+        };
+        let (offered, left, mut answers, stats, log) = run(seed);
+        prop_assert_eq!(left, None, "a refused request was never taken");
+        let n = answers.len();
+        answers.sort_unstable();
+        answers.dedup();
+        prop_assert_eq!(answers.len(), n, "an answer came twice");
+        prop_assert_eq!(n as u32, offered, "every request is answered");
+        // The counts by kind add up to the totals.
+        let all = [AccessKind::Read, AccessKind::Write, AccessKind::LocalRead, AccessKind::Prefetch];
+        prop_assert_eq!(stats.kinds_add_up(&all), Ok(()));
+        prop_assert!(stats.kinds_add_up(&all[1..]).is_err() || stats.accesses == 0);
+        let again = run(seed);
+        prop_assert_eq!(&again.3, &stats);
+        prop_assert_eq!(&again.4, &log);
+    }
+}
