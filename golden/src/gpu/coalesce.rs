@@ -34,12 +34,7 @@ pub struct CoalesceRules {
     pub skip_l1: bool,
 }
 
-/// The memory space of an access (what changes its coalescing).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Space {
-    Global,
-    Local,
-}
+pub use crate::workload::opcode::Space;
 
 /// One access to the memory hierarchy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,8 @@
 
 use super::kernel::{KernelBlocks, KernelWarp};
 use super::occupancy::{occupancy, Occupancy};
-use super::sm::{kind_of, Kind, Sm};
+use super::sm::Sm;
+use crate::workload::opcode::{kind_of, Kind};
 use crate::dispatch::{access_ranges, DispatchError, Dispatcher, Rect, UnitHook};
 use crate::mc::stimulus::Request;
 use crate::mc::system::{Dist, DramTotals, Hook, McError};

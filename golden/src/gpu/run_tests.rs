@@ -1059,56 +1059,6 @@ fn each_scheduler_has_its_own_units() {
     );
 }
 
-#[test]
-fn opcodes_take_the_class_of_accel_sims_tables() {
-    use crate::gpu::sm::exec_class;
-    let table: &[(&str, ExecClass)] = &[
-        ("IADD3", ExecClass::Alu),
-        ("IMAD", ExecClass::Alu),
-        ("LOP3", ExecClass::Alu),
-        ("ISETP", ExecClass::Alu),
-        ("MOV", ExecClass::Alu),
-        ("SHFL", ExecClass::Alu),
-        ("F2I", ExecClass::Alu),
-        ("S2R", ExecClass::Alu),
-        ("NOT_AN_OPCODE", ExecClass::Alu),
-        ("FADD", ExecClass::Sp),
-        ("FFMA", ExecClass::Sp),
-        ("FSETP", ExecClass::Sp),
-        ("HFMA2", ExecClass::Sp),
-        ("DADD", ExecClass::Dp),
-        ("DSETP", ExecClass::Dp),
-        ("MUFU", ExecClass::Sfu),
-        ("HMMA", ExecClass::Tensor),
-        ("IMMA", ExecClass::Tensor),
-        ("BRA", ExecClass::Branch),
-        ("BSYNC", ExecClass::Branch),
-        ("WARPSYNC", ExecClass::Branch),
-        ("RET", ExecClass::Branch),
-        ("TEX", ExecClass::Tex),
-        ("TLD4", ExecClass::Tex),
-        ("ULDC", ExecClass::Uniform),
-        ("S2UR", ExecClass::Uniform),
-        ("VOTEU", ExecClass::Uniform),
-    ];
-    for &(op, class) in table {
-        assert_eq!(exec_class(op), class, "{op}");
-    }
-    // Modifiers do not change the class; memory, barrier and exit opcodes are not arithmetic.
-    let h = crate::workload::accelsim::KernelHeader::default();
-    let alu = crate::workload::accelsim::Inst {
-        pc: 0,
-        mask: u32::MAX,
-        op: 0,
-        dest: Some(1),
-        srcs: crate::workload::accelsim::Srcs::from_slice(&[2]),
-        mem_bytes: 0,
-        addrs: crate::workload::accelsim::LaneAddrs::Empty,
-    };
-    assert_eq!(kind_of("MUFU.RSQ", &alu, &h), Kind::Alu(ExecClass::Sfu));
-    assert_eq!(kind_of("BAR.SYNC", &alu, &h), Kind::Barrier);
-}
-
 /// Kernel cycles of one block of `warps` warps on one scheduler of tiny under the two-level
 /// scheduler with `active` active warps: warp 0 runs `first`, the others a chain of `n`
 /// dependent additions each; `extra`: more configuration.

@@ -50,101 +50,14 @@ use crate::mem::side::MemorySide;
 use crate::mem::slice::{AccessKind, Head, Slice, SliceRequest, SliceStats};
 use crate::ot::{GpuTxn, Observe, Query};
 use crate::stream::Offer;
-use crate::workload::accelsim::{Inst, KernelHeader, LaneAddrs, Reg, TraceBlock};
+use crate::workload::accelsim::{Inst, LaneAddrs, Reg, TraceBlock};
+use crate::workload::opcode::Kind;
 use spec::gpu::{ExecClass, ExecTiming, WarpScheduler};
 use spec::Spec;
 use std::collections::VecDeque;
 
 /// The zero register: never waits.
 const RZ: Reg = 255;
-
-/// What an instruction is to the SM.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Arithmetic and control, on an execution unit of this class.
-    Alu(ExecClass),
-    /// Shared memory or constant: a fixed latency, no memory traffic.
-    Shared,
-    /// Through the L1 and the memory side; `l2_only`: atomics and reductions.
-    Global {
-        space: Space,
-        write: bool,
-        l2_only: bool,
-    },
-    Barrier,
-    Exit,
-}
-
-/// The kind of a trace instruction, from its opcode (Accel-Sim's `trace_driven.cc` classes) and,
-/// for generic `LD`/`ST`, the kernel's shared and local windows.
-pub fn kind_of(op: &str, inst: &Inst, h: &KernelHeader) -> Kind {
-    let base = op.split('.').next().unwrap_or(op);
-    match base {
-        "EXIT" => Kind::Exit,
-        "BAR" => Kind::Barrier,
-        _ if !inst.is_memory() => Kind::Alu(exec_class(base)),
-        "LDS" | "STS" | "ATOMS" | "LDSM" | "LDC" => Kind::Shared,
-        "LDL" | "STL" => Kind::Global {
-            space: Space::Local,
-            write: base == "STL",
-            l2_only: false,
-        },
-        "ATOM" | "ATOMG" | "RED" => Kind::Global {
-            space: Space::Global,
-            write: true,
-            l2_only: true,
-        },
-        "LD" | "ST" => {
-            // Generic: shared below the local window's base, local above it (Accel-Sim
-            // treats generic accesses as shared when a base is not given).
-            let a = inst.addrs.first().unwrap_or(0);
-            let no_windows = h.shmem_base == 0 || h.local_base == 0;
-            if no_windows || (a >= h.shmem_base && a < h.local_base) {
-                Kind::Shared
-            } else {
-                Kind::Global {
-                    space: if a >= h.local_base {
-                        Space::Local
-                    } else {
-                        Space::Global
-                    },
-                    write: base == "ST",
-                    l2_only: false,
-                }
-            }
-        }
-        _ => Kind::Global {
-            space: Space::Global,
-            write: base.starts_with("ST"),
-            l2_only: false,
-        },
-    }
-}
-
-/// The execution unit of a (non-memory) SASS opcode, without its modifiers: the classes of
-/// Accel-Sim's trace-driven opcode tables (Volta, Turing and Ampere alike; its tables send the
-/// tensor opcodes to the tensor class or to the specialized unit named TENSOR, both taken as
-/// [`ExecClass::Tensor`], and `KILL` to a specialized unit, taken as control flow). An opcode
-/// none lists, as integer and ALU opcodes, is [`ExecClass::Alu`] (docs/decisions.md).
-pub fn exec_class(base: &str) -> ExecClass {
-    match base {
-        "FADD" | "FADD32I" | "FCHK" | "FFMA32I" | "FFMA" | "FMNMX" | "FMUL" | "FMUL32I"
-        | "FSEL" | "FSET" | "FSETP" | "FSWZADD" | "HADD2" | "HADD2_32I" | "HFMA2" | "HFMA2_32I"
-        | "HMUL2" | "HMUL2_32I" | "HSET2" | "HSETP2" | "HMNMX2" => ExecClass::Sp,
-        "DADD" | "DFMA" | "DMUL" | "DSETP" => ExecClass::Dp,
-        "MUFU" => ExecClass::Sfu,
-        "HMMA" | "BMMA" | "IMMA" | "DMMA" => ExecClass::Tensor,
-        "BMOV" | "BPT" | "BRA" | "BREAK" | "BRX" | "BRXU" | "BSSY" | "BSYNC" | "CALL" | "JMP"
-        | "JMX" | "JMXU" | "KILL" | "NANOSLEEP" | "RET" | "RPCMOV" | "RTT" | "WARPSYNC"
-        | "YIELD" => ExecClass::Branch,
-        "TEX" | "TLD" | "TLD4" | "TMML" | "TXD" | "TXQ" => ExecClass::Tex,
-        "R2UR" | "S2UR" | "UBMSK" | "UBREV" | "UCLEA" | "UFLO" | "UIADD3" | "UIMAD" | "UISETP"
-        | "ULDC" | "ULEA" | "ULOP" | "ULOP3" | "ULOP32I" | "UMOV" | "UP2UR" | "UPLOP3"
-        | "UPOPC" | "UPRMT" | "UPSETP" | "UR2UP" | "USEL" | "USGXT" | "USHF" | "USHL" | "USHR"
-        | "VOTEU" => ExecClass::Uniform,
-        _ => ExecClass::Alu,
-    }
-}
 
 /// A memory instruction whose accesses are not all answered.
 #[derive(Debug, Clone)]
