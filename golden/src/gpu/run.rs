@@ -9,6 +9,7 @@
 use super::kernel::{KernelBlocks, KernelWarp};
 use super::occupancy::{occupancy, Occupancy};
 use super::sm::Sm;
+use crate::stream::Component;
 use crate::workload::opcode::{kind_of, Kind};
 use crate::dispatch::{access_ranges, DispatchError, Dispatcher, Rect, UnitHook};
 use crate::mc::stimulus::Request;
@@ -113,7 +114,7 @@ pub struct KernelSummary {
 }
 
 /// The SMs' L1 counters, summed.
-fn l1_total(sms: &[Sm]) -> SliceStats {
+fn l1_total(sms: &[Sm<'_>]) -> SliceStats {
     let mut t = SliceStats::default();
     for sm in sms {
         t.add(&sm.l1_stats());
@@ -354,11 +355,15 @@ impl Blocks for KernelBlocks {
     }
 }
 
-/// The GPU: its SMs in front of one memory side.
-struct Gpu<'s> {
+/// The GPU: its SMs in front of one memory side; `'p`: the life of a probe on a prefetcher.
+struct Gpu<'s, 'p> {
     spec: &'s Spec,
     side: MemorySide,
-    sms: Vec<Sm>,
+    sms: Vec<Sm<'p>>,
+    /// Idle time is jumped over ([`RunOptions::skips_idle_time`]).
+    skips: bool,
+    /// The SM whose prefetcher a probe watches, and the cycles it is to step ([`PfWatch`]).
+    pf_watch: Option<(usize, u64)>,
     /// A watched run reached its cycle budget.
     stopped: bool,
     /// Added to every global address (a watched run's later launches, see [`Watch`]).
@@ -425,11 +430,12 @@ pub struct UnitWatch<'a, 'h> {
 }
 
 /// A co-simulation's view of one SM's prefetch engine (`prefetch.kind` other than none):
-/// `hook` sees its inputs and outputs every core cycle, and the workload runs again and again
-/// until it has stepped `cycles` cycles.
+/// `probe` sees its inputs and outputs every core cycle (it is installed in the SM,
+/// [`Sm::watch_prefetch`]), and the workload runs again and again until it has stepped
+/// `cycles` cycles.
 pub struct PfWatch<'a, 'h> {
     pub sm: usize,
-    pub hook: &'a mut crate::gpu::prefetch::PfHook<'h>,
+    pub probe: &'a mut crate::gpu::prefetch::PfProbe<'h>,
     pub cycles: u64,
 }
 
@@ -497,10 +503,13 @@ pub fn run_with(
             size: spec.gpu.warp_size,
         });
     }
+    let (skips, once) = (opts.skips_idle_time(), opts.once());
     let mut gpu = Gpu {
         spec,
         side: MemorySide::new(spec, n),
         sms: (0..n as u32).map(|i| Sm::new(spec, i)).collect(),
+        skips,
+        pf_watch: None,
         stopped: false,
         shift: 0,
         unit_cycles: 0,
@@ -511,6 +520,16 @@ pub fn run_with(
     };
     for sm in &mut gpu.sms {
         sm.observe_ot(&spec.ot, spec.gpu.line_bytes);
+    }
+    if let Some(w) = opts.prefetch.take() {
+        let watched = gpu.sms.get_mut(w.sm).is_some_and(|sm| sm.watch_prefetch(w.probe));
+        if !watched {
+            return Err(GpuError::PrefetchHook(format!(
+                "SM {} has no prefetch engine to watch (prefetch.kind = stridepc or mt-hwp)",
+                w.sm
+            )));
+        }
+        gpu.pf_watch = Some((w.sm, w.cycles));
     }
     if opts.log_offers {
         gpu.side.dram_mut().log_offers();
@@ -568,7 +587,7 @@ pub fn run_with(
                 }
             }
             // Once, unless a watch runs the workload until its cycle budget.
-            gpu.stopped |= opts.once();
+            gpu.stopped |= once;
             gpu.shift = (gpu.shift + RELAUNCH_SHIFT) % RELAUNCH_WINDOW;
         }
         Ok(())
@@ -582,8 +601,7 @@ pub fn run_with(
     // Written data still in the memory side drains (its acknowledgements are dropped); a
     // watched run ends at its budget.
     let mut drained = 0u64;
-    let skips = opts.skips_idle_time();
-    while side.inside() > 0 && opts.once() {
+    while side.inside() > 0 && once {
         if let Some(limit) = opts.max_cycles.filter(|&m| side.core_cycle() >= m) {
             return Err(GpuError::CycleLimit {
                 limit,
@@ -646,7 +664,7 @@ pub fn run_with(
     })
 }
 
-impl Gpu<'_> {
+impl Gpu<'_, '_> {
     /// Run one kernel to its end: every block of `k` dispatched (the dispatcher told of every
     /// block that finishes), every SM idle again.
     fn kernel(
@@ -690,12 +708,7 @@ impl Gpu<'_> {
         // SM's room each cycle was 1.5 % of a streaming run's host cache misses).
         let mut full = false;
         let mut peak = 0;
-        // Per SM, the first cycle it has work of its own ([`Sm::next_busy`]): before it, it
-        // runs only when a reply lands at its port or its port opens for its held request
-        // ([`Sm::woken`]). (Cycles in which an SM did nothing were a third of a streaming run's
-        // SM cycles.)
-        let mut wakes = vec![0u64; sms.len()];
-        let skips = opts.skips_idle_time();
+        let skips = self.skips;
         loop {
             let hook = opts.watch.as_mut().map(|w| (w.group, &mut *w.hook));
             let mask = side.cycle(hook)?;
@@ -758,7 +771,6 @@ impl Gpu<'_> {
                         });
                     }
                     blocks += 1;
-                    wakes[p.sm as usize] = 0;
                     peak = peak.max(sms[p.sm as usize].resident() as u32);
                 }
             }
@@ -768,33 +780,28 @@ impl Gpu<'_> {
             if spec.gpu.flush_l1 && d.all_placed() {
                 flush_empty_l1s(sms, now, side);
             }
-            // The earliest of the SMs' wakes after this cycle.
+            // The earliest of the SMs' next work after this cycle. An SM runs only in a cycle
+            // with work of its own, or when something outside it woke it.
             let mut first_wake = u64::MAX;
             for (s, sm) in sms.iter_mut().enumerate() {
-                let watched = opts.prefetch.as_ref().is_some_and(|p| p.sm == s);
-                if now < wakes[s] && !watched && !sm.woken(side) && !opts.step_every_cycle {
-                    first_wake = first_wake.min(wakes[s]);
+                if !opts.step_every_cycle && !sm.due(now, side) {
+                    first_wake = first_wake.min(sm.next_work());
                     continue;
                 }
                 // (An SM issues and takes replies only in its own cycle: progress is seen here,
                 // not by summing every SM's counts each cycle.)
                 let (issued, replies) = (sm.instructions(), sm.replies());
-                match &mut opts.prefetch {
-                    Some(p) if p.sm == s => {
-                        sm.cycle_watched(now, side, Some(&mut *p.hook))
-                            .map_err(GpuError::PrefetchHook)?;
-                        self.pf_cycles += 1;
-                        if self.pf_cycles >= p.cycles {
-                            self.stopped = true;
-                        }
+                sm.cycle(now, side).map_err(GpuError::PrefetchHook)?;
+                if let Some((_, cycles)) = self.pf_watch.filter(|&(w, _)| w == s) {
+                    self.pf_cycles += 1;
+                    if self.pf_cycles >= cycles {
+                        self.stopped = true;
                     }
-                    _ => sm.cycle(now, side),
                 }
                 if sm.instructions() != issued || sm.replies() != replies {
                     last_work = now;
                 }
-                wakes[s] = sm.next_busy(now, side);
-                first_wake = first_wake.min(wakes[s]);
+                first_wake = first_wake.min(sm.next_work());
                 for slot in sm.take_finished() {
                     d.finished(s as u32, slot);
                     full = false;
@@ -803,7 +810,7 @@ impl Gpu<'_> {
                     self.ot_chunk.extend(t);
                 }
             }
-            if self.stopped && opts.prefetch.is_some() {
+            if self.stopped && self.pf_watch.is_some() {
                 break;
             }
             if opts.check_bounds {
@@ -914,7 +921,7 @@ impl Gpu<'_> {
 
 /// Invalidate the L1 of every SM without a block (`gpu.flush_l1`), before their cycle at core
 /// cycle `now`.
-fn flush_empty_l1s(sms: &mut [Sm], now: u64, side: &mut MemorySide) {
+fn flush_empty_l1s(sms: &mut [Sm<'_>], now: u64, side: &mut MemorySide) {
     for sm in sms {
         sm.flush_l1_if_empty(now, side);
     }

@@ -197,39 +197,67 @@ fn random_kernel(dir: &Path, seed: u64, blocks: u32, warps: u32) -> u64 {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
 
-    /// Random kernels on random presets and warp schedulers (every policy; two-level with
-    /// random active sets): the run ends, every instruction of the
-    /// trace issues exactly once, every block leaves, and a second run is identical.
+    /// Random kernels on random presets and warp schedulers (every registered policy;
+    /// two-level with random active sets): [`runs_every_instruction_once`].
     #[test]
     fn random_kernels_run_every_instruction_once(
         seed in 0u64..1 << 32,
         blocks in 1u32..6,
         warps in 1u32..5,
         preset_pick in 0usize..3,
-        policy in 0usize..3,
+        policy in 0usize..crate::gpu::sched::NAMES.len(),
         active in 1u32..5,
     ) {
         let name = spec::PRESETS[preset_pick].name;
         let s = ConfigRequest::preset(name)
-            .with(&format!("gpu.scheduler={}", spec::gpu::WarpScheduler::NAMES[policy]))
             .with(&format!("gpu.active_warps={active}"))
             .resolve()
             .unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let total = random_kernel(dir.path(), seed, blocks, warps);
-        let mut o = RunOptions { check_bounds: true, ..RunOptions::default() };
-        let a = run_with(&s, Workload::Trace(dir.path()), &mut o).unwrap();
-        proptest::prop_assert_eq!(a.instructions, total);
-        proptest::prop_assert_eq!(a.kernels[0].blocks, u64::from(blocks));
-        // Every request to the memory side is answered once.
-        proptest::prop_assert_eq!(a.requests, a.replies);
-        // The caches' counts by kind add up, each level's kinds its own.
-        use crate::mem::slice::AccessKind as K;
-        let l1 = [K::GlobalRead, K::GlobalWrite, K::LocalRead, K::LocalWrite];
-        proptest::prop_assert_eq!(a.l1.kinds_add_up(&l1), Ok(()));
-        proptest::prop_assert_eq!(a.l2.kinds_add_up(&[K::Read, K::Write, K::Prefetch]), Ok(()));
-        let b = run_trace(&s, dir.path(), None).unwrap();
-        proptest::prop_assert_eq!(a, b);
+        let policy = crate::gpu::sched::NAMES[policy];
+        crate::gpu::sched::with_policy(policy, || runs_every_instruction_once(&s, seed, blocks, warps))?;
+    }
+}
+
+/// A random kernel (`seed`, `blocks` of `warps`) on `s`: the run ends, every instruction of
+/// the trace issues exactly once, every block leaves, every request to the memory side is
+/// answered once, the caches' counts by kind add up, and a second run is identical.
+fn runs_every_instruction_once(
+    s: &Spec,
+    seed: u64,
+    blocks: u32,
+    warps: u32,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    let dir = tempfile::tempdir().unwrap();
+    let total = random_kernel(dir.path(), seed, blocks, warps);
+    let mut o = RunOptions {
+        check_bounds: true,
+        ..RunOptions::default()
+    };
+    let a = run_with(s, Workload::Trace(dir.path()), &mut o).unwrap();
+    proptest::prop_assert_eq!(a.instructions, total);
+    proptest::prop_assert_eq!(a.kernels[0].blocks, u64::from(blocks));
+    proptest::prop_assert_eq!(a.requests, a.replies);
+    // Each level's kinds its own.
+    use crate::mem::slice::AccessKind as K;
+    let l1 = [K::GlobalRead, K::GlobalWrite, K::LocalRead, K::LocalWrite];
+    proptest::prop_assert_eq!(a.l1.kinds_add_up(&l1), Ok(()));
+    proptest::prop_assert_eq!(a.l2.kinds_add_up(&[K::Read, K::Write, K::Prefetch]), Ok(()));
+    let b = run_trace(s, dir.path(), None).unwrap();
+    proptest::prop_assert_eq!(a, b);
+    Ok(())
+}
+
+/// Every registered warp scheduler (test-only ones included), on every preset, runs a random
+/// kernel of loads, stores, arithmetic and barriers over several blocks and warps as
+/// [`runs_every_instruction_once`] says.
+#[test]
+fn every_registered_scheduler_runs_every_instruction_once() {
+    for &policy in crate::gpu::sched::NAMES {
+        for p in spec::PRESETS {
+            let s = preset(p.name);
+            crate::gpu::sched::with_policy(policy, || runs_every_instruction_once(&s, 7, 3, 4))
+                .unwrap_or_else(|e| panic!("{policy} on {}: {e}", p.name));
+        }
     }
 }
 
@@ -714,42 +742,49 @@ fn an_sm_is_not_invalidated_between_blocks_of_a_kernel() {
     assert_eq!((r.l1.accesses, r.l1.misses, r.l1.hits), (3, 1, 2));
 }
 
-/// Runs of `kernel` on `preset` with each prefetcher (none, stridepc, mt-hwp) and `sets`.
-fn prefetch_runs(preset: &str, kernel: &str, sets: &[&str]) -> Vec<RunSummary> {
-    prefetch_runs_with(preset, kernel, sets, &mut RunOptions::default())
-}
-
-/// [`prefetch_runs`] with options (bounds are always checked); `opts.offers` is the last run's.
-fn prefetch_runs_with(
+/// A run of `kernel` on `preset` with the prefetcher `name` (`none`, or a registered one) and
+/// `sets`, bounds checked.
+fn prefetch_run(
     preset: &str,
     kernel: &str,
+    name: &'static str,
     sets: &[&str],
     opts: &mut RunOptions,
-) -> Vec<RunSummary> {
+) -> RunSummary {
     let k = crate::dispatch::kernel(kernel).unwrap();
-    ["none", "stridepc", "mt-hwp"]
-        .iter()
-        .map(|kind| {
-            let mut all = vec![format!("prefetch.kind={kind}")];
-            all.extend(sets.iter().map(|s| s.to_string()));
-            let all: Vec<&str> = all.iter().map(String::as_str).collect();
-            let s = ConfigRequest::preset(preset)
-                .resolve()
-                .unwrap()
-                .variant(&all)
-                .unwrap();
-            opts.check_bounds = true;
-            run_with(
-                &s,
-                Workload::Kernel {
-                    kernel: &k,
-                    seed: 1,
-                },
-                opts,
-            )
-            .unwrap()
+    let mut all: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    if spec::PrefetchKind::from_name(name).is_some() {
+        all.insert(0, format!("prefetch.kind={name}"));
+    }
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    let s = ConfigRequest::preset(preset)
+        .resolve()
+        .unwrap()
+        .variant(&all)
+        .unwrap();
+    opts.check_bounds = true;
+    let w = Workload::Kernel {
+        kernel: &k,
+        seed: 1,
+    };
+    crate::gpu::prefetch::with_prefetcher(name, || run_with(&s, w, opts).unwrap())
+}
+
+/// Runs of `kernel` on `preset` with `sets`: without a prefetcher, then with every registered
+/// prefetcher (test-only ones included), by name.
+fn prefetch_runs(preset: &str, kernel: &str, sets: &[&str]) -> Vec<(&'static str, RunSummary)> {
+    std::iter::once("none")
+        .chain(crate::gpu::prefetch::NAMES.iter().copied())
+        .map(|name| {
+            let r = prefetch_run(preset, kernel, name, sets, &mut RunOptions::default());
+            (name, r)
         })
         .collect()
+}
+
+/// The run with prefetcher `name` of [`prefetch_runs`].
+fn run_of<'a>(runs: &'a [(&str, RunSummary)], name: &str) -> &'a RunSummary {
+    &runs.iter().find(|(n, _)| *n == name).unwrap().1
 }
 
 /// Prefetching changes when loads are answered, never what runs: every instruction issues
@@ -763,26 +798,37 @@ fn a_prefetcher_changes_timing_only() {
             &["prefetch.into_l1=true", "prefetch.demand_first=true"],
         ] {
             let runs = prefetch_runs(p, "pfstream", sets);
-            for r in &runs {
-                assert_eq!(r.instructions, runs[0].instructions, "{p}");
-                assert_eq!(r.requests, r.replies, "{p}: every request answered once");
-            }
-            assert!(runs[0].prefetch.is_none());
-            for r in &runs[1..] {
+            let none = run_of(&runs, "none");
+            assert!(none.prefetch.is_none());
+            for (name, r) in &runs {
+                assert_eq!(r.instructions, none.instructions, "{p} {name}");
+                assert_eq!(r.requests, r.replies, "{p} {name}: every request answered once");
+                // A second run is identical.
+                let again = prefetch_run(p, "pfstream", name, sets, &mut RunOptions::default());
+                assert_eq!(r, &again, "{p} {name}");
+                if *name == "none" {
+                    continue;
+                }
                 let f = r.prefetch.as_ref().unwrap();
                 // Every issued prefetch was sent and came back (nothing left in flight).
-                assert!(f.useful + f.late <= f.issued, "{p}: {f:?}");
-                assert!(f.hits + f.late <= f.demand, "{p}: {f:?}");
-                assert_eq!(f.trained + f.train_dropped, 8192, "{p}: one per warp load");
+                assert!(f.useful + f.late <= f.issued, "{p} {name}: {f:?}");
+                assert!(f.hits + f.late <= f.demand, "{p} {name}: {f:?}");
+                assert_eq!(
+                    f.trained + f.train_dropped,
+                    8192,
+                    "{p} {name}: one per warp load"
+                );
             }
         }
     }
 }
 
-/// Both prefetchers of `runs` ([`prefetch_runs`]) prefetch accurately, cover a good part of
-/// the demand and make the kernel faster than without prefetching.
-fn prefetching_helps(runs: &[RunSummary]) {
-    for (kind, r) in ["stridepc", "mt-hwp"].iter().zip(&runs[1..]) {
+/// Both stride prefetchers of `runs` ([`prefetch_runs`]) prefetch accurately, cover a good
+/// part of the demand and make the kernel faster than without prefetching.
+fn prefetching_helps(runs: &[(&str, RunSummary)]) {
+    let none = run_of(runs, "none");
+    for kind in ["stridepc", "mt-hwp"] {
+        let r = run_of(runs, kind);
         let f = r.prefetch.as_ref().unwrap();
         assert!(
             f.accuracy() > 0.8 && f.coverage() > 0.3,
@@ -790,12 +836,7 @@ fn prefetching_helps(runs: &[RunSummary]) {
             f.accuracy(),
             f.coverage()
         );
-        assert!(
-            r.ipc > runs[0].ipc,
-            "{kind}: IPC {} vs {}",
-            r.ipc,
-            runs[0].ipc
-        );
+        assert!(r.ipc > none.ipc, "{kind}: IPC {} vs {}", r.ipc, none.ipc);
     }
 }
 
@@ -806,15 +847,18 @@ fn prefetching_helps(runs: &[RunSummary]) {
 fn stride_prefetching_helps_a_strided_stream() {
     let runs = prefetch_runs("turing-rtx2060s", "pfstream", &["prefetch.throttle=false"]);
     prefetching_helps(&runs);
-    let mt = runs[2].prefetch.as_ref().unwrap();
-    assert!(mt.predictions > runs[1].prefetch.as_ref().unwrap().predictions / 2);
+    let mt = run_of(&runs, "mt-hwp").prefetch.as_ref().unwrap();
+    let pc = run_of(&runs, "stridepc").prefetch.as_ref().unwrap();
+    assert!(mt.predictions > pc.predictions / 2);
     // Wrong distance: 15 strides (7.5 KiB) ahead is mostly past each block's 8 KiB chunk.
-    let wrong = prefetch_runs(
+    let wrong = prefetch_run(
         "turing-rtx2060s",
         "pfstream",
+        "mt-hwp",
         &["prefetch.throttle=false", "prefetch.distance=15"],
+        &mut RunOptions::default(),
     );
-    let f = wrong[2].prefetch.as_ref().unwrap();
+    let f = wrong.prefetch.as_ref().unwrap();
     assert!(f.accuracy() < mt.accuracy(), "{:.3}", f.accuracy());
 }
 
@@ -829,13 +873,15 @@ fn prefetching_into_the_l1_fills_the_l1() {
         &["prefetch.throttle=false", "prefetch.into_l1=true"],
     );
     prefetching_helps(&runs);
-    for (kind, r) in ["stridepc", "mt-hwp"].iter().zip(&runs[1..]) {
+    let none = run_of(&runs, "none");
+    for kind in ["stridepc", "mt-hwp"] {
+        let r = run_of(&runs, kind);
         let f = r.prefetch.as_ref().unwrap();
         assert!(
-            r.l1.hits > runs[0].l1.hits + f.useful / 2,
+            r.l1.hits > none.l1.hits + f.useful / 2,
             "{kind}: L1 hits {} vs {} without prefetching ({} useful)",
             r.l1.hits,
-            runs[0].l1.hits,
+            none.l1.hits,
             f.useful
         );
     }
@@ -850,10 +896,9 @@ fn prefetches_reach_the_dram_marked() {
         log_offers: true,
         ..RunOptions::default()
     };
-    // (The last run's offers: MT-HWP's.)
-    let runs = prefetch_runs_with("tiny", "pfstream", &["prefetch.throttle=false"], &mut o);
+    let r = prefetch_run("tiny", "pfstream", "mt-hwp", &["prefetch.throttle=false"], &mut o);
     let marked = o.offers.iter().filter(|r| r.prefetch).count() as u64;
-    let f = runs[2].prefetch.as_ref().unwrap();
+    let f = r.prefetch.as_ref().unwrap();
     // tiny: 128 B lines over a sector L2, four DRAM-atom requests per 32 B sector at most.
     assert!(
         marked > 0 && marked <= f.issued * 4 * 4,
@@ -864,7 +909,7 @@ fn prefetches_reach_the_dram_marked() {
         log_offers: true,
         ..RunOptions::default()
     };
-    prefetch_runs_with("tiny", "pfstream", &["prefetch.kind=none"], &mut o);
+    prefetch_run("tiny", "pfstream", "none", &[], &mut o);
     assert!(o.offers.iter().all(|r| !r.prefetch));
 }
 
@@ -1029,9 +1074,9 @@ fn each_opcode_class_takes_its_latency_and_initiation_interval() {
 #[test]
 fn the_latency_check_catches_warps_that_ignore_initiation_intervals() {
     let s = preset("turing-rtx2060s");
-    crate::gpu::sm::LAX_INITIATION.with(|l| l.set(true));
+    crate::gpu::sched::LAX_INITIATION.with(|l| l.set(true));
     let lax = extra_instruction_costs("turing-rtx2060s", &s);
-    crate::gpu::sm::LAX_INITIATION.with(|l| l.set(false));
+    crate::gpu::sched::LAX_INITIATION.with(|l| l.set(false));
     let e = lax.expect_err("warps issuing to a busy unit must be caught");
     assert!(e.contains("independent +1"), "{e}");
 }
@@ -1117,9 +1162,9 @@ fn two_level_checks() -> Result<(), String> {
 fn the_two_level_scheduler_keeps_short_waits_and_demotes_long_ones() {
     two_level_checks().unwrap();
     for lax in [1, 2] {
-        crate::gpu::sm::LAX_TWO_LEVEL.with(|l| l.set(lax));
+        crate::gpu::sched::LAX_TWO_LEVEL.with(|l| l.set(lax));
         let r = two_level_checks();
-        crate::gpu::sm::LAX_TWO_LEVEL.with(|l| l.set(0));
+        crate::gpu::sched::LAX_TWO_LEVEL.with(|l| l.set(0));
         assert!(r.is_err(), "variant {lax} must be caught");
     }
 }
