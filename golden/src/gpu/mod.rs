@@ -8,6 +8,7 @@
 pub mod coalesce;
 pub mod kernel;
 pub mod occupancy;
+pub mod predict;
 pub mod prefetch;
 pub mod run;
 pub mod sched;

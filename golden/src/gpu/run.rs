@@ -8,6 +8,7 @@
 
 use super::kernel::{KernelBlocks, KernelWarp};
 use super::occupancy::{occupancy, Occupancy};
+use super::predict::AnyPredictor;
 use super::sm::Sm;
 use crate::stream::Component;
 use crate::workload::opcode::{kind_of, Kind};
@@ -374,8 +375,9 @@ struct Gpu<'s, 'p> {
     pf_cycles: u64,
     /// The locality policy's decision unit: one for the whole run, kernel after kernel.
     unit: Option<crate::dispatch::DispatchUnit>,
-    /// The OT predictor in place, fed the SMs' transactions every cycle.
-    ot: crate::ot::OtRun,
+    /// The address predictor in place (the OT), fed the SMs' transactions every cycle.
+    ot: AnyPredictor,
+    /// The cycle's transactions (a launch, the SMs' queries and observations, in SM order).
     ot_chunk: Vec<crate::ot::GpuTxn>,
 }
 
@@ -515,7 +517,7 @@ pub fn run_with(
         unit_cycles: 0,
         pf_cycles: 0,
         unit: None,
-        ot: crate::ot::OtRun::new(spec),
+        ot: AnyPredictor::of(spec),
         ot_chunk: Vec::new(),
     };
     for sm in &mut gpu.sms {
