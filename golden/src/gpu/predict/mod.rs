@@ -5,10 +5,9 @@
 //! accuracy). A predictor does not act on the GPU: it measures prediction, not prefetching.
 //!
 //! Each is an [`AddressPredictor`] in a file of its own, registered by one line in the
-//! [`predictors!`] list below, which makes [`AnyPredictor`], the enum the GPU holds and
+//! `predictors!` list below, which makes [`AnyPredictor`], the enum the GPU holds and
 //! matches once per call (no `dyn`).
 
-mod ot;
 
 use crate::ot::{GpuTxn, OtFigures};
 use spec::Spec;
@@ -25,9 +24,12 @@ pub trait AddressPredictor: Sized {
     fn figures(&self) -> OtFigures;
 }
 
-/// The registry: `module::Type` of each predictor, one line each.
+/// The registry: `module::Type` of each predictor, one line each (it declares the module
+/// too).
 macro_rules! predictors {
     ($( $(#[$m:meta])* $module:ident::$ty:ident, )*) => {
+        $( $(#[$m])* mod $module; )*
+
         /// A registered address predictor.
         pub enum AnyPredictor {
             $( $(#[$m])* $ty($module::$ty), )*

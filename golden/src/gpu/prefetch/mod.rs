@@ -27,15 +27,13 @@
 //!   with a prefetch in flight) and requests (every request that entered the miss path: sent to
 //!   the memory side, or merged).
 //!
-//! Each prefetcher is registered by one line in the [`prefetchers!`] list below, which makes
+//! Each prefetcher is registered by one line in the `prefetchers!` list below, which makes
 //! [`AnyPrefetcher`], the enum the unit holds and matches once per call (no `dyn` in the
 //! cycle); the SM runs the one `prefetch.kind` names (`none`: no unit).
 
 mod cache;
 mod engine;
-mod mt_hwp;
 mod stats;
-mod stride_pc;
 mod unit;
 
 pub use stats::PrefetchStats;
@@ -115,9 +113,12 @@ pub trait Prefetcher: Sized {
     }
 }
 
-/// The registry: `module::Type` of each prefetcher, one line each.
+/// The registry: `module::Type` of each prefetcher, one line each (it declares the module
+/// too).
 macro_rules! prefetchers {
     ($( $(#[$m:meta])* $module:ident::$ty:ident, )*) => {
+        $( $(#[$m])* mod $module; )*
+
         /// A registered prefetcher.
         pub enum AnyPrefetcher {
             $( $(#[$m])* $ty($module::$ty), )*

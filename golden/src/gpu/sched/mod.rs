@@ -2,15 +2,11 @@
 //!
 //! Each policy is a [`WarpScheduler`] in a file of its own, holding its own state (one
 //! instance per warp scheduler of an SM), and is registered by one line in the
-//! [`schedulers!`] list below, which makes [`Scheduler`], the enum the SM holds and matches
+//! `schedulers!` list below, which makes [`Scheduler`], the enum the SM holds and matches
 //! once per pick (no `dyn` in the cycle). The SM runs the policy `gpu.scheduler` names.
 //!
 //! A policy sees the SM through [`Ready`]: the scheduler's candidate warps (those that may
 //! issue but for time), whether one of them can issue now, and each warp's state.
-
-mod gto;
-mod lrr;
-mod two_level;
 
 use crate::bitset::members128;
 use crate::gpu::sm::warp::{Gates, Warp};
@@ -142,9 +138,11 @@ fn lax_initiation() -> bool {
     false
 }
 
-/// The registry: `module::Type` of each policy, one line each.
+/// The registry: `module::Type` of each policy, one line each (it declares the module too).
 macro_rules! schedulers {
     ($( $(#[$m:meta])* $module:ident::$ty:ident, )*) => {
+        $( $(#[$m])* mod $module; )*
+
         /// One warp scheduler of an SM, of a registered policy.
         #[derive(Debug, Clone)]
         pub enum Scheduler {
