@@ -193,6 +193,7 @@ schedulers! {
     lrr::Lrr,
     gto::Gto,
     two_level::TwoLevel,
+    #[cfg(test)] lowest_first::LowestFirst,
 }
 
 impl Scheduler {
