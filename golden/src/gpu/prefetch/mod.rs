@@ -170,6 +170,7 @@ macro_rules! prefetchers {
 prefetchers! {
     stride_pc::StridePc,
     mt_hwp::MtHwp,
+    #[cfg(test)] next_line::NextLine,
 }
 
 impl AnyPrefetcher {
