@@ -8,7 +8,6 @@
 //! `predictors!` list below, which makes [`AnyPredictor`], the enum the GPU holds and
 //! matches once per call (no `dyn`).
 
-
 use crate::ot::{GpuTxn, OtFigures};
 use spec::Spec;
 

@@ -360,7 +360,10 @@ impl<'s, 'p> Gpu<'s, 'p> {
             sm.observe_ot(&spec.ot, spec.gpu.line_bytes);
         }
         if let Some(w) = opts.prefetch.take() {
-            let watched = gpu.sms.get_mut(w.sm).is_some_and(|sm| sm.watch_prefetch(w.probe));
+            let watched = gpu
+                .sms
+                .get_mut(w.sm)
+                .is_some_and(|sm| sm.watch_prefetch(w.probe));
             if !watched {
                 return Err(GpuError::PrefetchHook(format!(
                     "SM {} has no prefetch engine to watch (prefetch.kind = stridepc or mt-hwp)",

@@ -224,7 +224,10 @@ fn chosen() -> Option<&'static str> {
 /// `gpu.scheduler` says: how the tests run every registered policy, test-only ones included.
 #[cfg(test)]
 pub(crate) fn with_policy<T>(name: &'static str, f: impl FnOnce() -> T) -> T {
-    assert!(NAMES.contains(&name), "{name} is not a registered scheduler");
+    assert!(
+        NAMES.contains(&name),
+        "{name} is not a registered scheduler"
+    );
     /// Puts the choice back however `f` ends (a failing property test's case unwinds).
     struct Restore(Option<&'static str>);
     impl Drop for Restore {

@@ -119,7 +119,14 @@ impl Sm<'_> {
         };
         let mut addrs = std::mem::take(&mut self.ldst.spare);
         let (rules, sector) = (self.rules, self.l1_sector);
-        requests_of(&x.insts[m.idx], rules, sector, m.space, m.l2_only, &mut addrs);
+        requests_of(
+            &x.insts[m.idx],
+            rules,
+            sector,
+            m.space,
+            m.l2_only,
+            &mut addrs,
+        );
         if addrs.is_empty() {
             self.ldst.spare = addrs;
             return;

@@ -287,7 +287,10 @@ impl Warp {
     /// unit): it has a next instruction, is not at a barrier, and no register of that
     /// instruction awaits a load. Only events change this (see [`Gates`]).
     pub fn eligible(&self) -> bool {
-        self.next_kind.is_some() && !self.done && !self.at_barrier && !self.loading.meets(&self.need)
+        self.next_kind.is_some()
+            && !self.done
+            && !self.at_barrier
+            && !self.loading.meets(&self.need)
     }
 
     /// Register `r` awaits a load.

@@ -155,8 +155,8 @@ pub(super) fn hex_value8(v: u64, n: usize) -> u64 {
     ((v << 16) | (v >> 32)) & 0xffff_ffff
 }
 
-/// A hexadecimal number, `0x` optional. (By hand: a trace holds one per active lane of every
-/// memory instruction, and `u64::from_str_radix` was a tenth of a trace run.)
+/// A hexadecimal number, `0x` optional. (By hand rather than `u64::from_str_radix`: a trace
+/// holds one per active lane of every memory instruction.)
 pub(super) fn hex(s: &str) -> Option<u64> {
     let digits = s
         .strip_prefix("0x")
@@ -205,7 +205,10 @@ pub(super) fn dims_within(s: &str, most: [u32; 3]) -> Result<[u32; 3], String> {
 }
 
 /// A decimal number of the field's type (at most `max`); `Err`: its range.
-pub(super) fn decimal<T: std::str::FromStr + std::fmt::Display>(s: &str, max: T) -> Result<T, String> {
+pub(super) fn decimal<T: std::str::FromStr + std::fmt::Display>(
+    s: &str,
+    max: T,
+) -> Result<T, String> {
     s.parse()
         .map_err(|_| format!("a whole number from 0 to {max}"))
 }

@@ -1,8 +1,8 @@
 //! A kernel trace's header: its values, their domains, and how the reader reads them.
 
 use super::fields::{decimal, dims_within, hex};
-use super::rules::BlockRules;
 use super::reader::KernelReader;
+use super::rules::BlockRules;
 use super::TraceError;
 use std::io::BufRead;
 

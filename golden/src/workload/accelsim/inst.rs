@@ -6,8 +6,7 @@ pub type Reg = u8;
 
 /// An instruction's source registers, up to four inline (an Accel-Sim trace line has at most
 /// four; a built-in kernel's first arithmetic instruction after a group of loads reads every
-/// loaded register). A vector per instruction was an allocation for nearly every line of a
-/// trace: 0.6 % of a run's instructions (callgrind, vectoradd).
+/// loaded register), so that nearly no line of a trace allocates.
 pub type Srcs = smallvec::SmallVec<[Reg; 4]>;
 
 /// One warp instruction of a trace.
@@ -29,9 +28,8 @@ pub struct Inst {
 }
 
 /// A memory instruction's lane addresses, in lane order. Most warps' lanes step by one
-/// stride: those are held as base and stride, with no allocation. (A vector per memory
-/// instruction was an allocation and 8 bytes a lane: on matrixmul's trace, a tenth of a run
-/// went to the allocator and to first touches of the 57 MB its resident blocks held.)
+/// stride: those are held as base and stride, with no allocation and no 8 bytes a lane (a
+/// resident block's instructions stay small).
 #[derive(Debug, Clone, Default)]
 pub enum LaneAddrs {
     /// No lanes.

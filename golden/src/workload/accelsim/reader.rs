@@ -179,7 +179,7 @@ impl<R: BufRead> KernelReader<R> {
                     )));
                 }
                 let text = text.trim();
-                // (The memchr crate's search: the standard library's took 1 % of a run.)
+                // (The memchr crate's search, vector instructions over a long line.)
                 if text.starts_with('#') || memchr::memchr(b'=', text.as_bytes()).is_some() {
                     return Err(self.err(format!(
                         "`{text}`: warp {w} has {k} instruction lines, but `insts = {n}`"
@@ -311,8 +311,8 @@ impl<R: BufRead> KernelReader<R> {
 }
 
 /// `BufRead::read_line`, finding the line's end with the `memchr` crate (vector
-/// instructions) rather than the standard library's word-at-a-time search: a trace line is
-/// some 560 bytes, and the search was 2 % of a trace run. Appends the line (with its line
+/// instructions) rather than the standard library's word-at-a-time search, since a trace line
+/// is some 560 bytes. Appends the line (with its line
 /// feed) to `out` and returns its length; invalid UTF-8 is an `InvalidData` error and leaves
 /// `out` as it was.
 pub(super) fn read_line<R: BufRead>(input: &mut R, out: &mut String) -> std::io::Result<usize> {

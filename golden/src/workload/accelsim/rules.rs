@@ -187,7 +187,12 @@ pub(super) struct WarpSections {
 
 impl WarpSections {
     /// Section `w` at line `line`: a warp of the block, not given before in it.
-    pub(super) fn give(&mut self, w: u64, rules: &BlockRules, line: usize) -> Result<usize, String> {
+    pub(super) fn give(
+        &mut self,
+        w: u64,
+        rules: &BlockRules,
+        line: usize,
+    ) -> Result<usize, String> {
         let w = rules.warp(w)?;
         if let Some((_, first)) = self.given.iter().find(|(g, _)| *g == w) {
             return Err(format!(

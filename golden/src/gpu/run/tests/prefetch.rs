@@ -62,7 +62,10 @@ fn a_prefetcher_changes_timing_only() {
             assert!(none.prefetch.is_none());
             for (name, r) in &runs {
                 assert_eq!(r.instructions, none.instructions, "{p} {name}");
-                assert_eq!(r.requests, r.replies, "{p} {name}: every request answered once");
+                assert_eq!(
+                    r.requests, r.replies,
+                    "{p} {name}: every request answered once"
+                );
                 // A second run is identical.
                 let again = prefetch_run(p, "pfstream", name, sets, &mut RunOptions::default());
                 assert_eq!(r, &again, "{p} {name}");
@@ -156,7 +159,13 @@ fn prefetches_reach_the_dram_marked() {
         log_offers: true,
         ..RunOptions::default()
     };
-    let r = prefetch_run("tiny", "pfstream", "mt-hwp", &["prefetch.throttle=false"], &mut o);
+    let r = prefetch_run(
+        "tiny",
+        "pfstream",
+        "mt-hwp",
+        &["prefetch.throttle=false"],
+        &mut o,
+    );
     let marked = o.offers.iter().filter(|r| r.prefetch).count() as u64;
     let f = r.prefetch.as_ref().unwrap();
     // tiny: 128 B lines over a sector L2, four DRAM-atom requests per 32 B sector at most.

@@ -9,8 +9,8 @@ use super::fields::{reg, Fields};
 use super::reader::read_line;
 use super::rules::Rule;
 use super::*;
-use std::io::BufRead;
 use proptest::prelude::*;
+use std::io::BufRead;
 use std::io::Cursor;
 
 /// The reference trace samples (copies of ../shared/reference/accelsim-traces, with their
