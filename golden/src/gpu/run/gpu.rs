@@ -23,9 +23,8 @@ pub(super) struct Gpu<'s, 'p> {
     pub sms: Vec<Sm<'p>>,
     /// Idle time is jumped over ([`RunOptions::skips_idle_time`]).
     pub skips: bool,
-    /// The SM whose prefetcher a probe watches, and the cycles it is to step
-    /// ([`super::PfWatch`]).
-    pub pf_watch: Option<(usize, u64)>,
+    /// The SM whose prefetcher a probe watches ([`super::PfWatch`]).
+    pub pf_watch: Option<PfWatched>,
     /// A watched run reached its cycle budget.
     pub stopped: bool,
     /// Added to every global address (a watched run's later launches, see [`super::Watch`]).
@@ -40,6 +39,13 @@ pub(super) struct Gpu<'s, 'p> {
     pub ot: AnyPredictor,
     /// The cycle's transactions (a launch, the SMs' queries and observations, in SM order).
     pub ot_chunk: Vec<crate::ot::GpuTxn>,
+}
+
+/// The SM whose prefetcher a probe watches, and the cycles its engine is to step.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PfWatched {
+    pub sm: usize,
+    pub cycles: u64,
 }
 
 /// One kernel's run: the dispatcher and what the loop keeps from cycle to cycle.
@@ -308,9 +314,9 @@ impl Gpu<'_, '_> {
             // not by summing every SM's counts each cycle.)
             let (issued, replies) = (sm.instructions(), sm.replies());
             sm.cycle(now, side).map_err(GpuError::PrefetchHook)?;
-            if let Some((_, cycles)) = self.pf_watch.filter(|&(w, _)| w == s) {
+            if let Some(w) = self.pf_watch.filter(|w| w.sm == s) {
                 self.pf_cycles += 1;
-                if self.pf_cycles >= cycles {
+                if self.pf_cycles >= w.cycles {
                     self.stopped = true;
                 }
             }

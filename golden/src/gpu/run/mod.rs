@@ -370,7 +370,10 @@ impl<'s, 'p> Gpu<'s, 'p> {
                     w.sm
                 )));
             }
-            gpu.pf_watch = Some((w.sm, w.cycles));
+            gpu.pf_watch = Some(gpu::PfWatched {
+                sm: w.sm,
+                cycles: w.cycles,
+            });
         }
         if opts.log_offers {
             gpu.side.dram_mut().log_offers();
