@@ -23,6 +23,9 @@ pub(super) struct Gpu<'s, 'p> {
     pub sms: Vec<Sm<'p>>,
     /// Idle time is jumped over ([`RunOptions::skips_idle_time`]).
     pub skips: bool,
+    /// The workload runs once ([`RunOptions::once`]; read before a probe is moved out of the
+    /// options).
+    pub once: bool,
     /// The SM whose prefetcher a probe watches ([`super::PfWatch`]).
     pub pf_watch: Option<PfWatched>,
     /// A watched run reached its cycle budget.

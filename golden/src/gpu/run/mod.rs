@@ -315,8 +315,8 @@ pub fn run_with(
             size: spec.gpu.warp_size,
         });
     }
-    let (skips, once) = (opts.skips_idle_time(), opts.once());
     let mut gpu = Gpu::new(spec, opts)?;
+    let (skips, once) = (gpu.skips, gpu.once);
     let mut kernels = Vec::new();
     let mut copies = 0;
     // The launches; the controllers' requests are kept however they end (a co-simulation
@@ -347,6 +347,7 @@ impl<'s, 'p> Gpu<'s, 'p> {
             side: MemorySide::new(spec, n),
             sms: (0..n as u32).map(|i| Sm::new(spec, i)).collect(),
             skips: opts.skips_idle_time(),
+            once: opts.once(),
             pf_watch: None,
             stopped: false,
             shift: 0,
@@ -392,7 +393,6 @@ fn launch_all(
     copies: &mut u64,
 ) -> Result<(), GpuError> {
     let spec = gpu.spec;
-    let once = opts.once();
     while !gpu.stopped {
         match w {
             Workload::Trace(list) => {
@@ -415,7 +415,7 @@ fn launch_all(
             }
         }
         // Once, unless a watch runs the workload until its cycle budget.
-        gpu.stopped |= once;
+        gpu.stopped |= gpu.once;
         gpu.shift = (gpu.shift + RELAUNCH_SHIFT) % RELAUNCH_WINDOW;
     }
     Ok(())

@@ -181,3 +181,48 @@ fn prefetches_reach_the_dram_marked() {
     prefetch_run("tiny", "pfstream", "none", &[], &mut o);
     assert!(o.offers.iter().all(|r| !r.prefetch));
 }
+
+/// A probe on SM 0's engine sees every cycle the engine steps, the workload launched again and
+/// again until the probe's budget (here three times one run's cycles), and a probe's error
+/// stops the run with it.
+#[test]
+fn a_probe_on_a_prefetch_engine_sees_its_budget_of_cycles_and_can_stop_the_run() {
+    let s = preset("tiny").variant(&["prefetch.kind=mt-hwp"]).unwrap();
+    let k = crate::dispatch::kernel("pfstream").unwrap();
+    let w = Workload::Kernel {
+        kernel: &k,
+        seed: 1,
+    };
+    let once = run_with(&s, w, &mut RunOptions::default()).unwrap();
+    let budget = 3 * once.cycles;
+    let mut seen = 0u64;
+    let mut probe = |_: &crate::prefetch::PfIn, _: &crate::prefetch::PfOut| {
+        seen += 1;
+        Ok(())
+    };
+    let mut o = RunOptions {
+        prefetch: Some(PfWatch {
+            sm: 0,
+            probe: &mut probe,
+            cycles: budget,
+        }),
+        ..RunOptions::default()
+    };
+    run_with(&s, w, &mut o).unwrap();
+    assert_eq!(seen, budget);
+    let mut probe =
+        |_: &crate::prefetch::PfIn, _: &crate::prefetch::PfOut| Err("a mismatch".to_string());
+    let mut o = RunOptions {
+        prefetch: Some(PfWatch {
+            sm: 0,
+            probe: &mut probe,
+            cycles: budget,
+        }),
+        ..RunOptions::default()
+    };
+    let e = run_with(&s, w, &mut o).unwrap_err();
+    assert!(
+        matches!(&e, GpuError::PrefetchHook(m) if m == "a mismatch"),
+        "{e}"
+    );
+}
