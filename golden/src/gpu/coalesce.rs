@@ -34,12 +34,7 @@ pub struct CoalesceRules {
     pub skip_l1: bool,
 }
 
-/// The memory space of an access (what changes its coalescing).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Space {
-    Global,
-    Local,
-}
+pub use crate::workload::opcode::Space;
 
 /// One access to the memory hierarchy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,7 +52,7 @@ pub struct Access {
 }
 
 /// A memory instruction's accesses: held inline up to eight (most instructions touch a few
-/// segments; two vectors allocated per instruction were 1.5 % of a streaming run).
+/// segments, so no allocation per instruction).
 pub type Accesses = SmallVec<[Access; 8]>;
 
 /// The accesses of one warp instruction: `lanes` holds `(lane, address)` for each active lane
@@ -75,8 +70,7 @@ pub fn coalesce(
 
 /// The same accesses as [`coalesce`] with their addresses, sizes and chunks only (`lanes` and
 /// `bytes` 0): what an SM sends on. `lanes` is an iterator here, so an SM need not list its
-/// lanes first (the lane lists and the lane and byte masks were most of coalescing's cost, a
-/// tenth of a streaming run's instructions).
+/// lanes first, and the lane lists and the lane and byte masks it does not need are not built.
 pub fn coalesce_chunks(
     rules: CoalesceRules,
     lanes: impl Iterator<Item = (u32, u64)> + Clone,
@@ -91,8 +85,7 @@ pub fn coalesce_chunks(
 /// `mask`, of the first `n`, at `base + k * stride`. When the stride is 1 to 32 bytes and every
 /// lane is aligned to its size, each lane touches one chunk and a sub-warp every chunk from
 /// its first lane's to its last's: its accesses come from that range alone, not lane by lane
-/// (grouping the lanes of streaming warps was 5 % of a run's instructions). Otherwise by
-/// lanes.
+/// (a streaming warp's lanes are not grouped one by one). Otherwise by lanes.
 #[allow(clippy::too_many_arguments)]
 pub fn coalesce_strided(
     rules: CoalesceRules,
@@ -251,8 +244,7 @@ fn merge(list: &mut SmallVec<[Segment; 8]>, s: Segment) {
 }
 
 /// Bytes `first..first + size` of a 128-byte segment (`first` < 128), as bits; bytes past the
-/// segment are left out. (One shift, not a bit set per byte: the per-byte loop was a third of
-/// coalescing.)
+/// segment are left out. (One shift, not a bit set per byte.)
 fn byte_mask(first: u64, size: u64) -> u128 {
     let n = size.min(128 - first) as u32;
     let ones = u128::MAX.checked_shr(128 - n).unwrap_or(0);

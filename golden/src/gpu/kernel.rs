@@ -11,8 +11,8 @@
 //! accumulator `R0`, each writes `R0` and the others read it (a dependent chain). The warp ends
 //! with `EXIT`.
 
-use super::sm::{kind_of, Kind};
 use crate::workload::accelsim::{Inst, KernelHeader, LaneAddrs, Reg, Srcs, TraceBlock};
+use crate::workload::opcode::{kind_of, Kind};
 use crate::workload::{schedule, KernelDesc, Schedule, WorkloadError};
 use spec::GpuSpec;
 use std::sync::Arc;

@@ -107,8 +107,7 @@ impl OtRun {
     }
 
     /// Packed into cycles as [`Packer`] packs their stimulus form ([`GpuTxn::txn`]), by
-    /// [`GpuTxnPacker`]. (Through the stimulus form, a tenth of the GPU's OT work was building
-    /// and converting it.)
+    /// [`GpuTxnPacker`], without building the stimulus form.
     fn try_feed(&mut self, events: impl Iterator<Item = GpuTxn>) -> Result<(), IllegalInput> {
         for inp in GpuTxnPacker::new(events, self.warp_size) {
             let inp = inp?;

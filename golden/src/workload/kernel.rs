@@ -354,13 +354,32 @@ pub fn load_kernel_file(path: &Path) -> Result<KernelDesc, WorkloadError> {
 /// address any thread can produce is legal (checked exactly, up front, so generating requests
 /// never fails).
 pub fn validate(k: &KernelDesc) -> Result<(), WorkloadError> {
-    let kernel = || k.name.clone();
-    let range = |field: String, value: String, legal: &str| WorkloadError::OutOfRange {
-        kernel: kernel(),
+    validate_shape(k)?;
+    validate_arrays(k)?;
+    if k.loads.is_empty() {
+        return Err(WorkloadError::NoLoads {
+            kernel: k.name.clone(),
+        });
+    }
+    for (i, l) in k.loads.iter().enumerate() {
+        validate_load(k, i, l)?;
+    }
+    Ok(())
+}
+
+/// Kernel `k`'s `field` = `value` is out of range; `legal` says what is legal.
+fn out_of_range(k: &KernelDesc, field: String, value: String, legal: &str) -> WorkloadError {
+    WorkloadError::OutOfRange {
+        kernel: k.name.clone(),
         field,
         value,
         legal: legal.to_string(),
-    };
+    }
+}
+
+/// The name, the grid and block shapes, and the loop's trips.
+fn validate_shape(k: &KernelDesc) -> Result<(), WorkloadError> {
+    let range = |field: String, value: String, legal: &str| out_of_range(k, field, value, legal);
     if k.name.trim().is_empty() {
         return Err(range(
             "name".into(),
@@ -402,118 +421,127 @@ pub fn validate(k: &KernelDesc) -> Result<(), WorkloadError> {
     if k.loop_trips == 0 {
         return Err(range("loop_trips".into(), "0".into(), "1 or more"));
     }
+    Ok(())
+}
+
+/// The arrays: names given once, element sizes, aligned bases, row pitches.
+fn validate_arrays(k: &KernelDesc) -> Result<(), WorkloadError> {
     for (i, a) in k.arrays.iter().enumerate() {
-        let field = |f: &str| format!("arrays[{i}] ({}).{f}", a.name);
+        let range = |f: &str, value: String, legal: &str| {
+            out_of_range(k, format!("arrays[{i}] ({}).{f}", a.name), value, legal)
+        };
         if k.arrays[..i].iter().any(|b| b.name == a.name) {
             return Err(WorkloadError::DuplicateArray {
-                kernel: kernel(),
+                kernel: k.name.clone(),
                 array: a.name.clone(),
             });
         }
         if !a.elem_bytes.is_power_of_two() || a.elem_bytes > 16 {
             return Err(range(
-                field("elem_bytes"),
+                "elem_bytes",
                 a.elem_bytes.to_string(),
                 "1, 2, 4, 8 or 16",
             ));
         }
         if a.base % u64::from(a.elem_bytes) != 0 {
             return Err(range(
-                field("base"),
+                "base",
                 format!("{:#x}", a.base),
                 &format!("multiples of elem_bytes = {}", a.elem_bytes),
             ));
         }
         if a.len > 0 && a.row_pitch > a.len {
             return Err(range(
-                field("row_pitch"),
+                "row_pitch",
                 a.row_pitch.to_string(),
                 &format!("0 (1-D) or 1..={} (at most len)", a.len),
             ));
         }
     }
-    if k.loads.is_empty() {
-        return Err(WorkloadError::NoLoads { kernel: kernel() });
-    }
-    for (i, l) in k.loads.iter().enumerate() {
-        let load = load_label(i, l);
-        if let Some(other) = k.loads[..i].iter().position(|m| m.pc == l.pc) {
-            return Err(WorkloadError::DuplicatePc {
-                kernel: kernel(),
-                load,
-                other,
-            });
-        }
-        let Some(a) = k.array(&l.array) else {
-            let available = if k.arrays.is_empty() {
-                "none (add `[[arrays]]` entries)".to_string()
-            } else {
-                k.arrays
-                    .iter()
-                    .map(|a| format!("`{}`", a.name))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            return Err(WorkloadError::UnknownArray {
-                kernel: kernel(),
-                load,
-                array: l.array.clone(),
-                available,
-            });
-        };
-        let inconsistent = |message: &str| WorkloadError::Inconsistent {
+    Ok(())
+}
+
+/// Load `i` (`l`): its PC given once, its array declared, its index and every byte address
+/// it can produce within range.
+fn validate_load(k: &KernelDesc, i: usize, l: &LoadDesc) -> Result<(), WorkloadError> {
+    let kernel = || k.name.clone();
+    let load = load_label(i, l);
+    if let Some(other) = k.loads[..i].iter().position(|m| m.pc == l.pc) {
+        return Err(WorkloadError::DuplicatePc {
             kernel: kernel(),
-            load: load.clone(),
-            message: message.to_string(),
-        };
-        let (lo, hi) = if l.irregular {
-            if !l.index.is_zero() {
-                return Err(inconsistent(
-                    "an irregular load takes its index from a hash; leave `index` out",
-                ));
-            }
-            if a.len == 0 {
-                return Err(WorkloadError::IrregularNeedsLen {
-                    kernel: kernel(),
-                    load,
-                    array: a.name.clone(),
-                });
-            }
-            (0, i128::from(a.len) - 1)
+            load,
+            other,
+        });
+    }
+    let Some(a) = k.array(&l.array) else {
+        let available = if k.arrays.is_empty() {
+            "none (add `[[arrays]]` entries)".to_string()
         } else {
-            if !l.in_loop && l.index.it != 0 {
-                return Err(inconsistent(
-                    "`index.it` multiplies the loop iteration, but the load is not `in_loop`; set `in_loop = true` or `index.it = 0`",
-                ));
-            }
-            let trips = if l.in_loop { k.loop_trips } else { 1 };
-            let (lo, hi) = l.index.range(k.grid, k.block, trips);
-            if a.len > 0 && (lo < 0 || hi >= i128::from(a.len)) {
-                return Err(WorkloadError::IndexOutOfBounds {
-                    kernel: kernel(),
-                    load,
-                    array: a.name.clone(),
-                    lo,
-                    hi,
-                    len: a.len,
-                });
-            }
-            (lo, hi)
+            k.arrays
+                .iter()
+                .map(|a| format!("`{}`", a.name))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
-        let bytes = i128::from(a.elem_bytes);
-        let (alo, ahi) = (
-            i128::from(a.base) + lo * bytes,
-            i128::from(a.base) + hi * bytes + (bytes - 1),
-        );
-        if alo < 0 || ahi > i128::from(u64::MAX) {
-            return Err(WorkloadError::AddressOutOfRange {
+        return Err(WorkloadError::UnknownArray {
+            kernel: kernel(),
+            load,
+            array: l.array.clone(),
+            available,
+        });
+    };
+    let inconsistent = |message: &str| WorkloadError::Inconsistent {
+        kernel: kernel(),
+        load: load.clone(),
+        message: message.to_string(),
+    };
+    let (lo, hi) = if l.irregular {
+        if !l.index.is_zero() {
+            return Err(inconsistent(
+                "an irregular load takes its index from a hash; leave `index` out",
+            ));
+        }
+        if a.len == 0 {
+            return Err(WorkloadError::IrregularNeedsLen {
                 kernel: kernel(),
                 load,
                 array: a.name.clone(),
-                lo: alo,
-                hi: ahi,
             });
         }
+        (0, i128::from(a.len) - 1)
+    } else {
+        if !l.in_loop && l.index.it != 0 {
+            return Err(inconsistent(
+                "`index.it` multiplies the loop iteration, but the load is not `in_loop`; set `in_loop = true` or `index.it = 0`",
+            ));
+        }
+        let trips = if l.in_loop { k.loop_trips } else { 1 };
+        let (lo, hi) = l.index.range(k.grid, k.block, trips);
+        if a.len > 0 && (lo < 0 || hi >= i128::from(a.len)) {
+            return Err(WorkloadError::IndexOutOfBounds {
+                kernel: kernel(),
+                load,
+                array: a.name.clone(),
+                lo,
+                hi,
+                len: a.len,
+            });
+        }
+        (lo, hi)
+    };
+    let bytes = i128::from(a.elem_bytes);
+    let (alo, ahi) = (
+        i128::from(a.base) + lo * bytes,
+        i128::from(a.base) + hi * bytes + (bytes - 1),
+    );
+    if alo < 0 || ahi > i128::from(u64::MAX) {
+        return Err(WorkloadError::AddressOutOfRange {
+            kernel: kernel(),
+            load,
+            array: a.name.clone(),
+            lo: alo,
+            hi: ahi,
+        });
     }
     Ok(())
 }

@@ -18,6 +18,7 @@
 pub mod accelsim;
 mod builtin;
 mod kernel;
+pub mod opcode;
 pub mod pack;
 mod schedule;
 

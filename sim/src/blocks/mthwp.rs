@@ -123,20 +123,20 @@ fn with_prefetcher(spec: &Spec) -> Result<Spec, CosimError> {
 }
 
 impl PfDriver {
-    /// The whole GPU on `t`, relaunched until SM 0's engine has stepped `limit` cycles, `hook`
+    /// The whole GPU on `t`, relaunched until SM 0's engine has stepped `limit` cycles, `probe`
     /// on every one.
     fn run_gpu(
         &self,
         t: &golden::gpu::run::Target,
         limit: u64,
-        hook: &mut golden::gpu::prefetch::PfHook<'_>,
+        probe: &mut golden::gpu::prefetch::PfProbe<'_>,
     ) -> Result<(), CosimError> {
         use golden::gpu::run::{run_with, GpuError, PfWatch, RunOptions};
         let name = self.gpu.as_ref().map_or("gpu:", |(_, n)| n.as_str());
         let mut o = RunOptions {
             prefetch: Some(PfWatch {
                 sm: 0,
-                hook,
+                probe,
                 cycles: limit,
             }),
             trace_cache: super::trace_cache(),
