@@ -119,7 +119,7 @@ run("equiv_status -assert")
 PYEOF
 
 status=0
-printf '%-16s %-10s %-12s %s\n' preset block result seconds
+printf '%-16s %-10s %-12s %s\n' preset block result time
 for p in $PRESETS; do
   for b in $BLOCKS; do
     log=$OUT/$p-$b.log
@@ -133,8 +133,14 @@ for p in $PRESETS; do
       result="NOT PROVEN"; status=1
     fi
     end=$(date +%s)
-    cells=$(grep -o 'Found [0-9]* \$equiv cells' "$log" 2>/dev/null | tail -1 | awk '{print $2}')
-    printf '%-16s %-10s %-12s %s\n' "$p" "$b" "$result" "$((end - start))${cells:+ ($cells equivalence points)}"
+    cells=$(grep -o 'Found [0-9]* \$equiv cells' "$log" 2>/dev/null | tail -1 | awk '{print $2}' || true)
+    proved=$(grep -c ' success!' "$log" || true)
+    if [ "$result" = proven ]; then
+      detail="${cells:-?} equivalence points"
+    else
+      detail="$proved points proven by SAT before it stopped"
+    fi
+    printf '%-16s %-10s %-12s %s\n' "$p" "$b" "$result" "$((end - start)) s ($detail)"
   done
 done
 echo "logs: $OUT"
