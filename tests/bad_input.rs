@@ -178,9 +178,14 @@ fn a_failing_generate_or_flow_leaves_the_earlier_output_intact() {
         names,
         [
             ".warpsmith-output",
+            "dispatch.core",
+            "dispatch.f",
             "manifest.json",
+            "ws_assert.svh",
             "ws_dispatch.sv",
-            "ws_dispatch_pkg.sv"
+            "ws_dispatch_pkg.sv",
+            "ws_prim_first_one.sv",
+            "ws_prim_rr_first.sv"
         ]
     );
     // A folder of the user's is written into, and what it held stays; a name its files hold

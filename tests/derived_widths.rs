@@ -23,7 +23,8 @@ fn every_derived_width_check_fires_on_a_wrong_package() {
         // The package constants' prefix, read off the first module parameter's default
         // (`parameter int unsigned NumEntries = OtNumEntries,`).
         let first = rtlgen::sv_param(iface.params[0].name);
-        let module = &files[1].1;
+        let top_file = format!("{}.sv", g.top);
+        let module = &files.iter().find(|(n, _)| *n == top_file).unwrap().1;
         let at = module.find(&format!(" {first} = ")).unwrap() + first.len() + 4;
         let default: String = module[at..]
             .chars()
@@ -34,7 +35,7 @@ fn every_derived_width_check_fires_on_a_wrong_package() {
             let name = rtlgen::sv_param(p.name);
             let value = p.int().unwrap();
             let mut wrong = files.clone();
-            let pkg = &mut wrong[0].1;
+            let pkg = &mut wrong.iter_mut().find(|(n, _)| *n == g.package).unwrap().1;
             let line = format!(" {prefix}{name} = {value};");
             let hits = pkg.matches(&line).count();
             assert_eq!(hits, 1, "{block}: `{line}` in the package");
@@ -53,8 +54,9 @@ fn every_derived_width_check_fires_on_a_wrong_package() {
     assert!(fired >= 30, "{fired}");
 }
 
-/// `verilator --lint-only -Wall` of `files` with each of `tops` in turn; the other tops'
-/// packages are unused there (-Wno-UNUSEDPARAM). Verilator's messages, empty when clean.
+/// `verilator --lint-only -Wall` of `files` (written into `dir`, their include path) with each of
+/// `tops` in turn; the other tops' packages are unused there (-Wno-UNUSEDPARAM). Verilator's
+/// messages, empty when clean.
 fn lint_tops(
     v: &Verilator,
     dir: &std::path::Path,
@@ -63,10 +65,10 @@ fn lint_tops(
 ) -> String {
     let paths: Vec<_> = files
         .iter()
-        .map(|(n, t)| {
+        .filter_map(|(n, t)| {
             let p = dir.join(n);
             std::fs::write(&p, t).unwrap();
-            p
+            rtlgen::is_source(n).then_some(p)
         })
         .collect();
     let mut msgs = String::new();
@@ -79,6 +81,7 @@ fn lint_tops(
                 "--top-module",
                 top,
             ])
+            .arg(format!("-I{}", dir.display()))
             .args(&paths)
             .output()
             .unwrap();
@@ -102,7 +105,12 @@ fn two_configurations_of_a_block_elaborate_together_under_prefixes() {
             .unwrap();
         assert!(a.top.starts_with("cfg_a_") && b.top.starts_with("cfg_b_"));
         assert!(a.files.iter().all(|f| f.name.starts_with("cfg_a_")));
-        assert!(a.files[1].contents.contains("`ifndef CFG_A_WS_ASSERTS_OFF"));
+        assert!(a.filelist.name.starts_with("cfg_a_") && a.core.name.starts_with("cfg_a_"));
+        let top = a.files.iter().find(|f| f.name == format!("{}.sv", a.top));
+        assert!(top
+            .unwrap()
+            .contents
+            .contains("`ifndef CFG_A_WS_ASSERTS_OFF"));
         let mut both = a.rtl();
         both.extend(b.rtl());
         let m = lint_tops(&v, &dir, &both, &[&a.top, &b.top]);

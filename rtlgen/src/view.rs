@@ -6,6 +6,46 @@ use crate::sv::{SvIdent, SvLit};
 use crate::GenError;
 use spec::{Dir, Elem, EnumDecl, Interface, Param, ParamValue, PortSpec, Role};
 
+/// The widest line a generated file may have, in columns.
+pub const MAX_COLUMNS: usize = 100;
+
+fn columns(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// `meaning` as `//` comment lines indented by `indent`, words wrapped at [`MAX_COLUMNS`]
+/// (a word longer than a line stands alone); each line ends with a newline.
+pub(crate) fn comment_lines(indent: &str, meaning: &str) -> String {
+    let mut out = String::new();
+    let mut line = format!("{indent}//");
+    let bare = columns(&line);
+    for word in meaning.split_whitespace() {
+        if columns(&line) > bare && columns(&line) + 1 + columns(word) > MAX_COLUMNS {
+            out.push_str(&line);
+            out.push('\n');
+            line = format!("{indent}//");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+/// The comment of a declaration line (`line`, its indentation included): after it when both fit
+/// in [`MAX_COLUMNS`] (`(String::new(), trail)`), else wrapped on lines of its own before it
+/// (`(lead, String::new())`).
+fn comment_of(line: &str, meaning: &str) -> (String, String) {
+    let trail = format!("  // {meaning}");
+    if columns(line) + columns(&trail) <= MAX_COLUMNS {
+        (String::new(), trail)
+    } else {
+        let indent: String = line.chars().take_while(|c| *c == ' ').collect();
+        (comment_lines(&indent, meaning), String::new())
+    }
+}
+
 /// The SystemVerilog name of a spec parameter: `tb_w` -> `TbW`, `num_entries` -> `NumEntries`.
 pub fn sv_param(name: &str) -> String {
     name.split('_')
@@ -50,7 +90,10 @@ pub(crate) struct ParamView {
     pub name: SvIdent,
     pub pkg_name: SvIdent,
     pub value: String,
-    pub meaning: &'static str,
+    /// The package line's comment: lines before it, or the end of the line
+    /// ([`comment_of`]).
+    pub lead: String,
+    pub trail: String,
     /// `,` between list items, nothing after the last.
     pub sep: &'static str,
 }
@@ -67,14 +110,17 @@ pub(crate) struct EnumView {
     /// `logic` or `logic [N-1:0]`.
     pub base: String,
     pub members: Vec<MemberView>,
-    pub meaning: &'static str,
+    /// Its meaning as comment lines.
+    pub comment: String,
 }
 
 /// One port declaration line.
 pub(crate) struct PortView {
     pub decl: String,
     pub sep: &'static str,
-    pub meaning: &'static str,
+    /// Its meaning: comment lines before it, or the end of its line ([`comment_of`]).
+    pub lead: String,
+    pub trail: String,
 }
 
 fn param_view(p: &Param, naming: &Naming) -> Result<ParamView, GenError> {
@@ -83,12 +129,18 @@ fn param_view(p: &Param, naming: &Naming) -> Result<ParamView, GenError> {
         ParamValue::Int(v) => ("int unsigned".to_string(), v.to_string()),
         ParamValue::Word { ty, word } => (sv_enum_type(ty), naming.member(ty, word)?.to_string()),
     };
+    let pkg_name = SvIdent::new(&format!("{}{name}", naming.param_prefix))?;
+    let (lead, trail) = comment_of(
+        &format!("  localparam {ty} {pkg_name} = {value};"),
+        p.meaning,
+    );
     Ok(ParamView {
         ty,
-        pkg_name: SvIdent::new(&format!("{}{name}", naming.param_prefix))?,
+        pkg_name,
         name: SvIdent::new(&name)?,
         value,
-        meaning: p.meaning,
+        lead,
+        trail,
         sep: ",",
     })
 }
@@ -140,7 +192,7 @@ fn enum_view(e: &EnumDecl, naming: &Naming) -> Result<EnumView, GenError> {
                 })
             })
             .collect::<Result<_, GenError>>()?,
-        meaning: e.meaning,
+        comment: comment_lines("  ", e.meaning),
     })
 }
 
@@ -165,10 +217,14 @@ fn port_view(p: &PortSpec, last: bool) -> Result<PortView, GenError> {
         Elem::Enum(t) => format!("{} {elems}", sv_enum_type(t)),
     };
     let ty = ty.trim_end().to_string();
+    let decl = format!("{dir} {ty} {}", p.name);
+    let sep = if last { "" } else { "," };
+    let (lead, trail) = comment_of(&format!("  {decl}{sep}"), p.meaning);
     Ok(PortView {
-        decl: format!("{dir} {ty} {}", p.name),
-        sep: if last { "" } else { "," },
-        meaning: p.meaning,
+        decl,
+        sep,
+        lead,
+        trail,
     })
 }
 
@@ -185,6 +241,24 @@ pub(crate) fn ports(ports: &[PortSpec]) -> Result<Vec<PortView>, GenError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn comments_trail_when_they_fit_and_wrap_above_otherwise() {
+        let (lead, trail) = comment_of("  input logic a_i,", "short");
+        assert_eq!((lead.as_str(), trail.as_str()), ("", "  // short"));
+        let long = "word ".repeat(40);
+        let (lead, trail) = comment_of("  input logic a_i,", &long);
+        assert!(trail.is_empty());
+        assert!(lead.lines().count() > 1);
+        for l in lead.lines() {
+            assert!(
+                l.starts_with("  // ") && l.chars().count() <= MAX_COLUMNS,
+                "{l}"
+            );
+        }
+        let words: Vec<&str> = lead.split_whitespace().filter(|w| *w != "//").collect();
+        assert_eq!(words, long.split_whitespace().collect::<Vec<_>>());
+    }
 
     #[test]
     fn parameter_names_are_upper_camel_case() {

@@ -194,7 +194,10 @@ pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> 
     for (name, text) in req.files {
         let p = src.join(name);
         std::fs::write(&p, text).map_err(|e| io_err("cannot write", &p, e))?;
-        sv_paths.push(p);
+        // Include files (the assertion macros) are found through the include path.
+        if rtlgen::is_source(name) {
+            sv_paths.push(p);
+        }
     }
     let mut cmd = Command::new(&v.bin);
     cmd.args([
@@ -213,6 +216,7 @@ pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> 
         "--top-module",
         req.top,
     ])
+    .arg(format!("-I{}", src.display()))
     .arg("--Mdir")
     .arg(&obj);
     if req.trace {

@@ -8,18 +8,21 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+/// Write the RTL files into `dir`; the paths of the sources among them (the files they include
+/// are found in `dir`, their own folder).
 fn write_files(dir: &Path, files: &[(String, String)]) -> Result<Vec<PathBuf>, SimError> {
     std::fs::create_dir_all(dir)
         .map_err(|e| SimError::Io(format!("cannot create {}: {e}", dir.display())))?;
-    files
-        .iter()
-        .map(|(n, t)| {
-            let p = dir.join(n);
-            std::fs::write(&p, t)
-                .map(|_| p.clone())
-                .map_err(|e| SimError::Io(format!("cannot write {}: {e}", p.display())))
-        })
-        .collect()
+    let mut sources = Vec::new();
+    for (n, t) in files {
+        let p = dir.join(n);
+        std::fs::write(&p, t)
+            .map_err(|e| SimError::Io(format!("cannot write {}: {e}", p.display())))?;
+        if rtlgen::is_source(n) {
+            sources.push(p);
+        }
+    }
+    Ok(sources)
 }
 
 fn key_of(files: &[(String, String)], extra: &str) -> String {
@@ -47,6 +50,7 @@ pub fn lint(v: &Verilator, files: &[(String, String)], top: &str) -> Result<Lint
     let paths = write_files(&dir, files)?;
     let out = Command::new(&v.bin)
         .args(["--lint-only", "-Wall", "--top-module", top])
+        .arg(format!("-I{}", dir.display()))
         .args(&paths)
         .output()
         .map_err(|e| SimError::Io(format!("cannot run verilator: {e}")))?;
@@ -63,6 +67,59 @@ pub fn lint(v: &Verilator, files: &[(String, String)], top: &str) -> Result<Lint
         clean: out.status.success() && messages.is_empty(),
         messages,
     })
+}
+
+/// FuseSoC (PyPI `fusesoc`, with its `edalize`), which reads the `.core` file `generate` writes
+/// beside each block.
+#[derive(Debug, Clone)]
+pub struct FuseSoc {
+    pub bin: PathBuf,
+    pub version: String,
+}
+
+impl FuseSoc {
+    /// `$WARPSMITH_FUSESOC`, then the project-local install made by `scripts/setup.sh`
+    /// (`.tools/fusesoc`), then `fusesoc` on PATH.
+    pub fn find() -> Result<FuseSoc, SimError> {
+        let mut candidates = Vec::new();
+        if let Ok(p) = std::env::var("WARPSMITH_FUSESOC") {
+            candidates.push(PathBuf::from(p));
+        }
+        candidates.push(project_root().join(".tools/fusesoc/bin/fusesoc"));
+        candidates.push(PathBuf::from("fusesoc"));
+        for bin in candidates {
+            let Ok(out) = Command::new(&bin).arg("--version").output() else {
+                continue;
+            };
+            if out.status.success() {
+                let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+                return Ok(FuseSoc { bin, version });
+            }
+        }
+        Err(SimError::Io(
+            "FuseSoC was not found; run scripts/setup.sh or set WARPSMITH_FUSESOC".into(),
+        ))
+    }
+
+    /// `fusesoc ARGS` run in `work` (its `build/` folder and FuseSoC's own cache, data and
+    /// configuration go there), with `v`'s folder first on PATH: the core's `lint` target runs
+    /// `verilator`, and must run the one warpsmith uses.
+    pub fn command(&self, v: &Verilator, work: &Path) -> Command {
+        let mut cmd = Command::new(&self.bin);
+        cmd.current_dir(work)
+            .env("XDG_CACHE_HOME", work.join("cache"))
+            .env("XDG_DATA_HOME", work.join("data"))
+            .env("XDG_CONFIG_HOME", work.join("config"));
+        if let Some(dir) = v.bin.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let mut dirs = vec![dir.to_path_buf()];
+            dirs.extend(std::env::split_paths(&path));
+            if let Ok(joined) = std::env::join_paths(dirs) {
+                cmd.env("PATH", joined);
+            }
+        }
+        cmd
+    }
 }
 
 /// How Yosys is run.

@@ -188,6 +188,16 @@ impl DispatchSpec {
                 u(self.sms * self.slots),
                 "running-table entries: NumSms * NumSlots",
             ),
+            Param::derived(
+                "num_q_rects",
+                u(self.queue_entries * self.arrays),
+                "rectangles in the block queue: NumQueue * NumArrays",
+            ),
+            Param::derived(
+                "num_run_rects",
+                u(self.sms * self.slots * self.arrays),
+                "rectangles in the running table: NumRun * NumArrays",
+            ),
             Param::derived("area_w", u(2 * self.coord_bits), "one overlap: 2 * CoordW"),
             Param::derived(
                 "here_w",

@@ -325,6 +325,11 @@ impl OtSpec {
                 "way-index width on wires (at least 1)",
             ),
             Param::derived(
+                "plru_nodes",
+                u(self.ways - 1),
+                "tree pseudo-LRU node bits per set: NumWays - 1",
+            ),
+            Param::derived(
                 "slot_w",
                 u(self.slot_bits),
                 "table-slot width: log2(NumEntries), at least 1",

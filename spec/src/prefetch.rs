@@ -280,6 +280,11 @@ pub struct PrefetchSpec {
     /// Width of the divider's step counter (merge_frac_bits steps, then the update):
     /// log2(merge_frac_bits + 2).
     pub div_count_bits: u32,
+    /// Width of the early-eviction rate comparisons (eq. 5, 7: a per-period count times 1000 or
+    /// a permille): count_bits + 10 (1000 < 2^10).
+    pub mul_bits: u32,
+    /// The merge ratio 1 in fixed point: 2^merge_frac_bits.
+    pub merge_one: u64,
     /// Prefetch-cache sets: cache_kb KiB / (ways * line).
     pub cache_sets: u32,
 }
@@ -326,6 +331,8 @@ impl PrefetchSpec {
             merge_bits: c.merge_frac_bits + 1,
             merge_high_thr: (u64::from(c.merge_high_permille) << c.merge_frac_bits) / 1000,
             div_count_bits: clog2(u64::from(c.merge_frac_bits) + 2),
+            mul_bits: clog2(u64::from(c.period) + 1) + 10,
+            merge_one: 1u64 << c.merge_frac_bits,
             cache_sets: (c.cache_kb * 1024) / (c.cache_ways * gpu.line_bytes),
         }
     }
@@ -498,21 +505,19 @@ impl PrefetchSpec {
                 u(self.div_count_bits),
                 "divider step counter width: log2(MergeFracW + 2)",
             ),
-            Param::info(
-                "pws_entry_bits",
-                bits(self.pws_fields()),
-                "bits of a PWS entry",
+            Param::derived(
+                "mul_w",
+                u(self.mul_bits),
+                "early-eviction rate comparison width (eq. 5, 7): CntW + 10",
             ),
-            Param::info(
-                "gs_entry_bits",
-                bits(self.gs_fields()),
-                "bits of a GS entry",
+            Param::derived(
+                "merge_one",
+                self.merge_one,
+                "the merge ratio 1 in fixed point: 2^MergeFracW",
             ),
-            Param::info(
-                "ip_entry_bits",
-                bits(self.ip_fields()),
-                "bits of an IP entry",
-            ),
+            Param::info("pws_entry_bits", bits(self.pws_fields()), "bits of a PWS entry"),
+            Param::info("gs_entry_bits", bits(self.gs_fields()), "bits of a GS entry"),
+            Param::info("ip_entry_bits", bits(self.ip_fields()), "bits of an IP entry"),
         ]
     }
 

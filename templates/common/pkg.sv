@@ -4,8 +4,7 @@
 package {{ pkg }};
 {%- for e in enums %}
 
-  // {{ e.meaning }}
-  typedef enum {{ e.base }} {
+{{ e.comment }}  typedef enum {{ e.base }} {
 {%- for m in e.members %}
     {{ m.name }} = {{ m.literal }}{% if !loop.last %},{% endif %}
 {%- endfor %}
@@ -15,7 +14,7 @@ package {{ pkg }};
   // Configuration this package was generated for: the defaults of {{ top }}'s parameters
   // and every width derived from them.
 {%- for p in params %}
-  localparam {{ p.ty }} {{ p.pkg_name }} = {{ p.value }};  // {{ p.meaning }}
+{{ p.lead }}  localparam {{ p.ty }} {{ p.pkg_name }} = {{ p.value }};{{ p.trail }}
 {%- endfor %}
 
 endpackage : {{ pkg }}

@@ -50,6 +50,14 @@
     $error("{{ module }}: the package's NumRun (%0d) does not follow from the parameters",
            NumRun);
   end
+  if (NumQRects != NumQueue * NumArrays) begin : g_bad_num_q_rects
+    $error("{{ module }}: the package's NumQRects (%0d) does not follow from the parameters",
+           NumQRects);
+  end
+  if (NumRunRects != NumRun * NumArrays) begin : g_bad_num_run_rects
+    $error("{{ module }}: the package's NumRunRects (%0d) does not follow from the parameters",
+           NumRunRects);
+  end
   if (AreaW != 2 * CoordW) begin : g_bad_area_w
     $error("{{ module }}: the package's AreaW (%0d) does not follow from the parameters",
            AreaW);
@@ -87,29 +95,29 @@
   logic [QCntW-1:0]  q_count_d, q_count_q;
   logic [IdW-1:0]    q_id_d [NumQueue];
   logic [IdW-1:0]    q_id_q [NumQueue];
-  logic              q_has_d [NumQueue * NumArrays];
-  logic              q_has_q [NumQueue * NumArrays];
-  logic [CoordW-1:0] q_x_d [NumQueue * NumArrays];
-  logic [CoordW-1:0] q_x_q [NumQueue * NumArrays];
-  logic [CoordW-1:0] q_y_d [NumQueue * NumArrays];
-  logic [CoordW-1:0] q_y_q [NumQueue * NumArrays];
-  logic [CoordW-1:0] q_w_d [NumQueue * NumArrays];
-  logic [CoordW-1:0] q_w_q [NumQueue * NumArrays];
-  logic [CoordW-1:0] q_h_d [NumQueue * NumArrays];
-  logic [CoordW-1:0] q_h_q [NumQueue * NumArrays];
+  logic              q_has_d [NumQRects];
+  logic              q_has_q [NumQRects];
+  logic [CoordW-1:0] q_x_d [NumQRects];
+  logic [CoordW-1:0] q_x_q [NumQRects];
+  logic [CoordW-1:0] q_y_d [NumQRects];
+  logic [CoordW-1:0] q_y_q [NumQRects];
+  logic [CoordW-1:0] q_w_d [NumQRects];
+  logic [CoordW-1:0] q_w_q [NumQRects];
+  logic [CoordW-1:0] q_h_d [NumQRects];
+  logic [CoordW-1:0] q_h_q [NumQRects];
 
   logic              run_valid_d [NumRun];
   logic              run_valid_q [NumRun];
-  logic              run_has_d [NumRun * NumArrays];
-  logic              run_has_q [NumRun * NumArrays];
-  logic [CoordW-1:0] run_x_d [NumRun * NumArrays];
-  logic [CoordW-1:0] run_x_q [NumRun * NumArrays];
-  logic [CoordW-1:0] run_y_d [NumRun * NumArrays];
-  logic [CoordW-1:0] run_y_q [NumRun * NumArrays];
-  logic [CoordW-1:0] run_w_d [NumRun * NumArrays];
-  logic [CoordW-1:0] run_w_q [NumRun * NumArrays];
-  logic [CoordW-1:0] run_h_d [NumRun * NumArrays];
-  logic [CoordW-1:0] run_h_q [NumRun * NumArrays];
+  logic              run_has_d [NumRunRects];
+  logic              run_has_q [NumRunRects];
+  logic [CoordW-1:0] run_x_d [NumRunRects];
+  logic [CoordW-1:0] run_x_q [NumRunRects];
+  logic [CoordW-1:0] run_y_d [NumRunRects];
+  logic [CoordW-1:0] run_y_q [NumRunRects];
+  logic [CoordW-1:0] run_w_d [NumRunRects];
+  logic [CoordW-1:0] run_w_q [NumRunRects];
+  logic [CoordW-1:0] run_h_d [NumRunRects];
+  logic [CoordW-1:0] run_h_q [NumRunRects];
 
   logic [SmW-1:0]    rr_sm_d, rr_sm_q;
   logic              scan_d, scan_q;
@@ -141,43 +149,50 @@
   // ---------------------------------------------------------------------------------------------
 
   // First SM with a free slot, round-robin from rr_sm_q.
-  logic           free_found;
-  logic [SmW-1:0] free_sm;
+  logic [NumSms-1:0] sm_has_free;
+  logic              free_found;
+  logic [SmW-1:0]    free_sm;
 
-  always_comb begin : p_free_sm
-    logic [SmW-1:0] s;
-    logic           any_free;
-    free_found = 1'b0;
-    free_sm    = '0;
-    for (int unsigned i = 0; i < NumSms; i++) begin
-      s = SmW'((32'(rr_sm_q) + i) % NumSms);
-      any_free = 1'b0;
+  always_comb begin : p_sm_has_free
+    for (int unsigned s = 0; s < NumSms; s++) begin
+      sm_has_free[s] = 1'b0;
       for (int unsigned k = 0; k < NumSlots; k++) begin
-        if (!run_valid_q[32'(s) * NumSlots + k]) begin
-          any_free = 1'b1;
+        if (!run_valid_q[s * NumSlots + k]) begin
+          sm_has_free[s] = 1'b1;
         end
       end
-      if (!free_found && any_free) begin
-        free_found = 1'b1;
-        free_sm    = s;
-      end
     end
   end
+
+  {{ prim.rr_first }} #(
+    .N    (NumSms),
+    .IdxW (SmW)
+  ) u_free_sm (
+    .req_i   (sm_has_free),
+    .ptr_i   (rr_sm_q),
+    .found_o (free_found),
+    .idx_o   (free_sm)
+  );
 
   // First free slot of the SM being scanned.
-  logic             slot_found;
-  logic [SlotW-1:0] slot_free;
+  logic [NumSlots-1:0] scan_free;
+  logic                slot_found;
+  logic [SlotW-1:0]    slot_free;
 
-  always_comb begin : p_free_slot
-    slot_found = 1'b0;
-    slot_free  = '0;
+  always_comb begin : p_scan_free
     for (int unsigned k = 0; k < NumSlots; k++) begin
-      if (!slot_found && !run_valid_q[32'(scan_sm_q) * NumSlots + k]) begin
-        slot_found = 1'b1;
-        slot_free  = SlotW'(k);
-      end
+      scan_free[k] = !run_valid_q[32'(scan_sm_q) * NumSlots + k];
     end
   end
+
+  {{ prim.first_one }} #(
+    .N    (NumSlots),
+    .IdxW (SlotW)
+  ) u_free_slot (
+    .in_i    (scan_free),
+    .found_o (slot_found),
+    .idx_o   (slot_free)
+  );
 
   // The chunk's candidates, their scores, and the best so far including them.
   logic              chunk_last;
@@ -419,14 +434,11 @@
 
 {% include "partials/asserts_begin.sv" %}
 
-  initial begin : p_param_checks
-    ParamScored_A: assert (ScoredPerCycle >= 1 && ScoredPerCycle <= NumQueue)
-      else $fatal(1, "{{ module }}: ScoredPerCycle must be in 1..NumQueue");
-  end
+  `WS_ASSERT_INIT(ParamScored_A, ScoredPerCycle >= 1 && ScoredPerCycle <= NumQueue,
+                  "{{ module }}: ScoredPerCycle must be in 1..NumQueue")
 
-  EnqFull_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      !(enq_valid_i && !enq_ready_o))
-    else $error("{{ module }}: a block was enqueued while the block queue is full");
+  `WS_ASSERT(EnqFull_A, !(enq_valid_i && !enq_ready_o),
+             "{{ module }}: a block was enqueued while the block queue is full")
 
   // Interface rule: a finished block was running in that slot.
   logic done_idle;
@@ -443,8 +455,8 @@
     end
   end
 
-  DoneIdle_A: assert property (@(posedge clk_i) disable iff (!assert_active_q) !done_idle)
-    else $error("{{ module }}: a block finished in a slot that runs no block");
+  `WS_ASSERT(DoneIdle_A, !done_idle,
+             "{{ module }}: a block finished in a slot that runs no block")
 
 {% include "partials/asserts_end.sv" %}
 

@@ -2,7 +2,8 @@
 // MT-HWP prefetch engine of one SM -- seed 001 (Lee et al., "Many-Thread Aware Prefetching
 // Mechanisms for GPGPU Applications", MICRO 2010), sections III.B and V, Table I, Table VI.
 //
-// Three fully associative tables with true LRU (per-entry ranks, 0 = most recent):
+// Three fully associative tables (looked up by ws_prim_match) with true LRU (ws_prim_rank_lru:
+// per-entry ranks, 0 = most recent):
 //   PWS  per-warp strides, tagged by {PC, warp id}: train, last address, stride.
 //   GS   promoted strides, tagged by PC.
 //   IP   inter-thread strides, tagged by PC: stride, train, the last two warps' ids and addresses.
@@ -18,8 +19,8 @@
 // The throttle counts useful prefetches, early evictions, merges and requests per Period cycles;
 // at a period's last edge it classifies the early-eviction rate (eq. 5, 7) and starts a
 // MergeFracW-step divider for the merge ratio (eq. 6); at the edge after its last step the
-// ratio is averaged with the previous one (eq. 8) and the degree updated by Table I. With PwsOnly the
-// GS and IP tables are left out (StridePC). Semantics: docs/decisions/mthwp.md.
+// ratio is averaged with the previous one (eq. 8) and the degree updated by Table I. With
+// PwsOnly the GS and IP tables are left out (StridePC). Semantics: docs/decisions/mthwp.md.
 
 {% include "partials/module_head.sv" %}
 
@@ -64,6 +65,13 @@
     $error("{{ module }}: the package's DivCntW (%0d) does not follow from the parameters",
            DivCntW);
   end
+  if (MulW != CntW + 10) begin : g_bad_mul_w
+    $error("{{ module }}: the package's MulW (%0d) does not follow from the parameters", MulW);
+  end
+  if (MergeOne != 2 ** MergeFracW) begin : g_bad_merge_one
+    $error("{{ module }}: the package's MergeOne (%0d) does not follow from the parameters",
+           MergeOne);
+  end
 
   localparam logic [ThrW-1:0] ThrMax = ThrW'(5);
 
@@ -80,6 +88,12 @@
     logic [WidW-1:0]    wid;
     logic [AddrW-1:0]   addr;
   } acc_t;
+
+  // What a PWS entry is looked up by.
+  typedef struct packed {
+    logic [PcW-1:0]     pc;
+    logic [WidW-1:0]    wid;
+  } pws_tag_t;
 
   // The difference `d` fits a StrideW-bit signed stride.
   function automatic logic fits(logic [AddrW-1:0] d);
@@ -130,8 +144,6 @@
   logic [NumPws-1:0]     pws_valid_d, pws_valid_q;
   pws_entry_t            pws_d [NumPws];
   pws_entry_t            pws_q [NumPws];
-  logic [PwsRankW-1:0]   pws_rank_d [NumPws];
-  logic [PwsRankW-1:0]   pws_rank_q [NumPws];
 
   logic [NumPws-1:0]     pws_match;
   logic                  pws_hit;
@@ -144,37 +156,45 @@
   logic [AddrW-1:0]      pws_diff;
   logic                  pws_fits;
 
-  always_comb begin : p_pws_lookup
-    pws_hit     = 1'b0;
-    pws_hit_idx = '0;
+  // Lookup by the pending access's {PC, warp id}: the lowest matching entry.
+  pws_tag_t pws_key;
+  pws_tag_t pws_tags [NumPws];
+  assign pws_key = '{pc: pend_q.pc, wid: pend_q.wid};
+  always_comb begin : p_pws_tags
     for (int unsigned i = 0; i < NumPws; i++) begin
-      pws_match[i] = pws_valid_q[i] && pws_q[i].pc == pend_q.pc && pws_q[i].wid == pend_q.wid;
-    end
-    for (int i = NumPws - 1; i >= 0; i--) begin
-      if (pws_match[i]) begin
-        pws_hit     = 1'b1;
-        pws_hit_idx = PwsRankW'(i);
-      end
+      pws_tags[i] = '{pc: pws_q[i].pc, wid: pws_q[i].wid};
     end
   end
 
-  // Victim: the first invalid entry, else the least recently used.
-  always_comb begin : p_pws_victim
-    logic found;
-    pws_victim = '0;
-    for (int unsigned i = 0; i < NumPws; i++) begin
-      if (pws_rank_q[i] == PwsRankW'(NumPws - 1)) begin
-        pws_victim = PwsRankW'(i);
-      end
-    end
-    found = 1'b0;
-    for (int unsigned i = 0; i < NumPws; i++) begin
-      if (!found && !pws_valid_q[i]) begin
-        found      = 1'b1;
-        pws_victim = PwsRankW'(i);
-      end
-    end
-  end
+  {{ prim.matcher }} #(
+    .N     (NumPws),
+    .IdxW  (PwsRankW),
+    .tag_t (pws_tag_t)
+  ) u_pws_match (
+    .valid_i (pws_valid_q),
+    .tag_i   (pws_tags),
+    .key_i   (pws_key),
+    .match_o (pws_match),
+    .hit_o   (pws_hit),
+    .idx_o   (pws_hit_idx)
+  );
+
+  // True LRU; the victim is the first invalid entry, else the least recently used.
+  {{ prim.rank_lru }} #(
+    .NumSets (1),
+    .NumWays (NumPws),
+    .SetW    (1),
+    .WayW    (PwsRankW)
+  ) u_pws_lru (
+    .clk_i,
+    .rst_ni,
+    .touch_i     (do_pws),
+    .touch_set_i (1'b0),
+    .touch_way_i (pws_widx),
+    .set_i       (1'b0),
+    .valid_i     (pws_valid_q),
+    .victim_o    (pws_victim)
+  );
 
   assign pws_widx = pws_hit ? pws_hit_idx : pws_victim;
   assign pws_old_last   = pws_q[pws_hit_idx].last;
@@ -220,21 +240,13 @@
   always_comb begin : p_pws_next
     pws_valid_d = pws_valid_q;
     for (int unsigned i = 0; i < NumPws; i++) begin
-      pws_d[i]      = pws_q[i];
-      pws_rank_d[i] = pws_rank_q[i];
+      pws_d[i] = pws_q[i];
     end
     if (launch_i) begin
       pws_valid_d = '0;
     end else if (do_pws) begin
       pws_valid_d[pws_widx] = 1'b1;
       pws_d[pws_widx]       = pws_new;
-      for (int unsigned i = 0; i < NumPws; i++) begin
-        if (PwsRankW'(i) == pws_widx) begin
-          pws_rank_d[i] = '0;
-        end else if (pws_rank_q[i] < pws_rank_q[pws_widx]) begin
-          pws_rank_d[i] = pws_rank_q[i] + PwsRankW'(1);
-        end
-      end
     end
   end
 
@@ -259,75 +271,81 @@
     logic [NumGs-1:0]     gs_valid_d, gs_valid_q;
     gs_entry_t            gs_d [NumGs];
     gs_entry_t            gs_q [NumGs];
-    logic [GsRankW-1:0]   gs_rank_d [NumGs];
-    logic [GsRankW-1:0]   gs_rank_q [NumGs];
     logic [NumIp-1:0]     ip_valid_d, ip_valid_q;
     ip_entry_t            ip_d [NumIp];
     ip_entry_t            ip_q [NumIp];
-    logic [IpRankW-1:0]   ip_rank_d [NumIp];
-    logic [IpRankW-1:0]   ip_rank_q [NumIp];
 
     // GS: lookup by the taken access's PC (stage 1) and by the pending one's (promotion).
-    logic [NumGs-1:0]     gs_match, gs_pend_match;
+    logic [PcW-1:0]       gs_tags [NumGs];
+    logic [NumGs-1:0]     gs_match;
     logic [GsRankW-1:0]   gs_hit_idx, gs_victim;
-    always_comb begin : p_gs_lookup
-      logic found;
-      s1_gs_hit  = 1'b0;
-      gs_hit_idx = '0;
+    logic [NumGs-1:0]     unused_gs_pend_match;
+    logic [GsRankW-1:0]   unused_gs_pend_idx;
+    always_comb begin : p_gs_tags
       for (int unsigned i = 0; i < NumGs; i++) begin
-        gs_match[i]      = gs_valid_q[i] && gs_q[i].pc == acc.pc;
-        gs_pend_match[i] = gs_valid_q[i] && gs_q[i].pc == pend_q.pc;
-      end
-      for (int i = NumGs - 1; i >= 0; i--) begin
-        if (gs_match[i]) begin
-          s1_gs_hit  = 1'b1;
-          gs_hit_idx = GsRankW'(i);
-        end
-      end
-      found     = 1'b0;
-      gs_victim = '0;
-      for (int unsigned i = 0; i < NumGs; i++) begin
-        if (gs_rank_q[i] == GsRankW'(NumGs - 1)) begin
-          gs_victim = GsRankW'(i);
-        end
-      end
-      for (int unsigned i = 0; i < NumGs; i++) begin
-        if (!found && !gs_valid_q[i]) begin
-          found     = 1'b1;
-          gs_victim = GsRankW'(i);
-        end
+        gs_tags[i] = gs_q[i].pc;
       end
     end
+
+    {{ prim.matcher }} #(
+      .N     (NumGs),
+      .IdxW  (GsRankW),
+      .tag_t (logic [PcW-1:0])
+    ) u_gs_match (
+      .valid_i (gs_valid_q),
+      .tag_i   (gs_tags),
+      .key_i   (acc.pc),
+      .match_o (gs_match),
+      .hit_o   (s1_gs_hit),
+      .idx_o   (gs_hit_idx)
+    );
+
+    {{ prim.matcher }} #(
+      .N     (NumGs),
+      .IdxW  (GsRankW),
+      .tag_t (logic [PcW-1:0])
+    ) u_gs_pend_match (
+      .valid_i (gs_valid_q),
+      .tag_i   (gs_tags),
+      .key_i   (pend_q.pc),
+      .match_o (unused_gs_pend_match),
+      .hit_o   (s2_gs_has),
+      .idx_o   (unused_gs_pend_idx)
+    );
+
     assign s1_gs_stride = gs_q[gs_hit_idx].stride;
-    assign s2_gs_has    = |gs_pend_match;
 
     logic               gs_touch;
     logic [GsRankW-1:0] gs_tidx;
     assign gs_touch = (take && s1_gs_hit) || s2_promote;
     assign gs_tidx  = s2_promote ? gs_victim : gs_hit_idx;
 
+    {{ prim.rank_lru }} #(
+      .NumSets (1),
+      .NumWays (NumGs),
+      .SetW    (1),
+      .WayW    (GsRankW)
+    ) u_gs_lru (
+      .clk_i,
+      .rst_ni,
+      .touch_i     (gs_touch),
+      .touch_set_i (1'b0),
+      .touch_way_i (gs_tidx),
+      .set_i       (1'b0),
+      .valid_i     (gs_valid_q),
+      .victim_o    (gs_victim)
+    );
+
     always_comb begin : p_gs_next
       gs_valid_d = gs_valid_q;
       for (int unsigned i = 0; i < NumGs; i++) begin
-        gs_d[i]      = gs_q[i];
-        gs_rank_d[i] = gs_rank_q[i];
+        gs_d[i] = gs_q[i];
       end
       if (launch_i) begin
         gs_valid_d = '0;
-      end else begin
-        if (s2_promote) begin
-          gs_valid_d[gs_victim] = 1'b1;
-          gs_d[gs_victim]       = '{pc: pend_q.pc, stride: s2_stride};
-        end
-        if (gs_touch) begin
-          for (int unsigned i = 0; i < NumGs; i++) begin
-            if (GsRankW'(i) == gs_tidx) begin
-              gs_rank_d[i] = '0;
-            end else if (gs_rank_q[i] < gs_rank_q[gs_tidx]) begin
-              gs_rank_d[i] = gs_rank_q[i] + GsRankW'(1);
-            end
-          end
-        end
+      end else if (s2_promote) begin
+        gs_valid_d[gs_victim] = 1'b1;
+        gs_d[gs_victim]       = '{pc: pend_q.pc, stride: s2_stride};
       end
     end
 
@@ -340,33 +358,41 @@
     logic [AddrW-1:0]     ip_diff;
     logic                 ip_fits;
     logic                 ip_train;
-    always_comb begin : p_ip_lookup
-      logic found;
-      ip_found   = 1'b0;
-      ip_hit_idx = '0;
+    logic [PcW-1:0]       ip_tags [NumIp];
+    always_comb begin : p_ip_tags
       for (int unsigned i = 0; i < NumIp; i++) begin
-        ip_match[i] = ip_valid_q[i] && ip_q[i].pc == acc.pc;
-      end
-      for (int i = NumIp - 1; i >= 0; i--) begin
-        if (ip_match[i]) begin
-          ip_found   = 1'b1;
-          ip_hit_idx = IpRankW'(i);
-        end
-      end
-      found     = 1'b0;
-      ip_victim = '0;
-      for (int unsigned i = 0; i < NumIp; i++) begin
-        if (ip_rank_q[i] == IpRankW'(NumIp - 1)) begin
-          ip_victim = IpRankW'(i);
-        end
-      end
-      for (int unsigned i = 0; i < NumIp; i++) begin
-        if (!found && !ip_valid_q[i]) begin
-          found     = 1'b1;
-          ip_victim = IpRankW'(i);
-        end
+        ip_tags[i] = ip_q[i].pc;
       end
     end
+
+    {{ prim.matcher }} #(
+      .N     (NumIp),
+      .IdxW  (IpRankW),
+      .tag_t (logic [PcW-1:0])
+    ) u_ip_match (
+      .valid_i (ip_valid_q),
+      .tag_i   (ip_tags),
+      .key_i   (acc.pc),
+      .match_o (ip_match),
+      .hit_o   (ip_found),
+      .idx_o   (ip_hit_idx)
+    );
+
+    {{ prim.rank_lru }} #(
+      .NumSets (1),
+      .NumWays (NumIp),
+      .SetW    (1),
+      .WayW    (IpRankW)
+    ) u_ip_lru (
+      .clk_i,
+      .rst_ni,
+      .touch_i     (take),
+      .touch_set_i (1'b0),
+      .touch_way_i (ip_widx),
+      .set_i       (1'b0),
+      .valid_i     (ip_valid_q),
+      .victim_o    (ip_victim)
+    );
 
     assign ip_old      = ip_q[ip_hit_idx];
     assign ip_new_warp = acc.wid != ip_old.wid[0] && acc.wid != ip_old.wid[1];
@@ -399,21 +425,13 @@
     always_comb begin : p_ip_next
       ip_valid_d = ip_valid_q;
       for (int unsigned i = 0; i < NumIp; i++) begin
-        ip_d[i]      = ip_q[i];
-        ip_rank_d[i] = ip_rank_q[i];
+        ip_d[i] = ip_q[i];
       end
       if (launch_i) begin
         ip_valid_d = '0;
       end else if (take) begin
         ip_valid_d[ip_widx] = 1'b1;
         ip_d[ip_widx]       = ip_new;
-        for (int unsigned i = 0; i < NumIp; i++) begin
-          if (IpRankW'(i) == ip_widx) begin
-            ip_rank_d[i] = '0;
-          end else if (ip_rank_q[i] < ip_rank_q[ip_widx]) begin
-            ip_rank_d[i] = ip_rank_q[i] + IpRankW'(1);
-          end
-        end
       end
     end
 
@@ -428,26 +446,6 @@
         gs_q       <= gs_d;
         ip_valid_q <= ip_valid_d;
         ip_q       <= ip_d;
-      end
-    end
-
-    // One register per rank, so that each has its constant reset value (entry i: rank i).
-    for (genvar i = 0; i < NumGs; i++) begin : g_gs_rank
-      always_ff @(posedge clk_i or negedge rst_ni) begin : p_gs_rank
-        if (!rst_ni) begin
-          gs_rank_q[i] <= GsRankW'(i);
-        end else begin
-          gs_rank_q[i] <= gs_rank_d[i];
-        end
-      end
-    end
-    for (genvar i = 0; i < NumIp; i++) begin : g_ip_rank
-      always_ff @(posedge clk_i or negedge rst_ni) begin : p_ip_rank
-        if (!rst_ni) begin
-          ip_rank_q[i] <= IpRankW'(i);
-        end else begin
-          ip_rank_q[i] <= ip_rank_d[i];
-        end
       end
     end
 
@@ -542,8 +540,6 @@
   logic [MergeW-1:0]  thr_merge;
 
   if (Throttle != 0) begin : g_throttle
-    localparam int unsigned MulW = CntW + 10;
-
     logic [ThrW-1:0]       degree_d, degree_q;
     logic [2:0]            drop_cnt_d, drop_cnt_q;
     logic [MergeW-1:0]     merge_d, merge_q;
@@ -581,7 +577,7 @@
     assign rem_shift = {rem_q, 1'b0};
     assign quo_bit   = rem_shift >= {1'b0, den_q};
     assign monitored = div_zero_q ? '0 :
-                       div_full_q ? MergeW'(2 ** MergeFracW) :
+                       div_full_q ? MergeW'(MergeOne) :
                                     {1'b0, quo_q};
     assign merge_sum = {1'b0, merge_q} + {1'b0, monitored};
     assign merge_avg = merge_sum[MergeW:1];
@@ -730,17 +726,6 @@
     end
   end
 
-  // One register per rank, so that each has its constant reset value (entry i: rank i).
-  for (genvar i = 0; i < NumPws; i++) begin : g_pws_rank
-    always_ff @(posedge clk_i or negedge rst_ni) begin : p_pws_rank
-      if (!rst_ni) begin
-        pws_rank_q[i] <= PwsRankW'(i);
-      end else begin
-        pws_rank_q[i] <= pws_rank_d[i];
-      end
-    end
-  end
-
   assign acc_ready_o  = ~pend_valid_q;
   assign pf_valid_o   = pf_valid_q;
   assign pf_src_o     = pf_src_q;
@@ -759,40 +744,30 @@
 {% include "partials/asserts_begin.sv" %}
 
   // Parameter legality, checked at elaboration.
-  initial begin : p_param_checks
-    ParamTables_A: assert (NumPws >= 2 && NumGs >= 2 && NumIp >= 2)
-      else $fatal(1, "{{ module }}: every table needs at least two entries");
-    ParamPromote_A: assert (PromoteCount >= 1 && PromoteCount <= NumPws)
-      else $fatal(1, "{{ module }}: PromoteCount must be 1 to NumPws");
-    ParamDegree_A: assert (Degree >= 1 && Degree <= 8)
-      else $fatal(1, "{{ module }}: Degree must be 1 to 8");
-    ParamInitThrottle_A: assert (InitThrottle <= 5)
-      else $fatal(1, "{{ module }}: InitThrottle must be 0 to 5");
-    ParamEarly_A: assert (EarlyLowPm <= EarlyHighPm && EarlyHighPm <= 1000)
-      else $fatal(1, "{{ module }}: need EarlyLowPm <= EarlyHighPm <= 1000");
-    ParamDivider_A: assert (MergeFracW >= 1 && MergeFracW + 1 < Period)
-      else $fatal(1, "{{ module }}: the divider must end before the next period");
-  end
+  `WS_ASSERT_INIT(ParamTables_A, NumPws >= 2 && NumGs >= 2 && NumIp >= 2,
+                  "{{ module }}: every table needs at least two entries")
+  `WS_ASSERT_INIT(ParamPromote_A, PromoteCount >= 1 && PromoteCount <= NumPws,
+                  "{{ module }}: PromoteCount must be 1 to NumPws")
+  `WS_ASSERT_INIT(ParamDegree_A, Degree >= 1 && Degree <= 8,
+                  "{{ module }}: Degree must be 1 to 8")
+  `WS_ASSERT_INIT(ParamInitThrottle_A, InitThrottle <= 5,
+                  "{{ module }}: InitThrottle must be 0 to 5")
+  `WS_ASSERT_INIT(ParamEarly_A, EarlyLowPm <= EarlyHighPm && EarlyHighPm <= 1000,
+                  "{{ module }}: need EarlyLowPm <= EarlyHighPm <= 1000")
+  `WS_ASSERT_INIT(ParamDivider_A, MergeFracW >= 1 && MergeFracW + 1 < Period,
+                  "{{ module }}: the divider must end before the next period")
 
   // Interface rule: a launch has its cycle to itself.
-  LaunchAlone_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      !launch_i || !acc_valid_i)
-    else $error("{{ module }}: launch_i must not come with acc_valid_i");
+  `WS_ASSERT(LaunchAlone_A, !launch_i || !acc_valid_i,
+             "{{ module }}: launch_i must not come with acc_valid_i")
   // Invariant: a {PC, warp id} is held by at most one PWS entry.
-  PwsOneMatch_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      !pend_valid_q || $onehot0(pws_match))
-    else $error("{{ module }}: two PWS entries hold the same PC and warp id");
+  `WS_ASSERT(PwsOneMatch_A, !pend_valid_q || $onehot0(pws_match),
+             "{{ module }}: two PWS entries hold the same PC and warp id")
   // Invariant: a PC is held by at most one entry of the GS table and of the IP table.
-  GsOneMatch_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      gs_one_match)
-    else $error("{{ module }}: two GS entries hold the same PC");
-  IpOneMatch_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      ip_one_match)
-    else $error("{{ module }}: two IP entries hold the same PC");
+  `WS_ASSERT(GsOneMatch_A, gs_one_match, "{{ module }}: two GS entries hold the same PC")
+  `WS_ASSERT(IpOneMatch_A, ip_one_match, "{{ module }}: two IP entries hold the same PC")
   // Invariant: the throttle degree stays within 0..5.
-  DegreeRange_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      degree <= ThrMax)
-    else $error("{{ module }}: throttle degree beyond 5");
+  `WS_ASSERT(DegreeRange_A, degree <= ThrMax, "{{ module }}: throttle degree beyond 5")
 
 {% include "partials/asserts_end.sv" %}
 

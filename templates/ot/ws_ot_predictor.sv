@@ -38,6 +38,10 @@
     $error("{{ module }}: the package's WayW (%0d) does not follow from the parameters",
            WayW);
   end
+  if (PlruNodes != NumWays - 1) begin : g_bad_plru_nodes
+    $error("{{ module }}: the package's PlruNodes (%0d) does not follow from the parameters",
+           PlruNodes);
+  end
   if (SlotW != ((NumEntries > 1) ? $clog2(NumEntries) : 1)) begin : g_bad_slot_w
     $error("{{ module }}: the package's SlotW (%0d) does not follow from the parameters",
            SlotW);
@@ -186,37 +190,47 @@
   assign obs_do  = obs_valid_i & ~launch_valid_i;
   assign obs_set = set_index(obs_pc_i, obs_lec_i);
 
-  // Per-way tag match and free flags. Every assignment in these loops has a constant index
-  // and no condition, so synthesis builds one comparator per way and nothing wider.
-  // The set's valid bits are read once (reading valid_q[set][w] in the loop would copy the
-  // whole row per way in simulation).
+  // The set's tags (one per way) and valid bits. Every assignment in these loops has a constant
+  // index and no condition, so synthesis reads each way once and builds one comparator per way
+  // (in ws_prim_match) and nothing wider. The set's valid bits are read once (reading
+  // valid_q[set][w] per way would copy the whole row per way in simulation).
   logic [NumWays-1:0] obs_valid_row;
   logic [NumWays-1:0] obs_free_vec;
   assign obs_valid_row = valid_q[obs_set];
   assign obs_free_vec  = ~obs_valid_row;
 
-  always_comb begin : p_obs_match
+  tag_t obs_key;
+  tag_t obs_tags [NumWays];
+  assign obs_key = '{pc: obs_pc_i, lec: obs_lec_i};
+
+  always_comb begin : p_obs_tags
     for (int unsigned w = 0; w < NumWays; w++) begin
-      obs_match[w] = obs_valid_row[w] && tag_q[slot_of(obs_set, WayW'(w))] == {obs_pc_i, obs_lec_i};
+      obs_tags[w] = tag_q[slot_of(obs_set, WayW'(w))];
     end
   end
 
-  // Lowest matching way and lowest free way.
-  always_comb begin : p_obs_lookup
-    obs_hit_way  = '0;
-    obs_free_way = '0;
-    for (int w = NumWays - 1; w >= 0; w--) begin
-      if (obs_match[w]) begin
-        obs_hit_way = WayW'(w);
-      end
-      if (obs_free_vec[w]) begin
-        obs_free_way = WayW'(w);
-      end
-    end
-  end
+  // The lowest matching way, and the lowest free way.
+  {{ prim.matcher }} #(
+    .N     (NumWays),
+    .IdxW  (WayW),
+    .tag_t (tag_t)
+  ) u_obs_match (
+    .valid_i (obs_valid_row),
+    .tag_i   (obs_tags),
+    .key_i   (obs_key),
+    .match_o (obs_match),
+    .hit_o   (obs_hit),
+    .idx_o   (obs_hit_way)
+  );
 
-  assign obs_hit  = |obs_match;
-  assign obs_free = |obs_free_vec;
+  {{ prim.first_one }} #(
+    .N    (NumWays),
+    .IdxW (WayW)
+  ) u_obs_free (
+    .in_i    (obs_free_vec),
+    .found_o (obs_free),
+    .idx_o   (obs_free_way)
+  );
 
   assign obs_way  = obs_hit ? obs_hit_way : (obs_free ? obs_free_way : victim_way);
   assign obs_slot = slot_of(obs_set, obs_way);
@@ -377,50 +391,27 @@
     logic unused_touch;
     assign unused_touch = ^{touch_valid, touch_set, touch_way};
   end else if (Replacement == OtReplLru) begin : g_repl_lru
-    // True LRU: each way keeps its rank (age); 0 is most recent, NumWays-1 the victim.
-    logic [WayW-1:0] age_d [NumSets][NumWays];
-    logic [WayW-1:0] age_q [NumSets][NumWays];
-    logic [WayW-1:0] touched_age;
-
-    always_comb begin : p_lru_victim
-      victim_way = '0;
-      for (int unsigned w = 0; w < NumWays; w++) begin
-        if (age_q[obs_set][w] == WayW'(NumWays - 1)) begin
-          victim_way = WayW'(w);
-        end
-      end
-    end
-
-    assign touched_age = age_q[touch_set][touch_way];
-
-    // The touched way becomes most recent; ways more recent than it age by one.
-    always_comb begin : p_lru_update
-      for (int unsigned s = 0; s < NumSets; s++) begin
-        for (int unsigned w = 0; w < NumWays; w++) begin
-          age_d[s][w] =
-              (touch_valid && touch_set == SetW'(s) && touch_way == WayW'(w)) ? '0 :
-              (touch_valid && touch_set == SetW'(s) && age_q[s][w] < touched_age) ?
-                  age_q[s][w] + WayW'(1) : age_q[s][w];
-        end
-      end
-    end
-
-    // One register per rank, so that each has its constant reset value (way w: age w).
-    for (genvar s = 0; s < NumSets; s++) begin : g_lru_set
-      for (genvar w = 0; w < NumWays; w++) begin : g_lru_way
-        always_ff @(posedge clk_i or negedge rst_ni) begin : p_age
-          if (!rst_ni) begin
-            age_q[s][w] <= WayW'(w);
-          end else begin
-            age_q[s][w] <= age_d[s][w];
-          end
-        end
-      end
-    end
+    // True LRU: each way keeps its rank (age); 0 is most recent, NumWays-1 the victim. The
+    // lookup picks a free way itself, so every way counts as valid here.
+    {{ prim.rank_lru }} #(
+      .NumSets (NumSets),
+      .NumWays (NumWays),
+      .SetW    (SetW),
+      .WayW    (WayW)
+    ) u_lru (
+      .clk_i,
+      .rst_ni,
+      .touch_i     (touch_valid),
+      .touch_set_i (touch_set),
+      .touch_way_i (touch_way),
+      .set_i       (obs_set),
+      .valid_i     ('1),
+      .victim_o    (victim_way)
+    );
   end else begin : g_repl_plru
     // Tree pseudo-LRU: NumWays-1 node bits per set in heap order; 0 sends the victim left.
-    logic [NumWays-2:0] plru_d [NumSets];
-    logic [NumWays-2:0] plru_q [NumSets];
+    logic [PlruNodes-1:0] plru_d [NumSets];
+    logic [PlruNodes-1:0] plru_q [NumSets];
 
     always_comb begin : p_plru_victim
       logic [WayBits-1:0] node;
@@ -475,23 +466,28 @@
   logic [NumWays-1:0] pred_valid_row;
   assign pred_valid_row = valid_q[pred_set];
 
-  always_comb begin : p_pred_match
+  tag_t pred_key;
+  tag_t pred_tags [NumWays];
+  assign pred_key = '{pc: pred_pc_i, lec: pred_lec_i};
+
+  always_comb begin : p_pred_tags
     for (int unsigned w = 0; w < NumWays; w++) begin
-      pred_match[w] = pred_valid_row[w] &&
-                      tag_q[slot_of(pred_set, WayW'(w))] == {pred_pc_i, pred_lec_i};
+      pred_tags[w] = tag_q[slot_of(pred_set, WayW'(w))];
     end
   end
 
-  always_comb begin : p_pred_lookup
-    pred_way = '0;
-    for (int w = NumWays - 1; w >= 0; w--) begin
-      if (pred_match[w]) begin
-        pred_way = WayW'(w);
-      end
-    end
-  end
-
-  assign pred_found = |pred_match;
+  {{ prim.matcher }} #(
+    .N     (NumWays),
+    .IdxW  (WayW),
+    .tag_t (tag_t)
+  ) u_pred_match (
+    .valid_i (pred_valid_row),
+    .tag_i   (pred_tags),
+    .key_i   (pred_key),
+    .match_o (pred_match),
+    .hit_o   (pred_found),
+    .idx_o   (pred_way)
+  );
 
   assign pred_e = entry_q[slot_of(pred_set, pred_way)];
 
@@ -542,7 +538,8 @@
     upd_event_d = obs_do ? obs_event : OtEvNone;
     upd_slot_d  = obs_do ? obs_slot : '0;
     upd_evict_d = obs_do && !obs_hit && !obs_free;
-    upd_ready_d = obs_do && is_ready(obs_new.stride_known, obs_new.iws_known, tb_last_q, warp_last_q);
+    upd_ready_d = obs_do &&
+                  is_ready(obs_new.stride_known, obs_new.iws_known, tb_last_q, warp_last_q);
   end
 
   always_ff @(posedge clk_i) begin : p_entry_mem
@@ -599,18 +596,16 @@
 {% include "partials/asserts_begin.sv" %}
 
   // Parameter legality, checked at elaboration.
-  initial begin : p_param_checks
-    ParamWaysPow2_A: assert (NumWays > 0 && (NumWays & (NumWays - 1)) == 0)
-      else $fatal(1, "{{ module }}: NumWays must be a power of two");
-    ParamWaysDivide_A: assert (NumEntries % NumWays == 0)
-      else $fatal(1, "{{ module }}: NumWays must divide NumEntries");
-    ParamAddrs_A: assert (MaxAddrs >= 1 && MaxAddrs <= 4)
-      else $fatal(1, "{{ module }}: MaxAddrs must be 1 to 4");
-    ParamDims_A: assert (NumDims >= 1 && NumDims <= 3)
-      else $fatal(1, "{{ module }}: NumDims must be 1 to 3");
-    ParamThreshold_A: assert (Threshold < (2 ** CntW) - 1)
-      else $fatal(1, "{{ module }}: the mispredict counter cannot exceed Threshold");
-  end
+  `WS_ASSERT_INIT(ParamWaysPow2_A, NumWays > 0 && (NumWays & (NumWays - 1)) == 0,
+                  "{{ module }}: NumWays must be a power of two")
+  `WS_ASSERT_INIT(ParamWaysDivide_A, NumEntries % NumWays == 0,
+                  "{{ module }}: NumWays must divide NumEntries")
+  `WS_ASSERT_INIT(ParamAddrs_A, MaxAddrs >= 1 && MaxAddrs <= 4,
+                  "{{ module }}: MaxAddrs must be 1 to 4")
+  `WS_ASSERT_INIT(ParamDims_A, NumDims >= 1 && NumDims <= 3,
+                  "{{ module }}: NumDims must be 1 to 3")
+  `WS_ASSERT_INIT(ParamThreshold_A, Threshold < (2 ** CntW) - 1,
+                  "{{ module }}: the mispredict counter cannot exceed Threshold")
 
   // Interface rules: a launch has its cycle to itself; requests and queries name a block and a
   // warp of the launched grid. (Implications are written as `!a || b`: the slang front-end of
@@ -629,28 +624,21 @@
     end
   end
 
-  LaunchAlone_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      !launch_valid_i || !(obs_valid_i || pred_valid_i))
-    else $error("{{ module }}: launch_valid_i must have its cycle to itself");
-  ObsTbInGrid_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      !obs_valid_i || obs_tb_in_grid)
-    else $error("{{ module }}: obs_tb_i lies outside the launched grid");
-  ObsWarpInBlock_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      !obs_valid_i || obs_warp_i <= warp_last_q)
-    else $error("{{ module }}: obs_warp_i lies outside the launched block");
-  PredTbInGrid_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      !pred_valid_i || pred_tb_in_grid)
-    else $error("{{ module }}: pred_tb_i lies outside the launched grid");
-  PredWarpInBlock_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      !pred_valid_i || pred_warp_i <= warp_last_q)
-    else $error("{{ module }}: pred_warp_i lies outside the launched block");
+  `WS_ASSERT(LaunchAlone_A, !launch_valid_i || !(obs_valid_i || pred_valid_i),
+             "{{ module }}: launch_valid_i must have its cycle to itself")
+  `WS_ASSERT(ObsTbInGrid_A, !obs_valid_i || obs_tb_in_grid,
+             "{{ module }}: obs_tb_i lies outside the launched grid")
+  `WS_ASSERT(ObsWarpInBlock_A, !obs_valid_i || obs_warp_i <= warp_last_q,
+             "{{ module }}: obs_warp_i lies outside the launched block")
+  `WS_ASSERT(PredTbInGrid_A, !pred_valid_i || pred_tb_in_grid,
+             "{{ module }}: pred_tb_i lies outside the launched grid")
+  `WS_ASSERT(PredWarpInBlock_A, !pred_valid_i || pred_warp_i <= warp_last_q,
+             "{{ module }}: pred_warp_i lies outside the launched block")
   // Invariant: a (PC, LEC) pair is held by at most one entry.
-  ObsOneMatch_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      $onehot0(obs_match))
-    else $error("{{ module }}: two entries hold the same (PC, LEC)");
-  PredOneMatch_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      $onehot0(pred_match))
-    else $error("{{ module }}: two entries hold the same (PC, LEC)");
+  `WS_ASSERT(ObsOneMatch_A, $onehot0(obs_match),
+             "{{ module }}: two entries hold the same (PC, LEC)")
+  `WS_ASSERT(PredOneMatch_A, $onehot0(pred_match),
+             "{{ module }}: two entries hold the same (PC, LEC)")
 
 {% include "partials/asserts_end.sv" %}
 

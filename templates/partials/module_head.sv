@@ -1,3 +1,5 @@
+`include "{{ assert_svh }}"
+
 module {{ module }}
   import {{ pkg }}::*;
 #(
@@ -13,6 +15,6 @@ module {{ module }}
   input  logic clk_i,
   input  logic rst_ni,
 {%- for port in ports %}
-  {{ port.decl }}{{ port.sep }}  // {{ port.meaning }}
+{{ port.lead }}  {{ port.decl }}{{ port.sep }}{{ port.trail }}
 {%- endfor %}
 );

@@ -224,26 +224,49 @@
   // Bank selection: two-level round robin, the high-priority pool (PT entry non-zero) first
   // ---------------------------------------------------------------------------------------------
 
-  always_comb begin : p_select
-    logic             found;
-    logic [BankW-1:0] b;
+  // Per controller: the banks whose command can issue, and those of them in the pool.
+  logic [NumBanks-1:0] ready_any [NumCtrl];
+  logic [NumBanks-1:0] ready_pool [NumCtrl];
+  logic                pick_any [NumCtrl];
+  logic                pick_pool [NumCtrl];
+  logic [BankW-1:0]    pick_any_bank [NumCtrl];
+  logic [BankW-1:0]    pick_pool_bank [NumCtrl];
+
+  always_comb begin : p_ready
     for (int unsigned c = 0; c < NumCtrl; c++) begin
-      found = 1'b0;
-      sel_bank_o[c] = '0;
-      for (int unsigned i = 0; i < NumBanks; i++) begin
-        b = BankW'((32'(rr_q[c]) + i) % NumBanks);
-        if (!found && bank_cmd[c][b] != WmcNoCmd && pt_q[c * NumBanks + 32'(b)] != '0) begin
-          found         = 1'b1;
-          sel_bank_o[c] = b;
-        end
+      for (int unsigned b = 0; b < NumBanks; b++) begin
+        ready_any[c][b]  = bank_cmd[c][b] != WmcNoCmd;
+        ready_pool[c][b] = bank_cmd[c][b] != WmcNoCmd && pt_q[c * NumBanks + b] != '0;
       end
-      for (int unsigned i = 0; i < NumBanks; i++) begin
-        b = BankW'((32'(rr_q[c]) + i) % NumBanks);
-        if (!found && bank_cmd[c][b] != WmcNoCmd) begin
-          found         = 1'b1;
-          sel_bank_o[c] = b;
-        end
-      end
+    end
+  end
+
+  for (genvar c = 0; c < NumCtrl; c++) begin : g_select
+    {{ prim.rr_first }} #(
+      .N    (NumBanks),
+      .IdxW (BankW)
+    ) u_pool (
+      .req_i   (ready_pool[c]),
+      .ptr_i   (rr_q[c]),
+      .found_o (pick_pool[c]),
+      .idx_o   (pick_pool_bank[c])
+    );
+    {{ prim.rr_first }} #(
+      .N    (NumBanks),
+      .IdxW (BankW)
+    ) u_any (
+      .req_i   (ready_any[c]),
+      .ptr_i   (rr_q[c]),
+      .found_o (pick_any[c]),
+      .idx_o   (pick_any_bank[c])
+    );
+  end
+
+  always_comb begin : p_select
+    logic found;
+    for (int unsigned c = 0; c < NumCtrl; c++) begin
+      found          = pick_pool[c] || pick_any[c];
+      sel_bank_o[c]  = pick_pool[c] ? pick_pool_bank[c] : pick_any_bank[c];
       sel_valid_o[c] = found;
       sel_cmd_o[c]   = found ? bank_cmd[c][sel_bank_o[c]] : WmcNoCmd;
       sel_cand_o[c]  = found ? bank_cand[c][sel_bank_o[c]] : '0;
@@ -396,18 +419,16 @@
 
 {% include "partials/asserts_begin.sv" %}
 
-  initial begin : p_param_checks
-    ParamBanksPow2_A: assert (NumBanks > 0 && (NumBanks & (NumBanks - 1)) == 0)
-      else $fatal(1, "{{ module }}: NumBanks must be a power of two");
-    ParamRowsPow2_A: assert (RowsTracked > 0 && (RowsTracked & (RowsTracked - 1)) == 0)
-      else $fatal(1, "{{ module }}: RowsTracked must be a power of two");
-    ParamSlotsPow2_A: assert (PtSlots > 0 && (PtSlots & (PtSlots - 1)) == 0)
-      else $fatal(1, "{{ module }}: PtSlots must be a power of two");
-    ParamHash_A: assert (PcHashW <= GwidW)
-      else $fatal(1, "{{ module }}: PcHashW must not exceed the global warp id width");
-    ParamScope_A: assert (NumWetCtrl >= NumCtrl && NumWetCtrl % NumCtrl == 0)
-      else $fatal(1, "{{ module }}: NumWetCtrl must be a multiple of NumCtrl");
-  end
+  `WS_ASSERT_INIT(ParamBanksPow2_A, NumBanks > 0 && (NumBanks & (NumBanks - 1)) == 0,
+                  "{{ module }}: NumBanks must be a power of two")
+  `WS_ASSERT_INIT(ParamRowsPow2_A, RowsTracked > 0 && (RowsTracked & (RowsTracked - 1)) == 0,
+                  "{{ module }}: RowsTracked must be a power of two")
+  `WS_ASSERT_INIT(ParamSlotsPow2_A, PtSlots > 0 && (PtSlots & (PtSlots - 1)) == 0,
+                  "{{ module }}: PtSlots must be a power of two")
+  `WS_ASSERT_INIT(ParamHash_A, PcHashW <= GwidW,
+                  "{{ module }}: PcHashW must not exceed the global warp id width")
+  `WS_ASSERT_INIT(ParamScope_A, NumWetCtrl >= NumCtrl && NumWetCtrl % NumCtrl == 0,
+                  "{{ module }}: NumWetCtrl must be a multiple of NumCtrl")
 
   // Interface rule: a candidate can only hit the open row of an open bank.
   logic hit_on_closed;
@@ -423,9 +444,8 @@
     end
   end
 
-  CandHitOpen_A: assert property (@(posedge clk_i) disable iff (!assert_active_q)
-      !hit_on_closed)
-    else $error("{{ module }}: a candidate hits a bank that has no open row");
+  `WS_ASSERT(CandHitOpen_A, !hit_on_closed,
+             "{{ module }}: a candidate hits a bank that has no open row")
 
 {% include "partials/asserts_end.sv" %}
 

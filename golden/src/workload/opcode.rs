@@ -79,7 +79,7 @@ pub fn kind_of(op: &str, inst: &Inst, h: &KernelHeader) -> Kind {
 /// Accel-Sim's trace-driven opcode tables (Volta, Turing and Ampere alike; its tables send the
 /// tensor opcodes to the tensor class or to the specialized unit named TENSOR, both taken as
 /// [`ExecClass::Tensor`], and `KILL` to a specialized unit, taken as control flow). An opcode
-/// none lists, as integer and ALU opcodes, is [`ExecClass::Alu`] (docs/decisions.md).
+/// none lists, as integer and ALU opcodes, is [`ExecClass::Alu`] (decision GPU-5).
 pub fn exec_class(base: &str) -> ExecClass {
     match base {
         "FADD" | "FADD32I" | "FCHK" | "FFMA32I" | "FFMA" | "FMNMX" | "FMUL" | "FMUL32I"
