@@ -515,9 +515,21 @@ impl PrefetchSpec {
                 self.merge_one,
                 "the merge ratio 1 in fixed point: 2^MergeFracW",
             ),
-            Param::info("pws_entry_bits", bits(self.pws_fields()), "bits of a PWS entry"),
-            Param::info("gs_entry_bits", bits(self.gs_fields()), "bits of a GS entry"),
-            Param::info("ip_entry_bits", bits(self.ip_fields()), "bits of an IP entry"),
+            Param::info(
+                "pws_entry_bits",
+                bits(self.pws_fields()),
+                "bits of a PWS entry",
+            ),
+            Param::info(
+                "gs_entry_bits",
+                bits(self.gs_fields()),
+                "bits of a GS entry",
+            ),
+            Param::info(
+                "ip_entry_bits",
+                bits(self.ip_fields()),
+                "bits of an IP entry",
+            ),
         ]
     }
 
