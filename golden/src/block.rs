@@ -347,7 +347,9 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn elements_round_trip_without_touching_neighbours(
-            bits in 1u32..=64, elems in 1u32..6, vals in proptest::collection::vec(proptest::num::u64::ANY, 6),
+            bits in 1u32..=64,
+            elems in 1u32..6,
+            vals in proptest::collection::vec(proptest::num::u64::ANY, 6),
         ) {
             let ports = vec![PortSpec {
                 name: "p_i", dir: Dir::In, elems, elem_bits: bits,

@@ -9,7 +9,10 @@ use thiserror::Error;
 
 /// A frequency that is not a positive decimal number of MHz with at most three decimals.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("clock frequency `{0}` is not a positive number of MHz with at most 3 decimals (e.g. 1365 or 3500.5)")]
+#[error(
+    "clock frequency `{0}` is not a positive number of MHz with at most 3 decimals (e.g. 1365 \
+    or 3500.5)"
+)]
 pub struct BadFrequency(pub String);
 
 /// Frequencies in kHz from MHz strings (`"3500.5"` -> 3,500,500 kHz).

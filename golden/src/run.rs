@@ -137,7 +137,8 @@ pub fn json_line_error(e: &serde_json::Error) -> String {
     };
     let what = if core.contains("floating point") || core.contains("invalid value: integer `-") {
         format!(
-            "{core}: fields are unsigned integers below 2^64 (a larger, negative or fractional number does not fit)"
+            "{core}: fields are unsigned integers below 2^64 (a larger, negative or fractional \
+                number does not fit)"
         )
     } else {
         core.to_string()

@@ -109,7 +109,8 @@ pub fn run_golden(
     let from_stimulus = r.stimulus.map(|s| {
         s.strip_prefix("kernel:").ok_or_else(|| {
             BadInput(format!(
-                "stimulus `{s}` is not one golden --block dispatch takes: give --kernel NAME (or --stimulus kernel:NAME)"
+                "stimulus `{s}` is not one golden --block dispatch takes: give --kernel NAME (or \
+                    --stimulus kernel:NAME)"
             ))
         })
     });
@@ -124,9 +125,14 @@ pub fn run_golden(
         (None, Some(k)) => k?,
         (None, None) => {
             return Err(BadInput(format!(
-                "--kernel is required for --block dispatch: a built-in name ({}, {}) or a kernel TOML file",
+                "--kernel is required for --block dispatch: a built-in name ({}, {}) or a \
+                 kernel TOML file",
                 BUILTIN.join(", "),
-                EXAMPLES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                EXAMPLES
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))
             .into())
         }

@@ -425,14 +425,22 @@ proptest! {
         let mut u = DispatchUnit::new(&spec);
         let total = 40u32;
         let (mut next, mut out) = (0u32, UnitOut { enq_ready: true, disp: None });
-        let mut busy: Vec<Vec<Option<u32>>> = vec![vec![None; spec.slots as usize]; spec.sms as usize];
+        let mut busy: Vec<Vec<Option<u32>>> =
+            vec![vec![None; spec.slots as usize]; spec.sms as usize];
         let mut seen = std::collections::HashSet::new();
         for _ in 0..5000 {
             let ready = rng.below(100) < ready_pct;
             // A block finishes only after the edge that dispatched it.
-            let running: Vec<(u32, u32)> = busy.iter().enumerate().flat_map(|(s, v)| {
-                v.iter().enumerate().filter(|(_, b)| b.is_some()).map(move |(k, _)| (s as u32, k as u32))
-            }).collect();
+            let running: Vec<(u32, u32)> = busy
+                .iter()
+                .enumerate()
+                .flat_map(|(s, v)| {
+                    v.iter()
+                        .enumerate()
+                        .filter(|(_, b)| b.is_some())
+                        .map(move |(k, _)| (s as u32, k as u32))
+                })
+                .collect();
             let done = (!running.is_empty() && rng.chance(300)).then(|| *rng.pick(&running));
             if let (Some((id, sm, slot)), true) = (out.disp, ready) {
                 prop_assert!(busy[sm as usize][slot as usize].is_none(), "offered a busy slot");
@@ -451,7 +459,11 @@ proptest! {
                 prop_assert!(id < next && !seen.contains(&id), "offered block {id} is not waiting");
             }
         }
-        prop_assert_eq!(seen.len() as u32 + u.queued() as u32, next, "every block given is dispatched or waiting");
+        prop_assert_eq!(
+            seen.len() as u32 + u.queued() as u32,
+            next,
+            "every block given is dispatched or waiting"
+        );
     }
 }
 

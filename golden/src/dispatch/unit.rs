@@ -100,7 +100,8 @@ pub fn unit_rects(
     }
     if let Some(bad) = rects.iter().flatten().find(|r| !fits(spec, r)) {
         return Err(format!(
-            "block {block}'s rectangle {bad:?} does not fit {}-bit coordinates (raise dispatch.coord_bits)",
+            "block {block}'s rectangle {bad:?} does not fit {}-bit coordinates (raise \
+                dispatch.coord_bits)",
             spec.coord_bits
         ));
     }

@@ -161,8 +161,11 @@ proptest! {
             for (i, a) in own.iter().enumerate() {
                 for b in &own[i + 1..] {
                     prop_assert!(
-                        a.addr + u64::from(a.size) <= b.addr || b.addr + u64::from(b.size) <= a.addr,
-                        "{:?} and {:?} overlap", a, b
+                        a.addr + u64::from(a.size) <= b.addr
+                            || b.addr + u64::from(b.size) <= a.addr,
+                        "{:?} and {:?} overlap",
+                        a,
+                        b
                     );
                 }
             }
@@ -207,8 +210,15 @@ proptest! {
     /// whether or not the range shortcut applies (aligned lanes 1 to 32 bytes apart).
     #[test]
     fn strided_lanes_coalesce_as_their_lanes_do(
-        base in prop_oneof![0u64..1 << 12, (0u64..1 << 8).prop_map(|b| b * 16), Just(u64::MAX - 100)],
-        stride in prop_oneof![0u64..40, prop::sample::select(vec![1u64, 2, 4, 8, 16, 32, 64, 4096])],
+        base in prop_oneof![
+            0u64..1 << 12,
+            (0u64..1 << 8).prop_map(|b| b * 16),
+            Just(u64::MAX - 100),
+        ],
+        stride in prop_oneof![
+            0u64..40,
+            prop::sample::select(vec![1u64, 2, 4, 8, 16, 32, 64, 4096]),
+        ],
         n in 0usize..=32,
         mask in prop_oneof![any::<u32>(), Just(u32::MAX), Just(0xffff_0000u32)],
         size_pick in 0usize..6,

@@ -55,7 +55,8 @@ impl KernelBlocks {
                 field: "loads".into(),
                 value: format!("more than {MAX_GROUP_LOADS} in one group"),
                 legal: format!(
-                    "at most {MAX_GROUP_LOADS} before the loop and {MAX_GROUP_LOADS} in it (the GPU gives each its own register)"
+                    "at most {MAX_GROUP_LOADS} before the loop and {MAX_GROUP_LOADS} in it (the \
+                        GPU gives each its own register)"
                 ),
             });
         }

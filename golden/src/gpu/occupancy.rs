@@ -184,7 +184,11 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn it_is_gpgpusims_max_cta(threads in 1u32..=1024, nregs in 0u32..300, shmem in 0u32..70000) {
+        fn it_is_gpgpusims_max_cta(
+            threads in 1u32..=1024,
+            nregs in 0u32..300,
+            shmem in 0u32..70000,
+        ) {
             let g = gpu(&[]);
             let want = reference(threads, nregs, shmem);
             match occupancy(&g, &kernel(threads, nregs, shmem)) {

@@ -1,12 +1,12 @@
 //! An independent, table-driven checker of DRAM command traces.
 //!
-//! It shares nothing with [`super::dram::Channel`] but the [`ChannelTiming`] and the trace format: each
-//! timing rule of the notes' tables (`dram-timing-and-frfcfs.md` §4) is one row of [`RULES`]
-//! ("command B may issue at `t_B` only if `t_B - t_A >= X`, where A is the most recent (for
-//! `window` k: the k-th most recent) command of a `prev` kind in the stated scope"), evaluated by
-//! scanning each channel's history backwards. The structural rules B1 (one command per cycle),
-//! B2 (data bursts never overlap), B3 (bank state) and the refresh rate F3 are checked beside the
-//! table.
+//! It shares nothing with [`super::dram::Channel`] but the [`ChannelTiming`] and the trace format:
+//! each timing rule of the notes' tables (`dram-timing-and-frfcfs.md` §4) is one row of
+//! [`RULES`] ("command B may issue at `t_B` only if `t_B - t_A >= X`, where A is the most recent
+//! (for `window` k: the k-th most recent) command of a `prev` kind in the stated scope"),
+//! evaluated by scanning each channel's history backwards. The structural rules B1 (one command
+//! per cycle), B2 (data bursts never overlap), B3 (bank state) and the refresh rate F3 are checked
+//! beside the table.
 //!
 //! Scope of the all-bank commands PREA and REF: they match `SameBank` (PREA precharges every
 //! bank, so R3/C5/C6 of every bank apply to it and R5 applies from it to every bank) and `Rank`,
@@ -396,14 +396,9 @@ pub fn check(trace: &[TraceCmd], t: &ChannelTiming) -> Vec<Violation> {
                         flag(
                             rule.id,
                             format!(
-                                "{} bank {} at cycle {}: {} bank {} at cycle {} (index {j}) is {dist} \
-                                 cycles earlier, needs >= {delay}",
-                                b.kind,
-                                b.bank,
-                                b.cycle,
-                                a.kind,
-                                a.bank,
-                                a.cycle,
+                                "{} bank {} at cycle {}: {} bank {} at cycle {} (index {j}) \
+                                 is {dist} cycles earlier, needs >= {delay}",
+                                b.kind, b.bank, b.cycle, a.kind, a.bank, a.cycle,
                             ),
                         );
                         break;
@@ -504,7 +499,8 @@ fn bus_overlap(
             let (sa, ea) = burst(a);
             if s < ea && sa < e {
                 return Some(format!(
-                    "{} at cycle {} drives data in [{s}, {e}), {} at cycle {} (index {j}) in [{sa}, {ea})",
+                    "{} at cycle {} drives data in [{s}, {e}), {} at cycle {} (index {j}) in \
+                        [{sa}, {ea})",
                     b.kind, b.cycle, a.kind, a.cycle
                 ));
             }

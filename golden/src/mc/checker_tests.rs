@@ -245,7 +245,8 @@ fn checker_catches_a_command_moved_one_cycle_earlier() {
             assert!(
                 v.iter()
                     .any(|v| v.index == *i && rule_family(v.rule) == family),
-                "{name}: command {i} {:?} moved to cycle {}: model says `{rule}`, checker says {v:?}",
+                "{name}: command {i} {:?} moved to cycle {}: model says `{rule}`, checker says \
+                    {v:?}",
                 tr.trace[*i].kind,
                 mutated[*i].cycle
             );
@@ -282,8 +283,8 @@ fn max_reach(t: &ChannelTiming) -> u64 {
     rules.max(u64::from(t.t_cl + t.t_cwl + t.t_bl)) + 1
 }
 
-/// ChannelTiming verdict of the checker for the last command of `trace` (B3 and F3 left out: the tail
-/// starts with closed banks, and the model does not enforce the refresh rate).
+/// ChannelTiming verdict of the checker for the last command of `trace` (B3 and F3 left out: the
+/// tail starts with closed banks, and the model does not enforce the refresh rate).
 fn checker_accepts_last(trace: &[TraceCmd], t: &ChannelTiming) -> bool {
     let last = trace.len() - 1;
     check(trace, t)
@@ -348,7 +349,9 @@ proptest! {
                     };
                     let got = ch.bank_earliest(b, write);
                     if got != want {
-                        failures.push(format!("{now}: bank {b} write {write}: {got:?} != {want:?}"));
+                        failures.push(format!(
+                            "{now}: bank {b} write {write}: {got:?} != {want:?}"
+                        ));
                     }
                 }
             }
@@ -386,7 +389,10 @@ proptest! {
                         }
                         checked += 1;
                         if before[b] != after[b] {
-                            failures.push(format!("{cmd:?}: bank {b} {:?} -> {:?}", before[b], after[b]));
+                            failures.push(format!(
+                                "{cmd:?}: bank {b} {:?} -> {:?}",
+                                before[b], after[b]
+                            ));
                         }
                     }
                 }

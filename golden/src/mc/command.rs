@@ -42,7 +42,8 @@ impl CmdKind {
         CmdKind::Ref,
     ];
 
-    /// Index into [`CmdKind::ALL`] and [`ChannelStats::commands`](super::dram::ChannelStats::commands).
+    /// Index into [`CmdKind::ALL`] and
+    /// [`ChannelStats::commands`](super::dram::ChannelStats::commands).
     pub fn index(self) -> usize {
         self as usize
     }

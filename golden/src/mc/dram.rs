@@ -7,7 +7,8 @@
 //! register per next-command class, raised to `max(earliest, t_A + X)` on every issue; a ring of
 //! the last four ACT cycles for tFAW; the data-bus end for B2. Each register also remembers which
 //! rule raised it, so a refused command names its rule. [`Channel::earliest`],
-//! [`Channel::can_issue`] and [`Channel::issue`] do not allocate and are O(1) except PREA (O(banks)).
+//! [`Channel::can_issue`] and [`Channel::issue`] do not allocate and are O(1) except PREA
+//! (O(banks)).
 //!
 //! Decisions (see `docs/dram-timing.md`):
 //! * PRE needs its bank open; PREA is always allowed by state and waits for R3/C5/C6 of every bank.

@@ -222,7 +222,8 @@ fn peak_streaming_bandwidth() {
         let peak = peak_bandwidth_gbs(&t, atom, mhz, channels);
         let per_cycle = f64::from(atom) / f64::from(t.t_bl.max(t.t_ccds));
         println!(
-            "{name}: theoretical {per_cycle:.2} B/cycle/channel, {peak:.1} GB/s over {channels} channels"
+            "{name}: theoretical {per_cycle:.2} B/cycle/channel, {peak:.1} GB/s over {channels} \
+                channels"
         );
         for refresh in [false, true] {
             let t = t.with_refresh(refresh);

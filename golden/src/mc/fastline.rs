@@ -275,7 +275,8 @@ mod tests {
     /// The line of `t` as the DRAMsim3 kit's generator writes it (`cycle` first).
     fn kit_line(t: &McTxn) -> String {
         format!(
-            "{{\"cycle\":{},\"op\":\"req\",\"sm\":{},\"warp\":{},\"pc\":{},\"addr\":{},\"write\":{}}}",
+            "{{\"cycle\":{},\"op\":\"req\",\"sm\":{},\"warp\":{},\"pc\":{},\"addr\":{},\
+             \"write\":{}}}",
             t.cycle, t.sm, t.warp, t.pc, t.addr, t.write
         )
     }
@@ -343,7 +344,11 @@ mod tests {
                     line.remove(i);
                 }
             }
-            prop_assert!(agrees(fast_txn, &line).is_ok(), "{}", agrees(fast_txn, &line).unwrap_err());
+            prop_assert!(
+                agrees(fast_txn, &line).is_ok(),
+                "{}",
+                agrees(fast_txn, &line).unwrap_err()
+            );
         }
     }
 
@@ -370,7 +375,8 @@ mod tests {
             br#"{"op":"req","cycle":1,"sm":2,"warp":3,"pc":4,"addr":5,"write":true,"x":1}"#,
             br#"{"op":"req","cycle":1,"cycle":1,"sm":2,"warp":3,"pc":4,"addr":5,"write":true}"#,
             br#"{"op":"req","cycle":1,"sm":4294967296,"warp":3,"pc":4,"addr":5,"write":true}"#,
-            br#"{"op":"req","cycle":18446744073709551616,"sm":2,"warp":3,"pc":4,"addr":5,"write":true}"#,
+            b"{\"op\":\"req\",\"cycle\":18446744073709551616,\"sm\":2,\"warp\":3,\"pc\":4,\
+              \"addr\":5,\"write\":true}",
             br#"{"op":"req","cycle":1.0,"sm":2,"warp":3,"pc":4,"addr":5,"write":true}"#,
             br#"{"op":"req","cycle":1e3,"sm":2,"warp":3,"pc":4,"addr":5,"write":true}"#,
             br#"{"op":"req","cycle":-1,"sm":2,"warp":3,"pc":4,"addr":5,"write":true}"#,

@@ -12,7 +12,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The forms of `--stimulus` the memory system takes, for messages.
-pub const FORMS: &str = "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service rate), `random` (table stress) or a JSON-lines file of requests";
+pub const FORMS: &str = "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row \
+    service rate), `random` (table stress) or a JSON-lines file of requests";
 
 /// Offered load of the class generators, relative to the random-row service rate.
 pub const INTENSITY: f64 = 1.3;
@@ -60,7 +61,8 @@ impl McStimulus {
             },
             _ if Path::new(s).is_file() => Ok(McStimulus::File(PathBuf::from(s))),
             _ => Err(BadInput(format!(
-                "stimulus `{s}` is not one the memory system takes: give {FORMS} (there is no file `{s}`)"
+                "stimulus `{s}` is not one the memory system takes: give {FORMS} (there is no \
+                    file `{s}`)"
             ))),
         }
     }

@@ -7,11 +7,12 @@
 //! `prefetch` (optional, false when absent) marks a prefetch (seed 001) rather than a demand
 //! request: with `prefetch.demand_first` the schedulers serve demand requests first.
 //! `cycle` is in controller (DRAM command) cycles, never decreases and is at most [`MAX_CYCLE`]
-//! (2^62: the run's clocks count on past it to the request's completion). `load` names the warp load
-//! (the requests one warp instruction produced). A warp load takes requests for [`LOAD_WINDOW`]
-//! cycles after its first: a labelled request joins its label's load within that window (a label
-//! used again later starts a new load); an unlabelled request joins the current load of its
-//! (SM, warp) if it has the same PC and arrives within the window; otherwise it starts a new one.
+//! (2^62: the run's clocks count on past it to the request's completion). `load` names the warp
+//! load (the requests one warp instruction produced). A warp load takes requests for
+//! [`LOAD_WINDOW`] cycles after its first: a labelled request joins its label's load within that
+//! window (a label used again later starts a new load); an unlabelled request joins the current
+//! load of its (SM, warp) if it has the same PC and arrives within the window; otherwise it starts
+//! a new one.
 //! Blank lines and lines starting with `#` are skipped.
 
 use serde::{Deserialize, Serialize};
@@ -439,7 +440,8 @@ mod tests {
     #[test]
     fn the_reader_streams_and_names_the_line_of_a_bad_request() {
         let s = spec();
-        let good = "{\"cycle\":5,\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":8,\"addr\":0,\"write\":false}\n";
+        let good = "{\"cycle\":5,\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":8,\"addr\":0,\
+                    \"write\":false}\n";
         let text = format!("# header\n{good}\n{good}{{\"cycle\":1,\"op\":\"req\"}}\n{good}");
         let out: Vec<_> = Reader::new(text.as_bytes(), "f.jsonl", &s).collect();
         assert_eq!(out.len(), 3, "two requests, then the error, then nothing");
@@ -456,7 +458,8 @@ mod tests {
         let s = spec();
         let compact =
             "{\"cycle\":5,\"op\":\"req\",\"sm\":1,\"warp\":2,\"pc\":8,\"addr\":64,\"write\":true}";
-        let spaced = "{ \"cycle\": 5, \"op\": \"req\", \"sm\": 1, \"warp\": 2, \"pc\": 8, \"addr\": 64, \"write\": true }";
+        let spaced = "{ \"cycle\": 5, \"op\": \"req\", \"sm\": 1, \"warp\": 2, \"pc\": 8, \
+                      \"addr\": 64, \"write\": true }";
         let text = format!("  {compact} \r\n# note\r\n{spaced}\r\n{compact}");
         let out: Vec<_> = Reader::new(text.as_bytes(), "f", &s)
             .map(Result::unwrap)
@@ -485,13 +488,19 @@ mod tests {
         let mut text = String::new();
         for i in 0..40u64 {
             text.push_str(&format!(
-                "{{\"cycle\":{i},\"op\":\"req\",\"sm\":{},\"warp\":1,\"pc\":8,\"addr\":{},\"write\":{}}}\n",
+                "{{\"cycle\":{i},\"op\":\"req\",\"sm\":{},\"warp\":1,\"pc\":8,\"addr\":{},\
+                 \"write\":{}}}\n",
                 i % 3,
                 64 * i * i,
                 i % 5 == 0
             ));
             if i % 7 == 3 {
-                text.push_str("# comment\r\n{ \"cycle\": 40, \"op\": \"req\", \"sm\": 0, \"warp\": 0, \"pc\": 8, \"addr\": 0, \"write\": false }\n".replace("40", &i.to_string()).as_str());
+                text.push_str(
+                    "# comment\r\n{ \"cycle\": 40, \"op\": \"req\", \"sm\": 0, \"warp\": 0, \
+                     \"pc\": 8, \"addr\": 0, \"write\": false }\n"
+                        .replace("40", &i.to_string())
+                        .as_str(),
+                );
             }
         }
         text.push_str(
@@ -515,7 +524,13 @@ mod tests {
     #[test]
     fn bad_lines_are_named() {
         let s = spec();
-        let e = parse("{\"cycle\":5,\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":8,\"addr\":0,\"write\":false}\n{\"cycle\":4,\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":8,\"addr\":0,\"write\":false}", "f", &s).unwrap_err();
+        let e = parse(
+            "{\"cycle\":5,\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":8,\"addr\":0,\"write\":false}\n\
+             {\"cycle\":4,\"op\":\"req\",\"sm\":0,\"warp\":0,\"pc\":8,\"addr\":0,\"write\":false}",
+            "f",
+            &s,
+        )
+        .unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("never decrease"), "{e}");
         let e = parse(

@@ -122,7 +122,10 @@ pub enum McError {
     Request { index: usize, message: String },
     #[error("co-simulation hook: {0}")]
     Hook(String),
-    #[error("the memory system stopped making progress: {pending} requests are pending and none completed from cycle {since} to cycle {now}")]
+    #[error(
+        "the memory system stopped making progress: {pending} requests are pending and none \
+        completed from cycle {since} to cycle {now}"
+    )]
     Stalled {
         pending: usize,
         since: u64,

@@ -77,7 +77,13 @@ proptest! {
     /// cycle, with and without a watched group.
     #[test]
     fn skipping_quiet_cycles_changes_nothing(
-        preset in prop::sample::select(vec!["tiny", "tiny-1", "tiny-local", "fermi-gtx480", "turing-rtx2060s"]),
+        preset in prop::sample::select(vec![
+            "tiny",
+            "tiny-1",
+            "tiny-local",
+            "fermi-gtx480",
+            "turing-rtx2060s",
+        ]),
         sched in prop::sample::select(SCHEDULERS.to_vec()),
         class in prop::sample::select(vec![LoadClass::Loa, LoadClass::Moa, LoadClass::Hoa]),
         intensity in 0.2f64..1.5,

@@ -352,7 +352,9 @@ mod absorb_equivalence {
         /// system keeps one per scope). Windows change only after a controller enqueued or
         /// after an evaluated cycle, as `absorb` requires.
         #[test]
-        fn absorbing_unready_cycles_is_stepping_them(cycles in prop::collection::vec(cycle(), 1..80)) {
+        fn absorbing_unready_cycles_is_stepping_them(
+            cycles in prop::collection::vec(cycle(), 1..80),
+        ) {
             let mut every = block();
             let mut lazy = block();
             let mut shared = block();

@@ -383,7 +383,8 @@ fn write_text(s: &MemorySummary, out: &mut dyn Write) -> std::io::Result<()> {
     let l = &s.l2;
     writeln!(
         out,
-        "L2: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR merges, {} write-backs",
+        "L2: {} accesses, {} hits ({:.1}%), {} sector misses, {} misses, {} MSHR merges, {} \
+            write-backs",
         l.accesses,
         l.hits,
         pct(l.hits, l.accesses),

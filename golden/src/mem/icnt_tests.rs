@@ -69,7 +69,10 @@ fn internal_speedup_lifts_head_of_line_blocking() {
     // (Karol et al.); a switch twice as fast as its ports lifts that limit to the ports' rate.
     let one = saturated(12, 4, 1, false);
     let two = saturated(12, 4, 2, false);
-    eprintln!("12 x 12, 4-flit packets: {one:.3} (speedup 1), {two:.3} (speedup 2) flits per port per cycle");
+    eprintln!(
+        "12 x 12, 4-flit packets: {one:.3} (speedup 1), {two:.3} (speedup 2) flits per port \
+        per cycle"
+    );
     assert!(
         (0.55..0.68).contains(&one),
         "speedup 1: {one:.3} flits per port per cycle"

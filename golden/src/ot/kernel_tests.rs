@@ -141,7 +141,10 @@ fn every_builtin_runs_through_the_ot_on_both_presets() {
             let (q, h, c) = ot_quality(&k, &s, 1);
             let pcov = h as f64 / q as f64;
             let acc = if h == 0 { 0.0 } else { c as f64 / h as f64 };
-            println!("{preset:>13} {name:>10}: queries {q:>6} hits {h:>6} PCOV {pcov:.3} accuracy {acc:.3}");
+            println!(
+                "{preset:>13} {name:>10}: queries {q:>6} hits {h:>6} PCOV {pcov:.3} accuracy \
+                {acc:.3}"
+            );
             if preset == "fermi-gtx480" {
                 match *name {
                     "cp" | "stencil2d" | "scalarprod" | "matmul3d" => {
@@ -160,12 +163,30 @@ proptest! {
     /// the model runs without an illegal input.
     #[test]
     fn ot_fit_check_agrees_with_the_model(
-        k in arb_kernel(), tb_bits in 1u32..=2, grid_dims in 1u32..=3, warp_bits in 1u32..=4, seed in any::<u64>(),
+        k in arb_kernel(),
+        tb_bits in 1u32..=2,
+        grid_dims in 1u32..=3,
+        warp_bits in 1u32..=4,
+        seed in any::<u64>(),
     ) {
-        let s = spec("tiny", &[&format!("ot.tb_bits={tb_bits}"), &format!("ot.grid_dims={grid_dims}"), &format!("ot.warp_bits={warp_bits}")]);
-        let launch = crate::ot::launch_of(&k.grid.map(u64::from), &k.block.map(u64::from), s.gpu.warp_size).unwrap();
+        let s = spec(
+            "tiny",
+            &[
+                &format!("ot.tb_bits={tb_bits}"),
+                &format!("ot.grid_dims={grid_dims}"),
+                &format!("ot.warp_bits={warp_bits}"),
+            ],
+        );
+        let launch = crate::ot::launch_of(
+            &k.grid.map(u64::from),
+            &k.block.map(u64::from),
+            s.gpu.warp_size,
+        )
+        .unwrap();
         let model = OtModel::new(&s.ot);
-        let fits = model.check(&crate::ot::OtIn { launch: Some(launch), ..Default::default() }).is_ok();
+        let fits = model
+            .check(&crate::ot::OtIn { launch: Some(launch), ..Default::default() })
+            .is_ok();
         match ot_stimulus(&k, &s, seed) {
             Ok(txns) => {
                 prop_assert!(fits);

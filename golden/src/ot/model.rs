@@ -222,7 +222,8 @@ impl OtModel {
                 };
                 if u64::from(l.tb_last[d]) > max {
                     return Err(IllegalInput(format!(
-                        "launch grid has {} blocks in dimension {}, the table supports {} (ot.tb_bits = {}, ot.grid_dims = {})",
+                        "launch grid has {} blocks in dimension {}, the table supports {} \
+                            (ot.tb_bits = {}, ot.grid_dims = {})",
                         u64::from(l.tb_last[d]) + 1,
                         dim_name(d),
                         max + 1,

@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 /// The forms of `--stimulus` the OT block takes, for messages.
 pub const FORMS: &str =
-    "`random`, `kernel:NAME` (a built-in kernel, `all`, or a kernel TOML file) or a JSON-lines file of transactions";
+    "`random`, `kernel:NAME` (a built-in kernel, `all`, or a kernel TOML file) or a JSON-lines \
+        file of transactions";
 
 /// A validated stimulus source that can be replayed from the start any number of times.
 #[derive(Clone)]
@@ -54,7 +55,8 @@ impl Source {
                         }
                         None => {
                             return Err(BadInput(format!(
-                                "unknown kernel `{name}`; built-in kernels: {}, or all (or give a kernel TOML file: kernel:path.toml)",
+                                "unknown kernel `{name}`; built-in kernels: {}, or all (or give a \
+                                    kernel TOML file: kernel:path.toml)",
                                 crate::workload::BUILTIN.join(", ")
                             )))
                         }
@@ -85,7 +87,8 @@ impl Source {
                 }
                 if !txns.iter().any(super::checks) {
                     return Err(BadInput(format!(
-                        "stimulus {name} holds no {}: a run over it would check nothing (launches answer nothing); add a `predict` or `observe` line",
+                        "stimulus {name} holds no {}: a run over it would check nothing (launches \
+                            answer nothing); add a `predict` or `observe` line",
                         super::CHECKED
                     )));
                 }

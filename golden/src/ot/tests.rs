@@ -427,7 +427,8 @@ fn illegal_inputs_are_refused_and_leave_state_alone() {
 
 #[test]
 fn stimulus_parse_errors_name_the_line() {
-    let text = "{\"op\":\"launch\",\"grid\":[2,2,1],\"block\":[32,1,1]}\n\n{\"op\":\"observe\",\"pc\":1,\"lec\":0,\"tb\":[0,0,0],\"warp\":0}\n";
+    let text = "{\"op\":\"launch\",\"grid\":[2,2,1],\"block\":[32,1,1]}\n\n\
+                {\"op\":\"observe\",\"pc\":1,\"lec\":0,\"tb\":[0,0,0],\"warp\":0}\n";
     let e = parse(text, "s.jsonl").unwrap_err();
     assert_eq!(e.line, 3);
     assert!(
@@ -443,7 +444,9 @@ fn stimulus_parse_errors_name_the_line() {
     // Semantic errors come from validation, with the offending line.
     let s = spec("tiny", &[]);
     let m = OtModel::new(&s.ot);
-    let text = "{\"op\":\"launch\",\"grid\":[2],\"block\":[32]}\n{\"op\":\"predict\",\"pc\":1,\"lec\":0,\"tb\":[0],\"warp\":0}\n{\"op\":\"observe\",\"pc\":1,\"lec\":0,\"tb\":[5],\"warp\":0,\"addr\":0}\n";
+    let text = "{\"op\":\"launch\",\"grid\":[2],\"block\":[32]}\n\
+                {\"op\":\"predict\",\"pc\":1,\"lec\":0,\"tb\":[0],\"warp\":0}\n\
+                {\"op\":\"observe\",\"pc\":1,\"lec\":0,\"tb\":[5],\"warp\":0,\"addr\":0}\n";
     let parsed = parse(text, "s").unwrap();
     let (lines, txns): (Vec<usize>, Vec<OtTxn>) = parsed.into_iter().unzip();
     let e = validate(&m, &txns, &lines, 32, "s").unwrap_err();
@@ -483,7 +486,9 @@ proptest! {
     /// Packing a predict with a following observe into one cycle gives exactly the responses
     /// of running every transaction in a cycle of its own.
     #[test]
-    fn packing_never_changes_responses(txns in prop::collection::vec(fields_of(&spec("tiny", &[])), 1..200)) {
+    fn packing_never_changes_responses(
+        txns in prop::collection::vec(fields_of(&spec("tiny", &[])), 1..200),
+    ) {
         let s = spec("tiny", &[]);
         let mut legal = Vec::new();
         let mut probe = OtModel::new(&s.ot);
@@ -515,9 +520,17 @@ proptest! {
     ) {
         let s = spec("fermi-gtx480", &[]);
         let mut m = OtModel::new(&s.ot);
-        m.step(&OtIn { launch: Some(launch_of(&[6, 5], &[128], 32).unwrap()), ..Default::default() }).unwrap();
+        m.step(&OtIn {
+            launch: Some(launch_of(&[6, 5], &[128], 32).unwrap()),
+            ..Default::default()
+        })
+        .unwrap();
         let at = |x: u64, y: u64, w: u64| {
-            ((base as i128 + x as i128 * sx as i128 + y as i128 * sy as i128 + w as i128 * iws as i128) as u64) & 0xffff_ffff
+            ((base as i128
+                + x as i128 * sx as i128
+                + y as i128 * sy as i128
+                + w as i128 * iws as i128) as u64)
+                & 0xffff_ffff
         };
         for (x, y, w) in order {
             let q = Query { pc: 64, lec: 3, tb: [x as u32, y as u32, 0], warp: w as u32 };
@@ -539,13 +552,17 @@ proptest! {
         let s = spec("tiny", &[]);
         let mut m = OtModel::new(&s.ot);
         let txns: Vec<OtTxn> = random::RandomOt::new(&s, seed).take(3000).collect();
-        run(&mut m, &txns, s.gpu.warp_size).map_err(|(i, e)| TestCaseError::fail(format!("txn {i}: {e}")))?;
+        run(&mut m, &txns, s.gpu.warp_size)
+            .map_err(|(i, e)| TestCaseError::fail(format!("txn {i}: {e}")))?;
         let mut keys = std::collections::HashSet::new();
         for e in m.entries().iter().filter(|e| e.valid) {
             prop_assert!(keys.insert((e.pc, e.lec)));
             prop_assert!(e.mispredicts <= s.ot.counter_max);
             prop_assert!((1..=s.ot.addrs_per_entry).contains(&e.naddrs));
-            prop_assert_eq!(m.set_index(e.pc, e.lec), (m.entries().iter().position(|x| x == e).unwrap() as u32) / s.ot.ways);
+            prop_assert_eq!(
+                m.set_index(e.pc, e.lec),
+                (m.entries().iter().position(|x| x == e).unwrap() as u32) / s.ot.ways
+            );
         }
     }
 }
@@ -590,7 +607,8 @@ proptest! {
         prop_assert!(g.len() > 1000);
         let (direct, via) = packed_both_ways(&g, s.gpu.warp_size);
         prop_assert_eq!(direct, via);
-        for (x, t) in g.iter().zip(txns.iter().filter(|t| single(t).input(s.gpu.warp_size).is_ok())) {
+        let legal = txns.iter().filter(|t| single(t).input(s.gpu.warp_size).is_ok());
+        for (x, t) in g.iter().zip(legal) {
             prop_assert_eq!(&x.txn(), t);
         }
     }

@@ -12,7 +12,11 @@ use std::io::Write;
 use std::path::Path;
 
 /// The forms of `--stimulus` the engine takes.
-pub const FORMS: &str = "`random` (a closed loop biased to what stresses the engine: promotion races, LRU pressure, many warps on one PC, inter-warp strides, stride changes, every throttle profile) or a JSON-lines file of per-cycle inputs (`{\"acc\":{\"pc\":N,\"wid\":N,\"addr\":N},\"useful\":true,\"early\":false,\"merge\":false,\"request\":true,\"launch\":false}`, every field optional)";
+pub const FORMS: &str = "`random` (a closed loop biased to what stresses the engine: promotion \
+    races, LRU pressure, many warps on one PC, inter-warp strides, stride changes, every throttle \
+    profile) or a JSON-lines file of per-cycle inputs \
+    (`{\"acc\":{\"pc\":N,\"wid\":N,\"addr\":N},\"useful\":true,\"early\":false,\"merge\":false,\
+    \"request\":true,\"launch\":false}`, every field optional)";
 
 /// How the accesses of one PC move.
 #[derive(Debug, Clone, Copy)]
@@ -285,7 +289,8 @@ pub fn read_file(path: &Path) -> Result<Vec<(usize, PfIn)>, BadInput> {
     crate::run::read_cycle_inputs(
         path,
         "an MT-HWP input line",
-        "{\"acc\":{\"pc\":N,\"wid\":N,\"addr\":N},\"useful\":BOOL,\"early\":BOOL,\"merge\":BOOL,\"request\":BOOL,\"launch\":BOOL}",
+        "{\"acc\":{\"pc\":N,\"wid\":N,\"addr\":N},\"useful\":BOOL,\"early\":BOOL,\"merge\":BOOL,\
+         \"request\":BOOL,\"launch\":BOOL}",
     )
 }
 
@@ -305,7 +310,8 @@ impl Inputs {
             )))),
             Stimulus::File(p) => Ok(Inputs::File(p.clone(), read_file(p)?)),
             Stimulus::Kernel(k) => Err(BadInput(format!(
-                "the MT-HWP engine takes no kernel stimulus (`kernel:{k}`): give {FORMS}, or `gpu:{k}` to co-simulate it inside the GPU"
+                "the MT-HWP engine takes no kernel stimulus (`kernel:{k}`): give {FORMS}, or \
+                    `gpu:{k}` to co-simulate it inside the GPU"
             ))),
         }
     }

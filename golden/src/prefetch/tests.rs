@@ -292,7 +292,8 @@ fn table_i_medium_early_eviction_throttles_one_step_more() {
 
 #[test]
 fn table_i_low_early_eviction_and_high_merge_throttles_less() {
-    // No early eviction; 40 merges in 100 requests (0.4), previous ratio 0: (0 + 0.4) / 2 = 0.2 > 0.15.
+    // No early eviction; 40 merges in 100 requests (0.4), previous ratio 0:
+    // (0 + 0.4) / 2 = 0.2 > 0.15.
     let (m, _) = throttle_after(
         &[],
         2,

@@ -512,7 +512,8 @@ fn validate_load(k: &KernelDesc, i: usize, l: &LoadDesc) -> Result<(), WorkloadE
     } else {
         if !l.in_loop && l.index.it != 0 {
             return Err(inconsistent(
-                "`index.it` multiplies the loop iteration, but the load is not `in_loop`; set `in_loop = true` or `index.it = 0`",
+                "`index.it` multiplies the loop iteration, but the load is not `in_loop`; set \
+                    `in_loop = true` or `index.it = 0`",
             ));
         }
         let trips = if l.in_loop { k.loop_trips } else { 1 };

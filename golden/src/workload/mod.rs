@@ -53,22 +53,34 @@ pub enum WorkloadError {
     },
     #[error("kernel `{kernel}` has no loads: add at least one `[[loads]]` entry")]
     NoLoads { kernel: String },
-    #[error("kernel `{kernel}`: array name `{array}` is declared more than once; array names must be unique")]
+    #[error(
+        "kernel `{kernel}`: array name `{array}` is declared more than once; array names must \
+        be unique"
+    )]
     DuplicateArray { kernel: String, array: String },
-    #[error("kernel `{kernel}`: {load} and loads[{other}] have the same `pc`; every load instruction needs its own PC")]
+    #[error(
+        "kernel `{kernel}`: {load} and loads[{other}] have the same `pc`; every load \
+        instruction needs its own PC"
+    )]
     DuplicatePc {
         kernel: String,
         load: String,
         other: usize,
     },
-    #[error("kernel `{kernel}`: {load} reads array `{array}`, which is not declared; declared arrays: {available}")]
+    #[error(
+        "kernel `{kernel}`: {load} reads array `{array}`, which is not declared; declared \
+        arrays: {available}"
+    )]
     UnknownArray {
         kernel: String,
         load: String,
         array: String,
         available: String,
     },
-    #[error("kernel `{kernel}`: {load} is irregular but array `{array}` has `len` = 0; irregular loads draw element indices in 0..len, so give the array a `len` of at least 1")]
+    #[error(
+        "kernel `{kernel}`: {load} is irregular but array `{array}` has `len` = 0; irregular \
+        loads draw element indices in 0..len, so give the array a `len` of at least 1"
+    )]
     IrregularNeedsLen {
         kernel: String,
         load: String,
@@ -80,7 +92,11 @@ pub enum WorkloadError {
         load: String,
         message: String,
     },
-    #[error("kernel `{kernel}`: {load} indexes array `{array}` at elements {lo}..={hi}, outside its `len` = {len} elements (legal: 0..{len}); fix the index or raise `len` (0 = unbounded)")]
+    #[error(
+        "kernel `{kernel}`: {load} indexes array `{array}` at elements {lo}..={hi}, outside \
+        its `len` = {len} elements (legal: 0..{len}); fix the index or raise `len` (0 = \
+        unbounded)"
+    )]
     IndexOutOfBounds {
         kernel: String,
         load: String,
@@ -89,7 +105,10 @@ pub enum WorkloadError {
         hi: i128,
         len: u64,
     },
-    #[error("kernel `{kernel}`: {load} on array `{array}` reaches byte addresses {lo}..={hi}; every address must lie in 0..2^64 (check `base` and the index coefficients)")]
+    #[error(
+        "kernel `{kernel}`: {load} on array `{array}` reaches byte addresses {lo}..={hi}; \
+        every address must lie in 0..2^64 (check `base` and the index coefficients)"
+    )]
     AddressOutOfRange {
         kernel: String,
         load: String,
@@ -97,7 +116,10 @@ pub enum WorkloadError {
         lo: i128,
         hi: i128,
     },
-    #[error("kernel `{kernel}` does not fit the observation table: {what} is {value}, but `{key}` = {setting} allows {legal}")]
+    #[error(
+        "kernel `{kernel}` does not fit the observation table: {what} is {value}, but `{key}` \
+        = {setting} allows {legal}"
+    )]
     Limit {
         kernel: String,
         what: String,

@@ -469,14 +469,16 @@ fn kernel_file_errors_name_the_file() {
     assert!(e.to_string().contains("syntax.toml"));
     let p = scratch_file(
         "affine.toml",
-        "name = \"x\"\ngrid = [1,1,1]\nblock = [1,1,1]\narrays = []\n[[loads]]\npc = 1\narray = \"a\"\nindex = { tq = 1 }\n",
+        "name = \"x\"\ngrid = [1,1,1]\nblock = [1,1,1]\narrays = []\n\
+         [[loads]]\npc = 1\narray = \"a\"\nindex = { tq = 1 }\n",
     );
     let m = load_kernel_file(&p).unwrap_err().to_string();
     assert!(m.contains("tq"), "{m}");
     // Parsed fine, then rejected by validation.
     let p = scratch_file(
         "invalid.toml",
-        "name = \"x\"\ngrid = [1,1,1]\nblock = [1,1,1]\narrays = []\n[[loads]]\npc = 1\narray = \"a\"\n",
+        "name = \"x\"\ngrid = [1,1,1]\nblock = [1,1,1]\narrays = []\n\
+         [[loads]]\npc = 1\narray = \"a\"\n",
     );
     let m = load_kernel_file(&p).unwrap_err().to_string();
     assert!(m.contains("`a`") && m.contains("none"), "{m}");
@@ -638,7 +640,11 @@ proptest! {
     /// Every (block, warp, load instance) is issued exactly once, in program order per warp,
     /// in (cycle, SM) order overall, with the coalesced lines of exactly its active threads.
     #[test]
-    fn schedule_issues_each_warp_load_once_with_its_lines(k in arb_kernel(), g in arb_gpu(), seed in any::<u64>()) {
+    fn schedule_issues_each_warp_load_once_with_its_lines(
+        k in arb_kernel(),
+        g in arb_gpu(),
+        seed in any::<u64>(),
+    ) {
         let s = schedule(&k, &g, seed).unwrap();
         let program = k.warp_program();
         let warps = k.warps_per_block(g.warp_size);
@@ -669,7 +675,10 @@ proptest! {
             } else {
                 let a = k.array(&k.loads[inst.load].array).unwrap();
                 let end = a.base + a.len * u64::from(a.elem_bytes);
-                prop_assert!(w.lines.iter().all(|&l| l + u64::from(g.line_bytes) > a.base && l < end));
+                prop_assert!(w
+                    .lines
+                    .iter()
+                    .all(|&l| l + u64::from(g.line_bytes) > a.base && l < end));
             }
         }
         prop_assert_eq!(seen.len() as u64, k.num_blocks() * u64::from(warps));
@@ -681,7 +690,11 @@ proptest! {
     /// CTAs start round-robin over the SMs, a block runs on one SM only, and no SM ever holds
     /// more CTAs than its limit.
     #[test]
-    fn dispatch_is_round_robin_and_respects_the_cta_limit(k in arb_kernel(), g in arb_gpu(), seed in any::<u64>()) {
+    fn dispatch_is_round_robin_and_respects_the_cta_limit(
+        k in arb_kernel(),
+        g in arb_gpu(),
+        seed in any::<u64>(),
+    ) {
         let mut s = schedule(&k, &g, seed).unwrap();
         let warps = k.warps_per_block(g.warp_size);
         let limit = g.ctas_per_sm.min(g.warps_per_sm / warps).max(1);
@@ -721,7 +734,11 @@ proptest! {
     /// oldest ready warp (earliest dispatched block, then lowest warp id). Readiness is
     /// reconstructed from the outside: latencies are drawn from `Rng::new(seed)` in issue order.
     #[test]
-    fn warps_are_chosen_greedy_then_oldest(k in arb_kernel(), g in arb_gpu(), seed in any::<u64>()) {
+    fn warps_are_chosen_greedy_then_oldest(
+        k in arb_kernel(),
+        g in arb_gpu(),
+        seed in any::<u64>(),
+    ) {
         let loads: Vec<WarpLoad> = schedule(&k, &g, seed).unwrap().collect();
         let plen = k.warp_program().len();
         let warps = k.warps_per_block(g.warp_size);
@@ -741,13 +758,21 @@ proptest! {
             let key = (w.block_linear, w.warp);
             prop_assert!(ready(&st, key), "warp {:?} issued before it was ready", key);
             match greedy.get(&w.sm) {
-                Some(&gk) if ready(&st, gk) => prop_assert_eq!(key, gk, "greedy warp skipped at cycle {}", c),
+                Some(&gk) if ready(&st, gk) => {
+                    prop_assert_eq!(key, gk, "greedy warp skipped at cycle {}", c)
+                }
                 _ => {
                     // No older warp on this SM may be ready.
                     for b in (0..=w.block_linear).filter(|b| sm_of.get(b) == Some(&w.sm)) {
                         for v in 0..warps {
                             if (b, v) < key {
-                                prop_assert!(!ready(&st, (b, v)), "older warp {:?} was ready at cycle {} but {:?} issued", (b, v), c, key);
+                                prop_assert!(
+                                    !ready(&st, (b, v)),
+                                    "older warp {:?} was ready at cycle {} but {:?} issued",
+                                    (b, v),
+                                    c,
+                                    key
+                                );
                             }
                         }
                     }
@@ -762,7 +787,11 @@ proptest! {
 
     /// The same seed gives the same stream.
     #[test]
-    fn schedules_are_deterministic_per_seed(k in arb_kernel(), g in arb_gpu(), seed in any::<u64>()) {
+    fn schedules_are_deterministic_per_seed(
+        k in arb_kernel(),
+        g in arb_gpu(),
+        seed in any::<u64>(),
+    ) {
         let a: Vec<WarpLoad> = schedule(&k, &g, seed).unwrap().collect();
         let b: Vec<WarpLoad> = schedule(&k, &g, seed).unwrap().collect();
         prop_assert_eq!(a, b);

@@ -34,7 +34,8 @@
 //! constant load's result is readable `gpu.shared_latency` cycles after issue; a global
 //! load's when its last access is answered. Stores do not hold their warp; a store is
 //! answered when the L2 acknowledges it, and its block leaves only then. Unloaded, a
-//! one-access load issued at cycle `t` is answered (tests: `a_single_load_takes_the_documented_sum_of_its_stages`):
+//! one-access load issued at cycle `t` is answered (tests:
+//! `a_single_load_takes_the_documented_sum_of_its_stages`):
 //! * an L1 hit: at `t + 1 + gpu.l1_latency` (into the L1 at `t + 1`, looked up at `t + 2`, the
 //!   answer `l1_latency - 1` cycles after the lookup);
 //! * an L1 miss: its fetch is offered at `c = t + 3`, the reply reaches the port `side(c)`

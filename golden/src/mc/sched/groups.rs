@@ -390,9 +390,9 @@ impl Groups {
         self.present[c * self.wet_entries + e.gwid as usize] += 1;
     }
 
-    /// A command issued on controller `c`: the events for the blocks, the window and the bank counts follow. A
-    /// row command to one bank recounts its hits from the window (the requests of the current
-    /// mode); `DF`: the counts keep the prefetches apart, recounted from the queue.
+    /// A command issued on controller `c`: the events for the blocks, the window and the bank
+    /// counts follow. A row command to one bank recounts its hits from the window (the requests
+    /// of the current mode); `DF`: the counts keep the prefetches apart, recounted from the queue.
     #[inline(always)]
     pub fn issued<const DF: bool>(&mut self, c: usize, x: &Controller, ev: &Issued) {
         let Issued {

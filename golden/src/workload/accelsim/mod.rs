@@ -63,7 +63,8 @@ pub fn read_list(path: &Path) -> Result<Vec<ListEntry>, TraceError> {
         file: list.clone(),
         line: 0,
         message: format!(
-            "cannot read the kernel list: {e} (give a trace folder holding kernelslist.g, or the list file)"
+            "cannot read the kernel list: {e} (give a trace folder holding kernelslist.g, or the \
+                list file)"
         ),
     })?;
     if text.trim_start().starts_with("-kernel name") {
@@ -99,7 +100,9 @@ pub fn read_list(path: &Path) -> Result<Vec<ListEntry>, TraceError> {
         return Err(TraceError {
             file: list,
             line: 0,
-            message: "names no kernel trace (no line holds a `.traceg` file name): give a trace folder holding kernelslist.g, the list file or a kernel's .traceg file".into(),
+            message: "names no kernel trace (no line holds a `.traceg` file name): give a trace \
+                folder holding kernelslist.g, the list file or a kernel's .traceg file"
+                .into(),
         });
     }
     Ok(out)

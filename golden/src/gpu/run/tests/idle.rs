@@ -3,8 +3,8 @@
 use super::*;
 
 /// A run of the trace in `dir` on `s`, jumping over idle time or stepping every clock edge and
-/// every SM's every cycle: its figures, or its error (under a bound of 3,000,000 core cycles, and bounds checks every
-/// cycle).
+/// every SM's every cycle: its figures, or its error (under a bound of 3,000,000 core cycles, and
+/// bounds checks every cycle).
 fn jumped_or_stepped(s: &Spec, dir: &Path, step: bool) -> Result<RunSummary, String> {
     let mut o = RunOptions {
         check_bounds: true,

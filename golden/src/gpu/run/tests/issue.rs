@@ -1,4 +1,5 @@
-//! Issue: the scoreboard, the gates, every registered warp scheduler, execution units and their timing, the two-level scheduler, atomics.
+//! Issue: the scoreboard, the gates, every registered warp scheduler, execution units and their
+//! timing, the two-level scheduler, atomics.
 
 use super::*;
 
@@ -68,7 +69,9 @@ proptest::proptest! {
             .resolve()
             .unwrap();
         let policy = crate::gpu::sched::NAMES[policy];
-        crate::gpu::sched::with_policy(policy, || runs_every_instruction_once(&s, seed, blocks, warps))?;
+        crate::gpu::sched::with_policy(policy, || {
+            runs_every_instruction_once(&s, seed, blocks, warps)
+        })?;
     }
 }
 
@@ -140,7 +143,8 @@ fn extra_instruction_costs(p: &str, s: &Spec) -> Result<(), String> {
         let indep = kernel(op, 9, false) - kernel(op, 8, false);
         if (dep, indep) != (lat.max(init), init) {
             return Err(format!(
-                "{p} {class} ({op}): dependent +{dep}, independent +{indep}; latency {lat}, initiation {init}"
+                "{p} {class} ({op}): dependent +{dep}, independent +{indep}; latency {lat}, \
+                    initiation {init}"
             ));
         }
     }

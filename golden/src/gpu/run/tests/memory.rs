@@ -1,4 +1,5 @@
-//! The memory path: coalescing, the documented latency of each stage, the L1, its invalidation, stores and the Warped-MC watch.
+//! The memory path: coalescing, the documented latency of each stage, the L1, its invalidation,
+//! stores and the Warped-MC watch.
 
 use super::*;
 

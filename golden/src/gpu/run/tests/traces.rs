@@ -170,7 +170,11 @@ proptest::proptest! {
             proptest::prop_assert_eq!(&r, &c.text, "byte {} changed", at);
             // A bad record is noted; a changed key or magic only makes the copy foreign.
             proptest::prop_assert!(notes.len() <= 1, "{:?}", notes);
-            proptest::prop_assert_eq!(std::fs::read(&c.copy).unwrap(), c.clean.clone(), "the copy is rebuilt");
+            proptest::prop_assert_eq!(
+                std::fs::read(&c.copy).unwrap(),
+                c.clean.clone(),
+                "the copy is rebuilt"
+            );
             proptest::prop_assert_eq!(std::fs::read_dir(c.cache.path()).unwrap().count(), 1);
             Ok(())
         })?;

@@ -1,4 +1,5 @@
-//! The fields of a line: hexadecimal numbers, lane addresses, lines as BufRead reads them, addresses held whole, registers.
+//! The fields of a line: hexadecimal numbers, lane addresses, lines as BufRead reads them,
+//! addresses held whole, registers.
 
 use super::*;
 
@@ -130,7 +131,14 @@ proptest! {
     #[test]
     fn lines_read_as_bufread_reads_them(
         text in proptest::collection::vec(
-            prop_oneof![Just(b'\n'), Just(b'a'), Just(b' '), Just(0xc3u8), Just(0xa9u8), any::<u8>()],
+            prop_oneof![
+                Just(b'\n'),
+                Just(b'a'),
+                Just(b' '),
+                Just(0xc3u8),
+                Just(0xa9u8),
+                any::<u8>(),
+            ],
             0..300,
         ),
         cap in 1usize..40,
@@ -265,7 +273,9 @@ proptest! {
     /// A register reads as its number when it is one of R0..R255, and is refused otherwise
     /// (never another register).
     #[test]
-    fn registers_read_as_their_number_or_are_refused(n in prop_oneof![0u64..300, 0u64..70000, any::<u64>()]) {
+    fn registers_read_as_their_number_or_are_refused(
+        n in prop_oneof![0u64..300, 0u64..70000, any::<u64>()],
+    ) {
         register_read_as_written(n, reg)?;
     }
 }

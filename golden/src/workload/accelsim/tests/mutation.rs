@@ -1,4 +1,5 @@
-//! Generated and real traces mutated byte by byte and field by field read safely or fail naming a line.
+//! Generated and real traces mutated byte by byte and field by field read safely or fail naming a
+//! line.
 
 use super::*;
 

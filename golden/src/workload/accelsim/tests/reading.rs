@@ -1,4 +1,5 @@
-//! Reading real and small traces: both formats, address modes, access sizes, errors naming the file and line, kernel lists.
+//! Reading real and small traces: both formats, address modes, access sizes, errors naming the file
+//! and line, kernel lists.
 
 use super::*;
 
@@ -101,7 +102,8 @@ fn address_modes_expand_per_active_lane() {
 #[test]
 fn line_numbers_are_skipped_when_lineinfo_is_on() {
     let t = format!(
-        "{}#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n17 0040 ffffffff 0 EXIT 0 0\n#END_TB\n",
+        "{}#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n\
+         17 0040 ffffffff 0 EXIT 0 0\n#END_TB\n",
         header(4, true)
     );
     let b = read(&t).unwrap();
@@ -260,7 +262,8 @@ fn test_data_matches_shared_reference() {
         "SOURCES.md",
         "rodinia2-lud-kernel8-volta-legacy-format/kernel-8.traceg",
         "rodinia2-lud-kernel8-volta-legacy-format/kernelslist.g",
-        "pytorch-pow-kernel593-tracer-v5-excerpt/kernel-593-ctx_0x55c28dad19e0.traceg.excerpt-TB0-TB1",
+        "pytorch-pow-kernel593-tracer-v5-excerpt/\
+         kernel-593-ctx_0x55c28dad19e0.traceg.excerpt-TB0-TB1",
         "pytorch-pow-kernel593-tracer-v5-excerpt/kernelslist.g",
     ] {
         let a = std::fs::read(shared.join(rel)).unwrap();

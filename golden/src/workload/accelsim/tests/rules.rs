@@ -1,4 +1,5 @@
-//! Header values out of their domain, and blocks that break the kernel's rules, are refused naming the line.
+//! Header values out of their domain, and blocks that break the kernel's rules, are refused naming
+//! the line.
 
 use super::*;
 
@@ -172,7 +173,8 @@ fn blocks_breaking_the_kernels_rules_are_refused_naming_the_line() {
     );
     // Line numbers and legacy thread-block fields must be there; a line number is a number.
     let e = read(&format!(
-        "{}#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\nx7 0040 ffffffff 0 EXIT 0 0\n#END_TB\n",
+        "{}#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n\
+         x7 0040 ffffffff 0 EXIT 0 0\n#END_TB\n",
         header(4, true)
     ))
     .unwrap_err();
