@@ -44,7 +44,7 @@
 //! nothing there), and wormhole interleaving of flits of different packets at an output.
 
 use crate::bitset::BitSet;
-use crate::stream::Offer;
+use crate::stream::{Component, Offer};
 use std::collections::VecDeque;
 
 /// A packet in the network.
@@ -317,40 +317,9 @@ impl<P: Copy> Crossbar<P> {
         self.now += 1;
     }
 
-    /// The first cycle (from the current one) whose [`Crossbar::cycle`] may do more than count,
-    /// if nothing is offered or popped before it: a packet may be granted (its input is free
-    /// and its output free or about to be) or land. Before it, every head packet waits for
-    /// room in its output buffer, which only a pop makes, or for its input, and a cycle only
-    /// counts its stalled inputs and moves the round-robin pointer ([`Crossbar::repeat`]).
-    /// `u64::MAX`: never.
-    pub fn next_change(&self) -> u64 {
-        let step = self.now * self.speedup;
-        let mut at = self
-            .crossing
-            .front()
-            .map_or(u64::MAX, |&(t, _)| t.max(self.now));
-        for i in self.holding.iter() {
-            let Some(&(_, p)) = self.inputs[i].front() else {
-                continue;
-            };
-            let o = p.dest as usize;
-            let when = if self.in_busy[i] > step {
-                // Ready from this step on, the cycle holding it (then it is stalled or granted).
-                self.in_busy[i] / self.speedup
-            } else if self.out_flits[o] + p.flits > self.out_cap {
-                continue;
-            } else {
-                // The output is free (a grant) or frees at this step.
-                self.out_busy[o].max(step) / self.speedup
-            };
-            at = at.min(when);
-        }
-        at
-    }
-
-    /// `n` cycles that only count ([`Crossbar::next_change`] is at least `n` cycles away):
-    /// each input holding a packet, free, is stalled at every switch step; the round-robin
-    /// pointer moves on by one a step.
+    /// `n` cycles that only count ([`Crossbar::next_work`](Component::next_work) is at least `n`
+    /// cycles away): each input holding a packet, free, is stalled at every switch step; the
+    /// round-robin pointer moves on by one a step.
     pub fn repeat(&mut self, n: u64) {
         let steps = n * self.speedup;
         let step = self.now * self.speedup;
@@ -456,6 +425,39 @@ impl<P: Copy> Crossbar<P> {
         self.stats.stalled += ready.len() as u64 - sent;
         self.ready = ready;
         self.granted = granted;
+    }
+}
+
+impl<P: Copy> Component for Crossbar<P> {
+    /// The first cycle (from the current one) whose [`Crossbar::cycle`] may do more than count,
+    /// if nothing is offered or popped before it: a packet may be granted (its input is free
+    /// and its output free or about to be) or land. Before it, every head packet waits for
+    /// room in its output buffer, which only a pop makes, or for its input, and a cycle only
+    /// counts its stalled inputs and moves the round-robin pointer ([`Crossbar::repeat`]).
+    /// `u64::MAX`: never.
+    fn next_work(&self) -> u64 {
+        let step = self.now * self.speedup;
+        let mut at = self
+            .crossing
+            .front()
+            .map_or(u64::MAX, |&(t, _)| t.max(self.now));
+        for i in self.holding.iter() {
+            let Some(&(_, p)) = self.inputs[i].front() else {
+                continue;
+            };
+            let o = p.dest as usize;
+            let when = if self.in_busy[i] > step {
+                // Ready from this step on, the cycle holding it (then it is stalled or granted).
+                self.in_busy[i] / self.speedup
+            } else if self.out_flits[o] + p.flits > self.out_cap {
+                continue;
+            } else {
+                // The output is free (a grant) or frees at this step.
+                self.out_busy[o].max(step) / self.speedup
+            };
+            at = at.min(when);
+        }
+        at
     }
 }
 

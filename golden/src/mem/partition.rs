@@ -42,7 +42,7 @@ use crate::bitset::BitSet;
 use crate::clock::ClockDomains;
 use crate::mc::stimulus::Request;
 use crate::mc::system::{McError, MemSystem};
-use crate::stream::Offer;
+use crate::stream::{Component, Offer};
 use spec::Spec;
 use std::collections::VecDeque;
 
@@ -80,7 +80,7 @@ pub const DRAM_CLOCK: usize = 3;
 #[derive(Debug, Clone, Copy)]
 struct Lull {
     /// The core cycle count from which it may change (its ROP queue's head ready, or its next
-    /// answer due), as [`Partitions::quiet_until`] gives it.
+    /// answer due), as [`Partitions::next_work`](Component::next_work) gives it.
     until: u64,
     /// Its slice takes a cycle (refusing its head, if any), else it idles.
     ticks: bool,
@@ -386,48 +386,6 @@ impl Partitions {
         self.clocks.last_edge_by(CORE_CLOCK, d, e).saturating_add(1)
     }
 
-    /// A core cycle count `n` such that, if nothing is offered to the partitions, every
-    /// instant before the core edge that makes the count `n` (its edge `n - 1`) would only
-    /// count: no sub-partition, channel or controller changes before then
-    /// ([`Partitions::skip_to`] jumps there). At most the current count when the next instant
-    /// may change something; `u64::MAX` when nothing ever would.
-    pub fn quiet_until(&self) -> u64 {
-        let core = self.core;
-        let mut n = u64::MAX;
-        // DRAM cycles: a fetch returning, the controllers.
-        let mut dram = self.dram.next_work();
-        if self.returning > 0 {
-            for ch in &self.chans {
-                if let Some(&(at, _, _)) = ch.returning.front() {
-                    dram = dram.min(at.max(self.dram.now()));
-                }
-            }
-        }
-        if dram != u64::MAX {
-            n = n.min(self.core_count_by(DRAM_CLOCK, dram));
-        }
-        // A channel's fetches: one waiting in a sub-partition, or its latency queue's head
-        // ready.
-        for ch in &self.chans {
-            n = n.min(ch.wake);
-        }
-        if n <= core {
-            return core;
-        }
-        // L2 cycles of the busy sub-partitions.
-        for s in self.busy.iter() {
-            if core < self.asleep[s] {
-                n = n.min(self.asleep[s]);
-                continue;
-            }
-            match self.lull_of(s) {
-                Some(l) => n = n.min(l.until),
-                None => return core,
-            }
-        }
-        n
-    }
-
     /// Whether busy sub-partition `s`'s L2 cycles, from the next one on, do the same thing
     /// every time, and what they count (`None`: the next one may change it). Its next cycle
     /// (see [`Partitions::cache_cycle`]) changes nothing when: nothing comes from the DRAM,
@@ -475,16 +433,16 @@ impl Partitions {
         })
     }
 
-    /// Jump to core cycle count `n - 1`, at most [`Partitions::quiet_until`]: every clock
-    /// takes its edges before the core's edge `n - 1` at once (the next [`Partitions::cycle`]
-    /// is that instant, after which the count is `n`), and every component counts what its
-    /// skipped cycles would have: the busy sub-partitions their lulls' counts and slice
-    /// cycles, the controllers their cycles (and idle refreshes). Returns the edges skipped
+    /// Jump to core cycle count `n - 1`, at most [`Partitions::next_work`](Component::next_work):
+    /// every clock takes its edges before the core's edge `n - 1` at once (the next
+    /// [`Partitions::cycle`] is that instant, after which the count is `n`), and every component
+    /// counts what its skipped cycles would have: the busy sub-partitions their lulls' counts and
+    /// slice cycles, the controllers their cycles (and idle refreshes). Returns the edges skipped
     /// per domain (indexed by [`CORE_CLOCK`] ...), for the interconnect's part.
     pub fn skip_to(&mut self, n: u64) -> [u64; 4] {
         #[cfg(test)]
         assert!(
-            n <= self.quiet_until(),
+            n <= self.next_work(),
             "a jump past the partitions' next change"
         );
         let before = [0, 1, 2, 3].map(|d| self.clocks.edges(d));
@@ -498,7 +456,7 @@ impl Partitions {
             if self.core < self.asleep[s] {
                 continue;
             }
-            // (Always a lull: the caller stays within `quiet_until`.)
+            // (Always a lull: the caller stays within `next_work`.)
             let Some(l) = self.lull_of(s) else {
                 continue;
             };
@@ -767,6 +725,50 @@ impl Partitions {
             (sp.dram_to_l2.len(), d2l),
             (sp.l2_to_icnt.len(), l2i),
         ]
+    }
+}
+
+impl Component for Partitions {
+    /// A core cycle count `n` such that, if nothing is offered to the partitions, every
+    /// instant before the core edge that makes the count `n` (its edge `n - 1`) would only
+    /// count: no sub-partition, channel or controller changes before then
+    /// ([`Partitions::skip_to`] jumps there). At most the current count when the next instant
+    /// may change something; `u64::MAX` when nothing ever would.
+    fn next_work(&self) -> u64 {
+        let core = self.core;
+        let mut n = u64::MAX;
+        // DRAM cycles: a fetch returning, the controllers.
+        let mut dram = self.dram.next_work();
+        if self.returning > 0 {
+            for ch in &self.chans {
+                if let Some(&(at, _, _)) = ch.returning.front() {
+                    dram = dram.min(at.max(self.dram.now()));
+                }
+            }
+        }
+        if dram != u64::MAX {
+            n = n.min(self.core_count_by(DRAM_CLOCK, dram));
+        }
+        // A channel's fetches: one waiting in a sub-partition, or its latency queue's head
+        // ready.
+        for ch in &self.chans {
+            n = n.min(ch.wake);
+        }
+        if n <= core {
+            return core;
+        }
+        // L2 cycles of the busy sub-partitions.
+        for s in self.busy.iter() {
+            if core < self.asleep[s] {
+                n = n.min(self.asleep[s]);
+                continue;
+            }
+            match self.lull_of(s) {
+                Some(l) => n = n.min(l.until),
+                None => return core,
+            }
+        }
+        n
     }
 }
 

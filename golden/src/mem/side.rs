@@ -18,7 +18,7 @@ use super::icnt::{Arbiter, Crossbar, IcntStats, Packet};
 use super::partition::{MemRequest, PartitionStats, Partitions, ICNT, ICNT_CLOCK};
 use super::slice::Served;
 use crate::mc::system::{McError, MemSystem};
-use crate::stream::Offer;
+use crate::stream::{Component, Offer};
 use spec::{IcntArbiter, Spec};
 
 pub struct MemorySide {
@@ -146,42 +146,13 @@ impl MemorySide {
         self.req.refused(n);
     }
 
-    /// A core cycle count `n` such that, if nothing is offered at a port and no reply taken,
-    /// every instant before the core edge that makes the count `n` only counts, in the
-    /// networks and the partitions ([`MemorySide::skip_to`] jumps there). At most the current
-    /// count when the next instant may change something; `u64::MAX` when nothing ever would.
-    ///
-    /// Each interconnect cycle repeats when no landed request finds room in its
-    /// sub-partition, each network only counts ([`Crossbar::next_change`]), and no reply is on
-    /// its way out: a reply waiting in a sub-partition or landed at a port is a change (the
-    /// SMs take one a cycle as they land, so the reply network does not hold them back).
-    pub fn quiet_until(&self) -> u64 {
-        let core = self.core_cycle();
-        if self.rep.landed() > 0 || self.parts.any_replying() {
-            return core;
-        }
-        if self.req.landed() > 0
-            && (0..self.parts.len()).any(|s| self.req.peek(s).is_some() && self.parts.has_room(s))
-        {
-            return core;
-        }
-        let n = self.parts.quiet_until();
-        if n <= core + 1 {
-            return n;
-        }
-        match self.req.next_change().min(self.rep.next_change()) {
-            u64::MAX => n,
-            icnt => n.min(self.parts.core_count_by(ICNT_CLOCK, icnt)),
-        }
-    }
-
-    /// Jump to core cycle count `n - 1`, at most [`MemorySide::quiet_until`] (see
-    /// [`Partitions::skip_to`]): the next [`MemorySide::cycle`] is the core's edge `n - 1`.
+    /// Jump to core cycle count `n - 1`, at most [`MemorySide::next_work`](Component::next_work)
+    /// (see [`Partitions::skip_to`]): the next [`MemorySide::cycle`] is the core's edge `n - 1`.
     /// The networks count their skipped cycles.
     pub fn skip_to(&mut self, n: u64) {
         #[cfg(test)]
         assert!(
-            n <= self.quiet_until(),
+            n <= self.next_work(),
             "a jump past the memory side's next change"
         );
         let icnt = self.parts.skip_to(n)[ICNT_CLOCK];
@@ -243,6 +214,37 @@ impl MemorySide {
 
     pub fn network_caps(&self) -> (u32, u32) {
         self.req.caps()
+    }
+}
+
+impl Component for MemorySide {
+    /// A core cycle count `n` such that, if nothing is offered at a port and no reply taken,
+    /// every instant before the core edge that makes the count `n` only counts, in the
+    /// networks and the partitions ([`MemorySide::skip_to`] jumps there). At most the current
+    /// count when the next instant may change something; `u64::MAX` when nothing ever would.
+    ///
+    /// Each interconnect cycle repeats when no landed request finds room in its sub-partition, each
+    /// network only counts ([`Crossbar::next_work`](Component::next_work)), and no reply is on its
+    /// way out: a reply waiting in a sub-partition or landed at a port is a change (the SMs take
+    /// one a cycle as they land, so the reply network does not hold them back).
+    fn next_work(&self) -> u64 {
+        let core = self.core_cycle();
+        if self.rep.landed() > 0 || self.parts.any_replying() {
+            return core;
+        }
+        if self.req.landed() > 0
+            && (0..self.parts.len()).any(|s| self.req.peek(s).is_some() && self.parts.has_room(s))
+        {
+            return core;
+        }
+        let n = self.parts.next_work();
+        if n <= core + 1 {
+            return n;
+        }
+        match self.req.next_work().min(self.rep.next_work()) {
+            u64::MAX => n,
+            icnt => n.min(self.parts.core_count_by(ICNT_CLOCK, icnt)),
+        }
     }
 }
 

@@ -21,7 +21,7 @@
 
 use super::cache::{Eviction, Found, Outcome, TagArray};
 use super::mshr::{Added, Lookup, MshrTable, Refusal};
-use crate::stream::Offer;
+use crate::stream::{Component, Offer};
 use serde::Serialize;
 use spec::cache::CacheString;
 use std::collections::VecDeque;
@@ -775,6 +775,19 @@ impl<P: Copy> Slice<P> {
 
     pub fn mshr(&self) -> &MshrTable<P> {
         &self.mshr
+    }
+}
+
+impl<P: Copy> Component for Slice<P> {
+    /// The first cycle at which the slice does more than count a refusal, or holds something
+    /// for its owner to take: now when its head would be taken ([`Slice::head`]) or a fetch
+    /// waits in its miss queue, else when its oldest answer is due. Before it, each cycle
+    /// only counts its head's refusal, which [`Slice::repeat`] does for many cycles at once.
+    fn next_work(&self) -> u64 {
+        if !self.miss_queue.is_empty() || self.head() == Head::Taken {
+            return self.now;
+        }
+        self.now.saturating_add(self.answer_in())
     }
 }
 

@@ -112,8 +112,8 @@ fn a_read_of_a_sector_being_filled_waits_for_the_fill() {
 proptest! {
     /// Random traffic from a requester that retries refused offers, against a next level
     /// that takes fetches when it likes and fills reads after random delays: every accepted
-    /// request is answered exactly once, no queue or MSHR table exceeds its size, and the
-    /// same seed gives the same run.
+    /// request is answered exactly once, no queue or MSHR table exceeds its size, the same
+    /// seed gives the same run, and no cycle before the slice's next work does any.
     #[test]
     fn the_slice_loses_and_duplicates_nothing(seed in any::<u64>(), small in any::<bool>()) {
         let c = if small { "N:4:128:2,L:B:m:F:L,A:2:2,2" } else { L2 };
@@ -127,7 +127,12 @@ proptest! {
             let mut log = Vec::new();
             // Traffic for 20,000 cycles, then up to 20,000 more to drain.
             for cycle in 0..40_000 {
-                if cycle >= 20_000 && pending.is_none() && fills.is_empty() && s.busy() == 0 && s.peek_fetch().is_none() {
+                if cycle >= 20_000
+                    && pending.is_none()
+                    && fills.is_empty()
+                    && s.busy() == 0
+                    && s.peek_fetch().is_none()
+                {
                     break;
                 }
                 if cycle < 20_000 && pending.is_none() && next < 2000 && rng.chance(600) {
@@ -135,7 +140,11 @@ proptest! {
                     let write = rng.chance(200);
                     // Kinds of both levels, as the statistics by kind must add up whatever
                     // they are.
-                    let kinds = [AccessKind::of(write), AccessKind::LocalRead, AccessKind::Prefetch];
+                    let kinds = [
+                        AccessKind::of(write),
+                        AccessKind::LocalRead,
+                        AccessKind::Prefetch,
+                    ];
                     let kind = kinds[next as usize % 3];
                     pending = Some(SliceRequest { addr, write, payload: next, kind });
                     next += 1;
@@ -161,8 +170,19 @@ proptest! {
                         true
                     }
                 });
+                // Before its next work a cycle only counts its head's refusal, and nothing
+                // is there to take.
+                let quiet = s.next_work() > s.now();
+                let before = (s.input_len(), s.miss_queue_len(), s.stats().accesses);
                 s.cycle();
+                if quiet {
+                    let after = (s.input_len(), s.miss_queue_len(), s.stats().accesses);
+                    assert_eq!(after, before, "a cycle before the next work did work");
+                }
+                let quiet = s.next_work() > s.now();
+                let taken = answers.len();
                 s.take_answers(&mut answers);
+                assert!(!quiet || answers.len() == taken, "an answer before the next work");
                 assert!(s.input_len() <= s.input_cap());
                 assert!(s.miss_queue_len() <= s.miss_queue_cap());
                 assert!(s.mshr().used() <= cfg(c).mshr_entries as usize);
@@ -178,7 +198,12 @@ proptest! {
         prop_assert_eq!(answers.len(), n, "an answer came twice");
         prop_assert_eq!(n as u32, offered, "every request is answered");
         // The counts by kind add up to the totals.
-        let all = [AccessKind::Read, AccessKind::Write, AccessKind::LocalRead, AccessKind::Prefetch];
+        let all = [
+            AccessKind::Read,
+            AccessKind::Write,
+            AccessKind::LocalRead,
+            AccessKind::Prefetch,
+        ];
         prop_assert_eq!(stats.kinds_add_up(&all), Ok(()));
         prop_assert!(stats.kinds_add_up(&all[1..]).is_err() || stats.accesses == 0);
         let again = run(seed);
