@@ -5,6 +5,7 @@
 //! SMs' loads ([`predict`], seed 000) and the run of a trace or kernel over every SM and one
 //! memory side ([`run`]).
 
+mod chosen;
 pub mod coalesce;
 pub mod kernel;
 pub mod occupancy;

@@ -23,12 +23,10 @@ pub trait AddressPredictor: Sized {
     fn figures(&self) -> OtFigures;
 }
 
-/// The registry: `module::Type` of each predictor, one line each (it declares the module
-/// too).
+/// The registry: `module::Type` of each predictor, one line each. Its module is declared
+/// with a plain `mod` line above the registry, where rustfmt finds it.
 macro_rules! predictors {
     ($( $(#[$m:meta])* $module:ident::$ty:ident, )*) => {
-        $( $(#[$m])* mod $module; )*
-
         /// A registered address predictor.
         pub enum AnyPredictor {
             $( $(#[$m])* $ty($module::$ty), )*
@@ -63,6 +61,8 @@ macro_rules! predictors {
         }
     };
 }
+
+mod ot;
 
 predictors! {
     ot::Ot,

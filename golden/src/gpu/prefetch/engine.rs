@@ -3,10 +3,38 @@
 //! lookup's prefetch addresses and throttle figures taken from its outputs. StridePC and
 //! MT-HWP are this engine with the PWS table alone or with every table.
 
-use super::{Predicted, PrefetchStats, Tick};
+use super::{Predicted, PrefetchStats, Prefetcher, Tick};
 use crate::block::CycleModel;
 use crate::prefetch::{Access, MtHwp, PfIn, PfOut};
-use spec::PrefetchSpec;
+use spec::{PrefetchSpec, Spec};
+
+/// The engine as a prefetcher: with every table (MT-HWP, `PWS_ONLY` false) or with its PWS
+/// table alone (StridePC).
+pub struct EnginePrefetcher<const PWS_ONLY: bool>(Engine);
+
+impl<const PWS_ONLY: bool> Prefetcher for EnginePrefetcher<PWS_ONLY> {
+    const NAME: &'static str = if PWS_ONLY { "stridepc" } else { "mt-hwp" };
+
+    fn new(spec: &Spec) -> Self {
+        EnginePrefetcher(Engine::new(&PrefetchSpec {
+            pws_only: PWS_ONLY,
+            ..spec.prefetch.clone()
+        }))
+    }
+
+    #[inline]
+    fn cycle(&mut self, t: &Tick, stats: &mut PrefetchStats) -> Result<Predicted<'_>, String> {
+        self.0.cycle(t, stats)
+    }
+
+    fn watch(&mut self) -> bool {
+        self.0.watch()
+    }
+
+    fn ports(&self) -> Option<(&PfIn, &PfOut)> {
+        self.0.ports()
+    }
+}
 
 pub(super) struct Engine {
     model: MtHwp,

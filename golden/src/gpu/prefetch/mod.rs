@@ -113,12 +113,10 @@ pub trait Prefetcher: Sized {
     }
 }
 
-/// The registry: `module::Type` of each prefetcher, one line each (it declares the module
-/// too).
+/// The registry: `module::Type` of each prefetcher, one line each. Its module is declared
+/// with a plain `mod` line above the registry, where rustfmt finds it.
 macro_rules! prefetchers {
     ($( $(#[$m:meta])* $module:ident::$ty:ident, )*) => {
-        $( $(#[$m])* mod $module; )*
-
         /// A registered prefetcher.
         pub enum AnyPrefetcher {
             $( $(#[$m])* $ty($module::$ty), )*
@@ -167,6 +165,11 @@ macro_rules! prefetchers {
     };
 }
 
+mod mt_hwp;
+#[cfg(test)]
+mod next_line;
+mod stride_pc;
+
 prefetchers! {
     stride_pc::StridePc,
     mt_hwp::MtHwp,
@@ -177,7 +180,7 @@ impl AnyPrefetcher {
     /// The prefetcher `prefetch.kind` names (in tests, the one [`with_prefetcher`] names, if
     /// any); `None` for `none`.
     pub fn of(spec: &Spec) -> Option<AnyPrefetcher> {
-        let name = chosen().unwrap_or(spec.prefetch.kind.name());
+        let name = super::chosen::chosen(&CHOSEN).unwrap_or(spec.prefetch.kind.name());
         if name == spec::PrefetchKind::None.name() {
             return None;
         }
@@ -188,18 +191,8 @@ impl AnyPrefetcher {
     }
 }
 
-#[cfg(test)]
 thread_local! {
     static CHOSEN: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
-}
-
-/// The prefetcher the tests chose for SMs built on this thread (never outside unit tests).
-#[inline(always)]
-fn chosen() -> Option<&'static str> {
-    #[cfg(test)]
-    return CHOSEN.with(|c| c.get());
-    #[cfg(not(test))]
-    None
 }
 
 /// Run `f` with every SM built on this thread running the registered prefetcher `name` (or
@@ -211,15 +204,7 @@ pub(crate) fn with_prefetcher<T>(name: &'static str, f: impl FnOnce() -> T) -> T
         name == "none" || NAMES.contains(&name),
         "{name} is not a registered prefetcher"
     );
-    /// Puts the choice back however `f` ends (a failing property test's case unwinds).
-    struct Restore(Option<&'static str>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            CHOSEN.with(|c| c.set(self.0));
-        }
-    }
-    let _restore = Restore(CHOSEN.with(|c| c.replace(Some(name))));
-    f()
+    super::chosen::with_chosen(&CHOSEN, name, f)
 }
 
 #[cfg(test)]

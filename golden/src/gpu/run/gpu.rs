@@ -385,7 +385,7 @@ impl Gpu<'_, '_> {
     /// stall check and of the cycle bound, so that they fire as stepping would.
     fn jump(&mut self, kr: &KernelRun<'_>, opts: &RunOptions<'_, '_>, now: u64, first_wake: u64) {
         let n = first_wake
-            .min(self.side.quiet_until())
+            .min(self.side.next_work())
             .min(kr.last_work + STALL_CYCLES + 1)
             .min(opts.max_cycles.unwrap_or(u64::MAX));
         if n > now + 1 {

@@ -19,6 +19,7 @@ use crate::mc::system::{Dist, DramTotals, Hook, McError};
 use crate::mem::side::MemorySide;
 use crate::mem::slice::SliceStats;
 use crate::ot::OtFigures;
+use crate::stream::Component;
 use crate::workload::accelsim::{read_list, ListEntry, TraceError};
 use crate::workload::{KernelDesc, WorkloadError};
 use blocks::{Blocks, TraceBlocks};
@@ -41,7 +42,10 @@ pub const DEFAULT_MAX_CYCLES: u64 = 1_000_000_000;
 pub enum GpuError {
     #[error(transparent)]
     Trace(#[from] TraceError),
-    #[error("{kernel}: a block needs {need} {what}, which does not fit an SM of {key} = {have}; raise it (--set {key}={need})")]
+    #[error(
+        "{kernel}: a block needs {need} {what}, which does not fit an SM of {key} = {have}; \
+        raise it (--set {key}={need})"
+    )]
     BlockTooLarge {
         kernel: String,
         /// `warps`, `registers` or `bytes of shared memory`.
@@ -50,9 +54,16 @@ pub enum GpuError {
         have: u32,
         key: &'static str,
     },
-    #[error("the GPU stalled: no instruction issued and no reply reached an SM from cycle {since} to {now}")]
+    #[error(
+        "the GPU stalled: no instruction issued and no reply reached an SM from cycle {since} \
+        to {now}"
+    )]
     Stalled { since: u64, now: u64 },
-    #[error("the run reached its bound of {limit} core cycles in kernel {kernel} ({instructions} warp instructions issued so far), before its end: raise the bound (--max-cycles) or run less work")]
+    #[error(
+        "the run reached its bound of {limit} core cycles in kernel {kernel} ({instructions} \
+        warp instructions issued so far), before its end: raise the bound (--max-cycles) or run \
+        less work"
+    )]
     CycleLimit {
         limit: u64,
         kernel: String,
@@ -64,9 +75,15 @@ pub enum GpuError {
     Dispatch(#[from] DispatchError),
     #[error(transparent)]
     Kernel(#[from] Box<WorkloadError>),
-    #[error("dispatch.policy = {policy} needs the kernel's access ranges and any block in any order; an Accel-Sim trace runs under rr or bcs (--set dispatch.policy=rr)")]
+    #[error(
+        "dispatch.policy = {policy} needs the kernel's access ranges and any block in any \
+        order; an Accel-Sim trace runs under rr or bcs (--set dispatch.policy=rr)"
+    )]
     TracePolicy { policy: &'static str },
-    #[error("gpu.warp_size = {size}: the GPU runs 32-thread warps (Accel-Sim's lane masks); use --set gpu.warp_size=32")]
+    #[error(
+        "gpu.warp_size = {size}: the GPU runs 32-thread warps (Accel-Sim's lane masks); use \
+        --set gpu.warp_size=32"
+    )]
     WarpSize { size: u32 },
     #[error("internal: SM {sm}'s {what} holds {len} of {cap} at core cycle {cycle}")]
     Overfull {
@@ -225,7 +242,8 @@ pub fn run(
 }
 
 /// A co-simulation's view of one Warped-MC group inside the GPU: the run shows `hook` every
-/// cycle of `group` ([`crate::mc::system::MemSystem::probe`]), and the workload runs again and again (a new launch of its
+/// cycle of `group` ([`crate::mc::system::MemSystem::probe`]), and the workload runs again and
+/// again (a new launch of its
 /// kernels each time, its data moved by [`RELAUNCH_SHIFT`]) until the DRAM has run
 /// `dram_cycles` cycles, where the run stops.
 pub struct Watch<'a, 'h> {
@@ -480,7 +498,7 @@ fn drain(
             });
         }
         if skips {
-            let n = side.quiet_until().min(opts.max_cycles.unwrap_or(u64::MAX));
+            let n = side.next_work().min(opts.max_cycles.unwrap_or(u64::MAX));
             if n > side.core_cycle() + 1 {
                 side.skip_to(n);
             }

@@ -7,8 +7,9 @@ use spec::GpuSpec;
 
 #[derive(Debug, Clone, Default)]
 pub struct Lrr {
-    /// The warp slot it issued from last.
-    last: Option<usize>,
+    /// The warp slot its search starts from: the one after the slot it issued from last
+    /// (0 before it has issued).
+    next: usize,
 }
 
 impl WarpScheduler for Lrr {
@@ -21,13 +22,13 @@ impl WarpScheduler for Lrr {
     #[inline]
     fn pick(&mut self, v: &Ready<'_>) -> Option<usize> {
         let own = v.candidates();
-        let from = from128(self.last.map_or(0, |w| w + 1));
+        let from = from128(self.next);
         members128(own & from)
             .chain(members128(own & !from))
             .find(|&w| v.ready(w))
     }
 
     fn issued(&mut self, w: usize) {
-        self.last = Some(w);
+        self.next = w + 1;
     }
 }

@@ -138,11 +138,10 @@ fn lax_initiation() -> bool {
     false
 }
 
-/// The registry: `module::Type` of each policy, one line each (it declares the module too).
+/// The registry: `module::Type` of each policy, one line each. Its module is declared with a
+/// plain `mod` line above the registry, where rustfmt finds it.
 macro_rules! schedulers {
     ($( $(#[$m:meta])* $module:ident::$ty:ident, )*) => {
-        $( $(#[$m])* mod $module; )*
-
         /// One warp scheduler of an SM, of a registered policy.
         #[derive(Debug, Clone)]
         pub enum Scheduler {
@@ -189,6 +188,12 @@ macro_rules! schedulers {
     };
 }
 
+mod gto;
+#[cfg(test)]
+mod lowest_first;
+mod lrr;
+mod two_level;
+
 schedulers! {
     lrr::Lrr,
     gto::Gto,
@@ -200,24 +205,14 @@ impl Scheduler {
     /// Warp scheduler `s` of an SM of `spec`'s GPU, of the policy `gpu.scheduler` names (in
     /// tests, of the one [`with_policy`] names, if any).
     pub fn of(spec: &Spec, s: usize) -> Scheduler {
-        let name = chosen().unwrap_or(spec.gpu.scheduler.name());
+        let name = super::chosen::chosen(&CHOSEN).unwrap_or(spec.gpu.scheduler.name());
         Scheduler::named(name, &spec.gpu, s)
             .unwrap_or_else(|| panic!("gpu.scheduler = {name} has no registered scheduler"))
     }
 }
 
-#[cfg(test)]
 thread_local! {
     static CHOSEN: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
-}
-
-/// The policy the tests chose for SMs built on this thread (never outside unit tests).
-#[inline(always)]
-fn chosen() -> Option<&'static str> {
-    #[cfg(test)]
-    return CHOSEN.with(|c| c.get());
-    #[cfg(not(test))]
-    None
 }
 
 /// Run `f` with every SM built on this thread running the registered policy `name`, whatever
@@ -228,15 +223,7 @@ pub(crate) fn with_policy<T>(name: &'static str, f: impl FnOnce() -> T) -> T {
         NAMES.contains(&name),
         "{name} is not a registered scheduler"
     );
-    /// Puts the choice back however `f` ends (a failing property test's case unwinds).
-    struct Restore(Option<&'static str>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            CHOSEN.with(|c| c.set(self.0));
-        }
-    }
-    let _restore = Restore(CHOSEN.with(|c| c.replace(Some(name))));
-    f()
+    super::chosen::with_chosen(&CHOSEN, name, f)
 }
 
 #[cfg(test)]

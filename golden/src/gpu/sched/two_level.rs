@@ -7,9 +7,9 @@
 //! or not. The sets change every cycle, events or not, so it never sleeps.
 
 use super::{Ready, WarpScheduler};
+use crate::gpu::sm::warp::Warp;
 #[cfg(test)]
 use crate::gpu::sm::warp::RZ;
-use crate::gpu::sm::warp::Warp;
 use spec::GpuSpec;
 use std::collections::VecDeque;
 

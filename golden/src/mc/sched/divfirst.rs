@@ -72,7 +72,8 @@ impl<const DF: bool> Scheduler for DivFirst<DF> {
     /// closed one.
     #[inline(always)]
     fn wake(&mut self, c: usize, x: &mut Controller, from: u64) -> u64 {
-        x.wake_bound(from, self.groups.counts[c].masks(), true, None).0
+        x.wake_bound(from, self.groups.counts[c].masks(), true, None)
+            .0
     }
 
     #[inline(always)]
@@ -87,7 +88,14 @@ impl<const DF: bool> Scheduler for DivFirst<DF> {
 /// The pick among the requests of the banks of `req` (every request, or the demand requests
 /// when `demand`), with urgency from `wet`.
 #[inline(always)]
-fn pick_in(wet: &Wet, rr: RoundRobin, x: &mut Controller, now: u64, req: u64, demand: bool) -> Pick {
+fn pick_in(
+    wet: &Wet,
+    rr: RoundRobin,
+    x: &mut Controller,
+    now: u64,
+    req: u64,
+    demand: bool,
+) -> Pick {
     // `sure`: closed, or past both bounds; `maybe`: past one of an open bank's.
     let (f, p) = x.past_bounds(req, now);
     let settled = !x.ch.open_mask() | f & p;

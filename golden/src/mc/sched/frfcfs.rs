@@ -57,7 +57,15 @@ impl<const DF: bool> Scheduler for FrFcfs<DF> {
     fn pick(&mut self, c: usize, x: &mut Controller, now: u64) -> Pick {
         let p = &mut self.ctrls[c];
         let pick = p.counts.demand_first(DF, |req, hit, demand| {
-            pick_in(p.ready_ok.then_some(&*p.ready_at), p.rr, x, now, req, hit, demand)
+            pick_in(
+                p.ready_ok.then_some(&*p.ready_at),
+                p.rr,
+                x,
+                now,
+                req,
+                hit,
+                demand,
+            )
         });
         // Unit tests check the pick from the bank masks against the scan of every request.
         #[cfg(test)]

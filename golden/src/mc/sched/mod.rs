@@ -125,13 +125,12 @@ impl<S: Scheduler> Variant<S> {
     }
 }
 
-/// The registered schedulers: `"name" => mod module, Variant(module::Type);` per scheduler
-/// (a `#[cfg(...)]` before it applies to all three). The name is the `mc.scheduler` value
-/// that selects it.
+/// The registered schedulers: `"name" => Variant(module::Type);` per scheduler (a
+/// `#[cfg(...)]` before it applies to the name and the variant). The name is the
+/// `mc.scheduler` value that selects it. Each module is declared with a plain `mod` line
+/// above the registry, where rustfmt finds it.
 macro_rules! registry {
-    ($($(#[$a:meta])* $name:literal => mod $m:ident, $v:ident($t:ty);)*) => {
-        $($(#[$a])* mod $m;)*
-
+    ($($(#[$a:meta])* $name:literal => $v:ident($t:ty);)*) => {
         /// A memory system's scheduler: one variant per registered scheduler.
         pub(super) enum Policies {
             $($(#[$a])* $v(Variant<$t>),)*
@@ -176,12 +175,19 @@ impl Policies {
     }
 }
 
+mod divfirst;
+mod fcfs;
+mod frfcfs;
+#[cfg(test)]
+mod oldest;
+mod warped;
+
 registry! {
-    "fcfs" => mod fcfs, Fcfs(fcfs::Fcfs<false>);
-    "frfcfs" => mod frfcfs, FrFcfs(frfcfs::FrFcfs<false>);
-    "warped" => mod warped, Warped(warped::Warped);
-    "divfirst" => mod divfirst, DivFirst(divfirst::DivFirst<false>);
-    #[cfg(test)] "oldest-ready" => mod oldest, OldestReady(oldest::OldestReady);
+    "fcfs" => Fcfs(fcfs::Fcfs<false>);
+    "frfcfs" => FrFcfs(frfcfs::FrFcfs<false>);
+    "warped" => Warped(warped::Warped);
+    "divfirst" => DivFirst(divfirst::DivFirst<false>);
+    #[cfg(test)] "oldest-ready" => OldestReady(oldest::OldestReady);
 }
 
 /// What a scheduler is, by its constants ([`Props::OF`] visits it for them).

@@ -55,7 +55,8 @@ impl Scheduler for Warped {
     /// row, else a precharge (row open) or an activate (closed).
     #[inline(always)]
     fn wake(&mut self, c: usize, x: &mut Controller, from: u64) -> u64 {
-        x.wake_bound(from, self.groups.counts[c].masks(), false, None).0
+        x.wake_bound(from, self.groups.counts[c].masks(), false, None)
+            .0
     }
 
     #[inline(always)]
