@@ -102,7 +102,7 @@ done
 
 for p in $PRESETS; do
   "$BIN" generate --preset "$p" --out "$tmp/rtl-$p" > /dev/null
-  for b in ot warped-mc dispatch; do
+  for b in ot warped-mc dispatch mt-hwp; do
     emit "rtl/$p/$b" "$(code_lines "$tmp/rtl-$p/$b"/*.sv | h)"
   done
 done
