@@ -1,6 +1,8 @@
 //! The documentation stays true to the tree: every decision the code cites exists, the
 //! decisions' index lists every decision, and each crate's documentation names its modules.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -91,28 +93,17 @@ fn cited(text: &str) -> Vec<String> {
 
 /// Every text file of the project (not build output, tools or reference copies).
 fn sources(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            if p.is_dir() {
-                if !name.starts_with('.') && !["target", "hw", "node_modules"].contains(&&*name)
-                    || name == ".ci"
-                {
-                    stack.push(p);
-                }
-            } else if ["rs", "sv", "svh", "toml", "sh", "py", "md"]
-                .iter()
-                .any(|x| p.extension().is_some_and(|e| e == *x))
-            {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    let enter = |p: &Path| {
+        let name = p.file_name().unwrap().to_string_lossy();
+        !name.starts_with('.') && !["target", "hw", "node_modules"].contains(&&*name)
+            || name == ".ci"
+    };
+    let text = |p: &Path| {
+        ["rs", "sv", "svh", "toml", "sh", "py", "md"]
+            .iter()
+            .any(|x| p.extension().is_some_and(|e| e == *x))
+    };
+    common::files_under(root, enter, text)
 }
 
 fn root() -> PathBuf {

@@ -2,6 +2,8 @@
 //! tests over 120 lines (declarative tables excepted, by name), and no Rust line over rustfmt's
 //! 100 columns (a longer line makes rustfmt leave its whole item unformatted).
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -16,20 +18,7 @@ const TABLES: &[&str] = &[
 ];
 
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    common::files_under(dir, |_| true, |p| p.extension().is_some_and(|x| x == "rs"))
 }
 
 /// Whether a file holds tests only (`*_tests.rs`, `tests.rs`, or a `tests/` module folder).

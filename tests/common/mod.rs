@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use spec::{ConfigRequest, Spec, PRESETS};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -452,4 +452,29 @@ pub fn on_a_terminal(secs: u64, args: &[&str]) -> (String, Option<i32>) {
     };
     let o = reader.join().expect("reader");
     (String::from_utf8_lossy(&o).into_owned(), status.code())
+}
+
+/// The files below `root` that `keep` accepts, looking inside the folders `enter` accepts,
+/// sorted.
+pub fn files_under(
+    root: &Path,
+    enter: impl Fn(&Path) -> bool,
+    keep: impl Fn(&Path) -> bool,
+) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                if enter(&p) {
+                    stack.push(p);
+                }
+            } else if keep(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
 }
