@@ -3,7 +3,6 @@
 
 use super::{Ready, WarpScheduler};
 use crate::bitset::members128;
-use spec::GpuSpec;
 
 #[derive(Debug, Clone, Default)]
 pub struct Gto {
@@ -13,10 +12,6 @@ pub struct Gto {
 
 impl WarpScheduler for Gto {
     const NAME: &'static str = "gto";
-
-    fn new(_: &GpuSpec, _: usize) -> Gto {
-        Gto::default()
-    }
 
     #[inline]
     fn pick(&mut self, v: &Ready<'_>) -> Option<usize> {

@@ -4,17 +4,12 @@
 
 use super::{Ready, WarpScheduler};
 use crate::bitset::members128;
-use spec::GpuSpec;
 
 #[derive(Debug, Clone, Default)]
 pub struct LowestFirst;
 
 impl WarpScheduler for LowestFirst {
     const NAME: &'static str = "lowest-first";
-
-    fn new(_: &GpuSpec, _: usize) -> LowestFirst {
-        LowestFirst
-    }
 
     fn pick(&mut self, v: &Ready<'_>) -> Option<usize> {
         members128(v.candidates()).find(|&w| v.ready(w))

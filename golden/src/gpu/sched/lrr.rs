@@ -3,7 +3,6 @@
 
 use super::{Ready, WarpScheduler};
 use crate::bitset::{from128, members128};
-use spec::GpuSpec;
 
 #[derive(Debug, Clone, Default)]
 pub struct Lrr {
@@ -14,10 +13,6 @@ pub struct Lrr {
 
 impl WarpScheduler for Lrr {
     const NAME: &'static str = "lrr";
-
-    fn new(_: &GpuSpec, _: usize) -> Lrr {
-        Lrr::default()
-    }
 
     #[inline]
     fn pick(&mut self, v: &Ready<'_>) -> Option<usize> {

@@ -17,16 +17,28 @@ use spec::{GpuSpec, Spec};
 #[cfg(test)]
 pub(crate) use two_level::LAX_TWO_LEVEL;
 
-/// A warp scheduling policy (one instance per warp scheduler of an SM).
-pub trait WarpScheduler: Sized {
+/// How a warp scheduling policy is made for warp scheduler `s` of an SM of `g`'s GPU (its warp
+/// slots: `s`, `s + schedulers`, ...). A policy that takes nothing from them derives `Default`,
+/// which makes it.
+pub trait FromGpu {
+    fn from_gpu(g: &GpuSpec, s: usize) -> Self;
+}
+
+impl<T: Default> FromGpu for T {
+    fn from_gpu(_: &GpuSpec, _: usize) -> T {
+        T::default()
+    }
+}
+
+/// A warp scheduling policy (one instance per warp scheduler of an SM), its own state made by
+/// [`FromGpu`].
+pub trait WarpScheduler: FromGpu + Sized {
     /// Its `gpu.scheduler` word.
     const NAME: &'static str;
     /// Whether it may sleep after finding no warp to issue, until an event or a time the SM
     /// tracks (a result maturing, a unit freeing) can ready one. False for a policy whose
     /// choice changes every cycle, events or not.
     const SLEEPS: bool = true;
-    /// Warp scheduler `s` of an SM of `g`'s GPU (its warp slots: `s`, `s + schedulers`, ...).
-    fn new(g: &GpuSpec, s: usize) -> Self;
     /// The warp slot it issues from this cycle, if any: one of `v`'s ready warps.
     fn pick(&mut self, v: &Ready<'_>) -> Option<usize>;
     /// Warp slot `w`, its pick, issued.
@@ -156,7 +168,7 @@ macro_rules! schedulers {
             fn named(name: &str, g: &GpuSpec, s: usize) -> Option<Scheduler> {
                 $( $(#[$m])*
                 if name == <$module::$ty as WarpScheduler>::NAME {
-                    return Some(Scheduler::$ty(<$module::$ty as WarpScheduler>::new(g, s)));
+                    return Some(Scheduler::$ty(<$module::$ty as FromGpu>::from_gpu(g, s)));
                 } )*
                 None
             }

@@ -6,7 +6,7 @@
 //! after the one issued comes first. Every slot of the scheduler is in one of the two, resident
 //! or not. The sets change every cycle, events or not, so it never sleeps.
 
-use super::{Ready, WarpScheduler};
+use super::{FromGpu, Ready, WarpScheduler};
 use crate::gpu::sm::warp::Warp;
 #[cfg(test)]
 use crate::gpu::sm::warp::RZ;
@@ -55,11 +55,8 @@ fn waits_long(x: Option<&Warp>) -> bool {
     i.srcs.iter().any(|&r| x.loads_into(r))
 }
 
-impl WarpScheduler for TwoLevel {
-    const NAME: &'static str = "two-level";
-    const SLEEPS: bool = false;
-
-    fn new(g: &GpuSpec, s: usize) -> TwoLevel {
+impl FromGpu for TwoLevel {
+    fn from_gpu(g: &GpuSpec, s: usize) -> TwoLevel {
         TwoLevel {
             active_warps: g.active_warps as usize,
             active: VecDeque::new(),
@@ -68,6 +65,11 @@ impl WarpScheduler for TwoLevel {
                 .collect(),
         }
     }
+}
+
+impl WarpScheduler for TwoLevel {
+    const NAME: &'static str = "two-level";
+    const SLEEPS: bool = false;
 
     fn pick(&mut self, v: &Ready<'_>) -> Option<usize> {
         let pending = &mut self.pending;
