@@ -24,9 +24,8 @@
 # give the same outputs, the same next state and the same memory accesses, so from any state
 # they share (so from reset) they behave alike in every cycle. Constants left undefined (x)
 # become free inputs, separately in each design, so an x cannot hide a difference. A line per
-# block and preset says `proven`, `NOT EQUIVALENT` (with the first output, register or memory
-# port found to differ; with cut points it may be a difference no real state reaches: the log
-# keeps the miter to examine), `undecided` or `timeout`; the logs are kept in $EQUIV_OUT
+# block and preset says `proven`, `NOT EQUIVALENT` (ABC found a difference; with cut points it
+# may be one no real state reaches: the miter is kept to examine), `undecided` or `timeout`; the logs are kept in $EQUIV_OUT
 # (default: a temporary folder, printed). Exit 0 only when all are proven. Decision RTL-8 has
 # the measurements.
 set -euo pipefail
@@ -105,6 +104,13 @@ def sources(folder):
                     if l.strip() and not l.startswith("//") and not l.startswith("+")]
     with open(os.path.join(folder, "manifest.json")) as f:
         return [x["name"] for x in json.load(f)["files"] if x["name"].endswith(".sv")]
+
+# Internal signals both designs have that the proof is cut at (`expose -cut`: the signal's
+# driver feeds a new output, compared like the others, and its readers a new input both designs
+# share). Sound for the same reason as a register. They split a proof ABC does not finish in one
+# piece: fermi-gtx480's 1,024-way OT, whose way searches the primitives rewrote (a priority
+# search from the top down became one from the bottom up).
+KEY_WIRES = {"ot": ["obs_hit_way", "obs_free_way", "pred_way"]}
 
 def top(folder):
     with open(os.path.join(folder, "manifest.json")) as f:
@@ -193,9 +199,11 @@ def evert_ffs(t):
     m.fixup_ports()
 
 # Cells that cost much once bit-blasted: wide multiplexers (the read multiplexers of register
-# arrays), shifts and arithmetic.
+# arrays), shifts and multipliers. Not division and remainder: their range matters (a remainder
+# by the SM count indexes the SMs, and a free one reads out of range, a difference no real state
+# reaches: `fermi-gtx480`'s dispatcher failed so).
 COSTLY = {"$shiftx", "$shift", "$shr", "$shl", "$sshr", "$sshl", "$bmux", "$pmux", "$demux",
-          "$mul", "$div", "$mod", "$divfloor", "$modfloor"}
+          "$mul"}
 
 def side(c):
     """Which design a cell of the miter came from: 1 gold, 2 gate, 0 the miter's own."""
@@ -266,7 +274,9 @@ memories = {}
 for name, folder in (("gold", old_dir), ("gate", new_dir)):
     t = top(folder)
     os.chdir(folder)
-    run(f"read_slang -j 1 {' '.join(sources(folder))} --top {t}")
+    # The older dispatcher's loops over every SM's slots and rectangles unroll past slang's
+    # default limit (4,000) on turing-rtx2060s.
+    run(f"read_slang -j 1 --unroll-limit 1000000 {' '.join(sources(folder))} --top {t}")
     run("chformal -remove")
     run("proc")
     run("flatten")
@@ -276,6 +286,12 @@ for name, folder in (("gold", old_dir), ("gate", new_dir)):
             run(f"cd {t}")
             run(f"rename {new} {old}")
             run("cd ..")
+    keys = [w for w in KEY_WIRES.get(block, [])
+            if module(t).wire(ys.IdString("\\" + w)) is not None]
+    if keys:
+        run(f"cd {t}")
+        run("expose -cut " + " ".join(f"w:{w}" for w in keys))
+        run("cd ..")
     name_ffs(t)
     run("async2sync")
     run("memory -nomap")
@@ -294,7 +310,7 @@ for mem in sorted(set(memories["gold"]) & set(memories["gate"])):
 run("design -copy-from gold -as gold gold")
 run("design -copy-from gate -as gate gate")
 # Pairs every port by name (an unpaired one is an error); output 0 (trigger) is 1 when any
-# pair differs, and -make_outcmp adds an output per pair, which names a difference.
+# pair differs, and -make_outcmp adds an output per pair (1 where it agrees), to examine one.
 run("miter -equiv -flatten -make_outcmp gold gate miter")
 run("hierarchy -top miter")
 run("opt -fast")
@@ -327,11 +343,8 @@ for p in $PRESETS; do
           result=proven
         elif grep -q '^SATISFIABLE' "$log"; then
           result="NOT EQUIVALENT"
-          # Which compared signal: the first output of the full miter ABC finds satisfiable.
-          "$ABC" -c "read_aiger $miter.aig; strash; iprove" > "$log.which" 2>&1 || true
-          k=$(grep -o 'output = [0-9]*' "$log.which" | awk '{print $3}' || true)
-          name=$(awk -v k="$k" '$1 == "output" && $2 == k {print $4; exit}' "$miter.map")
-          detail="${name#cmp_} differs"
+          detail="ABC found inputs and a state on which they differ; $miter.map names the"
+          detail="$detail miter's outputs (cmp_<signal>: 1 where the pair agrees)"
         else
           result=undecided
         fi
