@@ -359,7 +359,7 @@ for p in $PRESETS; do
     fi
     [ "$result" = proven ] || status=1
     end=$(date +%s)
-    size=$(grep -o 'and = *[0-9]*' "$log" 2>/dev/null | head -1 | awk '{print $3}' || true)
+    size=$(grep -ao 'and = *[0-9]*' "$log" 2>/dev/null | head -1 | tr -dc '0-9' || true)
     [ -n "$detail" ] || detail="${size:-?} AND gates"
     printf '%-16s %-10s %-15s %s\n' "$p" "$b" "$result" "$((end - start)) s ($detail)"
   done
