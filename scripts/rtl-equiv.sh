@@ -25,9 +25,9 @@
 # they share (so from reset) they behave alike in every cycle. Constants left undefined (x)
 # become free inputs, separately in each design, so an x cannot hide a difference. A line per
 # block and preset says `proven`, `NOT EQUIVALENT` (ABC found a difference; with cut points it
-# may be one no real state reaches: the miter is kept to examine), `undecided` or `timeout`; the logs are kept in $EQUIV_OUT
-# (default: a temporary folder, printed). Exit 0 only when all are proven. Decision RTL-8 has
-# the measurements.
+# may be one no real state reaches: the miter is kept to examine), `undecided` or `timeout`;
+# the logs are kept in $EQUIV_OUT (default: a temporary folder, printed). Exit 0 only when all
+# are proven. Decision RTL-8 has the measurements.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: scripts/rtl-equiv.sh OLD_BIN|OLD_HW [NEW_BIN|NEW_HW]" >&2; exit 2; }
 OLD_BIN=$(realpath -e "$1") || { echo "rtl-equiv: $1 does not exist" >&2; exit 2; }
@@ -45,12 +45,12 @@ PY=$ROOT/.tools/yosys/bin/python
 "$PY" -c 'from pyosys import libyosys' 2>/dev/null ||
   { echo "rtl-equiv: the native Yosys (pyosys) is missing: run scripts/setup.sh" >&2; exit 2; }
 # ABC as pyosys ships it.
-ABC=$("$PY" -c 'import os, pyosys; print(os.path.join(os.path.dirname(pyosys.__file__), "yosys-abc"))')
+ABC=$("$PY" -c 'import os, pyosys
+print(os.path.join(os.path.dirname(pyosys.__file__), "yosys-abc"))')
 PRESETS=${PRESETS:-fermi-gtx480 turing-rtx2060s tiny}
 BLOCKS=${BLOCKS:-ot mt-hwp warped-mc dispatch}
 TIMEOUT=${EQUIV_TIMEOUT:-3600}
 OUT=${EQUIV_OUT:-$(mktemp -d)}
-export EQUIV_OUT=$OUT
 mkdir -p "$OUT"
 export WARPSMITH_CACHE_DIR=${WARPSMITH_CACHE_DIR:-$OUT/cache}
 
@@ -122,6 +122,12 @@ def run(cmd):
 
 def module(t):
     return d.module(ys.IdString("\\" + t))
+
+def run_in(t, cmd):
+    """A pass that works on the selected module: `cmd` run inside module `t`."""
+    run(f"cd {t}")
+    run(cmd)
+    run("cd ..")
 
 def name_ffs(t):
     """Each flip-flop renamed eqff_<the register bits it drives>, the key point by which the
@@ -283,23 +289,17 @@ for name, folder in (("gold", old_dir), ("gate", new_dir)):
     run("opt_clean")
     for new, old in RENAMES.get(block, []):
         if module(t).wire(ys.IdString("\\" + new)) is not None:
-            run(f"cd {t}")
-            run(f"rename {new} {old}")
-            run("cd ..")
+            run_in(t, f"rename {new} {old}")
     keys = [w for w in KEY_WIRES.get(block, [])
             if module(t).wire(ys.IdString("\\" + w)) is not None]
     if keys:
-        run(f"cd {t}")
-        run("expose -cut " + " ".join(f"w:{w}" for w in keys))
-        run("cd ..")
+        run_in(t, "expose -cut " + " ".join(f"w:{w}" for w in keys))
     name_ffs(t)
     run("async2sync")
     run("memory -nomap")
     memories[name] = cut_memories(t)
     run("opt_clean")
-    run(f"cd {t}")
-    run("dffunmap")
-    run("cd ..")
+    run_in(t, "dffunmap")
     evert_ffs(t)
     run(f"rename {t} {name}")
     run(f"design -stash {name}")
