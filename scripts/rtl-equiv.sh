@@ -109,8 +109,11 @@ def sources(folder):
 # driver feeds a new output, compared like the others, and its readers a new input both designs
 # share). Sound for the same reason as a register. They split a proof ABC does not finish in one
 # piece: fermi-gtx480's 1,024-way OT, whose way searches the primitives rewrote (a priority
-# search from the top down became one from the bottom up).
-KEY_WIRES = {"ot": ["obs_hit_way", "obs_free_way", "pred_way"]}
+# search from the top down became one from the bottom up) and whose LRU ranks moved into a
+# primitive (cut at its inputs and its victim, the identical update logic between them is
+# merged, not proven).
+KEY_WIRES = {"ot": ["obs_hit_way", "obs_free_way", "pred_way",
+                    "touch_valid", "touch_set", "touch_way", "victim_way"]}
 
 def top(folder):
     with open(os.path.join(folder, "manifest.json")) as f:

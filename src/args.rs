@@ -41,6 +41,8 @@ pub enum Command {
     Flow(FlowArgs),
     /// List the built-in presets
     Presets,
+    /// List the workload library's benchmark applications: suite, source, arguments, input
+    Workloads,
     /// Print every configuration key (type, default, legal range, meaning) and the rules between
     /// keys
     Describe(DescribeArgs),
@@ -465,7 +467,7 @@ pub struct MutantsArgs {
 }
 
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("workload").required(true).args(["trace", "kernel"])))]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["trace", "kernel", "workload"])))]
 pub struct RunArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
@@ -478,7 +480,12 @@ pub struct RunArgs {
     /// under dispatch.policy
     #[arg(long, value_name = "NAME|FILE")]
     pub kernel: Option<String>,
-    /// Seed of a kernel's irregular loads
+    /// A benchmark application of the workload library, run from its compiled kernels, with
+    /// optional arguments (`vectoradd:n=100000,dtype=f64`; `warpsmith workloads` lists them); its
+    /// blocks are dispatched under rr or bcs
+    #[arg(long, value_name = "NAME[:ARGS]")]
+    pub workload: Option<String>,
+    /// Seed of a kernel's irregular loads and of a workload's generated input
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Read every kernel trace's text: neither read nor write packed copies (by default a trace

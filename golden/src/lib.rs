@@ -8,7 +8,7 @@
 //!   RTL's interface, and a codec onto the RTL's ports).
 //! * [`gpu`]: SMs, warp schedulers, coalescer and L1 in front of [`mem`], the memory side
 //!   (interconnect, L2 partitions, the controllers); [`workload`]: kernels and Accel-Sim traces
-//!   that drive them.
+//!   that drive them; [`suite`]: benchmark applications run from their compiled SASS.
 //! * [`stream`]: the contract of a streaming component (offer, cycle, take, next work);
 //!   [`clock`]: the clock domains; [`run`]: what every `warpsmith golden` run takes.
 //! * [`cost`]: storage cost derived from the spec.
@@ -32,4 +32,5 @@ pub mod ring;
 pub mod rng;
 pub mod run;
 pub mod stream;
+pub mod suite;
 pub mod workload;

@@ -19,6 +19,20 @@ pub fn presets() -> CliResult<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The workload library: each application, its suite and source, its arguments (with their
+/// defaults) and its input.
+pub fn workloads() -> CliResult<ExitCode> {
+    for w in golden::suite::apps::ALL {
+        outln!("{}  ({}; {})", w.name, w.suite, w.source)?;
+        for (key, default, meaning) in w.args {
+            outln!("    {key}={default:<10} {meaning}")?;
+        }
+        outln!("    input: {}", w.input)?;
+    }
+    outln!("Run one with: warpsmith run --workload NAME[:KEY=VALUE,...]")?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The default value of every key, read from the default preset.
 fn defaults() -> CliResult<toml::Table> {
     let spec = ConfigRequest::preset(DEFAULT_PRESET).resolve()?;

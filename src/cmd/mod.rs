@@ -19,6 +19,7 @@ pub fn run(cli: Cli) -> CliResult<ExitCode> {
     match cli.command {
         Command::Flow(a) => flow::run(&a),
         Command::Presets => describe::presets(),
+        Command::Workloads => describe::workloads(),
         Command::Describe(a) => describe::describe(&a),
         Command::Generate(a) => generate::run(&a),
         Command::Golden(a) => golden_cmd::run(&a),

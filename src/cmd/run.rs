@@ -14,16 +14,17 @@ pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
         Some(name) => Some(golden::dispatch::kernel(name).map_err(bad)?),
         None => None,
     };
-    let w = match (&a.trace, &kernel) {
-        (Some(t), None) => Workload::Trace(t),
-        (None, Some(k)) => Workload::Kernel {
+    let w = match (&a.trace, &kernel, &a.workload) {
+        (Some(t), None, None) => Workload::Trace(t),
+        (None, Some(k), None) => Workload::Kernel {
             kernel: k,
             seed: a.seed,
         },
-        // clap requires exactly one of the two.
+        (None, None, Some(spec)) => Workload::Suite { spec, seed: a.seed },
+        // clap requires exactly one of the three.
         _ => {
             return Err(bad(anyhow::anyhow!(
-                "give --trace DIR or --kernel NAME, not both"
+                "give one of --trace DIR, --kernel NAME and --workload NAME"
             )))
         }
     };

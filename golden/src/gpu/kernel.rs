@@ -123,6 +123,33 @@ impl KernelBlocks {
     }
 }
 
+/// The generator of a warp's later instructions: a built-in kernel's, or a benchmark kernel's
+/// warp run by emulation ([`crate::suite`]).
+#[derive(Debug)]
+pub enum WarpGen {
+    Kernel(KernelWarp),
+    Suite(crate::suite::launch::SuiteWarp),
+}
+
+impl WarpGen {
+    /// Whether it has generated the warp's last instruction.
+    pub fn ended(&self) -> bool {
+        match self {
+            WarpGen::Kernel(g) => g.ended(),
+            WarpGen::Suite(g) => g.ended(),
+        }
+    }
+
+    /// Append the warp's next instructions (at most [`CHUNK`]) to `insts`, and their kinds
+    /// to `kinds`.
+    pub fn fill(&mut self, insts: &mut Vec<Inst>, kinds: &mut Vec<Kind>) {
+        match self {
+            WarpGen::Kernel(g) => g.fill(insts, kinds),
+            WarpGen::Suite(g) => g.fill(insts, kinds),
+        }
+    }
+}
+
 /// Where a warp's generator is in its program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {

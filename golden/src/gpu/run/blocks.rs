@@ -2,7 +2,7 @@
 //! or TOML kernel's generator.
 
 use super::GpuError;
-use crate::gpu::kernel::{KernelBlocks, KernelWarp};
+use crate::gpu::kernel::{KernelBlocks, WarpGen};
 use crate::workload::accelsim::{KernelHeader, KernelReader, TraceBlock, TraceError};
 use crate::workload::pack::{self, PackReader, PackWriter};
 
@@ -14,7 +14,7 @@ pub(super) trait Blocks {
     fn take(&mut self, linear: u64) -> Result<Option<TraceBlock>, GpuError>;
     /// Per warp of the block last taken, the generator of its later instructions, their
     /// loads moved by `shift` (a generated kernel's; none when the block holds them all).
-    fn take_rest(&mut self, _shift: u64) -> Vec<KernelWarp> {
+    fn take_rest(&mut self, _shift: u64) -> Vec<WarpGen> {
         Vec::new()
     }
 }
@@ -165,7 +165,33 @@ impl Blocks for KernelBlocks {
     fn take(&mut self, linear: u64) -> Result<Option<TraceBlock>, GpuError> {
         Ok(Some(KernelBlocks::take(self, linear)))
     }
-    fn take_rest(&mut self, shift: u64) -> Vec<KernelWarp> {
+    fn take_rest(&mut self, shift: u64) -> Vec<WarpGen> {
         KernelBlocks::take_rest(self, shift)
+            .into_iter()
+            .map(WarpGen::Kernel)
+            .collect()
+    }
+}
+
+impl Blocks for crate::suite::launch::LaunchBlocks {
+    fn header(&self) -> &KernelHeader {
+        &self.shared.header
+    }
+    fn opcode(&self, op: u16) -> &str {
+        self.shared
+            .env
+            .code
+            .opcodes
+            .get(usize::from(op))
+            .map_or("?", String::as_str)
+    }
+    fn take(&mut self, linear: u64) -> Result<Option<TraceBlock>, GpuError> {
+        Ok(Some(crate::suite::launch::LaunchBlocks::take(self, linear)))
+    }
+    fn take_rest(&mut self, shift: u64) -> Vec<WarpGen> {
+        crate::suite::launch::LaunchBlocks::take_rest(self, shift)
+            .into_iter()
+            .map(WarpGen::Suite)
+            .collect()
     }
 }

@@ -95,6 +95,10 @@ pub enum GpuError {
     },
     #[error("internal: the dispatcher placed block {block} on SM {sm}, which cannot take it")]
     Placement { block: u64, sm: u32 },
+    /// A workload of the library could not be made or run (its arguments, its host program,
+    /// its kernels' emulation).
+    #[error(transparent)]
+    Suite(#[from] Box<crate::suite::SuiteError>),
     /// The watch on a prefetch engine stopped the run (a co-simulation mismatch).
     #[error("{0}")]
     PrefetchHook(String),
@@ -110,7 +114,7 @@ impl GpuError {
                 | GpuError::Placement { .. }
                 | GpuError::Overfull { .. }
                 | GpuError::Memory(_)
-        )
+        ) || matches!(self, GpuError::Suite(e) if e.is_internal())
     }
 }
 
@@ -180,6 +184,8 @@ pub enum Workload<'a> {
     Trace(&'a Path),
     /// A built-in or TOML kernel; `seed` fixes the indices of its irregular loads.
     Kernel { kernel: &'a KernelDesc, seed: u64 },
+    /// A workload of the library ([`crate::suite`]), `NAME[:ARGS]`; `seed` fixes its inputs.
+    Suite { spec: &'a str, seed: u64 },
 }
 
 /// A workload named by one word (`gpu:WORKLOAD` stimulus): a trace folder or list file, or a
@@ -425,6 +431,15 @@ fn launch_all(
                 }
                 trace_kernels(gpu, list, opts, kernels, copies)?;
             }
+            Workload::Suite { spec: text, seed } => {
+                let policy = spec.dispatch.policy;
+                if !matches!(policy, DispatchPolicy::Rr | DispatchPolicy::Bcs) {
+                    return Err(GpuError::TracePolicy {
+                        policy: policy.name(),
+                    });
+                }
+                suite_kernels(gpu, text, seed, opts, kernels)?;
+            }
             Workload::Kernel { kernel, seed } => {
                 let mut src = KernelBlocks::new(kernel, &spec.gpu, seed).map_err(Box::new)?;
                 let rects = if spec.dispatch.policy == DispatchPolicy::Locality {
@@ -438,6 +453,60 @@ fn launch_all(
         // Once, unless a watch runs the workload until its cycle budget.
         gpu.stopped |= gpu.once;
         gpu.shift = (gpu.shift + RELAUNCH_SHIFT) % RELAUNCH_WINDOW;
+    }
+    Ok(())
+}
+
+/// The launches of workload `text` (`NAME[:ARGS]`), one after another, each emulated as the
+/// GPU asks for its warps' instructions; then the application's results verified.
+fn suite_kernels(
+    gpu: &mut Gpu<'_, '_>,
+    text: &str,
+    seed: u64,
+    opts: &mut RunOptions<'_, '_>,
+    kernels: &mut Vec<KernelSummary>,
+) -> Result<(), GpuError> {
+    use crate::suite::{self, SuiteError};
+    use std::{cell::RefCell, rc::Rc};
+    let (w, mut app) = suite::make(text, seed).map_err(Box::new)?;
+    let host = |message: String| {
+        GpuError::Suite(Box::new(SuiteError::Host {
+            workload: w.name.into(),
+            message,
+        }))
+    };
+    let mem = Rc::new(RefCell::new(suite::mem::DeviceMemory::default()));
+    let mut id = 0;
+    loop {
+        let next = app.next(&mut mem.borrow_mut()).map_err(host)?;
+        let Some(l) = next else { break };
+        id += 1;
+        let shared = suite::start(&l, id, &mem).map_err(host)?;
+        let mut src = suite::launch::LaunchBlocks::new(Rc::clone(&shared));
+        let h = &shared.header;
+        let shell = KernelDesc {
+            name: h.name.clone(),
+            grid: h.grid,
+            block: h.block,
+            loop_trips: 1,
+            compute: 0,
+            arrays: Vec::new(),
+            loads: Vec::new(),
+        };
+        let k = gpu.kernel(&mut src, &shell, &[], opts)?;
+        if let Some(e) = shared.error.borrow_mut().take() {
+            return Err(GpuError::Suite(Box::new(e.into())));
+        }
+        kernels.push(k);
+        if gpu.stopped {
+            return Ok(());
+        }
+    }
+    // (A watched run's later launches move their addresses, not the data: the results are
+    // checked on the first.)
+    if gpu.shift == 0 {
+        app.verify(&mem.borrow())
+            .map_err(|m| host(format!("wrong result: {m}")))?;
     }
     Ok(())
 }

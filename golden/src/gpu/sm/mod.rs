@@ -51,7 +51,7 @@ mod port;
 pub(crate) mod warp;
 
 use super::coalesce::CoalesceRules;
-use super::kernel::KernelWarp;
+use super::kernel::WarpGen;
 use super::prefetch::{PfProbe, PrefetchStats, PrefetchUnit};
 use super::sched::Scheduler;
 use crate::mc::open_loop::Hist;
@@ -352,7 +352,7 @@ impl<'p> Sm<'p> {
         &mut self,
         block: TraceBlock,
         kinds: &[Vec<Kind>],
-        rest: Vec<KernelWarp>,
+        rest: Vec<WarpGen>,
         slot: Option<u32>,
     ) -> bool {
         let slot = match slot {

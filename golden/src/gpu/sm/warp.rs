@@ -3,7 +3,7 @@
 //! readable), its outstanding memory instructions; resident blocks' counts; and the gates that
 //! say which warp slots may issue.
 
-use crate::gpu::kernel::KernelWarp;
+use crate::gpu::kernel::WarpGen;
 use crate::workload::accelsim::{Inst, Reg};
 use crate::workload::opcode::Kind;
 
@@ -144,7 +144,7 @@ pub(crate) struct Warp {
     /// What the schedulers read of each of `insts`.
     pub steps: Vec<Step>,
     /// The generator of its later instructions (a generated kernel's warp that has more).
-    pub more: Option<Box<KernelWarp>>,
+    pub more: Option<Box<WarpGen>>,
     /// The index in `insts` of its next instruction.
     pub next: usize,
     /// Its launch order on the SM (GTO's age).
@@ -184,7 +184,7 @@ impl Warp {
     pub fn new(
         insts: Vec<Inst>,
         steps: Vec<Step>,
-        more: Option<KernelWarp>,
+        more: Option<WarpGen>,
         age: u64,
         tb: [u32; 3],
         in_block: u32,

@@ -1,0 +1,56 @@
+//! The applications of the library, one module per suite, and [`ALL`], the list
+//! `warpsmith workloads` prints.
+
+mod microgpusim;
+
+use super::sass::{parse, KernelCode};
+use super::{SuiteError, Workload};
+use std::sync::{Arc, OnceLock};
+
+/// Every workload, in the order `warpsmith workloads` lists them.
+pub static ALL: &[Workload] = &[microgpusim::VECTORADD];
+
+/// A committed listing (`golden/sass/<file>`), parsed at its first use.
+pub(crate) struct Listing {
+    file: &'static str,
+    text: &'static str,
+    parsed: OnceLock<Result<Vec<Arc<KernelCode>>, super::sass::SassError>>,
+}
+
+impl Listing {
+    pub const fn new(file: &'static str, text: &'static str) -> Listing {
+        Listing {
+            file,
+            text,
+            parsed: OnceLock::new(),
+        }
+    }
+
+    /// Its kernels.
+    pub fn kernels(&self) -> Result<&[Arc<KernelCode>], SuiteError> {
+        self.parsed
+            .get_or_init(|| {
+                parse(self.file, self.text).map(|l| l.kernels.into_iter().map(Arc::new).collect())
+            })
+            .as_deref()
+            .map_err(|e| SuiteError::Sass(e.clone()))
+    }
+
+    /// Its kernel `name` (mangled).
+    pub fn kernel(&self, name: &str) -> Result<Arc<KernelCode>, SuiteError> {
+        self.kernels()?
+            .iter()
+            .find(|k| k.name == name)
+            .cloned()
+            .ok_or_else(|| SuiteError::Host {
+                workload: self.file.into(),
+                message: format!("the listing has no kernel {name} (run scripts/kernel-sass.sh)"),
+            })
+    }
+}
+
+/// The listings (tests parse every one).
+#[cfg(test)]
+pub(crate) fn listings() -> Vec<&'static Listing> {
+    vec![&microgpusim::VECTORADD_SASS]
+}

@@ -1,0 +1,968 @@
+//! A kernel's compiled SASS, as `scripts/kernel-sass.sh` lists it (`golden/sass/<app>.sass`),
+//! parsed and decoded once: each instruction's guard, opcode (its full text, as a trace names
+//! it, and its semantic family with the modifiers that change what it computes) and operands.
+//!
+//! The listing's format (one line each, `//` lines are comments):
+//! `.kernel NAME`, then `.regs N`, `.shared BYTES`, `.local BYTES`, `.stack BYTES`,
+//! `.param_base OFFSET` (where the parameters start in constant bank 0), `.param OFFSET SIZE`
+//! per parameter, then the instructions as `PC [@[!]P] OPCODE OPERAND, ...` (hexadecimal PC).
+
+use std::collections::HashMap;
+
+/// Why a listing was refused: its line and what was wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("SASS listing {listing}, line {line}: {message}")]
+pub struct SassError {
+    pub listing: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// A register number; [`RZ`] reads zero and drops writes.
+pub type Reg = u8;
+pub const RZ: Reg = 255;
+/// The uniform zero register (`URZ`).
+pub const URZ: Reg = 63;
+/// The true predicate (`PT`, `UPT`).
+pub const PT: u8 = 7;
+
+/// A special register (`S2R`, `CS2R`, `S2UR`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    Tid(usize),
+    Ctaid(usize),
+    LaneId,
+    /// The clock counters and anything else a kernel reads only to time itself: read as 0.
+    Clock,
+}
+
+/// An operand, as SASS writes it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Operand {
+    /// `R<n>` (or `RZ`), with its source modifiers: `-` (negate), `|..|` (absolute value), `~`
+    /// (bitwise not).
+    Reg {
+        r: Reg,
+        neg: bool,
+        abs: bool,
+        not: bool,
+    },
+    /// `UR<n>` (or `URZ`).
+    UReg {
+        r: Reg,
+        neg: bool,
+        not: bool,
+    },
+    /// `P<n>` or `PT` (`UP<n>`, `UPT` as `uniform`), `!` for its negation.
+    Pred {
+        p: u8,
+        not: bool,
+        uniform: bool,
+    },
+    /// An integer immediate (as its 64-bit pattern).
+    Imm(u64),
+    /// A floating-point immediate.
+    FImm(f64),
+    /// `c[BANK][OFFSET]`, or `c[BANK][R+OFFSET]`.
+    Const {
+        bank: u8,
+        offset: u32,
+        reg: Option<Reg>,
+    },
+    /// `[R+UR+OFFSET]`: a memory address; `x4` scales the register by 4 (`R0.X4`), `wide`
+    /// reads it as a 64-bit pair (`R2.64`).
+    Mem {
+        reg: Reg,
+        ureg: Reg,
+        offset: i64,
+        x4: bool,
+        wide: bool,
+    },
+    Special(Special),
+    /// `B<n>`: a convergence barrier register.
+    Barrier(u8),
+    /// A branch target (a PC).
+    Target(u64),
+}
+
+/// What an instruction computes: its opcode's family, the modifiers that matter decoded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Op {
+    Mov,
+    S2r,
+    Cs2r,
+    /// `IMAD`: `.WIDE` (64-bit result), `.HI` (high half), `.U32` (unsigned), `.X` (with carry).
+    Imad {
+        wide: bool,
+        hi: bool,
+        unsigned: bool,
+        x: bool,
+    },
+    /// `IADD3`: `.X` adds the carry predicates.
+    Iadd3 {
+        x: bool,
+    },
+    /// `LEA`: `.HI` (high half of the shifted 64-bit value), `.X` (with carry).
+    Lea {
+        hi: bool,
+        x: bool,
+    },
+    /// `SHF`: direction left, `.HI` (the high word), `.U64`/`.S64`/`.U32`/`.S32`.
+    Shf {
+        left: bool,
+        hi: bool,
+        wide: bool,
+        signed: bool,
+    },
+    Shl,
+    Shr {
+        signed: bool,
+    },
+    Lop3,
+    /// `ISETP`: comparison, how it combines with its predicate operand, unsigned, `.EX`.
+    Isetp {
+        cmp: Cmp,
+        comb: Comb,
+        unsigned: bool,
+        ex: bool,
+    },
+    Fsetp {
+        cmp: Cmp,
+        comb: Comb,
+    },
+    Dsetp {
+        cmp: Cmp,
+        comb: Comb,
+    },
+    Plop3,
+    Sel,
+    Fsel,
+    Fadd,
+    Fmul,
+    Ffma,
+    Fmnmx,
+    Dadd,
+    Dmul,
+    Dfma,
+    Mufu(Mufu),
+    /// `F2F`, `I2F`, `F2I` and their widths.
+    Convert(Convert),
+    Imnmx {
+        unsigned: bool,
+    },
+    Iabs,
+    Popc,
+    Flo {
+        unsigned: bool,
+        sh: bool,
+    },
+    Prmt,
+    /// Loads and stores: where, which way, how many bytes, signed narrow load.
+    Ld {
+        space: Space,
+        bytes: u32,
+        signed: bool,
+    },
+    St {
+        space: Space,
+        bytes: u32,
+    },
+    /// Atomics and reductions on global or shared memory.
+    Atom {
+        space: Space,
+        op: AtomOp,
+        bytes: u32,
+        ret: bool,
+    },
+    Ldc {
+        bytes: u32,
+    },
+    Shfl(ShflMode),
+    Vote(VoteMode),
+    Bar,
+    Bra,
+    Bssy,
+    Bsync,
+    Bmov,
+    WarpSync,
+    Call,
+    Ret,
+    Exit,
+    Nop,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Space {
+    Global,
+    Shared,
+    Local,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    /// Floating point: unordered variants (`LTU`, ...) and `NAN`/`NUM`.
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Equ,
+    Neu,
+    Nan,
+    Num,
+    True,
+    False,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Comb {
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mufu {
+    Rcp,
+    Rsq,
+    Sqrt,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    Rcp64h,
+    Rsq64h,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Num {
+    F32,
+    F64,
+    U32,
+    S32,
+    U64,
+    S64,
+    U16,
+    S16,
+    U8,
+    S8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Convert {
+    pub to: Num,
+    pub from: Num,
+    /// Float to integer rounds toward zero (`.TRUNC`), else to nearest; `.FLOOR`, `.CEIL`.
+    pub round: Round,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Round {
+    Nearest,
+    Trunc,
+    Floor,
+    Ceil,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomOp {
+    Add,
+    FAdd,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShflMode {
+    Idx,
+    Up,
+    Down,
+    Bfly,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VoteMode {
+    All,
+    Any,
+    Ballot,
+}
+
+/// A guard: `@P<n>` or `@!P<n>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guard {
+    pub p: u8,
+    pub not: bool,
+    pub uniform: bool,
+}
+
+/// One instruction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SassInst {
+    pub pc: u64,
+    pub guard: Option<Guard>,
+    /// The full opcode (`LDG.E.64.SYS`), as a trace names it: an index into
+    /// [`KernelCode::opcodes`].
+    pub opcode: u16,
+    pub op: Op,
+    pub operands: Vec<Operand>,
+}
+
+/// One kernel of a listing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelCode {
+    /// The mangled name.
+    pub name: String,
+    /// Registers per thread, static shared bytes per block, local and stack bytes per thread.
+    pub regs: u32,
+    pub shared: u32,
+    pub local: u32,
+    pub stack: u32,
+    /// Where the parameters start in constant bank 0, and each one's (offset, size).
+    pub param_base: u32,
+    pub params: Vec<(u32, u32)>,
+    /// Its instructions, the one at PC `p` at index `p / 16`.
+    pub insts: Vec<SassInst>,
+    /// Its distinct full opcodes.
+    pub opcodes: Vec<String>,
+}
+
+impl KernelCode {
+    /// The instruction at `pc`.
+    pub fn at(&self, pc: u64) -> Option<&SassInst> {
+        self.insts.get(usize::try_from(pc / 16).ok()?)
+    }
+
+    /// The size of the parameter block (the last parameter's end).
+    pub fn param_bytes(&self) -> u32 {
+        self.params.iter().map(|&(o, s)| o + s).max().unwrap_or(0)
+    }
+}
+
+/// Every kernel of a listing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listing {
+    pub kernels: Vec<KernelCode>,
+}
+
+impl Listing {
+    /// The kernel whose mangled name is `name`.
+    pub fn kernel(&self, name: &str) -> Option<&KernelCode> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+}
+
+/// Parse listing `text` (named `listing` in errors).
+pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
+    let mut kernels: Vec<KernelCode> = Vec::new();
+    let mut opcode_ids: HashMap<String, u16> = HashMap::new();
+    for (i, raw) in text.lines().enumerate() {
+        let err = |message: String| SassError {
+            listing: listing.to_string(),
+            line: i + 1,
+            message,
+        };
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with("//") {
+            continue;
+        }
+        if let Some(name) = line.strip_prefix(".kernel ") {
+            kernels.push(KernelCode {
+                name: name.trim().to_string(),
+                regs: 0,
+                shared: 0,
+                local: 0,
+                stack: 0,
+                param_base: 0,
+                params: Vec::new(),
+                insts: Vec::new(),
+                opcodes: Vec::new(),
+            });
+            opcode_ids.clear();
+            continue;
+        }
+        let Some(k) = kernels.last_mut() else {
+            return Err(err(
+                "an instruction or directive before the first `.kernel`".into(),
+            ));
+        };
+        if let Some(rest) = line.strip_prefix('.') {
+            let mut words = rest.split_whitespace();
+            let key = words.next().unwrap_or("");
+            let mut num = || -> Result<u32, SassError> {
+                let w = words
+                    .next()
+                    .ok_or_else(|| err(format!("`.{key}` needs a value")))?;
+                parse_u64(w)
+                    .and_then(|v| u32::try_from(v).ok())
+                    .ok_or_else(|| err(format!("`.{key}`: `{w}` is not a 32-bit number")))
+            };
+            match key {
+                "regs" => k.regs = num()?,
+                "shared" => k.shared = num()?,
+                "local" => k.local = num()?,
+                "stack" => k.stack = num()?,
+                "param_base" => k.param_base = num()?,
+                "param" => {
+                    let (o, s) = (num()?, num()?);
+                    k.params.push((o, s));
+                }
+                _ => return Err(err(format!("unknown directive `.{key}`"))),
+            }
+            continue;
+        }
+        let (pc_text, rest) = line
+            .split_once(' ')
+            .ok_or_else(|| err("an instruction needs a PC and an opcode".into()))?;
+        let pc = u64::from_str_radix(pc_text, 16)
+            .map_err(|_| err(format!("`{pc_text}` is not a hexadecimal PC")))?;
+        let expected = k.insts.len() as u64 * 16;
+        if pc != expected {
+            return Err(err(format!(
+                "PC {pc:#x} out of sequence (expected {expected:#x})"
+            )));
+        }
+        let inst = parse_inst(pc, rest, k, &mut opcode_ids).map_err(err)?;
+        k.insts.push(inst);
+    }
+    if kernels.is_empty() {
+        return Err(SassError {
+            listing: listing.to_string(),
+            line: 0,
+            message: "no `.kernel` in the listing".into(),
+        });
+    }
+    Ok(Listing { kernels })
+}
+
+fn parse_u64(w: &str) -> Option<u64> {
+    match w.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => w.parse().ok(),
+    }
+}
+
+fn parse_inst(
+    pc: u64,
+    text: &str,
+    k: &mut KernelCode,
+    ids: &mut HashMap<String, u16>,
+) -> Result<SassInst, String> {
+    let mut rest = text.trim();
+    let mut guard = None;
+    if let Some(g) = rest.strip_prefix('@') {
+        let (p, r) = g.split_once(' ').ok_or("a guard with no opcode")?;
+        let (not, p) = match p.strip_prefix('!') {
+            Some(p) => (true, p),
+            None => (false, p),
+        };
+        let (uniform, p) = match p.strip_prefix('U') {
+            Some(p) => (true, p),
+            None => (false, p),
+        };
+        guard = Some(Guard {
+            p: pred_index(p).ok_or_else(|| format!("bad guard predicate `{p}`"))?,
+            not,
+            uniform,
+        });
+        rest = r.trim();
+    }
+    let (opcode, ops_text) = rest.split_once(' ').unwrap_or((rest, ""));
+    let op = decode(opcode).ok_or_else(|| format!("opcode `{opcode}` is not modelled"))?;
+    let operands = split_operands(ops_text)
+        .iter()
+        .map(|o| {
+            parse_operand(o).ok_or_else(|| format!("operand `{o}` of `{opcode}` is not understood"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let id = match ids.get(opcode) {
+        Some(&id) => id,
+        None => {
+            let id = u16::try_from(k.opcodes.len()).map_err(|_| "too many opcodes")?;
+            k.opcodes.push(opcode.to_string());
+            ids.insert(opcode.to_string(), id);
+            id
+        }
+    };
+    Ok(SassInst {
+        pc,
+        guard,
+        opcode: id,
+        op,
+        operands,
+    })
+}
+
+/// The operands of `text`, split at the commas outside brackets and bars.
+fn split_operands(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut cur) = (0i32, String::new());
+    for c in text.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+fn pred_index(p: &str) -> Option<u8> {
+    if p == "PT" {
+        return Some(PT);
+    }
+    p.strip_prefix('P')?.parse().ok().filter(|&n: &u8| n < PT)
+}
+
+fn reg_index(r: &str) -> Option<Reg> {
+    if r == "RZ" {
+        return Some(RZ);
+    }
+    r.strip_prefix('R')?.parse().ok().filter(|&n: &u8| n < RZ)
+}
+
+fn ureg_index(r: &str) -> Option<Reg> {
+    if r == "URZ" {
+        return Some(URZ);
+    }
+    r.strip_prefix("UR")?.parse().ok().filter(|&n: &u8| n < URZ)
+}
+
+fn parse_operand(o: &str) -> Option<Operand> {
+    let mut s = o.trim();
+    let (mut neg, mut not, mut abs) = (false, false, false);
+    if let Some(r) = s.strip_prefix('-') {
+        // A negative immediate is an immediate; a negated register a modifier.
+        if r.starts_with('R') || r.starts_with('|') || r.starts_with("UR") || r.starts_with("c[") {
+            neg = true;
+            s = r;
+        }
+    }
+    if let Some(r) = s.strip_prefix('~') {
+        not = true;
+        s = r;
+    }
+    if let Some(r) = s.strip_prefix('!') {
+        not = true;
+        s = r;
+    }
+    if let Some(r) = s.strip_prefix('|').and_then(|r| r.strip_suffix('|')) {
+        abs = true;
+        s = r;
+    }
+    // `.reuse` is a register-cache hint; other suffixes say how the operand is read.
+    let s = s.trim_end_matches(".reuse");
+    if let Some(p) = s.strip_prefix("UP") {
+        return Some(Operand::Pred {
+            p: if p == "T" {
+                PT
+            } else {
+                p.parse().ok().filter(|&n: &u8| n < PT)?
+            },
+            not,
+            uniform: true,
+        });
+    }
+    if s == "PT" || (s.starts_with('P') && s[1..].chars().all(|c| c.is_ascii_digit())) {
+        return Some(Operand::Pred {
+            p: pred_index(s)?,
+            not,
+            uniform: false,
+        });
+    }
+    if let Some(r) = ureg_index(s) {
+        return Some(Operand::UReg { r, neg, not });
+    }
+    let base = s.split('.').next().unwrap_or(s);
+    if let Some(r) = reg_index(base) {
+        // (`.H0_H0`, `.F32` and the like on a source register are not modelled: refuse them.)
+        if base != s && !matches!(&s[base.len()..], ".64" | ".X4") {
+            return None;
+        }
+        return Some(Operand::Reg { r, neg, abs, not });
+    }
+    if let Some(inner) = s.strip_prefix("c[") {
+        let (bank, rest) = inner.split_once("][")?;
+        let bank = u8::try_from(parse_u64(bank)?).ok()?;
+        let rest = rest.strip_suffix(']')?;
+        let (reg, off) = match rest.split_once('+') {
+            Some((r, off)) => (Some(reg_index(r)?), off),
+            None if rest.starts_with('R') => (Some(reg_index(rest)?), "0"),
+            None => (None, rest),
+        };
+        return Some(Operand::Const {
+            bank,
+            offset: u32::try_from(parse_u64(off)?).ok()?,
+            reg,
+        });
+    }
+    if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        return parse_mem(inner);
+    }
+    if let Some(sr) = s.strip_prefix("SR_") {
+        return Some(Operand::Special(match sr {
+            "TID.X" => Special::Tid(0),
+            "TID.Y" => Special::Tid(1),
+            "TID.Z" => Special::Tid(2),
+            "CTAID.X" => Special::Ctaid(0),
+            "CTAID.Y" => Special::Ctaid(1),
+            "CTAID.Z" => Special::Ctaid(2),
+            "LANEID" => Special::LaneId,
+            "CLOCKLO" | "CLOCKHI" | "GLOBALTIMERLO" | "GLOBALTIMERHI" => Special::Clock,
+            _ => return None,
+        }));
+    }
+    if s == "SRZ" {
+        return Some(Operand::Imm(0));
+    }
+    if let Some(b) = s.strip_prefix('B') {
+        if let Ok(n) = b.parse::<u8>() {
+            return Some(Operand::Barrier(n));
+        }
+    }
+    if let Some(h) = o.trim().strip_prefix("0x") {
+        return u64::from_str_radix(h, 16).ok().map(Operand::Imm);
+    }
+    if let Some(h) = o.trim().strip_prefix("-0x") {
+        return u64::from_str_radix(h, 16)
+            .ok()
+            .map(|v| Operand::Imm(v.wrapping_neg()));
+    }
+    let f = o.trim();
+    match f {
+        "+INF" | "INF" => return Some(Operand::FImm(f64::INFINITY)),
+        "-INF" => return Some(Operand::FImm(f64::NEG_INFINITY)),
+        "+QNAN" | "QNAN" | "NAN" => return Some(Operand::FImm(f64::NAN)),
+        _ => {}
+    }
+    if f.contains('.') || f.contains('e') {
+        return f.parse::<f64>().ok().map(Operand::FImm);
+    }
+    f.parse::<i64>().ok().map(|v| Operand::Imm(v as u64))
+}
+
+/// `R2+UR4+0x10`, `R0.X4+0x1000`, `R2.64`, `0x40`: a memory address.
+fn parse_mem(inner: &str) -> Option<Operand> {
+    let (mut reg, mut ureg, mut offset, mut x4, mut wide) = (RZ, URZ, 0i64, false, false);
+    for part in inner.split('+') {
+        let part = part.trim();
+        if part.is_empty() {
+            continue;
+        }
+        if let Some(neg) = part.strip_prefix('-') {
+            offset -= i64::try_from(parse_u64(neg)?).ok()?;
+            continue;
+        }
+        if let Some(r) = ureg_index(part.trim_end_matches(".64")) {
+            ureg = r;
+            continue;
+        }
+        let base = part.split('.').next().unwrap_or(part);
+        if let Some(r) = reg_index(base) {
+            reg = r;
+            match &part[base.len()..] {
+                "" => {}
+                ".X4" => x4 = true,
+                ".64" => wide = true,
+                ".U32" => {}
+                _ => return None,
+            }
+            continue;
+        }
+        // `R2-0x4` splits no further: the offset's sign is in the part.
+        if let Some((r, neg)) = part.split_once('-') {
+            reg = reg_index(r)?;
+            offset -= i64::try_from(parse_u64(neg)?).ok()?;
+            continue;
+        }
+        offset += i64::try_from(parse_u64(part)?).ok()?;
+    }
+    Some(Operand::Mem {
+        reg,
+        ureg,
+        offset,
+        x4,
+        wide,
+    })
+}
+
+/// The semantic family of full opcode `opcode` (`None`: not modelled).
+pub fn decode(opcode: &str) -> Option<Op> {
+    let mut parts = opcode.split('.');
+    let base = parts.next()?;
+    let mods: Vec<&str> = parts.collect();
+    let has = |m: &str| mods.contains(&m);
+    let cmp_of = || -> Option<Cmp> {
+        Some(match *mods.first()? {
+            "LT" => Cmp::Lt,
+            "LE" => Cmp::Le,
+            "GT" => Cmp::Gt,
+            "GE" => Cmp::Ge,
+            "EQ" => Cmp::Eq,
+            "NE" => Cmp::Ne,
+            "LTU" => Cmp::Ltu,
+            "LEU" => Cmp::Leu,
+            "GTU" => Cmp::Gtu,
+            "GEU" => Cmp::Geu,
+            "EQU" => Cmp::Equ,
+            "NEU" => Cmp::Neu,
+            "NAN" => Cmp::Nan,
+            "NUM" => Cmp::Num,
+            "T" => Cmp::True,
+            "F" => Cmp::False,
+            _ => return None,
+        })
+    };
+    let comb_of = || -> Option<Comb> {
+        Some(if has("AND") {
+            Comb::And
+        } else if has("OR") {
+            Comb::Or
+        } else if has("XOR") {
+            Comb::Xor
+        } else {
+            return None;
+        })
+    };
+    let bytes = || -> u32 {
+        if has("128") {
+            16
+        } else if has("64") {
+            8
+        } else if has("U16") || has("S16") {
+            2
+        } else if has("U8") || has("S8") {
+            1
+        } else {
+            4
+        }
+    };
+    let signed_narrow = has("S8") || has("S16");
+    Some(match base {
+        "MOV" | "UMOV" => Op::Mov,
+        "S2R" | "S2UR" => Op::S2r,
+        "CS2R" => Op::Cs2r,
+        "IMAD" | "UIMAD" => {
+            // `.MOV`, `.IADD` and `.SHL` are IMAD used as a move, an add or a shift: the same
+            // multiply-add with a constant operand.
+            Op::Imad {
+                wide: has("WIDE"),
+                hi: has("HI"),
+                unsigned: has("U32"),
+                x: has("X"),
+            }
+        }
+        "IADD3" | "UIADD3" => Op::Iadd3 { x: has("X") },
+        "LEA" | "ULEA" => Op::Lea {
+            hi: has("HI"),
+            x: has("X"),
+        },
+        "SHF" | "USHF" => Op::Shf {
+            left: has("L"),
+            hi: has("HI"),
+            wide: has("U64") || has("S64"),
+            signed: has("S32") || has("S64"),
+        },
+        "SHL" | "USHL" => Op::Shl,
+        "SHR" | "USHR" => Op::Shr {
+            signed: !has("U32"),
+        },
+        "LOP3" | "ULOP3" => Op::Lop3,
+        "ISETP" | "UISETP" => Op::Isetp {
+            cmp: cmp_of()?,
+            comb: comb_of()?,
+            unsigned: has("U32"),
+            ex: has("EX"),
+        },
+        "FSETP" => Op::Fsetp {
+            cmp: cmp_of()?,
+            comb: comb_of()?,
+        },
+        "DSETP" => Op::Dsetp {
+            cmp: cmp_of()?,
+            comb: comb_of()?,
+        },
+        "PLOP3" | "UPLOP3" => Op::Plop3,
+        "SEL" | "USEL" => Op::Sel,
+        "FSEL" => Op::Fsel,
+        "FADD" => Op::Fadd,
+        "FMUL" => Op::Fmul,
+        "FFMA" => Op::Ffma,
+        "FMNMX" => Op::Fmnmx,
+        "DADD" => Op::Dadd,
+        "DMUL" => Op::Dmul,
+        "DFMA" => Op::Dfma,
+        "MUFU" => Op::Mufu(match *mods.first()? {
+            "RCP" => Mufu::Rcp,
+            "RSQ" => Mufu::Rsq,
+            "SQRT" => Mufu::Sqrt,
+            "EX2" => Mufu::Ex2,
+            "LG2" => Mufu::Lg2,
+            "SIN" => Mufu::Sin,
+            "COS" => Mufu::Cos,
+            "RCP64H" => Mufu::Rcp64h,
+            "RSQ64H" => Mufu::Rsq64h,
+            _ => return None,
+        }),
+        "F2F" | "I2F" | "F2I" => Op::Convert(convert(base, &mods)?),
+        "IMNMX" => Op::Imnmx {
+            unsigned: has("U32"),
+        },
+        "IABS" => Op::Iabs,
+        "POPC" => Op::Popc,
+        "FLO" => Op::Flo {
+            unsigned: has("U32"),
+            sh: has("SH"),
+        },
+        "PRMT" => Op::Prmt,
+        "LDG" | "LD" => Op::Ld {
+            space: Space::Global,
+            bytes: bytes(),
+            signed: signed_narrow,
+        },
+        "LDS" => Op::Ld {
+            space: Space::Shared,
+            bytes: bytes(),
+            signed: signed_narrow,
+        },
+        "LDL" => Op::Ld {
+            space: Space::Local,
+            bytes: bytes(),
+            signed: signed_narrow,
+        },
+        "STG" | "ST" => Op::St {
+            space: Space::Global,
+            bytes: bytes(),
+        },
+        "STS" => Op::St {
+            space: Space::Shared,
+            bytes: bytes(),
+        },
+        "STL" => Op::St {
+            space: Space::Local,
+            bytes: bytes(),
+        },
+        "ATOMG" | "ATOM" | "RED" | "ATOMS" => {
+            let space = if base == "ATOMS" {
+                Space::Shared
+            } else {
+                Space::Global
+            };
+            let op = if has("CAS") {
+                AtomOp::Cas
+            } else if has("EXCH") {
+                AtomOp::Exch
+            } else if has("ADD") && (has("F32") || has("FTZ")) {
+                AtomOp::FAdd
+            } else if has("ADD") {
+                AtomOp::Add
+            } else if has("MIN") {
+                AtomOp::Min
+            } else if has("MAX") {
+                AtomOp::Max
+            } else if has("INC") {
+                AtomOp::Inc
+            } else if has("DEC") {
+                AtomOp::Dec
+            } else if has("AND") {
+                AtomOp::And
+            } else if has("OR") {
+                AtomOp::Or
+            } else if has("XOR") {
+                AtomOp::Xor
+            } else {
+                return None;
+            };
+            Op::Atom {
+                space,
+                op,
+                bytes: if has("64") { 8 } else { 4 },
+                ret: base != "RED",
+            }
+        }
+        "LDC" | "ULDC" => Op::Ldc { bytes: bytes() },
+        "SHFL" => Op::Shfl(match *mods.first()? {
+            "IDX" => ShflMode::Idx,
+            "UP" => ShflMode::Up,
+            "DOWN" => ShflMode::Down,
+            "BFLY" => ShflMode::Bfly,
+            _ => return None,
+        }),
+        "VOTE" | "VOTEU" => Op::Vote(match *mods.first()? {
+            "ALL" => VoteMode::All,
+            "ANY" => VoteMode::Any,
+            _ => VoteMode::Ballot,
+        }),
+        "BAR" => Op::Bar,
+        "BRA" => Op::Bra,
+        "BSSY" => Op::Bssy,
+        "BSYNC" => Op::Bsync,
+        "BMOV" => Op::Bmov,
+        "WARPSYNC" => Op::WarpSync,
+        "CALL" => Op::Call,
+        "RET" => Op::Ret,
+        "EXIT" => Op::Exit,
+        "NOP" | "DEPBAR" | "MEMBAR" | "CCTL" | "ERRBAR" | "YIELD" | "NANOSLEEP" => Op::Nop,
+        _ => return None,
+    })
+}
+
+fn num_of(m: &str) -> Option<Num> {
+    Some(match m {
+        "F32" => Num::F32,
+        "F64" => Num::F64,
+        "U32" => Num::U32,
+        "S32" => Num::S32,
+        "U64" => Num::U64,
+        "S64" => Num::S64,
+        "U16" => Num::U16,
+        "S16" => Num::S16,
+        "U8" => Num::U8,
+        "S8" => Num::S8,
+        _ => return None,
+    })
+}
+
+/// `F2F.F32.F64` (to, from), `I2F.U32` (to F32 from U32), `F2I.FTZ.U32.TRUNC` (to U32 from F32).
+fn convert(base: &str, mods: &[&str]) -> Option<Convert> {
+    let nums: Vec<Num> = mods.iter().filter_map(|m| num_of(m)).collect();
+    let round = if mods.contains(&"TRUNC") {
+        Round::Trunc
+    } else if mods.contains(&"FLOOR") {
+        Round::Floor
+    } else if mods.contains(&"CEIL") {
+        Round::Ceil
+    } else {
+        Round::Nearest
+    };
+    let (to, from) = match (base, nums.as_slice()) {
+        (_, [to, from]) => (*to, *from),
+        ("I2F", [from]) => (Num::F32, *from),
+        ("I2F", []) => (Num::F32, Num::S32),
+        ("F2I", [to]) => (*to, Num::F32),
+        ("F2I", []) => (Num::S32, Num::F32),
+        ("F2F", [to]) => (*to, Num::F32),
+        _ => return None,
+    };
+    Some(Convert { to, from, round })
+}

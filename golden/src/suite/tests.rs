@@ -1,0 +1,49 @@
+use super::*;
+use crate::workload::accelsim::{Inst, KernelHeader, TraceBlock};
+
+/// Every block of `spec` emulated whole (and the results verified): (header, block) pairs.
+fn blocks_of(spec: &str) -> Vec<(KernelHeader, TraceBlock)> {
+    let (w, mut app) = make(spec, 1).unwrap();
+    let mut out = Vec::new();
+    emulate(w.name, app.as_mut(), |h, b| out.push((h.clone(), b))).unwrap();
+    out
+}
+
+#[test]
+fn every_listing_parses() {
+    for l in apps::listings() {
+        let kernels = l.kernels().unwrap();
+        assert!(!kernels.is_empty());
+        assert!(kernels.iter().all(|k| !k.insts.is_empty() && k.regs > 0));
+    }
+}
+
+#[test]
+fn vectoradd_computes_the_sum_and_touches_each_element_once() {
+    // 1,500 elements: two blocks of 1,024 threads, the second partly past the end.
+    let blocks = blocks_of("vectoradd:n=1500");
+    assert_eq!(blocks.len(), 2);
+    let (h, _) = &blocks[0];
+    assert_eq!(h.grid, [2, 1, 1]);
+    assert_eq!(h.block, [1024, 1, 1]);
+    // Each warp of block 1 past element 1,500 exits after the bounds check; the others load
+    // a and b and store c: three memory instructions of 32 (or, at the edge, 1500 - 1472 =
+    // 28) lanes.
+    let mut lanes_loaded = 0u32;
+    for (_, b) in &blocks {
+        assert_eq!(b.warps.len(), 32);
+        for w in &b.warps {
+            let mem: Vec<&Inst> = w.iter().filter(|i| i.mem_bytes > 0).collect();
+            if mem.is_empty() {
+                continue;
+            }
+            assert_eq!(mem.len(), 3, "two loads and a store");
+            assert!(mem.iter().all(|i| i.mem_bytes == 4));
+            lanes_loaded += mem[0].mask.count_ones();
+            // The lanes' addresses are consecutive words.
+            let a = mem[0].addrs.to_vec();
+            assert!(a.windows(2).all(|p| p[1] == p[0] + 4));
+        }
+    }
+    assert_eq!(lanes_loaded, 1500);
+}

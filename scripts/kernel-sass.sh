@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Compile the benchmark kernels of warpsmith's workload library to Turing SASS and write the
+# listings it runs (golden/sass/<app>.sass, committed; `cargo test` checks they parse and that
+# every application's kernels are there).
+#
+#   scripts/kernel-sass.sh [APP ...]          # default: every application in the table below
+#
+# The CUDA 13.5 toolchain comes from PyPI (no GPU, no driver: nvcc, ptxas, cuobjdump and
+# nvdisasm run on the CPU) into .tools/cuda. The benchmark sources are cloned at pinned commits
+# into .tools/kernel-src from GPU_APPS_GIT (default https://github.com/accel-sim/gpu-app-collection)
+# and MICROGPUSIM_GIT (default https://github.com/romnn/microgpusim); a local mirror can be
+# named instead. Only the compiled listings are committed, never the sources. Each source file
+# is compiled whole with `nvcc -arch=sm_75 -cubin` and the ptxas options of the application's
+# own build (device code only), and
+# scripts/sass-listing.py keeps the kernels the application launches. Needs python3, git, gcc.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+CUDA=$ROOT/.tools/cuda
+SRC=$ROOT/.tools/kernel-src
+OUT=$ROOT/golden/sass
+GPU_APPS_GIT=${GPU_APPS_GIT:-https://github.com/accel-sim/gpu-app-collection}
+GPU_APPS_COMMIT=52c11fbccbe11fefd8bb27c1ec64ecfd1828b088
+MICROGPUSIM_GIT=${MICROGPUSIM_GIT:-https://github.com/romnn/microgpusim}
+MICROGPUSIM_COMMIT=b3d0c7ee0bbf8744f3520789d8150a162de97afd
+CUDA_VERSION=13.5.37
+
+# app | repository (gpu-apps or microgpusim) | source file | include folders (repository
+# paths, comma-separated) | ptxas options of the application's own build (its Makefile) |
+# kernels to keep (mangled names; empty: all)
+TABLE='
+vectoradd|microgpusim|test-apps/vectoradd/vectoradd.cu||-O3,-flcm=ca|_Z6vecAddIfEvPT_S1_S1_i _Z6vecAddIdEvPT_S1_S1_i
+matrixmul|microgpusim|test-apps/matrixmul/matrixmul.cu||-O3,-dlcm=ca|_Z8mult_gpuIfEvPT_S1_S1_ii _Z8mult_gpuIdEvPT_S1_S1_ii
+simple_matrixmul|microgpusim|test-apps/simple_matrixmul/matrixmul.cu||-O3,-dlcm=ca|_Z8mult_gpuIfEvPKT_S2_PS0_mmm _Z8mult_gpuIdEvPKT_S2_PS0_mmm
+transpose|microgpusim|test-apps/transpose/transpose.cu|test-apps/cuda-samples-10.2/Common|-O3,-dlcm=ca|_Z14transposeNaivePfS_ii _Z18transposeCoalescedPfS_ii
+babelstream|microgpusim|test-apps/BabelStream/CUDAStream.cu|test-apps/BabelStream|-O3|
+'
+
+install_cuda() {
+  [ -x "$CUDA/nvidia/cu13/bin/nvdisasm" ] && return
+  echo "kernel-sass: installing the CUDA $CUDA_VERSION toolchain from PyPI into $CUDA" >&2
+  python3 -m pip install --quiet --no-deps --target "$CUDA" "nvidia-cuda-nvcc==$CUDA_VERSION" \
+    "nvidia-nvvm==$CUDA_VERSION" "nvidia-cuda-crt==$CUDA_VERSION" nvidia-cuda-runtime \
+    nvidia-cuda-cuobjdump nvidia-cuda-cccl
+  # (pip --target does not merge a second wheel into nvidia/cu13/bin: unpack it there.)
+  local dl
+  dl=$(mktemp -d)
+  python3 -m pip download --quiet --no-deps -d "$dl" "nvidia-cuda-nvdisasm==$CUDA_VERSION"
+  python3 -m zipfile -e "$dl"/nvidia_cuda_nvdisasm-*.whl "$CUDA"
+  chmod +x "$CUDA"/nvidia/cu13/bin/*
+  rm -rf "$dl"
+}
+
+# checkout NAME URL COMMIT: the repository at COMMIT in $SRC/NAME.
+checkout() {
+  local dir=$SRC/$1
+  if [ ! -d "$dir/.git" ]; then
+    mkdir -p "$SRC"
+    git clone --quiet --no-checkout "$2" "$dir"
+  fi
+  git -C "$dir" checkout --quiet "$3"
+}
+
+install_cuda
+export PATH=$CUDA/nvidia/cu13/bin:$PATH
+checkout gpu-apps "$GPU_APPS_GIT" "$GPU_APPS_COMMIT"
+checkout microgpusim "$MICROGPUSIM_GIT" "$MICROGPUSIM_COMMIT"
+mkdir -p "$OUT"
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+wanted=" $* "
+while IFS='|' read -r app repo file incs ptxas keep; do
+  [ -n "$app" ] || continue
+  [ $# -eq 0 ] || [[ $wanted == *" $app "* ]] || continue
+  case $repo in
+    gpu-apps) commit=$GPU_APPS_COMMIT; url=accel-sim/gpu-app-collection ;;
+    microgpusim) commit=$MICROGPUSIM_COMMIT; url=romnn/microgpusim ;;
+  esac
+  flags=()
+  IFS=',' read -ra dirs <<<"$incs"
+  for d in "${dirs[@]}"; do [ -z "$d" ] || flags+=(-I "$SRC/$repo/$d"); done
+  nvcc -arch=sm_75 -cubin -lineinfo -Xptxas "$ptxas" "${flags[@]}" -o "$build/$app.cubin" \
+    "$SRC/$repo/$file" 2> "$build/$app.log" || { cat "$build/$app.log" >&2; exit 1; }
+  keep_args=()
+  [ -z "$keep" ] || keep_args=(--keep $keep)
+  python3 scripts/sass-listing.py "$build/$app.cubin" "$OUT/$app.sass" \
+    --source "$url@${commit:0:12}:$file (ptxas $ptxas), by scripts/kernel-sass.sh" \
+    "${keep_args[@]}"
+  echo "kernel-sass: $OUT/$app.sass ($(grep -c '^\.kernel' "$OUT/$app.sass") kernels)"
+done <<<"$TABLE"
