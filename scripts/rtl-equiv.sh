@@ -82,7 +82,13 @@ cat > "$OUT/equiv.py" <<'PYEOF'
 import json, os, re, sys
 from pyosys import libyosys as ys
 
-old_dir, new_dir, block, miter = sys.argv[1:5]
+# Two steps, each its own process so that one design's elaboration never shares the memory
+# with the other's (turing-rtx2060s' older dispatcher ran both out of 24 GiB together):
+#   equiv.py prep NAME DIR BLOCK OUT   one design (NAME gold or gate) cut at its state, written
+#                                      to OUT.il, its memories' parameters to OUT.json
+#   equiv.py miter BLOCK MITER         the two prepared designs (MITER.gold.*, MITER.gate.*)
+#                                      paired into MITER.aig and MITER.map
+mode = sys.argv[1]
 # Registers that moved into a primitive instance: (new flattened name, old name), renamed in
 # whichever design has them.
 RENAMES = {
@@ -279,8 +285,8 @@ def cut_shared():
     m.fixup_ports()
     print(f"rtl-equiv: {len(shared)} cells both designs read, {len(cut)} costly ones cut")
 
-memories = {}
-for name, folder in (("gold", old_dir), ("gate", new_dir)):
+if mode == "prep":
+    name, folder, block, out = sys.argv[2:6]
     t = top(folder)
     os.chdir(folder)
     # The older dispatcher's loops over every SM's slots and rectangles unroll past slang's
@@ -300,18 +306,27 @@ for name, folder in (("gold", old_dir), ("gate", new_dir)):
     name_ffs(t)
     run("async2sync")
     run("memory -nomap")
-    memories[name] = cut_memories(t)
+    miter = out
+    with open(out + ".json", "w") as f:
+        json.dump(cut_memories(t), f)
     run("opt_clean")
     run_in(t, "dffunmap")
     evert_ffs(t)
     run(f"rename {t} {name}")
-    run(f"design -stash {name}")
+    run(f"write_rtlil {out}.il")
+    sys.exit(0)
+
+block, miter = sys.argv[2:4]
+memories = {}
+for name in ("gold", "gate"):
+    with open(f"{miter}.{name}.json") as f:
+        memories[name] = json.load(f)
 for mem in sorted(set(memories["gold"]) & set(memories["gate"])):
     if memories["gold"][mem] != memories["gate"][mem]:
         sys.exit(f"rtl-equiv: memory {mem} has other parameters: {memories['gold'][mem]} in "
                  f"the old design, {memories['gate'][mem]} in the new")
-run("design -copy-from gold -as gold gold")
-run("design -copy-from gate -as gate gate")
+run(f"read_rtlil {miter}.gold.il")
+run(f"read_rtlil {miter}.gate.il")
 # Pairs every port by name (an unpaired one is an error); output 0 (trigger) is 1 when any
 # pair differs, and -make_outcmp adds an output per pair (1 where it agrees), to examine one.
 run("miter -equiv -flatten -make_outcmp gold gate miter")
@@ -333,11 +348,12 @@ for p in $PRESETS; do
     log=$OUT/$p-$b.log
     miter=$OUT/$p-$b.miter
     start=$(date +%s)
-    rm -f "$miter.aig"
+    rm -f "$miter".*
     detail=
     # The miter (Yosys), then its proof (ABC), within one time limit.
-    if timeout "$TIMEOUT" "$PY" "$OUT/equiv.py" "$OUT/old/$p/$b" "$OUT/new/$p/$b" "$b" \
-        "$miter" > "$log" 2>&1; then
+    if timeout "$TIMEOUT" bash -c '"$1" "$2" prep gold "$3" "$5" "$6.gold" &&
+        "$1" "$2" prep gate "$4" "$5" "$6.gate" && "$1" "$2" miter "$5" "$6"' _ \
+        "$PY" "$OUT/equiv.py" "$OUT/old/$p/$b" "$OUT/new/$p/$b" "$b" "$miter" > "$log" 2>&1; then
       left=$((TIMEOUT - ($(date +%s) - start)))
       [ "$left" -gt 0 ] || left=1
       if timeout "$left" "$ABC" -c "read_aiger $miter.aig; strash; cone -O 0; print_stats; iprove" \
