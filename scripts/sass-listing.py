@@ -5,8 +5,9 @@
 
 Runs `cuobjdump -res-usage` (registers, shared, local and stack bytes per kernel), `cuobjdump
 -elf` (each kernel's parameter offsets and sizes, EIATTR_KPARAM_INFO, and where the parameters
-start in constant bank 0, EIATTR_PARAM_CBANK) and `nvdisasm -json` (the instructions), all from
-the CUDA toolchain on PATH (scripts/kernel-sass.sh installs it), and writes one text file:
+start in constant bank 0, EIATTR_PARAM_CBANK) and `cuobjdump -sass` (the instructions, branch
+and call targets as addresses), all from the CUDA toolchain on PATH (scripts/kernel-sass.sh
+installs it), and writes one text file:
 
     // <source line>
     .kernel <mangled name>
@@ -15,6 +16,7 @@ the CUDA toolchain on PATH (scripts/kernel-sass.sh installs it), and writes one 
     .local 0
     .param_base 0x160
     .param 0x0 8
+    .const 2 0x9999999a 0x3fd99999    (initial words of constant bank 2, in order)
     0000 MOV R1, c[0x0][0x28]
     0050 @P0 EXIT
     ...
@@ -81,6 +83,45 @@ def params(cubin):
     return info
 
 
+def constants(cubin):
+    """Per kernel: the initial words of its constant banks other than 0 (bank 2 holds the
+    compiler's constants, bank 3 the module's `__constant__` data), from `cuobjdump -elf`."""
+    out, where, banks = run(["cuobjdump", "-elf", cubin]), None, {}
+    for line in out.splitlines():
+        m = re.match(r"\.nv\.constant([1-9])\.(\S+)$", line.strip())
+        if m:
+            where = (m.group(2), int(m.group(1)))
+            banks.setdefault(where[0], {})[where[1]] = []
+            continue
+        if where and re.match(r"\s*(0x[0-9a-f]{8}\s*)+$", line):
+            banks[where[0]][where[1]] += line.split()
+        elif where and line.strip() == "":
+            continue
+        else:
+            where = None
+    return banks
+
+
+def instructions(cubin):
+    """Per kernel: its instructions' text (`[@P] OPCODE OPERANDS`), at PCs 0, 16, ..."""
+    out, name, code = run(["cuobjdump", "-sass", cubin]), None, {}
+    for line in out.splitlines():
+        m = re.match(r"\s*Function : (\S+)", line)
+        if m:
+            name = m.group(1)
+            code[name] = []
+            continue
+        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
+        if m and name:
+            pc = int(m.group(1), 16)
+            if pc != 16 * len(code[name]):
+                sys.exit(f"sass-listing: {name}: PC {pc:#x} out of sequence")
+            # One space between words, a comma and a space between operands.
+            text = re.sub(r"\s+", " ", m.group(2).strip())
+            code[name].append(re.sub(r"\s*,\s*", ", ", text))
+    return code
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("cubin")
@@ -91,11 +132,12 @@ def main():
     res, par = resources(a.cubin), params(a.cubin)
     dis = json.loads(run(["nvdisasm", "-json", a.cubin]))
     tool = dis[0][".note.nv.tkinfo"]
+    code = instructions(a.cubin)
+    banks = constants(a.cubin)
     lines = [f"// {a.source}",
              f"// {tool['tki_toolVersion']}; ptxas {tool['tki_toolOptions'].strip()}"]
     found = set()
-    for fn in sorted(dis[1], key=lambda f: f["function-name"]):
-        name = fn["function-name"]
+    for name in sorted(code):
         if a.keep is not None and name not in a.keep:
             continue
         if name not in res or name not in par or par[name]["base"] is None:
@@ -107,15 +149,11 @@ def main():
                   f".param_base {par[name]['base']:#x}"]
         for _, off, size in sorted(par[name]["params"]):
             lines.append(f".param {off:#x} {size}")
-        pc = 0
-        for i in fn["sass-instructions"]:
-            text = i["opcode"]
-            if "predicate" in i:
-                text = f"{i['predicate']} {text}"
-            if i.get("operands"):
-                text += " " + i["operands"].replace(",", ", ")
-            lines.append(f"{pc:04x} {text}")
-            pc += 16
+        for bank, words in sorted(banks.get(name, {}).items()):
+            for k in range(0, len(words), 8):
+                lines.append(f".const {bank} {' '.join(words[k:k + 8])}")
+        for k, text in enumerate(code[name]):
+            lines.append(f"{16 * k:04x} {text}")
     missing = set(a.keep or []) - found
     if missing:
         sys.exit(f"sass-listing: {a.cubin} has no kernel {', '.join(sorted(missing))}")

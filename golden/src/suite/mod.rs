@@ -207,6 +207,14 @@ impl Args {
         Ok(n)
     }
 
+    /// Refuse argument `key`'s value `v` unless it is a multiple of `of` (`why` says why).
+    pub fn multiple_of(&self, key: &str, v: u64, of: u64, why: &str) -> Result<(), SuiteError> {
+        if v.is_multiple_of(of) {
+            return Ok(());
+        }
+        Err(self.err(key, format!("{v} is not a multiple of {of} ({why})")))
+    }
+
     /// Argument `key`, one of `choices` (the first is the default).
     pub fn choice(&self, key: &str, choices: &[&'static str]) -> Result<&'static str, SuiteError> {
         let Some(v) = self.values.get(key) else {

@@ -63,19 +63,21 @@ pub enum Operand {
     Imm(u64),
     /// A floating-point immediate.
     FImm(f64),
-    /// `c[BANK][OFFSET]`, or `c[BANK][R+OFFSET]`.
+    /// `c[BANK][OFFSET]`, or `c[BANK][R+OFFSET]`, with `-` or `~` as a register's.
     Const {
         bank: u8,
         offset: u32,
         reg: Option<Reg>,
+        neg: bool,
+        not: bool,
     },
-    /// `[R+UR+OFFSET]`: a memory address; `x4` scales the register by 4 (`R0.X4`), `wide`
-    /// reads it as a 64-bit pair (`R2.64`).
+    /// `[R+UR+OFFSET]`: a memory address; `scale` multiplies the register (`R0.X4`: 4; else
+    /// 1), `wide` reads it as a 64-bit pair (`R2.64`).
     Mem {
         reg: Reg,
         ureg: Reg,
         offset: i64,
-        x4: bool,
+        scale: u8,
         wide: bool,
     },
     Special(Special),
@@ -187,6 +189,8 @@ pub enum Op {
     WarpSync,
     Call,
     Ret,
+    /// `LEPC`: the instruction's own PC.
+    Lepc,
     Exit,
     Nop,
 }
@@ -332,6 +336,8 @@ pub struct KernelCode {
     /// Where the parameters start in constant bank 0, and each one's (offset, size).
     pub param_base: u32,
     pub params: Vec<(u32, u32)>,
+    /// The initial bytes of its constant banks other than 0 (`(bank, bytes)`).
+    pub consts: Vec<(u8, Vec<u8>)>,
     /// Its instructions, the one at PC `p` at index `p / 16`.
     pub insts: Vec<SassInst>,
     /// Its distinct full opcodes.
@@ -386,6 +392,7 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
                 stack: 0,
                 param_base: 0,
                 params: Vec::new(),
+                consts: Vec::new(),
                 insts: Vec::new(),
                 opcodes: Vec::new(),
             });
@@ -417,6 +424,23 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
                 "param" => {
                     let (o, s) = (num()?, num()?);
                     k.params.push((o, s));
+                }
+                "const" => {
+                    let bank = u8::try_from(num()?)
+                        .ok()
+                        .filter(|b| (1..16).contains(b))
+                        .ok_or_else(|| err("`.const`: a bank is 1 to 15".into()))?;
+                    let mut bytes = Vec::new();
+                    for w in words.by_ref() {
+                        let v = parse_u64(w)
+                            .and_then(|v| u32::try_from(v).ok())
+                            .ok_or_else(|| err(format!("`.const`: `{w}` is not a word")))?;
+                        bytes.extend(v.to_le_bytes());
+                    }
+                    match k.consts.iter_mut().find(|(b, _)| *b == bank) {
+                        Some((_, data)) => data.extend(bytes),
+                        None => k.consts.push((bank, bytes)),
+                    }
                 }
                 _ => return Err(err(format!("unknown directive `.{key}`"))),
             }
@@ -480,6 +504,8 @@ fn parse_inst(
     }
     let (opcode, ops_text) = rest.split_once(' ').unwrap_or((rest, ""));
     let op = decode(opcode).ok_or_else(|| format!("opcode `{opcode}` is not modelled"))?;
+    // `RET.REL.NODEC R2 0x0` names where to return, which the warp's own call stack knows.
+    let ops_text = if op == Op::Ret { "" } else { ops_text };
     let operands = split_operands(ops_text)
         .iter()
         .map(|o| {
@@ -614,6 +640,8 @@ fn parse_operand(o: &str) -> Option<Operand> {
             bank,
             offset: u32::try_from(parse_u64(off)?).ok()?,
             reg,
+            neg,
+            not,
         });
     }
     if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
@@ -663,7 +691,7 @@ fn parse_operand(o: &str) -> Option<Operand> {
 
 /// `R2+UR4+0x10`, `R0.X4+0x1000`, `R2.64`, `0x40`: a memory address.
 fn parse_mem(inner: &str) -> Option<Operand> {
-    let (mut reg, mut ureg, mut offset, mut x4, mut wide) = (RZ, URZ, 0i64, false, false);
+    let (mut reg, mut ureg, mut offset, mut scale, mut wide) = (RZ, URZ, 0i64, 1u8, false);
     for part in inner.split('+') {
         let part = part.trim();
         if part.is_empty() {
@@ -682,7 +710,9 @@ fn parse_mem(inner: &str) -> Option<Operand> {
             reg = r;
             match &part[base.len()..] {
                 "" => {}
-                ".X4" => x4 = true,
+                ".X4" => scale = 4,
+                ".X8" => scale = 8,
+                ".X16" => scale = 16,
                 ".64" => wide = true,
                 ".U32" => {}
                 _ => return None,
@@ -701,7 +731,7 @@ fn parse_mem(inner: &str) -> Option<Operand> {
         reg,
         ureg,
         offset,
-        x4,
+        scale,
         wide,
     })
 }
@@ -921,6 +951,7 @@ pub fn decode(opcode: &str) -> Option<Op> {
         "WARPSYNC" => Op::WarpSync,
         "CALL" => Op::Call,
         "RET" => Op::Ret,
+        "LEPC" => Op::Lepc,
         "EXIT" => Op::Exit,
         "NOP" | "DEPBAR" | "MEMBAR" | "CCTL" | "ERRBAR" | "YIELD" | "NANOSLEEP" => Op::Nop,
         _ => return None,

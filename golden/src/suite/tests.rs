@@ -47,3 +47,26 @@ fn vectoradd_computes_the_sum_and_touches_each_element_once() {
     }
     assert_eq!(lanes_loaded, 1500);
 }
+
+/// Every workload at its default size, and at a second size, emulated and verified.
+#[test]
+fn every_workload_computes_its_results() {
+    let extra = [
+        "vectoradd:n=3000,dtype=f64",
+        "matrixmul:rows=64",
+        "matrixmul:dtype=f64",
+        "simple_matrixmul:m=40,n=33,p=70",
+        "simple_matrixmul:dtype=f64",
+        "transpose:variant=coalesced,dim=48",
+        "transpose:reps=1",
+        "babelstream:times=2",
+        "babelstream:dtype=f64",
+    ];
+    for spec in apps::ALL.iter().map(|w| w.name).chain(extra) {
+        let (w, mut app) = make(spec, 3).unwrap();
+        let mut n = 0;
+        emulate(w.name, app.as_mut(), |_, b| n += b.instructions())
+            .unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert!(n > 0, "{spec}");
+    }
+}

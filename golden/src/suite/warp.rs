@@ -333,6 +333,20 @@ impl WarpEmu {
     }
 }
 
+/// `o` without its negation, if it has one (a subtraction's operand, or a float's sign flip).
+fn unnegated(o: &Operand) -> Option<Operand> {
+    let mut p = *o;
+    match &mut p {
+        Operand::Reg { neg, .. } | Operand::UReg { neg, .. } | Operand::Const { neg, .. }
+            if *neg =>
+        {
+            *neg = false;
+            Some(p)
+        }
+        _ => None,
+    }
+}
+
 /// Whether an instruction's first register operand is written (rather than read).
 fn writes_register(op: Op) -> bool {
     !matches!(
@@ -471,7 +485,15 @@ impl WarpEmu {
         let off = offset.wrapping_add(reg.map_or(0, |r| self.reg(r, lane))) as usize;
         let data: &[u8] = match bank {
             0 => &env.const0,
-            _ => return Err(format!("constant bank {bank} is not modelled")),
+            _ => env
+                .code
+                .consts
+                .iter()
+                .find(|(b, _)| *b == bank)
+                .map(|(_, d)| d.as_slice())
+                .ok_or_else(|| {
+                    format!("reads constant bank {bank}, which the listing does not fill")
+                })?,
         };
         let b = data.get(off..off + 4).ok_or_else(|| {
             format!(
@@ -513,8 +535,21 @@ impl WarpEmu {
                 v
             }
             Operand::Imm(v) => v as u32,
-            Operand::Const { bank, offset, reg } => {
-                self.const_word(env, bank, offset, lane, reg)?
+            Operand::Const {
+                bank,
+                offset,
+                reg,
+                neg,
+                not,
+            } => {
+                let mut v = self.const_word(env, bank, offset, lane, reg)?;
+                if neg {
+                    v = v.wrapping_neg();
+                }
+                if not {
+                    v = !v;
+                }
+                v
             }
             Operand::Special(s) => self.special(s, lane),
             Operand::FImm(f) => (f as f32).to_bits(),
@@ -545,9 +580,22 @@ impl WarpEmu {
                         | u64::from(self.uregs[usize::from(r) + 1]) << 32
                 }
             }
-            Operand::Const { bank, offset, reg } => {
-                u64::from(self.const_word(env, bank, offset, lane, reg)?)
-                    | u64::from(self.const_word(env, bank, offset + 4, lane, reg)?) << 32
+            Operand::Const {
+                bank,
+                offset,
+                reg,
+                neg,
+                not,
+            } => {
+                let mut v = u64::from(self.const_word(env, bank, offset, lane, reg)?)
+                    | u64::from(self.const_word(env, bank, offset + 4, lane, reg)?) << 32;
+                if neg {
+                    v = v.wrapping_neg();
+                }
+                if not {
+                    v = !v;
+                }
+                v
             }
             Operand::Imm(v) => u64::from(v as u32),
             Operand::FImm(f) => f.to_bits(),
@@ -558,9 +606,10 @@ impl WarpEmu {
     fn f32(&self, env: &LaunchEnv, o: &Operand, lane: usize) -> Result<f32, String> {
         let (neg, abs) = match *o {
             Operand::Reg { neg, abs, .. } => (neg, abs),
-            Operand::UReg { neg, .. } => (neg, false),
+            Operand::UReg { neg, .. } | Operand::Const { neg, .. } => (neg, false),
             _ => (false, false),
         };
+        let o = &unnegated(o).unwrap_or(*o);
         let mut v = match *o {
             Operand::FImm(f) => f as f32,
             Operand::Reg { r, .. } => f32::from_bits(self.reg(r, lane)),
@@ -583,8 +632,10 @@ impl WarpEmu {
     fn f64(&self, env: &LaunchEnv, o: &Operand, lane: usize) -> Result<f64, String> {
         let (neg, abs) = match *o {
             Operand::Reg { neg, abs, .. } => (neg, abs),
+            Operand::Const { neg, .. } => (neg, false),
             _ => (false, false),
         };
+        let o = &unnegated(o).unwrap_or(*o);
         let mut v = match *o {
             Operand::FImm(f) => f,
             Operand::Reg { r, .. } => f64::from_bits(
@@ -783,17 +834,9 @@ impl WarpEmu {
                         let op = o(k)?;
                         // A negated source adds its two's complement in full width, so that
                         // the carry out is that of the 64-bit subtraction it is part of.
-                        sum += match *op {
-                            Operand::Reg { neg: true, r, .. } => u64::from(!self.reg(r, l)) + 1,
-                            Operand::UReg { neg: true, r, .. } => {
-                                let v = if r == URZ {
-                                    0
-                                } else {
-                                    self.uregs[usize::from(r)]
-                                };
-                                u64::from(!v) + 1
-                            }
-                            _ => u64::from(self.int(env, op, l)?),
+                        sum += match unnegated(op) {
+                            Some(pos) => u64::from(!self.int(env, &pos, l)?) + 1,
+                            None => u64::from(self.int(env, op, l)?),
                         };
                     }
                     if x {
@@ -1242,7 +1285,10 @@ impl WarpEmu {
             }
             Op::Ldc { bytes } => {
                 let d = Self::dst(ops.first())?;
-                let Operand::Const { bank, offset, reg } = *o(1)? else {
+                let Operand::Const {
+                    bank, offset, reg, ..
+                } = *o(1)?
+                else {
                     return Err("LDC reads a constant".into());
                 };
                 for l in self.lanes_for(d, run) {
@@ -1381,6 +1427,12 @@ impl WarpEmu {
                     return Ok(Flow::Call { lanes: run, to });
                 }
             }
+            Op::Lepc => {
+                let d = Self::dst(ops.first())?;
+                for l in lanes(run) {
+                    self.put64(d, l, c.inst.pc)?;
+                }
+            }
             Op::Ret => {
                 if run != 0 {
                     return Ok(Flow::Ret { lanes: run });
@@ -1448,7 +1500,7 @@ impl WarpEmu {
             reg,
             ureg,
             offset,
-            x4,
+            scale,
             wide,
         } = *o
         else {
@@ -1469,12 +1521,7 @@ impl WarpEmu {
                 l,
             )?
         } else {
-            let v = u64::from(self.reg(reg, l));
-            if x4 {
-                v * 4
-            } else {
-                v
-            }
+            u64::from(self.reg(reg, l)) * u64::from(scale)
         };
         let u = match ureg {
             URZ => 0,

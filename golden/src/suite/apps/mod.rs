@@ -8,7 +8,13 @@ use super::{SuiteError, Workload};
 use std::sync::{Arc, OnceLock};
 
 /// Every workload, in the order `warpsmith workloads` lists them.
-pub static ALL: &[Workload] = &[microgpusim::VECTORADD];
+pub static ALL: &[Workload] = &[
+    microgpusim::VECTORADD,
+    microgpusim::MATRIXMUL,
+    microgpusim::SIMPLE_MATRIXMUL,
+    microgpusim::TRANSPOSE,
+    microgpusim::BABELSTREAM,
+];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
 pub(crate) struct Listing {
@@ -52,5 +58,11 @@ impl Listing {
 /// The listings (tests parse every one).
 #[cfg(test)]
 pub(crate) fn listings() -> Vec<&'static Listing> {
-    vec![&microgpusim::VECTORADD_SASS]
+    vec![
+        &microgpusim::VECTORADD_SASS,
+        &microgpusim::MATRIXMUL_SASS,
+        &microgpusim::SIMPLE_MATRIXMUL_SASS,
+        &microgpusim::TRANSPOSE_SASS,
+        &microgpusim::BABELSTREAM_SASS,
+    ]
 }
