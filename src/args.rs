@@ -467,7 +467,9 @@ pub struct MutantsArgs {
 }
 
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("source").required(true).args(["trace", "kernel", "workload"])))]
+#[command(group(
+    clap::ArgGroup::new("source").required(true).args(["trace", "kernel", "workload"])
+))]
 pub struct RunArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
