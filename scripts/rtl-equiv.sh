@@ -6,6 +6,7 @@
 #   scripts/rtl-equiv.sh OLD_HW hw                # two generated trees (<preset>/<block>/)
 #   BLOCKS="ot mt-hwp" PRESETS=tiny scripts/rtl-equiv.sh OLD_BIN
 #   EQUIV_TIMEOUT=7200 scripts/rtl-equiv.sh OLD_BIN   # seconds per block x preset (default 3600)
+#   EQUIV_NO_MEMORIES=1 ...     # arrays as registers, no memory inference (see read_slang below)
 #
 # Each build generates every preset's RTL (`generate --preset P --out DIR`). Per block and
 # preset, both designs are read with the slang front-end (the native Yosys of `pyosys` that
@@ -291,7 +292,11 @@ if mode == "prep":
     os.chdir(folder)
     # The older dispatcher's loops over every SM's slots and rectangles unroll past slang's
     # default limit (4,000) on turing-rtx2060s.
-    run(f"read_slang -j 1 --unroll-limit 1000000 {' '.join(sources(folder))} --top {t}")
+    # EQUIV_NO_MEMORIES=1: arrays stay registers (no memory inference), for a design whose
+    # memories' many write ports Yosys cannot analyse in memory (turing-rtx2060s' older
+    # dispatcher: `memory -nomap` alone ran out of 24 GiB).
+    flat = " --no-implicit-memories" if os.environ.get("EQUIV_NO_MEMORIES") == "1" else ""
+    run(f"read_slang -j 1 --unroll-limit 1000000{flat} {' '.join(sources(folder))} --top {t}")
     run("chformal -remove")
     run("proc")
     run("flatten")

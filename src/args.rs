@@ -43,6 +43,9 @@ pub enum Command {
     Presets,
     /// List the workload library's benchmark applications: suite, source, arguments, input
     Workloads,
+    /// Write a workload of the library as an Accel-Sim trace (kernelslist.g and a tracer-v5
+    /// kernel-<id>.traceg per launch), which `run --trace`, Accel-Sim and microgpusim run
+    Trace(TraceArgs),
     /// Print every configuration key (type, default, legal range, meaning) and the rules between
     /// keys
     Describe(DescribeArgs),
@@ -504,6 +507,20 @@ pub struct RunArgs {
     pub max_cycles: u64,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+}
+
+#[derive(Args)]
+pub struct TraceArgs {
+    /// The workload, with optional arguments (`matrixmul:rows=128`; `warpsmith workloads` lists
+    /// them)
+    #[arg(long, value_name = "NAME[:ARGS]")]
+    pub workload: String,
+    /// The folder to write (created if absent; only files warpsmith wrote there are replaced)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Seed of the workload's generated input
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Args)]

@@ -10,6 +10,7 @@ mod generate;
 mod golden_cmd;
 mod regress;
 mod run;
+mod trace;
 
 use crate::args::{Cli, Command};
 use crate::CliResult;
@@ -20,6 +21,7 @@ pub fn run(cli: Cli) -> CliResult<ExitCode> {
         Command::Flow(a) => flow::run(&a),
         Command::Presets => describe::presets(),
         Command::Workloads => describe::workloads(),
+        Command::Trace(a) => trace::run(&a),
         Command::Describe(a) => describe::describe(&a),
         Command::Generate(a) => generate::run(&a),
         Command::Golden(a) => golden_cmd::run(&a),

@@ -27,10 +27,11 @@ struct Alloc {
     data: Vec<u8>,
 }
 
-/// The allocations, in address order.
+/// The allocations, in address order, and the host's copies into them not yet taken.
 #[derive(Debug, Clone, Default)]
 pub struct DeviceMemory {
     allocs: Vec<Alloc>,
+    copies: Vec<(u64, u64)>,
 }
 
 impl DeviceMemory {
@@ -76,20 +77,33 @@ impl DeviceMemory {
         Ok(())
     }
 
-    /// Write `values` (little-endian) from `addr` on: the host's `cudaMemcpy` of an array.
+    /// The host's copy of `bytes` to `addr` (`cudaMemcpy` to the device), kept for
+    /// [`DeviceMemory::take_copies`].
+    pub fn copy_in(&mut self, addr: u64, bytes: &[u8]) -> Result<(), Fault> {
+        self.write(addr, bytes)?;
+        self.copies.push((addr, bytes.len() as u64));
+        Ok(())
+    }
+
+    /// The host's copies since the last call, as (address, bytes), in order.
+    pub fn take_copies(&mut self) -> Vec<(u64, u64)> {
+        std::mem::take(&mut self.copies)
+    }
+
+    /// Copy `values` (little-endian) to `addr` on: the host's `cudaMemcpy` of an array.
     pub fn write_f32(&mut self, addr: u64, values: &[f32]) -> Result<(), Fault> {
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        self.write(addr, &bytes)
+        self.copy_in(addr, &bytes)
     }
 
     pub fn write_f64(&mut self, addr: u64, values: &[f64]) -> Result<(), Fault> {
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        self.write(addr, &bytes)
+        self.copy_in(addr, &bytes)
     }
 
     pub fn write_u32(&mut self, addr: u64, values: &[u32]) -> Result<(), Fault> {
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        self.write(addr, &bytes)
+        self.copy_in(addr, &bytes)
     }
 
     /// `n` values from `addr` on: the host's copy back.

@@ -17,6 +17,7 @@ pub mod apps;
 pub mod launch;
 pub mod mem;
 pub mod sass;
+pub mod trace;
 pub mod warp;
 
 use mem::DeviceMemory;
@@ -37,6 +38,8 @@ pub enum SuiteError {
     },
     #[error("workload `{workload}`: {message}")]
     Host { workload: String, message: String },
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
     #[error(transparent)]
     Sass(#[from] sass::SassError),
     #[error(transparent)]

@@ -70,3 +70,38 @@ fn every_workload_computes_its_results() {
         assert!(n > 0, "{spec}");
     }
 }
+
+/// Workload `spec` written as a trace into a new folder: the folder.
+fn trace_of(spec: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_path_buf();
+    let mut open = |name: &str| -> std::io::Result<Box<dyn std::io::Write>> {
+        Ok(Box::new(std::fs::File::create(path.join(name))?))
+    };
+    trace::write_trace(spec, 1, &mut open).unwrap();
+    dir
+}
+
+/// A workload's run and the run of its written trace give the same figures, on each preset.
+#[test]
+fn a_written_trace_runs_as_the_workload() {
+    use crate::gpu::run::{run, Workload};
+    for (preset, spec) in [
+        ("fermi-gtx480", "vectoradd:n=2000"),
+        ("turing-rtx2060s", "matrixmul"),
+        ("tiny", "transpose:variant=coalesced"),
+        ("turing-rtx2060s", "babelstream:n=2048,dtype=f64"),
+        ("fermi-gtx480", "simple_matrixmul:m=20,n=7,p=45"),
+    ] {
+        let s = spec::ConfigRequest::preset(preset).resolve().unwrap();
+        let direct = run(&s, Workload::Suite { spec, seed: 1 }, None).unwrap();
+        let dir = trace_of(spec);
+        let traced = run(&s, Workload::Trace(dir.path()), None).unwrap();
+        assert!(direct.kernels.iter().all(|k| k.instructions > 0), "{spec}");
+        assert_eq!(
+            serde_json::to_value(&direct).unwrap(),
+            serde_json::to_value(&traced).unwrap(),
+            "{preset} {spec}"
+        );
+    }
+}

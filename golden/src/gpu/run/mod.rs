@@ -438,7 +438,7 @@ fn launch_all(
                         policy: policy.name(),
                     });
                 }
-                suite_kernels(gpu, text, seed, opts, kernels)?;
+                suite_kernels(gpu, text, seed, opts, kernels, copies)?;
             }
             Workload::Kernel { kernel, seed } => {
                 let mut src = KernelBlocks::new(kernel, &spec.gpu, seed).map_err(Box::new)?;
@@ -465,6 +465,7 @@ fn suite_kernels(
     seed: u64,
     opts: &mut RunOptions<'_, '_>,
     kernels: &mut Vec<KernelSummary>,
+    copies: &mut u64,
 ) -> Result<(), GpuError> {
     use crate::suite::{self, SuiteError};
     use std::{cell::RefCell, rc::Rc};
@@ -481,6 +482,8 @@ fn suite_kernels(
         let next = app.next(&mut mem.borrow_mut()).map_err(host)?;
         let Some(l) = next else { break };
         id += 1;
+        // (Counted, not simulated, as a trace's copies are.)
+        *copies += mem.borrow_mut().take_copies().len() as u64;
         let shared = suite::start(&l, id, &mem).map_err(host)?;
         let mut src = suite::launch::LaunchBlocks::new(Rc::clone(&shared));
         let h = &shared.header;

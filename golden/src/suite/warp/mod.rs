@@ -10,8 +10,11 @@
 //! run is the compiler's layout order (fall-through first), which a real GPU may not follow.
 
 use super::mem::DeviceMemory;
-use super::sass::{KernelCode, Op, Operand, SassInst, PT, RZ};
+use super::sass::{KernelCode, Op, Operand, SassInst, PT};
 use crate::workload::accelsim::{Inst, LaneAddrs, Srcs};
+
+/// Most source registers a trace line lists (the reader's bound).
+pub const MAX_SRCS: usize = 4;
 
 /// Why a warp could not go on: the kernel, the instruction and what went wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -198,9 +201,7 @@ impl WarpEmu {
             addrs: Vec::new(),
         };
         let flow = self.exec(&mut ctx, mem, g.mask).map_err(err)?;
-        if run != 0 {
-            out.push(self.record(code, inst, run, std::mem::take(&mut ctx.addrs)));
-        }
+        out.push(self.record(code, inst, run, std::mem::take(&mut ctx.addrs)));
         // Where each lane goes next.
         let next = inst.pc + 16;
         let group = &mut self.groups[gi];
@@ -287,7 +288,11 @@ impl WarpEmu {
         }
     }
 
-    /// The trace record of `inst` run by lanes `run`.
+    /// The trace record of `inst` run by lanes `run` (none, for an instruction whose guard no
+    /// lane passes: the tracer records it, with an empty mask). Its registers as the tracer
+    /// lists them: the first register operand of an instruction that writes one is its
+    /// destination, the others (`RZ` as R255, address registers included) its sources, at most
+    /// [`MAX_SRCS`].
     fn record(&self, code: &KernelCode, inst: &SassInst, run: u32, addrs: Vec<u64>) -> Inst {
         let writes = writes_register(inst.op);
         let mut dest = None;
@@ -299,21 +304,21 @@ impl WarpEmu {
                 Operand::Const { reg: Some(r), .. } => r,
                 _ => continue,
             };
-            if r == RZ {
-                continue;
-            }
+            // The destination: a register operand that only predicates come before.
             let first_reg = matches!(o, Operand::Reg { .. })
                 && inst.operands[..k]
                     .iter()
-                    .all(|p| !matches!(p, Operand::Reg { .. }));
-            if writes && first_reg && dest.is_none() {
+                    .all(|p| matches!(p, Operand::Pred { .. }));
+            if writes && first_reg {
                 dest = Some(r);
-            } else {
+            } else if srcs.len() < MAX_SRCS {
                 srcs.push(r);
             }
         }
         let opcode = &code.opcodes[usize::from(inst.opcode)];
-        let is_mem = matches!(inst.op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. });
+        // (A memory instruction no lane runs accesses nothing: it is recorded as the tracer's
+        // lines for it are read, without a width.)
+        let is_mem = run != 0 && matches!(inst.op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. });
         Inst {
             pc: inst.pc,
             mask: run,
@@ -350,6 +355,10 @@ fn writes_register(op: Op) -> bool {
         op,
         Op::St { .. }
             | Op::Atom { ret: false, .. }
+            | Op::Isetp { .. }
+            | Op::Fsetp { .. }
+            | Op::Dsetp { .. }
+            | Op::Plop3
             | Op::Bar
             | Op::Bra
             | Op::Bssy
