@@ -86,9 +86,7 @@ impl BlockRun {
             shared: &mut self.smem,
         };
         let x = &mut self.warps[w];
-        let mut out = Vec::with_capacity(1);
-        let s = x.emu.step(&shared.env, &mut mems, &mut out)?;
-        x.pending.extend(out);
+        let s = x.emu.step(&shared.env, &mut mems, &mut x.pending)?;
         match s {
             Stepped::Ran => {}
             Stepped::Barrier => {

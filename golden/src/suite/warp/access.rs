@@ -73,7 +73,7 @@ impl WarpEmu {
                 else {
                     return Err("LDC reads a constant".into());
                 };
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     for w in 0..(bytes as usize).div_ceil(4) {
                         let v = self.const_word(env, bank, offset + 4 * w as u32, l, reg)?;
                         self.put(d + w as u8, l, v)?;

@@ -74,7 +74,7 @@ impl WarpEmu {
         match c.inst.op {
             Op::Mov | Op::S2r => {
                 let d = Self::dst(ops.first())?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let v = self.int(env, o(1)?, l)?;
                     self.put(d, l, v)?;
                 }
@@ -92,7 +92,7 @@ impl WarpEmu {
             }
             Op::Sel | Op::Fsel => {
                 let d = Self::dst(ops.first())?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let p = self.pred(o(3)?)? >> l & 1 == 1;
                     let v = if c.inst.op == Op::Fsel {
                         self.f32(env, o(if p { 1 } else { 2 })?, l)?.to_bits()
@@ -104,7 +104,7 @@ impl WarpEmu {
             }
             Op::Imnmx { unsigned } => {
                 let d = Self::dst(ops.first())?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let a = self.int(env, o(1)?, l)?;
                     let b = self.int(env, o(2)?, l)?;
                     let min = self.pred(o(3)?)? >> l & 1 == 1;
@@ -119,21 +119,21 @@ impl WarpEmu {
             }
             Op::Iabs => {
                 let d = Self::dst(ops.first())?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let a = self.int(env, o(1)?, l)?;
                     self.put(d, l, (a as i32).unsigned_abs())?;
                 }
             }
             Op::Popc => {
                 let d = Self::dst(ops.first())?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let a = self.int(env, o(1)?, l)?;
                     self.put(d, l, a.count_ones())?;
                 }
             }
             Op::Flo { unsigned, sh } => {
                 let d = Self::dst(ops.first())?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let mut a = self.int(env, o(1)?, l)?;
                     if !unsigned && (a as i32) < 0 {
                         a = !a;
@@ -170,7 +170,7 @@ impl WarpEmu {
                 x,
             } => {
                 let d = Self::dst(ops.first())?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let a = self.int(env, o(1)?, l)?;
                     let b = self.int(env, o(2)?, l)?;
                     let prod: u64 = if unsigned {
@@ -202,7 +202,7 @@ impl WarpEmu {
                     .take_while(|p| matches!(p, Operand::Pred { .. }))
                     .count();
                 let srcs = 1 + outs;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let mut sum: u64 = 0;
                     for k in srcs..srcs + 3 {
                         let op = o(k)?;
@@ -230,7 +230,7 @@ impl WarpEmu {
                 let sx32 = c.env.code.opcodes[usize::from(c.inst.opcode)].contains("SX32");
                 let out_pred = matches!(o(1)?, Operand::Pred { .. });
                 let s = usize::from(out_pred) + 1;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let a = self.int(env, o(s)?, l)?;
                     let b = self.int(env, o(s + 1)?, l)?;
                     let (shift_k, hi_word, pin) = if hi && !sx32 {
@@ -273,7 +273,7 @@ impl WarpEmu {
                 signed,
             } => {
                 let d = Self::dst(ops.first())?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let lo = self.int(env, o(1)?, l)?;
                     let sh = self.int(env, o(2)?, l)?;
                     let hw = self.int(env, o(3)?, l)?;
@@ -290,7 +290,7 @@ impl WarpEmu {
             }
             Op::Shl => {
                 let d = Self::dst(ops.first())?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let a = self.int(env, o(1)?, l)?;
                     let b = self.int(env, o(2)?, l)?;
                     self.put(d, l, a.checked_shl(b).unwrap_or(0))?;
@@ -298,7 +298,7 @@ impl WarpEmu {
             }
             Op::Shr { signed } => {
                 let d = Self::dst(ops.first())?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let a = self.int(env, o(1)?, l)?;
                     let b = self.int(env, o(2)?, l)?;
                     let v = if signed {
@@ -314,7 +314,7 @@ impl WarpEmu {
                 let pout = matches!(o(0)?, Operand::Pred { .. });
                 let s = usize::from(pout);
                 let d = Self::dst(ops.get(s))?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let a = self.int(env, o(s + 1)?, l)?;
                     let b = self.int(env, o(s + 2)?, l)?;
                     let cc = self.int(env, o(s + 3)?, l)?;
@@ -328,7 +328,7 @@ impl WarpEmu {
             }
             Op::Prmt => {
                 let d = Self::dst(ops.first())?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let a = self.int(env, o(1)?, l)?;
                     let sel = self.int(env, o(2)?, l)?;
                     let b = self.int(env, o(3)?, l)?;
@@ -441,7 +441,7 @@ impl WarpEmu {
         match c.inst.op {
             Op::Fadd | Op::Fmul | Op::Ffma | Op::Fmnmx => {
                 let d = Self::dst(ops.first())?;
-                for l in self.lanes_for(d, run) {
+                for l in lanes(self.lanes_for(d, run)) {
                     let a = self.f32(env, o(1)?, l)?;
                     let b = self.f32(env, o(2)?, l)?;
                     let v = match c.inst.op {

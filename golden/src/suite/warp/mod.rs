@@ -129,6 +129,10 @@ impl WarpEmu {
 
     /// The group to run: the lowest PC of those not waiting at a `BSYNC` for lanes elsewhere.
     fn pick(&self, code: &KernelCode) -> Option<usize> {
+        // (Converged: nothing to choose.)
+        if self.groups.len() == 1 {
+            return Some(0);
+        }
         let alive: u32 = self.groups.iter().map(|g| g.mask).fold(0, |a, m| a | m);
         let waiting = |g: &Group| -> bool {
             let Some(i) = code.at(g.pc) else { return false };
@@ -156,6 +160,12 @@ impl WarpEmu {
 
     /// Merge groups at the same PC (and in the same subroutines).
     fn merge(&mut self) {
+        if let [g] = self.groups.as_slice() {
+            if g.mask == 0 {
+                self.groups.clear();
+            }
+            return;
+        }
         self.groups.sort_by_key(|g| g.pc);
         let mut out: Vec<Group> = Vec::with_capacity(self.groups.len());
         for g in self.groups.drain(..) {
@@ -174,7 +184,7 @@ impl WarpEmu {
         &mut self,
         env: &LaunchEnv,
         mem: &mut Memories<'_>,
-        out: &mut Vec<Inst>,
+        out: &mut impl Extend<Inst>,
     ) -> Result<Stepped, EmuError> {
         let code = &*env.code;
         let Some(gi) = self.pick(code) else {
@@ -201,7 +211,7 @@ impl WarpEmu {
             addrs: Vec::new(),
         };
         let flow = self.exec(&mut ctx, mem, g.mask).map_err(err)?;
-        out.push(self.record(code, inst, run, std::mem::take(&mut ctx.addrs)));
+        out.extend([self.record(code, inst, run, std::mem::take(&mut ctx.addrs))]);
         // Where each lane goes next.
         let next = inst.pc + 16;
         let group = &mut self.groups[gi];
@@ -391,8 +401,16 @@ struct Ctx<'a> {
     addrs: Vec<u64>,
 }
 
+/// The lanes of `mask`, lowest first.
 fn lanes(mask: u32) -> impl Iterator<Item = usize> {
-    (0..32).filter(move |l| mask >> l & 1 == 1)
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            l
+        })
+    })
 }
 
 /// Operand `k` of `ops`.

@@ -1,7 +1,7 @@
 //! Reading and writing a warp's operands: registers (per lane), uniform registers, predicates,
 //! constants, immediates and special registers, as integers or floating-point values.
 
-use super::{lanes, unnegated, LaunchEnv, WarpEmu};
+use super::{unnegated, LaunchEnv, WarpEmu};
 use crate::suite::sass::{Operand, Special, PT, RZ, URZ};
 
 impl WarpEmu {
@@ -293,11 +293,11 @@ impl WarpEmu {
 
     /// The lanes an instruction writing uniform registers computes for: one, the first that
     /// runs (uniform values are the same in every lane).
-    pub(super) fn lanes_for(&self, d: u8, run: u32) -> Vec<usize> {
+    pub(super) fn lanes_for(&self, d: u8, run: u32) -> u32 {
         if d & 0x80 != 0 && d != RZ {
-            lanes(run).take(1).collect()
+            run & run.wrapping_neg()
         } else {
-            lanes(run).collect()
+            run
         }
     }
 }
