@@ -202,6 +202,8 @@ fn vectoradd(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteError> {
         let d = vec![mem.alloc(bytes), mem.alloc(bytes), mem.alloc(bytes)];
         elem.write(mem, d[0], &a)?;
         elem.write(mem, d[1], &b)?;
+        // (The source copies its zeroed result array too.)
+        elem.write(mem, d[2], &vec![0.0; n])?;
         let grid = (n as u32).div_ceil(VECTORADD_BLOCK);
         let params = vec![
             Param::Ptr(d[0]),
