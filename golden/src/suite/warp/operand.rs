@@ -58,6 +58,16 @@ impl WarpEmu {
 
     /// Operand `o` of lane `lane` as a 32-bit integer (negation and not applied).
     pub(super) fn int(&self, env: &LaunchEnv, o: &Operand, lane: usize) -> Result<u32, String> {
+        // (The common case first: a plain register.)
+        if let Operand::Reg {
+            r,
+            neg: false,
+            not: false,
+            abs: false,
+        } = *o
+        {
+            return Ok(self.reg(r, lane));
+        }
         Ok(match *o {
             Operand::Reg { r, neg, not, abs } => {
                 let mut v = self.reg(r, lane);
@@ -156,6 +166,16 @@ impl WarpEmu {
     }
 
     pub(super) fn f32(&self, env: &LaunchEnv, o: &Operand, lane: usize) -> Result<f32, String> {
+        // (The common case first: a plain register.)
+        if let Operand::Reg {
+            r,
+            neg: false,
+            abs: false,
+            ..
+        } = *o
+        {
+            return Ok(f32::from_bits(self.reg(r, lane)));
+        }
         let (neg, abs) = match *o {
             Operand::Reg { neg, abs, .. } => (neg, abs),
             Operand::UReg { neg, .. } | Operand::Const { neg, .. } => (neg, false),
