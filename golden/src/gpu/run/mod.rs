@@ -486,17 +486,7 @@ fn suite_kernels(
         *copies += mem.borrow_mut().take_copies().len() as u64;
         let shared = suite::start(&l, id, &mem).map_err(host)?;
         let mut src = suite::launch::LaunchBlocks::new(Rc::clone(&shared));
-        let h = &shared.header;
-        let shell = KernelDesc {
-            name: h.name.clone(),
-            grid: h.grid,
-            block: h.block,
-            loop_trips: 1,
-            compute: 0,
-            arrays: Vec::new(),
-            loads: Vec::new(),
-        };
-        let k = gpu.kernel(&mut src, &shell, &[], opts)?;
+        let k = gpu.kernel(&mut src, &shell(&shared.header), &[], opts)?;
         if let Some(e) = shared.error.borrow_mut().take() {
             return Err(GpuError::Suite(Box::new(e.into())));
         }
@@ -512,6 +502,20 @@ fn suite_kernels(
             .map_err(|m| host(format!("wrong result: {m}")))?;
     }
     Ok(())
+}
+
+/// What the dispatcher reads of a trace's or a workload's kernel: its name and grid (no access
+/// rectangles: no locality).
+fn shell(h: &crate::workload::accelsim::KernelHeader) -> KernelDesc {
+    KernelDesc {
+        name: h.name.clone(),
+        grid: h.grid,
+        block: h.block,
+        loop_trips: 1,
+        compute: 0,
+        arrays: Vec::new(),
+        loads: Vec::new(),
+    }
 }
 
 /// The kernels of the trace list `list`, one after another.
@@ -531,17 +535,7 @@ fn trace_kernels(
             ListEntry::Kernel(path) => path,
         };
         let mut src = TraceBlocks::open(&path, opts.trace_cache.as_deref())?;
-        let h = src.header();
-        // The dispatcher reads the grid only (no access rectangles: no locality).
-        let shell = KernelDesc {
-            name: h.name.clone(),
-            grid: h.grid,
-            block: h.block,
-            loop_trips: 1,
-            compute: 0,
-            arrays: Vec::new(),
-            loads: Vec::new(),
-        };
+        let shell = shell(src.header());
         let k = gpu.kernel(&mut src, &shell, &[], opts);
         opts.notes.append(&mut src.notes);
         kernels.push(k?);
