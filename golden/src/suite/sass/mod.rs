@@ -300,6 +300,15 @@ fn parse_inst(
             parse_operand(o).ok_or_else(|| format!("operand `{o}` of `{opcode}` is not understood"))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // `.E` on a global access: its address register is a 64-bit pair, as `R2.64` writes it.
+    let mut operands = operands;
+    if opcode.split('.').skip(1).any(|m| m == "E") {
+        for o in &mut operands {
+            if let Operand::Mem { wide, .. } = o {
+                *wide = true;
+            }
+        }
+    }
     let id = match ids.get(opcode) {
         Some(&id) => id,
         None => {

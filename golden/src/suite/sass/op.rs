@@ -6,7 +6,10 @@
 pub enum Op {
     Mov,
     S2r,
-    Cs2r,
+    /// `CS2R`: a register pair, or one register (`.32`).
+    Cs2r {
+        pair: bool,
+    },
     /// `IMAD`: `.WIDE` (64-bit result), `.HI` (high half), `.U32` (unsigned), `.X` (with carry).
     Imad {
         wide: bool,
@@ -18,10 +21,12 @@ pub enum Op {
     Iadd3 {
         x: bool,
     },
-    /// `LEA`: `.HI` (high half of the shifted 64-bit value), `.X` (with carry).
+    /// `LEA`: `.HI` (high half of the shifted 64-bit value), `.X` (with carry), `.SX32` (the
+    /// high word is the low word's sign).
     Lea {
         hi: bool,
         x: bool,
+        sx32: bool,
     },
     /// `SHF`: direction left, `.HI` (the high word), `.U64`/`.S64`/`.U32`/`.S32`.
     Shf {
@@ -99,7 +104,10 @@ pub enum Op {
     Bra,
     Bssy,
     Bsync,
-    Bmov,
+    /// `BMOV`; `.CLEAR` clears the barrier it reads.
+    Bmov {
+        clear: bool,
+    },
     WarpSync,
     Call,
     Ret,
@@ -224,7 +232,7 @@ pub fn decode(opcode: &str) -> Option<Op> {
     let mods: Vec<&str> = parts.collect();
     alu(base, &mods)
         .or_else(|| memory(base, &mods))
-        .or_else(|| control(base))
+        .or_else(|| control(base, &mods))
 }
 
 fn has(mods: &[&str], m: &str) -> bool {
@@ -287,7 +295,9 @@ fn alu(base: &str, mods: &[&str]) -> Option<Op> {
     Some(match base {
         "MOV" | "UMOV" => Op::Mov,
         "S2R" | "S2UR" => Op::S2r,
-        "CS2R" => Op::Cs2r,
+        "CS2R" => Op::Cs2r {
+            pair: !has(mods, "32"),
+        },
         "IMAD" | "UIMAD" => {
             // `.MOV`, `.IADD` and `.SHL` are IMAD used as a move, an add or a shift: the same
             // multiply-add with a constant operand.
@@ -302,6 +312,7 @@ fn alu(base: &str, mods: &[&str]) -> Option<Op> {
         "LEA" | "ULEA" => Op::Lea {
             hi: has(mods, "HI"),
             x: has(mods, "X"),
+            sx32: has(mods, "SX32"),
         },
         "SHF" | "USHF" => Op::Shf {
             left: has(mods, "L"),
@@ -453,13 +464,15 @@ fn memory(base: &str, mods: &[&str]) -> Option<Op> {
 }
 
 /// Control-flow opcodes, and those that change nothing the model keeps.
-fn control(base: &str) -> Option<Op> {
+fn control(base: &str, mods: &[&str]) -> Option<Op> {
     Some(match base {
         "BAR" => Op::Bar,
         "BRA" => Op::Bra,
         "BSSY" => Op::Bssy,
         "BSYNC" => Op::Bsync,
-        "BMOV" => Op::Bmov,
+        "BMOV" => Op::Bmov {
+            clear: has(mods, "CLEAR"),
+        },
         "WARPSYNC" => Op::WarpSync,
         "CALL" => Op::Call,
         "RET" => Op::Ret,

@@ -17,9 +17,8 @@ impl WarpEmu {
                 signed,
             } => {
                 let d = Self::dst(ops.first())?;
-                let wide_addr = c.env.code.opcodes[usize::from(c.inst.opcode)].contains(".E");
                 for l in lanes(run) {
-                    let addr = self.address(env, o(1)?, l, space, wide_addr)?;
+                    let addr = self.address(env, o(1)?, l, space)?;
                     c.addrs.push(addr);
                     let mut buf = [0u8; 16];
                     let n = bytes as usize;
@@ -45,12 +44,11 @@ impl WarpEmu {
                 }
             }
             Op::St { space, bytes } => {
-                let wide_addr = c.env.code.opcodes[usize::from(c.inst.opcode)].contains(".E");
                 let Operand::Reg { r: src, .. } = *o(1)? else {
                     return Err("a store's data must be a register".into());
                 };
                 for l in lanes(run) {
-                    let addr = self.address(env, o(0)?, l, space, wide_addr)?;
+                    let addr = self.address(env, o(0)?, l, space)?;
                     c.addrs.push(addr);
                     let n = bytes as usize;
                     let mut buf = [0u8; 16];
@@ -97,7 +95,6 @@ impl WarpEmu {
                 ret,
             } => {
                 // ATOMG Pd?, Rd, [a], b [, c]; RED [a], b; ATOMS Rd, [a], b.
-                let wide_addr = c.env.code.opcodes[usize::from(c.inst.opcode)].contains(".E");
                 let first_mem = ops
                     .iter()
                     .position(|p| matches!(p, Operand::Mem { .. }))
@@ -108,7 +105,7 @@ impl WarpEmu {
                     None
                 };
                 for l in lanes(run) {
-                    let addr = self.address(env, o(first_mem)?, l, space, wide_addr)?;
+                    let addr = self.address(env, o(first_mem)?, l, space)?;
                     c.addrs.push(addr);
                     let n = bytes as usize;
                     let mut buf = [0u8; 8];
@@ -172,7 +169,6 @@ impl WarpEmu {
         o: &Operand,
         l: usize,
         space: Space,
-        wide_addr: bool,
     ) -> Result<u64, String> {
         let Operand::Mem {
             reg,
@@ -186,7 +182,7 @@ impl WarpEmu {
         };
         // A global address is a 64-bit register pair and a 64-bit uniform pair; a shared or
         // local one 32-bit.
-        let global = space == Space::Global && (wide || wide_addr);
+        let global = space == Space::Global && wide;
         let base = if global {
             self.int64(
                 env,

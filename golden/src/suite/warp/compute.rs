@@ -79,13 +79,12 @@ impl WarpEmu {
                     self.put(d, l, v)?;
                 }
             }
-            Op::Cs2r => {
+            Op::Cs2r { pair } => {
                 // `CS2R R4, SRZ`: a register pair cleared (or a clock read as 0).
                 let d = Self::dst(ops.first())?;
-                let wide = c.env.code.opcodes[usize::from(c.inst.opcode)].contains(".32") as u8;
                 for l in lanes(run) {
                     self.put(d, l, 0)?;
-                    if wide == 0 {
+                    if pair {
                         self.put(d + 1, l, 0)?;
                     }
                 }
@@ -225,9 +224,8 @@ impl WarpEmu {
                     }
                 }
             }
-            Op::Lea { hi, x } => {
+            Op::Lea { hi, x, sx32 } => {
                 let d = Self::dst(ops.first())?;
-                let sx32 = c.env.code.opcodes[usize::from(c.inst.opcode)].contains("SX32");
                 let out_pred = matches!(o(1)?, Operand::Pred { .. });
                 let s = usize::from(out_pred) + 1;
                 for l in lanes(self.lanes_for(d, run)) {

@@ -114,7 +114,7 @@ impl WarpEmu {
                 };
                 self.barriers[usize::from(*b) & 15] = active;
             }
-            Op::Bmov => {
+            Op::Bmov { clear } => {
                 // BMOV.32.CLEAR Rd, Bn (read and clear); BMOV.32 Bn, Ra (restore).
                 match (o(0)?, o(1)?) {
                     (Operand::Reg { r, .. }, Operand::Barrier(b)) => {
@@ -122,7 +122,7 @@ impl WarpEmu {
                         for l in lanes(run) {
                             self.set(*r, l, v)?;
                         }
-                        if c.env.code.opcodes[usize::from(c.inst.opcode)].contains("CLEAR") {
+                        if clear {
                             self.barriers[usize::from(*b) & 15] = 0;
                         }
                     }

@@ -430,7 +430,7 @@ impl WarpEmu {
             Op::Nop | Op::WarpSync | Op::Bsync => {}
             Op::Mov
             | Op::S2r
-            | Op::Cs2r
+            | Op::Cs2r { .. }
             | Op::Sel
             | Op::Imnmx { .. }
             | Op::Iabs
@@ -454,9 +454,14 @@ impl WarpEmu {
             Op::Ld { .. } | Op::St { .. } | Op::Ldc { .. } => self.memory(c, mem)?,
             Op::Atom { .. } => self.atomic(c, mem)?,
             Op::Shfl(_) | Op::Vote(_) => self.across(c, active)?,
-            Op::Bar | Op::Bra | Op::Bssy | Op::Bmov | Op::Call | Op::Lepc | Op::Ret | Op::Exit => {
-                return self.control(c, active)
-            }
+            Op::Bar
+            | Op::Bra
+            | Op::Bssy
+            | Op::Bmov { .. }
+            | Op::Call
+            | Op::Lepc
+            | Op::Ret
+            | Op::Exit => return self.control(c, active),
         }
         Ok(Flow::Next)
     }
