@@ -7,12 +7,16 @@
 #
 # The CUDA 13.5 toolchain comes from PyPI (no GPU, no driver: nvcc, ptxas, cuobjdump and
 # nvdisasm run on the CPU) into .tools/cuda. The benchmark sources are cloned at pinned commits
-# into .tools/kernel-src from GPU_APPS_GIT (default https://github.com/accel-sim/gpu-app-collection)
-# and MICROGPUSIM_GIT (default https://github.com/romnn/microgpusim); a local mirror can be
-# named instead. Only the compiled listings are committed, never the sources. Each source file
-# is compiled whole with `nvcc -arch=sm_75 -cubin` and the ptxas options of the application's
-# own build (device code only), and
-# scripts/sass-listing.py keeps the kernels the application launches. Needs python3, git, gcc.
+# into .tools/kernel-src from GPU_APPS_GIT (default https://github.com/accel-sim/gpu-app-collection),
+# MICROGPUSIM_GIT (default https://github.com/romnn/microgpusim) and CUDA_SAMPLES_GIT (default
+# https://github.com/NVIDIA/cuda-samples); a local mirror can be named instead. Only the
+# compiled listings are committed, never the sources. Each source file is compiled whole with
+# `nvcc -arch=sm_75 -cubin` and the ptxas options of the application's own build (device code
+# only), and scripts/sass-listing.py keeps the kernels the application launches. Where CUDA 13
+# no longer compiles a source as written (texture references were removed in CUDA 12), the
+# application's patch, scripts/kernel-patches/<app>.patch (a unified diff against the
+# repository, `patch -p1`), is applied to a copy first; each patch says what it changes and
+# docs/workloads.md lists it as an approximation. Needs python3, git, gcc, patch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -23,9 +27,13 @@ GPU_APPS_GIT=${GPU_APPS_GIT:-https://github.com/accel-sim/gpu-app-collection}
 GPU_APPS_COMMIT=52c11fbccbe11fefd8bb27c1ec64ecfd1828b088
 MICROGPUSIM_GIT=${MICROGPUSIM_GIT:-https://github.com/romnn/microgpusim}
 MICROGPUSIM_COMMIT=b3d0c7ee0bbf8744f3520789d8150a162de97afd
+# (v11.5, the first tag on GitHub with the samples of AccelWattch's CUDA 11.0 set; their
+# kernels are the 11.0 toolkit's.)
+CUDA_SAMPLES_GIT=${CUDA_SAMPLES_GIT:-https://github.com/NVIDIA/cuda-samples}
+CUDA_SAMPLES_COMMIT=a78fba92df6a06bd3751793de3f933ce528ab316
 CUDA_VERSION=13.5.37
 
-# app | repository (gpu-apps or microgpusim) | source file | include folders (repository
+# app | repository (gpu-apps, microgpusim or cuda-samples) | source file | include folders (repository
 # paths, comma-separated) | ptxas options of the application's own build (its Makefile) |
 # kernels to keep (mangled names; empty: all)
 TABLE='
@@ -65,6 +73,7 @@ install_cuda
 export PATH=$CUDA/nvidia/cu13/bin:$PATH
 checkout gpu-apps "$GPU_APPS_GIT" "$GPU_APPS_COMMIT"
 checkout microgpusim "$MICROGPUSIM_GIT" "$MICROGPUSIM_COMMIT"
+checkout cuda-samples "$CUDA_SAMPLES_GIT" "$CUDA_SAMPLES_COMMIT"
 mkdir -p "$OUT"
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
@@ -75,16 +84,30 @@ while IFS='|' read -r app repo file incs ptxas keep; do
   case $repo in
     gpu-apps) commit=$GPU_APPS_COMMIT; url=accel-sim/gpu-app-collection ;;
     microgpusim) commit=$MICROGPUSIM_COMMIT; url=romnn/microgpusim ;;
+    cuda-samples) commit=$CUDA_SAMPLES_COMMIT; url=NVIDIA/cuda-samples ;;
   esac
+  tree=$SRC/$repo
+  patch_file=$ROOT/scripts/kernel-patches/$app.patch
+  if [ -f "$patch_file" ]; then
+    # A copy of the source's folder (and of the include folders) with the patch applied.
+    tree=$build/$app-src
+    for d in "$(dirname "$file")" ${incs//,/ }; do
+      mkdir -p "$tree/$d"
+      cp -r "$SRC/$repo/$d/." "$tree/$d"
+    done
+    patch --quiet -p1 -d "$tree" < "$patch_file"
+  fi
   flags=()
   IFS=',' read -ra dirs <<<"$incs"
-  for d in "${dirs[@]}"; do [ -z "$d" ] || flags+=(-I "$SRC/$repo/$d"); done
+  for d in "${dirs[@]}"; do [ -z "$d" ] || flags+=(-I "$tree/$d"); done
   nvcc -arch=sm_75 -cubin -lineinfo -Xptxas "$ptxas" "${flags[@]}" -o "$build/$app.cubin" \
-    "$SRC/$repo/$file" 2> "$build/$app.log" || { cat "$build/$app.log" >&2; exit 1; }
+    "$tree/$file" 2> "$build/$app.log" || { cat "$build/$app.log" >&2; exit 1; }
+  patch_note=
+  [ ! -f "$patch_file" ] || patch_note=", patched by scripts/kernel-patches/$app.patch"
   keep_args=()
   [ -z "$keep" ] || keep_args=(--keep $keep)
   python3 scripts/sass-listing.py "$build/$app.cubin" "$OUT/$app.sass" \
-    --source "$url@${commit:0:12}:$file (ptxas $ptxas), by scripts/kernel-sass.sh" \
+    --source "$url@${commit:0:12}:$file (ptxas $ptxas)${patch_note}, by scripts/kernel-sass.sh" \
     "${keep_args[@]}"
   echo "kernel-sass: $OUT/$app.sass ($(grep -c '^\.kernel' "$OUT/$app.sass") kernels)"
 done <<<"$TABLE"

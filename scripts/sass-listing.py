@@ -17,6 +17,7 @@ installs it), and writes one text file:
     .param_base 0x160
     .param 0x0 8
     .const 2 0x9999999a 0x3fd99999    (initial words of constant bank 2, in order)
+    .symbol c_Table 0x0 256           (a `__constant__` variable: its offset and size in bank 3)
     0000 MOV R1, c[0x0][0x28]
     0050 @P0 EXIT
     ...
@@ -85,12 +86,13 @@ def params(cubin):
 
 def constants(cubin):
     """Per kernel: the initial words of its constant banks other than 0 (bank 2 holds the
-    compiler's constants, bank 3 the module's `__constant__` data), from `cuobjdump -elf`."""
+    compiler's constants), from `cuobjdump -elf`; the module's bank 3 (its `__constant__`
+    variables, shared by every kernel) is under the name ""."""
     out, where, banks = run(["cuobjdump", "-elf", cubin]), None, {}
     for line in out.splitlines():
-        m = re.match(r"\.nv\.constant([1-9])\.(\S+)$", line.strip())
+        m = re.match(r"\.nv\.constant([1-9])(?:\.(\S+))?$", line.strip())
         if m:
-            where = (m.group(2), int(m.group(1)))
+            where = (m.group(2) or "", int(m.group(1)))
             banks.setdefault(where[0], {})[where[1]] = []
             continue
         if where and re.match(r"\s*(0x[0-9a-f]{8}\s*)+$", line):
@@ -100,6 +102,24 @@ def constants(cubin):
         else:
             where = None
     return banks
+
+
+def symbols(cubin):
+    """The module's `__constant__` variables: (name, offset, size) in bank 3, from the ELF's
+    symbol table (the objects in section `.nv.constant3`)."""
+    out = run(["cuobjdump", "-elf", cubin])
+    index = None
+    for line in out.splitlines():
+        m = re.match(r"\s*([0-9a-f]+)\s+[0-9a-f]+\s+[0-9a-f]+\s+.*\s\.nv\.constant3$", line)
+        if m:
+            index = int(m.group(1), 16)
+    found = []
+    for line in out.splitlines():
+        f = line.split()
+        # Num Value Size Type Bind Vis Other Ndx Name
+        if index is not None and len(f) == 9 and f[3] == "OBJECT" and int(f[7], 16) == index:
+            found.append((f[8], int(f[1], 16), int(f[2], 16)))
+    return sorted(found, key=lambda s: s[1])
 
 
 def instructions(cubin):
@@ -134,6 +154,10 @@ def main():
     tool = dis[0][".note.nv.tkinfo"]
     code = instructions(a.cubin)
     banks = constants(a.cubin)
+    module = banks.get("", {}).get(3, [])
+    while module and int(module[-1], 16) == 0:
+        module.pop()
+    syms = symbols(a.cubin)
     lines = [f"// {a.source}",
              f"// {tool['tki_toolVersion']}; ptxas {tool['tki_toolOptions'].strip()}"]
     found = set()
@@ -149,9 +173,14 @@ def main():
                   f".param_base {par[name]['base']:#x}"]
         for _, off, size in sorted(par[name]["params"]):
             lines.append(f".param {off:#x} {size}")
-        for bank, words in sorted(banks.get(name, {}).items()):
+        own = dict(banks.get(name, {}))
+        if module:
+            own[3] = module
+        for bank, words in sorted(own.items()):
             for k in range(0, len(words), 8):
                 lines.append(f".const {bank} {' '.join(words[k:k + 8])}")
+        for sym, off, size in syms:
+            lines.append(f".symbol {sym} {off:#x} {size}")
         for k, text in enumerate(code[name]):
             lines.append(f"{16 * k:04x} {text}")
     missing = set(a.keep or []) - found

@@ -32,6 +32,8 @@ struct Alloc {
 pub struct DeviceMemory {
     allocs: Vec<Alloc>,
     copies: Vec<(u64, u64)>,
+    /// The host's writes to `__constant__` variables (`cudaMemcpyToSymbol`), by name, in order.
+    symbols: Vec<(String, Vec<u8>)>,
 }
 
 impl DeviceMemory {
@@ -129,6 +131,18 @@ impl DeviceMemory {
         Ok(b.chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect())
+    }
+
+    /// The host's `cudaMemcpyToSymbol(name, bytes)`: the module's `__constant__` variable
+    /// `name` holds `bytes` from its start on (in every later launch).
+    pub fn write_symbol(&mut self, name: &str, bytes: &[u8]) {
+        self.symbols.retain(|s| s.0 != name);
+        self.symbols.push((name.to_string(), bytes.to_vec()));
+    }
+
+    /// The host's writes to `__constant__` variables: (name, bytes).
+    pub fn symbol_writes(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.symbols.iter().map(|(n, b)| (n.as_str(), b.as_slice()))
     }
 
     /// Bytes allocated in all.

@@ -98,8 +98,9 @@ const LOCAL_TOP_AT: usize = 0x28;
 
 impl Launch {
     /// The launch's environment for its warps: constant bank 0 laid out, the parameters placed
-    /// at the offsets the compiler gave them.
-    pub fn env(&self) -> Result<warp::LaunchEnv, String> {
+    /// at the offsets the compiler gave them, and the host's writes to `__constant__` variables
+    /// (in `mem`) in bank 3.
+    pub fn env(&self, mem: &DeviceMemory) -> Result<warp::LaunchEnv, String> {
         let k = &self.kernel;
         if self.params.len() != k.params.len() {
             return Err(format!(
@@ -129,12 +130,31 @@ impl Launch {
             let at = (k.param_base + off) as usize;
             c0[at..at + b.len()].copy_from_slice(&b);
         }
+        let mut consts = k.consts.clone();
+        for (name, bytes) in mem.symbol_writes() {
+            let Some((off, size)) = k.symbol(name) else {
+                return Err(format!("the module has no __constant__ variable {name}"));
+            };
+            if bytes.len() > size as usize {
+                return Err(format!(
+                    "{} bytes written to __constant__ {name}, which holds {size}",
+                    bytes.len()
+                ));
+            }
+            let bank = consts
+                .iter_mut()
+                .find(|(b, _)| *b == 3)
+                .map(|(_, d)| d)
+                .ok_or_else(|| format!("kernel {} has no constant bank 3", k.name))?;
+            bank[off as usize..off as usize + bytes.len()].copy_from_slice(bytes);
+        }
         Ok(warp::LaunchEnv {
             code: Arc::clone(&self.kernel),
             grid: self.grid,
             block: self.block,
             shared: k.shared + self.dyn_shared,
             const0: c0,
+            consts,
         })
     }
 }
@@ -245,6 +265,9 @@ pub struct Workload {
     pub args: &'static [(&'static str, &'static str, &'static str)],
     /// What its input is.
     pub input: &'static str,
+    /// Arguments of a small run of it (a few thousand warp instructions: the tests run it on
+    /// every preset, by emulation and as a written trace).
+    pub small: &'static str,
     /// Its host program for the given arguments and seed.
     pub make: MakeApp,
 }
@@ -294,7 +317,7 @@ pub fn start(
     mem: &std::rc::Rc<std::cell::RefCell<DeviceMemory>>,
 ) -> Result<std::rc::Rc<launch::Shared>, String> {
     Ok(std::rc::Rc::new(launch::Shared {
-        env: l.env()?,
+        env: l.env(&mem.borrow())?,
         header: header(l, id),
         mem: std::rc::Rc::clone(mem),
         error: std::cell::RefCell::new(None),

@@ -179,6 +179,7 @@ pub(super) const VECTORADD: Workload = Workload {
     source: "romnn/microgpusim test-apps/vectoradd/vectoradd.cu",
     args: &[("n", "100", "elements (the source's default)"), DTYPE],
     input: "a[i] = sin(i)^2, b[i] = cos(i)^2 (the source's own)",
+    small: "n=2000",
     make: vectoradd,
 };
 
@@ -234,6 +235,7 @@ pub(super) const MATRIXMUL: Workload = Workload {
         DTYPE,
     ],
     input: "A and B uniform in [1, 2) (the source's rand() / RAND_MAX + 1), by seed",
+    small: "rows=32",
     make: matrixmul,
 };
 
@@ -303,6 +305,7 @@ pub(super) const SIMPLE_MATRIXMUL: Workload = Workload {
         DTYPE,
     ],
     input: "A and B uniform in [1, 2), by seed",
+    small: "m=20,n=7,p=45",
     make: simple_matrixmul,
 };
 
@@ -385,6 +388,7 @@ pub(super) const TRANSPOSE: Workload = Workload {
         ),
     ],
     input: "in[i] = i (the source's own)",
+    small: "variant=coalesced",
     make: transpose,
 };
 
@@ -444,6 +448,7 @@ pub(super) const BABELSTREAM: Workload = Workload {
         DTYPE,
     ],
     input: "a = 0.1, b = 0.2, c = 0.0, scalar 0.4 (the source's own)",
+    small: "n=2048,dtype=f64",
     make: babelstream,
 };
 

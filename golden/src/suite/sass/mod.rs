@@ -5,7 +5,8 @@
 //! The listing's format (one line each, `//` lines are comments):
 //! `.kernel NAME`, then `.regs N`, `.shared BYTES`, `.local BYTES`, `.stack BYTES`,
 //! `.param_base OFFSET` (where the parameters start in constant bank 0), `.param OFFSET SIZE`
-//! per parameter, `.const BANK WORD ...` (the initial words of a constant bank other than 0), then
+//! per parameter, `.const BANK WORD ...` (the initial words of a constant bank other than 0),
+//! `.symbol NAME OFFSET SIZE` per `__constant__` variable (its place in bank 3), then
 //! the instructions as `PC [@[!]P] OPCODE OPERAND, ...` (hexadecimal PC).
 
 use std::collections::HashMap;
@@ -124,15 +125,38 @@ pub struct KernelCode {
     /// Where the parameters start in constant bank 0, and each one's (offset, size).
     pub param_base: u32,
     pub params: Vec<(u32, u32)>,
-    /// The initial bytes of its constant banks other than 0 (`(bank, bytes)`).
+    /// The initial bytes of its constant banks other than 0 (`(bank, bytes)`; bank 3, the
+    /// module's `__constant__` variables, as long as its last variable's end).
     pub consts: Vec<(u8, Vec<u8>)>,
+    /// The module's `__constant__` variables: name, offset and size in bank 3.
+    pub symbols: Vec<(String, u32, u32)>,
     /// Its instructions, the one at PC `p` at index `p / 16`.
     pub insts: Vec<SassInst>,
     /// Its distinct full opcodes.
     pub opcodes: Vec<String>,
 }
 
+/// The size of a constant bank.
+pub const CONST_BANK_BYTES: u32 = 64 << 10;
+
 impl KernelCode {
+    /// Constant bank `bank`'s bytes (a new empty bank if the kernel has none yet).
+    fn bank(&mut self, bank: u8) -> &mut Vec<u8> {
+        if let Some(i) = self.consts.iter().position(|(b, _)| *b == bank) {
+            return &mut self.consts[i].1;
+        }
+        self.consts.push((bank, Vec::new()));
+        &mut self.consts.last_mut().expect("just pushed").1
+    }
+
+    /// Its `__constant__` variable `name`: offset and size in bank 3.
+    pub fn symbol(&self, name: &str) -> Option<(u32, u32)> {
+        self.symbols
+            .iter()
+            .find(|s| s.0 == name)
+            .map(|s| (s.1, s.2))
+    }
+
     /// The instruction at `pc`.
     pub fn at(&self, pc: u64) -> Option<&SassInst> {
         self.insts.get(usize::try_from(pc / 16).ok()?)
@@ -181,6 +205,7 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
                 param_base: 0,
                 params: Vec::new(),
                 consts: Vec::new(),
+                symbols: Vec::new(),
                 insts: Vec::new(),
                 opcodes: Vec::new(),
             });
@@ -195,6 +220,8 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
         if let Some(rest) = line.strip_prefix('.') {
             let mut words = rest.split_whitespace();
             let key = words.next().unwrap_or("");
+            // (`.symbol NAME ...`: the name comes before the numbers.)
+            let name = if key == "symbol" { words.next() } else { None };
             let mut num = || -> Result<u32, SassError> {
                 let w = words
                     .next()
@@ -225,10 +252,22 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
                             .ok_or_else(|| err(format!("`.const`: `{w}` is not a word")))?;
                         bytes.extend(v.to_le_bytes());
                     }
-                    match k.consts.iter_mut().find(|(b, _)| *b == bank) {
-                        Some((_, data)) => data.extend(bytes),
-                        None => k.consts.push((bank, bytes)),
+                    k.bank(bank).extend(bytes);
+                }
+                "symbol" => {
+                    let name = name
+                        .ok_or_else(|| err("`.symbol` needs a name".into()))?
+                        .to_string();
+                    let (off, size) = (num()?, num()?);
+                    let end = off
+                        .checked_add(size)
+                        .filter(|&e| e <= CONST_BANK_BYTES)
+                        .ok_or_else(|| err(format!("`.symbol {name}` ends past bank 3")))?;
+                    let bank = k.bank(3);
+                    if bank.len() < end as usize {
+                        bank.resize(end as usize, 0);
                     }
+                    k.symbols.push((name, off, size));
                 }
                 _ => return Err(err(format!("unknown directive `.{key}`"))),
             }

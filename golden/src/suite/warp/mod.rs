@@ -35,7 +35,11 @@ pub struct LaunchEnv {
     pub block: [u32; 3],
     /// Shared bytes per block (static and dynamic).
     pub shared: u32,
+    /// Constant bank 0 (the launch's dimensions and parameters).
     pub const0: Vec<u8>,
+    /// The other constant banks (`(bank, bytes)`): the kernel's, with the host's writes to
+    /// its `__constant__` variables in bank 3.
+    pub consts: Vec<(u8, Vec<u8>)>,
 }
 
 /// What one step did.

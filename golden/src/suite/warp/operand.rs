@@ -38,7 +38,6 @@ impl WarpEmu {
         let data: &[u8] = match bank {
             0 => &env.const0,
             _ => env
-                .code
                 .consts
                 .iter()
                 .find(|(b, _)| *b == bank)
