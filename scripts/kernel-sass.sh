@@ -42,6 +42,11 @@ matrixmul|microgpusim|test-apps/matrixmul/matrixmul.cu||-O3,-dlcm=ca|_Z8mult_gpu
 simple_matrixmul|microgpusim|test-apps/simple_matrixmul/matrixmul.cu||-O3,-dlcm=ca|_Z8mult_gpuIfEvPKT_S2_PS0_mmm _Z8mult_gpuIdEvPKT_S2_PS0_mmm
 transpose|microgpusim|test-apps/transpose/transpose.cu|test-apps/cuda-samples-10.2/Common|-O3,-dlcm=ca|_Z14transposeNaivePfS_ii _Z18transposeCoalescedPfS_ii
 babelstream|microgpusim|test-apps/BabelStream/CUDAStream.cu|test-apps/BabelStream|-O3|
+backprop|gpu-apps|src/cuda/rodinia/3.1/cuda/backprop/backprop_cuda_kernel.cu||-O3|
+hotspot|gpu-apps|src/cuda/rodinia/3.1/cuda/hotspot/hotspot.cu||-O3|
+pathfinder|gpu-apps|src/cuda/rodinia/3.1/cuda/pathfinder/pathfinder.cu||-O3|
+srad_v1|gpu-apps|src/cuda/rodinia/3.1/cuda/srad/srad_v1/main.cu||-O3|
+bfs|gpu-apps|src/cuda/rodinia/3.1/cuda/bfs/bfs.cu||-O3|
 '
 
 install_cuda() {

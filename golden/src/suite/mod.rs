@@ -238,6 +238,14 @@ impl Args {
         Err(self.err(key, format!("{v} is not a multiple of {of} ({why})")))
     }
 
+    /// Argument `key` as a file path; `None` when absent or empty.
+    pub fn path(&self, key: &str) -> Option<std::path::PathBuf> {
+        self.values
+            .get(key)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    }
+
     /// Argument `key`, one of `choices` (the first is the default).
     pub fn choice(&self, key: &str, choices: &[&'static str]) -> Result<&'static str, SuiteError> {
         let Some(v) = self.values.get(key) else {

@@ -1,7 +1,9 @@
 //! The applications of the library, one module per suite, and [`ALL`], the list
 //! `warpsmith workloads` prints.
 
+mod crand;
 mod microgpusim;
+mod rodinia;
 
 use super::sass::{parse, KernelCode};
 use super::{SuiteError, Workload};
@@ -14,6 +16,10 @@ pub static ALL: &[Workload] = &[
     microgpusim::SIMPLE_MATRIXMUL,
     microgpusim::TRANSPOSE,
     microgpusim::BABELSTREAM,
+    rodinia::BACKPROP,
+    rodinia::HOTSPOT,
+    rodinia::PATHFINDER,
+    rodinia::BFS,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -64,5 +70,9 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &microgpusim::SIMPLE_MATRIXMUL_SASS,
         &microgpusim::TRANSPOSE_SASS,
         &microgpusim::BABELSTREAM_SASS,
+        &rodinia::BACKPROP_SASS,
+        &rodinia::HOTSPOT_SASS,
+        &rodinia::PATHFINDER_SASS,
+        &rodinia::BFS_SASS,
     ]
 }

@@ -517,12 +517,12 @@ fn parse_operand(o: &str) -> Option<Operand> {
         "+INF" | "INF" => return Some(Operand::FImm(f64::INFINITY)),
         "-INF" => return Some(Operand::FImm(f64::NEG_INFINITY)),
         "+QNAN" | "QNAN" | "NAN" => return Some(Operand::FImm(f64::NAN)),
+        "-QNAN" => return Some(Operand::FImm(-f64::NAN)),
         _ => {}
     }
-    if f.contains('.') || f.contains('e') {
-        return f.parse::<f64>().ok().map(Operand::FImm);
-    }
-    f.parse::<i64>().ok().map(|v| Operand::Imm(v as u64))
+    // cuobjdump writes integer immediates in hexadecimal and floating-point ones in decimal
+    // (`1`, `-23`, `0.5`, `1.00000001504746621e-30`): a decimal is a float's value.
+    f.parse::<f64>().ok().map(Operand::FImm)
 }
 
 /// `R2+UR4+0x10`, `R0.X4+0x1000`, `R2.64`, `0x40`: a memory address.

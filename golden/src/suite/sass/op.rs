@@ -55,6 +55,9 @@ pub enum Op {
         cmp: Cmp,
         comb: Comb,
     },
+    /// `FCHK P, a, b`: whether the fast single-precision division `a / b` is out of its
+    /// range (the compiler's division then takes its exact slow path).
+    Fchk,
     Plop3,
     Sel,
     Fsel,
@@ -339,6 +342,7 @@ fn alu(base: &str, mods: &[&str]) -> Option<Op> {
             cmp: cmp_of(mods)?,
             comb: comb_of(mods)?,
         },
+        "FCHK" => Op::Fchk,
         "PLOP3" | "UPLOP3" => Op::Plop3,
         "SEL" | "USEL" => Op::Sel,
         "FSEL" => Op::Fsel,

@@ -180,6 +180,15 @@ impl WarpEmu {
                     if wide {
                         let cc = self.int64(env, o(3)?, l)?;
                         self.put64(d, l, prod.wrapping_add(cc))?;
+                    } else if hi {
+                        // The addend of `.HI` is 64-bit (a register pair, its high word the
+                        // next register): the compiler's `__umulhi(a, b) + c` puts `c` in the
+                        // pair's high word and zero in its low one.
+                        if x {
+                            return Err("IMAD.HI.X is not modelled".into());
+                        }
+                        let cc = self.int64(env, o(3)?, l)?;
+                        self.put(d, l, (prod.wrapping_add(cc) >> 32) as u32)?;
                     } else {
                         let cc = self.int(env, o(3)?, l)?;
                         let carry = if x {
@@ -187,8 +196,7 @@ impl WarpEmu {
                         } else {
                             0
                         };
-                        let base = if hi { (prod >> 32) as u32 } else { prod as u32 };
-                        self.put(d, l, base.wrapping_add(cc).wrapping_add(carry))?;
+                        self.put(d, l, (prod as u32).wrapping_add(cc).wrapping_add(carry))?;
                     }
                 }
             }
@@ -411,6 +419,13 @@ impl WarpEmu {
                     self.set_pred(o(1)?, l, combine(comb, !r, pc))?;
                 }
             }
+            Op::Fchk => {
+                for l in lanes(run) {
+                    let a = self.f32(env, o(1)?, l)?;
+                    let b = self.f32(env, o(2)?, l)?;
+                    self.set_pred(o(0)?, l, division_out_of_range(a, b))?;
+                }
+            }
             Op::Plop3 => {
                 for l in lanes(run) {
                     let bit = |k: usize| -> Result<u32, String> {
@@ -557,4 +572,19 @@ impl WarpEmu {
             Num::S8 => self.put(d, l, rounded(x) as i8 as i32 as u32),
         }
     }
+}
+
+/// `FCHK`'s test: whether `a / b` by the fast path (a reciprocal and two fused multiply-adds)
+/// could be inexact or wrong: an operand not finite, a zero or subnormal divisor, a subnormal
+/// dividend, or exponents so far apart that the reciprocal or the quotient leaves the normal
+/// range. (The hardware's exact bounds are not published; these keep every in-range division
+/// on the fast path and send every special case to the exact one, so the quotient is right
+/// either way.)
+fn division_out_of_range(a: f32, b: f32) -> bool {
+    let exp = |v: f32| i32::from(((v.to_bits() >> 23) & 0xff) as u8) - 127;
+    if !a.is_finite() || !b.is_finite() || b == 0.0 || b.is_subnormal() || a.is_subnormal() {
+        return true;
+    }
+    let (ea, eb) = (exp(a), exp(b));
+    a != 0.0 && !(-125..=125).contains(&(ea - eb)) || !(-125..=125).contains(&eb)
 }

@@ -372,6 +372,7 @@ fn writes_register(op: Op) -> bool {
             | Op::Isetp { .. }
             | Op::Fsetp { .. }
             | Op::Dsetp { .. }
+            | Op::Fchk
             | Op::Plop3
             | Op::Bar
             | Op::Bra
@@ -442,7 +443,7 @@ impl WarpEmu {
             | Op::Flo { .. } => self.moves(c)?,
             Op::Imad { .. } | Op::Iadd3 { .. } | Op::Lea { .. } => self.arith(c)?,
             Op::Shf { .. } | Op::Shl | Op::Shr { .. } | Op::Lop3 | Op::Prmt => self.logic(c)?,
-            Op::Isetp { .. } | Op::Fsetp { .. } | Op::Dsetp { .. } | Op::Plop3 => {
+            Op::Isetp { .. } | Op::Fsetp { .. } | Op::Dsetp { .. } | Op::Fchk | Op::Plop3 => {
                 self.compare(c)?
             }
             Op::Fsel
