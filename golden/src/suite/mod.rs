@@ -205,7 +205,13 @@ impl Args {
         })
     }
 
-    fn err(&self, key: &str, message: String) -> SuiteError {
+    /// Argument `key`'s text, when given.
+    pub fn text(&self, key: &str) -> Option<&str> {
+        self.values.get(key).map(String::as_str)
+    }
+
+    /// An error naming argument `key`.
+    pub fn err(&self, key: &str, message: String) -> SuiteError {
         SuiteError::Arg {
             workload: self.workload.clone(),
             key: key.into(),

@@ -20,6 +20,7 @@ pub static ALL: &[Workload] = &[
     rodinia::HOTSPOT,
     rodinia::PATHFINDER,
     rodinia::BFS,
+    rodinia::SRAD_V1,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -74,5 +75,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &rodinia::HOTSPOT_SASS,
         &rodinia::PATHFINDER_SASS,
         &rodinia::BFS_SASS,
+        &rodinia::SRAD_SASS,
     ]
 }

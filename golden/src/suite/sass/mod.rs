@@ -411,7 +411,8 @@ fn ureg_index(r: &str) -> Option<Reg> {
 }
 
 fn parse_operand(o: &str) -> Option<Operand> {
-    let mut s = o.trim();
+    // `.reuse` is a register-cache hint (after an absolute value's bars, too).
+    let mut s = o.trim().trim_end_matches(".reuse");
     let (mut neg, mut not, mut abs) = (false, false, false);
     if let Some(r) = s.strip_prefix('-') {
         // A negative immediate is an immediate; a negated register a modifier.
@@ -432,7 +433,7 @@ fn parse_operand(o: &str) -> Option<Operand> {
         abs = true;
         s = r;
     }
-    // `.reuse` is a register-cache hint; other suffixes say how the operand is read.
+    // (Other suffixes say how the operand is read.)
     let s = s.trim_end_matches(".reuse");
     if let Some(p) = s.strip_prefix("UP") {
         return Some(Operand::Pred {

@@ -107,6 +107,9 @@ pub enum Op {
     Bra,
     Bssy,
     Bsync,
+    /// `BREAK Bn`: the lanes that run it leave convergence barrier `Bn` (a loop's or a
+    /// region's early exit), so its `BSYNC` no longer waits for them.
+    Break,
     /// `BMOV`; `.CLEAR` clears the barrier it reads.
     Bmov {
         clear: bool,
@@ -474,6 +477,7 @@ fn control(base: &str, mods: &[&str]) -> Option<Op> {
         "BRA" => Op::Bra,
         "BSSY" => Op::Bssy,
         "BSYNC" => Op::Bsync,
+        "BREAK" => Op::Break,
         "BMOV" => Op::Bmov {
             clear: has(mods, "CLEAR"),
         },

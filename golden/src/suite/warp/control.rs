@@ -114,6 +114,14 @@ impl WarpEmu {
                 };
                 self.barriers[usize::from(*b) & 15] = active;
             }
+            Op::Break => {
+                let Some(Operand::Barrier(b)) =
+                    ops.iter().find(|o| matches!(o, Operand::Barrier(_)))
+                else {
+                    return Err("BREAK needs a barrier".into());
+                };
+                self.barriers[usize::from(*b) & 15] &= !run;
+            }
             Op::Bmov { clear } => {
                 // BMOV.32.CLEAR Rd, Bn (read and clear); BMOV.32 Bn, Ra (restore).
                 match (o(0)?, o(1)?) {

@@ -377,6 +377,7 @@ fn writes_register(op: Op) -> bool {
             | Op::Bar
             | Op::Bra
             | Op::Bssy
+            | Op::Break
             | Op::Bsync
             | Op::WarpSync
             | Op::Call
@@ -437,6 +438,7 @@ impl WarpEmu {
             | Op::S2r
             | Op::Cs2r { .. }
             | Op::Sel
+            | Op::Fsel
             | Op::Imnmx { .. }
             | Op::Iabs
             | Op::Popc
@@ -446,8 +448,7 @@ impl WarpEmu {
             Op::Isetp { .. } | Op::Fsetp { .. } | Op::Dsetp { .. } | Op::Fchk | Op::Plop3 => {
                 self.compare(c)?
             }
-            Op::Fsel
-            | Op::Fadd
+            Op::Fadd
             | Op::Fmul
             | Op::Ffma
             | Op::Fmnmx
@@ -462,6 +463,7 @@ impl WarpEmu {
             Op::Bar
             | Op::Bra
             | Op::Bssy
+            | Op::Break
             | Op::Bmov { .. }
             | Op::Call
             | Op::Lepc
