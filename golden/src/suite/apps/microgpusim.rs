@@ -35,7 +35,7 @@ const DTYPE: (&str, &str, &str) = ("dtype", "f32", "element type: f32 or f64");
 
 /// A host array of `f32` or `f64` elements, held as `f64`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Elem {
+pub(super) enum Elem {
     F32,
     F64,
 }
@@ -79,7 +79,7 @@ impl Elem {
         .map_err(|f: Fault| f.to_string())
     }
 
-    fn read(self, mem: &DeviceMemory, at: u64, n: usize) -> Result<Vec<f64>, String> {
+    pub(super) fn read(self, mem: &DeviceMemory, at: u64, n: usize) -> Result<Vec<f64>, String> {
         match self {
             Elem::F32 => mem
                 .read_f32(at, n)
@@ -111,7 +111,7 @@ fn near(got: f64, want: f64, tol: f64) -> bool {
 }
 
 /// Compare result array `got` with the host's `want`, naming the first element that differs.
-fn compare(what: &str, got: &[f64], want: &[f64], tol: f64) -> Result<(), String> {
+pub(super) fn compare(what: &str, got: &[f64], want: &[f64], tol: f64) -> Result<(), String> {
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         if !near(*g, *w, tol) {
             return Err(format!("{what}[{i}] = {g}, the host computes {w}"));
@@ -122,13 +122,14 @@ fn compare(what: &str, got: &[f64], want: &[f64], tol: f64) -> Result<(), String
 
 /// Sets up the device memory (allocations and input copies): the allocations' addresses and the
 /// launches.
-type Setup = Box<dyn FnOnce(&mut DeviceMemory) -> Result<(Vec<u64>, Vec<Launch>), String>>;
+pub(super) type Setup =
+    Box<dyn FnOnce(&mut DeviceMemory) -> Result<(Vec<u64>, Vec<Launch>), String>>;
 /// Checks the device memory, given the allocations' addresses.
-type Verify = Box<dyn Fn(&DeviceMemory, &[u64]) -> Result<(), String>>;
+pub(super) type Verify = Box<dyn Fn(&DeviceMemory, &[u64]) -> Result<(), String>>;
 
 /// A host program whose launches do not depend on earlier launches' results: it sets up the
 /// memory, launches, and checks the results at the end.
-struct Fixed {
+pub(super) struct Fixed {
     setup: Option<Setup>,
     ptrs: Vec<u64>,
     launches: VecDeque<Launch>,
@@ -136,7 +137,7 @@ struct Fixed {
 }
 
 impl Fixed {
-    fn boxed(setup: Setup, verify: Verify) -> Box<dyn App> {
+    pub(super) fn boxed(setup: Setup, verify: Verify) -> Box<dyn App> {
         Box::new(Fixed {
             setup: Some(setup),
             ptrs: Vec::new(),
@@ -161,7 +162,12 @@ impl App for Fixed {
     }
 }
 
-fn launch(kernel: &Arc<KernelCode>, grid: [u32; 3], block: [u32; 3], params: Vec<Param>) -> Launch {
+pub(super) fn launch(
+    kernel: &Arc<KernelCode>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    params: Vec<Param>,
+) -> Launch {
     Launch {
         kernel: Arc::clone(kernel),
         grid,

@@ -2,6 +2,7 @@
 //! `warpsmith workloads` prints.
 
 mod microgpusim;
+mod parboil;
 
 use super::sass::{parse, KernelCode};
 use super::{SuiteError, Workload};
@@ -14,6 +15,7 @@ pub static ALL: &[Workload] = &[
     microgpusim::SIMPLE_MATRIXMUL,
     microgpusim::TRANSPOSE,
     microgpusim::BABELSTREAM,
+    parboil::SGEMM,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -64,5 +66,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &microgpusim::SIMPLE_MATRIXMUL_SASS,
         &microgpusim::TRANSPOSE_SASS,
         &microgpusim::BABELSTREAM_SASS,
+        &parboil::SGEMM_SASS,
     ]
 }
