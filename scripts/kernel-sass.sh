@@ -43,6 +43,7 @@ simple_matrixmul|microgpusim|test-apps/simple_matrixmul/matrixmul.cu||-O3,-dlcm=
 transpose|microgpusim|test-apps/transpose/transpose.cu|test-apps/cuda-samples-10.2/Common|-O3,-dlcm=ca|_Z14transposeNaivePfS_ii _Z18transposeCoalescedPfS_ii
 babelstream|microgpusim|test-apps/BabelStream/CUDAStream.cu|test-apps/BabelStream|-O3|
 sgemm|gpu-apps|src/cuda/parboil/benchmarks/sgemm/src/cuda/main.cu|src/cuda/parboil/common/include|-O3|_Z9mysgemmNTPKfiS0_iPfiiff
+spmv|gpu-apps|src/cuda/parboil/benchmarks/spmv/src/cuda/main.cu|src/cuda/parboil/common/include,src/cuda/parboil/benchmarks/spmv/common_src/convert-dataset|-O3|_Z8spmv_jdsPfPKfPKiS3_S1_S3_i
 '
 
 install_cuda() {

@@ -16,6 +16,7 @@ pub static ALL: &[Workload] = &[
     microgpusim::TRANSPOSE,
     microgpusim::BABELSTREAM,
     parboil::SGEMM,
+    parboil::SPMV,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -67,5 +68,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &microgpusim::TRANSPOSE_SASS,
         &microgpusim::BABELSTREAM_SASS,
         &parboil::SGEMM_SASS,
+        &parboil::SPMV_SASS,
     ]
 }
