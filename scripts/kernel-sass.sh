@@ -44,6 +44,7 @@ transpose|microgpusim|test-apps/transpose/transpose.cu|test-apps/cuda-samples-10
 babelstream|microgpusim|test-apps/BabelStream/CUDAStream.cu|test-apps/BabelStream|-O3|
 sgemm|gpu-apps|src/cuda/parboil/benchmarks/sgemm/src/cuda/main.cu|src/cuda/parboil/common/include|-O3|_Z9mysgemmNTPKfiS0_iPfiiff
 spmv|gpu-apps|src/cuda/parboil/benchmarks/spmv/src/cuda/main.cu|src/cuda/parboil/common/include,src/cuda/parboil/benchmarks/spmv/common_src/convert-dataset|-O3|_Z8spmv_jdsPfPKfPKiS3_S1_S3_i
+stencil|gpu-apps|src/cuda/parboil/benchmarks/stencil/src/cuda/main.cu|src/cuda/parboil/common/include|-O3|_Z24block2D_hybrid_coarsen_xffPfS_iii
 '
 
 install_cuda() {

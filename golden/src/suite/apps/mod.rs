@@ -17,6 +17,7 @@ pub static ALL: &[Workload] = &[
     microgpusim::BABELSTREAM,
     parboil::SGEMM,
     parboil::SPMV,
+    parboil::STENCIL,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -69,5 +70,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &microgpusim::BABELSTREAM_SASS,
         &parboil::SGEMM_SASS,
         &parboil::SPMV_SASS,
+        &parboil::STENCIL_SASS,
     ]
 }
