@@ -61,6 +61,9 @@ fn every_workload_computes_its_results() {
         "transpose:reps=1",
         "babelstream:times=2",
         "babelstream:dtype=f64",
+        "sgemm:m=256,n=48,k=24",
+        "spmv:rows=11948,nnz=80519,iters=2,sms=34",
+        "stencil:nx=100,ny=30,nz=5,iters=3",
     ];
     for spec in apps::ALL.iter().map(|w| w.name).chain(extra) {
         let (w, mut app) = make(spec, 3).unwrap();

@@ -4,6 +4,7 @@
 mod crand;
 mod microgpusim;
 mod rodinia;
+mod parboil;
 
 use super::sass::{parse, KernelCode};
 use super::{SuiteError, Workload};
@@ -21,6 +22,9 @@ pub static ALL: &[Workload] = &[
     rodinia::PATHFINDER,
     rodinia::BFS,
     rodinia::SRAD_V1,
+    parboil::SGEMM,
+    parboil::SPMV,
+    parboil::STENCIL,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -76,5 +80,8 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &rodinia::PATHFINDER_SASS,
         &rodinia::BFS_SASS,
         &rodinia::SRAD_SASS,
+        &parboil::SGEMM_SASS,
+        &parboil::SPMV_SASS,
+        &parboil::STENCIL_SASS,
     ]
 }
