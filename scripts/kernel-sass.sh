@@ -42,6 +42,8 @@ matrixmul|microgpusim|test-apps/matrixmul/matrixmul.cu||-O3,-dlcm=ca|_Z8mult_gpu
 simple_matrixmul|microgpusim|test-apps/simple_matrixmul/matrixmul.cu||-O3,-dlcm=ca|_Z8mult_gpuIfEvPKT_S2_PS0_mmm _Z8mult_gpuIdEvPKT_S2_PS0_mmm
 transpose|microgpusim|test-apps/transpose/transpose.cu|test-apps/cuda-samples-10.2/Common|-O3,-dlcm=ca|_Z14transposeNaivePfS_ii _Z18transposeCoalescedPfS_ii
 babelstream|microgpusim|test-apps/BabelStream/CUDAStream.cu|test-apps/BabelStream|-O3|
+histogram64|cuda-samples|Samples/histogram/histogram64.cu|Common|-O3|_Z17histogram64KernelPjP5uint4j _Z22mergeHistogram64KernelPjS_j
+histogram256|cuda-samples|Samples/histogram/histogram256.cu|Common|-O3|_Z18histogram256KernelPjS_j _Z23mergeHistogram256KernelPjS_j
 '
 
 install_cuda() {

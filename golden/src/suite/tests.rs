@@ -61,6 +61,7 @@ fn every_workload_computes_its_results() {
         "transpose:reps=1",
         "babelstream:times=2",
         "babelstream:dtype=f64",
+        "histogram:bytes=1000000,runs=1",
     ];
     for spec in apps::ALL.iter().map(|w| w.name).chain(extra) {
         let (w, mut app) = make(spec, 3).unwrap();

@@ -1,6 +1,7 @@
 //! The applications of the library, one module per suite, and [`ALL`], the list
 //! `warpsmith workloads` prints.
 
+mod cuda_samples;
 mod microgpusim;
 
 use super::sass::{parse, KernelCode};
@@ -14,6 +15,7 @@ pub static ALL: &[Workload] = &[
     microgpusim::SIMPLE_MATRIXMUL,
     microgpusim::TRANSPOSE,
     microgpusim::BABELSTREAM,
+    cuda_samples::HISTOGRAM,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -64,5 +66,7 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &microgpusim::SIMPLE_MATRIXMUL_SASS,
         &microgpusim::TRANSPOSE_SASS,
         &microgpusim::BABELSTREAM_SASS,
+        &cuda_samples::HISTOGRAM64_SASS,
+        &cuda_samples::HISTOGRAM256_SASS,
     ]
 }

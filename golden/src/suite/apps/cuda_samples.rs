@@ -1,0 +1,316 @@
+//! The CUDA SDK samples of AccelWattch's validation set (NVIDIA/cuda-samples v11.5,
+//! `Samples/<name>/`), each with its own host code's launch sequence, sizes and input
+//! generation (the samples' `srand`/`rand` are glibc's, reproduced by [`GlibcRand`]), at a
+//! default size small enough to emulate in seconds (each argument's meaning says the sample's).
+
+use super::super::mem::{DeviceMemory, Fault};
+use super::super::sass::KernelCode;
+use super::super::{App, Args, Launch, Param, SuiteError, Workload};
+use super::Listing;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+const SUITE: &str = "CUDA SDK 11 samples";
+
+pub(super) static HISTOGRAM64_SASS: Listing = Listing::new(
+    "histogram64.sass",
+    include_str!("../../../sass/histogram64.sass"),
+);
+pub(super) static HISTOGRAM256_SASS: Listing = Listing::new(
+    "histogram256.sass",
+    include_str!("../../../sass/histogram256.sass"),
+);
+
+// ---- the host side shared by the samples ---------------------------------------------------
+
+/// glibc's `rand()` after `srand(seed)` (its default TYPE_3 generator: an additive lagged
+/// Fibonacci sequence `r[i] = r[i-31] + r[i-3]` seeded by a Lehmer generator), which the
+/// samples' input generation calls.
+struct GlibcRand {
+    /// The last 34 values of the sequence, `r[i]` at `i % 34`.
+    r: [u32; 34],
+    /// The index of the next value.
+    i: usize,
+}
+
+impl GlibcRand {
+    fn new(seed: u32) -> GlibcRand {
+        let mut r = [0u32; 34];
+        // (glibc's srandom_r: a seed of 0 is taken as 1.)
+        r[0] = seed.max(1);
+        for i in 1..31 {
+            // 16807 * r[i-1] mod (2^31 - 1), as glibc computes it (Schrage's method) on the
+            // value read as a signed word.
+            let prev = i64::from(r[i - 1] as i32);
+            let (hi, lo) = (prev / 127_773, prev % 127_773);
+            let mut word = 16_807 * lo - 2_836 * hi;
+            if word < 0 {
+                word += 2_147_483_647;
+            }
+            // (In 0..2^31 - 1 now: the cast keeps it.)
+            r[i] = word as u32;
+        }
+        for i in 31..34 {
+            r[i] = r[i - 31];
+        }
+        let mut g = GlibcRand { r, i: 34 };
+        // glibc discards the first 310 outputs.
+        for _ in 0..310 {
+            g.next_word();
+        }
+        g
+    }
+
+    fn next_word(&mut self) -> u32 {
+        let v = self.r[(self.i - 31) % 34].wrapping_add(self.r[(self.i - 3) % 34]);
+        self.r[self.i % 34] = v;
+        self.i += 1;
+        v
+    }
+
+    /// The next `rand()`: in `0..=RAND_MAX`.
+    fn rand(&mut self) -> u32 {
+        self.next_word() >> 1
+    }
+}
+
+/// A check of the device memory, run when the host program reaches it.
+type Check = Box<dyn Fn(&DeviceMemory) -> Result<(), String>>;
+
+/// One step of a host program.
+enum Step {
+    Launch(Launch),
+    /// Copy results back and compare them with the host's (as the sample does between its
+    /// phases, before the next phase overwrites them).
+    Check(Check),
+}
+
+/// Sets up the device memory (allocations and input copies): the steps that follow.
+type Setup = Box<dyn FnOnce(&mut DeviceMemory) -> Result<Vec<Step>, String>>;
+
+/// A host program whose launches do not depend on earlier results: its steps in order, each
+/// check run when reached (its failure kept for [`App::verify`]).
+struct Staged {
+    setup: Option<Setup>,
+    steps: VecDeque<Step>,
+    failure: Option<String>,
+}
+
+impl Staged {
+    fn boxed(setup: Setup) -> Box<dyn App> {
+        Box::new(Staged {
+            setup: Some(setup),
+            steps: VecDeque::new(),
+            failure: None,
+        })
+    }
+}
+
+impl App for Staged {
+    fn next(&mut self, mem: &mut DeviceMemory) -> Result<Option<Launch>, String> {
+        if let Some(setup) = self.setup.take() {
+            self.steps = setup(mem)?.into();
+        }
+        while let Some(step) = self.steps.pop_front() {
+            match step {
+                Step::Launch(l) => return Ok(Some(l)),
+                Step::Check(c) => {
+                    if self.failure.is_none() {
+                        self.failure = c(mem).err();
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn verify(&self, _mem: &DeviceMemory) -> Result<(), String> {
+        if !self.steps.is_empty() || self.setup.is_some() {
+            return Err("the host program did not run to its end".into());
+        }
+        self.failure.clone().map_or(Ok(()), Err)
+    }
+}
+
+fn launch(
+    kernel: &Arc<KernelCode>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    dyn_shared: u32,
+    params: Vec<Param>,
+) -> Step {
+    Step::Launch(Launch {
+        kernel: Arc::clone(kernel),
+        grid,
+        block,
+        dyn_shared,
+        params,
+    })
+}
+
+fn fault(f: Fault) -> String {
+    f.to_string()
+}
+
+/// Compare integer results `got` with the host's `want`, naming the first that differs.
+fn compare_exact<T: PartialEq + std::fmt::Display>(
+    what: &str,
+    got: &[T],
+    want: &[T],
+) -> Result<(), String> {
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if g != w {
+            return Err(format!("{what}[{i}] = {g}, the host computes {w}"));
+        }
+    }
+    Ok(())
+}
+
+// ---- histogram -----------------------------------------------------------------------------
+
+pub(super) const HISTOGRAM: Workload = Workload {
+    name: "histogram",
+    suite: SUITE,
+    source: "NVIDIA/cuda-samples v11.5 Samples/histogram/ (histogram64.cu, histogram256.cu, \
+             main.cpp)",
+    args: &[
+        (
+            "bytes",
+            "4194304",
+            "bytes of data, a multiple of 16 (the sample's byteCount: 67108864 = 64 MiB, times \
+             its sizemult)",
+        ),
+        (
+            "runs",
+            "0",
+            "timed runs of each histogram after its warm-up run (the sample's numRuns: 16)",
+        ),
+    ],
+    input: "bytes rand() % 256 after srand(2009) (the sample's own, glibc's rand())",
+    small: "bytes=16",
+    make: histogram,
+};
+
+/// histogram_common.h's and the .cu files' sizes.
+const H64_BINS: u32 = 64;
+const H256_BINS: u32 = 256;
+const H64_BLOCK: u32 = 64;
+const H256_BLOCK: u32 = 6 * 32;
+const MERGE_BLOCK: u32 = 256;
+const MAX_PARTIAL_H64: u32 = 32768;
+const PARTIAL_H256: u32 = 240;
+/// Bytes one histogram64 block counts: its threads' 8-bit counters take at most 252 bytes
+/// (`iSnapDown(255, sizeof(uint4))`) each.
+const H64_BLOCK_BYTES: u32 = H64_BLOCK * 252;
+
+fn histogram(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteError> {
+    // (histogram64() asserts at most 32768 partial histograms: 528,482,304 bytes.)
+    let bytes = args.int(
+        "bytes",
+        4 << 20,
+        16,
+        u64::from(MAX_PARTIAL_H64 * H64_BLOCK_BYTES),
+    )?;
+    args.multiple_of("bytes", bytes, 16, "histogram64 reads the data as uint4")?;
+    // (At most 528,482,304: fits.)
+    let bytes = bytes as u32;
+    let runs = args.int("runs", 0, 0, 1000)? as usize;
+    let h64 = HISTOGRAM64_SASS.kernel("_Z17histogram64KernelPjP5uint4j")?;
+    let merge64 = HISTOGRAM64_SASS.kernel("_Z22mergeHistogram64KernelPjS_j")?;
+    let h256 = HISTOGRAM256_SASS.kernel("_Z18histogram256KernelPjS_j")?;
+    let merge256 = HISTOGRAM256_SASS.kernel("_Z23mergeHistogram256KernelPjS_j")?;
+    let mut rng = GlibcRand::new(2009);
+    let data: Vec<u8> = (0..bytes).map(|_| (rng.rand() % 256) as u8).collect();
+    // histogram64CPU and histogram256CPU: the top 6 bits of each byte, and the whole byte.
+    let mut want64 = vec![0u32; H64_BINS as usize];
+    let mut want256 = vec![0u32; H256_BINS as usize];
+    for &b in &data {
+        want64[usize::from(b >> 2)] += 1;
+        want256[usize::from(b)] += 1;
+    }
+    let setup: Setup = Box::new(move |mem| {
+        let d_data = mem.alloc(bytes.into());
+        let d_hist = mem.alloc(u64::from(H256_BINS) * 4);
+        mem.copy_in(d_data, &data).map_err(fault)?;
+        let mut steps = Vec::new();
+        // initHistogram64, then the warm-up run and the timed ones.
+        let partial64 = mem.alloc(u64::from(MAX_PARTIAL_H64 * H64_BINS) * 4);
+        let count64 = bytes.div_ceil(H64_BLOCK_BYTES);
+        for _ in 0..=runs {
+            steps.push(launch(
+                &h64,
+                [count64, 1, 1],
+                [H64_BLOCK, 1, 1],
+                0,
+                vec![
+                    Param::Ptr(partial64),
+                    Param::Ptr(d_data),
+                    Param::U32(bytes / 16),
+                ],
+            ));
+            steps.push(launch(
+                &merge64,
+                [H64_BINS, 1, 1],
+                [MERGE_BLOCK, 1, 1],
+                0,
+                vec![
+                    Param::Ptr(d_hist),
+                    Param::Ptr(partial64),
+                    Param::U32(count64),
+                ],
+            ));
+        }
+        steps.push(Step::Check(Box::new(move |mem| {
+            let got = mem.read_u32(d_hist, H64_BINS as usize).map_err(fault)?;
+            compare_exact("histogram64", &got, &want64)
+        })));
+        // initHistogram256 (closeHistogram64's free is not modelled: a new allocation).
+        let partial256 = mem.alloc(u64::from(PARTIAL_H256 * H256_BINS) * 4);
+        for _ in 0..=runs {
+            steps.push(launch(
+                &h256,
+                [PARTIAL_H256, 1, 1],
+                [H256_BLOCK, 1, 1],
+                0,
+                vec![
+                    Param::Ptr(partial256),
+                    Param::Ptr(d_data),
+                    Param::U32(bytes / 4),
+                ],
+            ));
+            steps.push(launch(
+                &merge256,
+                [H256_BINS, 1, 1],
+                [MERGE_BLOCK, 1, 1],
+                0,
+                vec![
+                    Param::Ptr(d_hist),
+                    Param::Ptr(partial256),
+                    Param::U32(PARTIAL_H256),
+                ],
+            ));
+        }
+        steps.push(Step::Check(Box::new(move |mem| {
+            let got = mem.read_u32(d_hist, H256_BINS as usize).map_err(fault)?;
+            compare_exact("histogram256", &got, &want256)
+        })));
+        Ok(steps)
+    });
+    Ok(Staged::boxed(setup))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glibc_rand_gives_glibcs_sequence() {
+        // glibc 2.x: srand(1) then rand() five times.
+        let mut g = GlibcRand::new(1);
+        let first: Vec<u32> = (0..5).map(|_| g.rand()).collect();
+        assert_eq!(
+            first,
+            [1804289383, 846930886, 1681692777, 1714636915, 1957747793]
+        );
+    }
+}
