@@ -331,8 +331,13 @@ fn parse_inst(
     }
     let (opcode, ops_text) = rest.split_once(' ').unwrap_or((rest, ""));
     let op = decode(opcode).ok_or_else(|| format!("opcode `{opcode}` is not modelled"))?;
-    // `RET.REL.NODEC R2 0x0` names where to return, which the warp's own call stack knows.
-    let ops_text = if op == Op::Ret { "" } else { ops_text };
+    // `RET.REL.NODEC R2 0x0` names where to return, which the warp's own call stack knows;
+    // `DEPBAR.LE SB0, 0x0, {1}` names scoreboards, which an in-order emulation never waits on.
+    let ops_text = if op == Op::Ret || opcode.starts_with("DEPBAR") {
+        ""
+    } else {
+        ops_text
+    };
     let operands = split_operands(ops_text)
         .iter()
         .map(|o| {
@@ -522,7 +527,9 @@ fn parse_operand(o: &str) -> Option<Operand> {
     if f.contains('.') || f.contains('e') {
         return f.parse::<f64>().ok().map(Operand::FImm);
     }
-    f.parse::<i64>().ok().map(|v| Operand::Imm(v as u64))
+    // nvdisasm writes integer immediates in hexadecimal: a decimal one is a floating-point
+    // immediate with a whole value (`FFMA R4, R3, R2, -1`, `FMUL R0, R0, 16777216`).
+    f.parse::<i64>().ok().map(|v| Operand::FImm(v as f64))
 }
 
 /// `R2+UR4+0x10`, `R0.X4+0x1000`, `R2.64`, `0x40`: a memory address.

@@ -130,6 +130,13 @@ impl WarpEmu {
                     self.put(d, l, a.count_ones())?;
                 }
             }
+            Op::Brev => {
+                let d = Self::dst(ops.first())?;
+                for l in lanes(self.lanes_for(d, run)) {
+                    let a = self.int(env, o(1)?, l)?;
+                    self.put(d, l, a.reverse_bits())?;
+                }
+            }
             Op::Flo { unsigned, sh } => {
                 let d = Self::dst(ops.first())?;
                 for l in lanes(self.lanes_for(d, run)) {
@@ -187,7 +194,24 @@ impl WarpEmu {
                         } else {
                             0
                         };
-                        let base = if hi { (prod >> 32) as u32 } else { prod as u32 };
+                        let base = match (hi, o(3)?) {
+                            // `IMAD.HI Rd, Ra, Rb, Rc`: the high word of the product plus the
+                            // register pair Rc+1:Rc (the compiler's Newton step for an integer
+                            // reciprocal, `MOV R4, RZ` then `IMAD.HI.U32 R9, R5, R9, R4`, adds
+                            // the estimate in R5 this way; fastwalshtransform's loop counts
+                            // verify it).
+                            (true, Operand::Reg { .. }) => {
+                                let pair = self.int64(env, o(3)?, l)?;
+                                self.put(
+                                    d,
+                                    l,
+                                    ((prod.wrapping_add(pair) >> 32) as u32).wrapping_add(carry),
+                                )?;
+                                continue;
+                            }
+                            (true, _) => (prod >> 32) as u32,
+                            (false, _) => prod as u32,
+                        };
                         self.put(d, l, base.wrapping_add(cc).wrapping_add(carry))?;
                     }
                 }
