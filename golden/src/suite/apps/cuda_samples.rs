@@ -20,6 +20,10 @@ pub(super) static HISTOGRAM256_SASS: Listing = Listing::new(
     "histogram256.sass",
     include_str!("../../../sass/histogram256.sass"),
 );
+pub(super) static FASTWALSHTRANSFORM_SASS: Listing = Listing::new(
+    "fastwalshtransform.sass",
+    include_str!("../../../sass/fastwalshtransform.sass"),
+);
 
 // ---- the host side shared by the samples ---------------------------------------------------
 
@@ -34,6 +38,9 @@ struct GlibcRand {
 }
 
 impl GlibcRand {
+    /// `RAND_MAX`.
+    const MAX: u32 = 0x7fff_ffff;
+
     fn new(seed: u32) -> GlibcRand {
         let mut r = [0u32; 34];
         // (glibc's srandom_r: a seed of 0 is taken as 1.)
@@ -71,6 +78,11 @@ impl GlibcRand {
     /// The next `rand()`: in `0..=RAND_MAX`.
     fn rand(&mut self) -> u32 {
         self.next_word() >> 1
+    }
+
+    /// `(float)rand() / (float)RAND_MAX`, as the samples write it.
+    fn unit_f32(&mut self) -> f32 {
+        self.rand() as f32 / GlibcRand::MAX as f32
     }
 }
 
@@ -164,6 +176,29 @@ fn compare_exact<T: PartialEq + std::fmt::Display>(
         }
     }
     Ok(())
+}
+
+/// The samples' error norm of `got` against the host's `want`: `(sum |got - want|^p / sum
+/// |want|^p)^(1/p)` (p = 1: the L1 norm most samples print; p = 2: the L2 norm).
+fn norm(got: &[f32], want: &[f64], p: i32) -> f64 {
+    let (mut delta, mut sum) = (0.0, 0.0);
+    for (g, w) in got.iter().zip(want) {
+        delta += (f64::from(*g) - w).abs().powi(p);
+        sum += w.abs().powi(p);
+    }
+    (delta / sum).powf(1.0 / f64::from(p))
+}
+
+/// Refuse `got` unless its `p`-norm error against `want` is below `limit` (the sample's
+/// criterion).
+fn within(what: &str, got: &[f32], want: &[f64], p: i32, limit: f64) -> Result<(), String> {
+    let e = norm(got, want, p);
+    if e < limit && got.len() == want.len() {
+        return Ok(());
+    }
+    Err(format!(
+        "{what}: L{p} error {e:e} against the host's computation (the sample accepts < {limit:e})"
+    ))
 }
 
 // ---- histogram -----------------------------------------------------------------------------
@@ -293,6 +328,109 @@ fn histogram(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteError> {
         steps.push(Step::Check(Box::new(move |mem| {
             let got = mem.read_u32(d_hist, H256_BINS as usize).map_err(fault)?;
             compare_exact("histogram256", &got, &want256)
+        })));
+        Ok(steps)
+    });
+    Ok(Staged::boxed(setup))
+}
+
+// ---- fastWalshTransform --------------------------------------------------------------------
+
+pub(super) const FASTWALSHTRANSFORM: Workload = Workload {
+    name: "fastwalshtransform",
+    suite: SUITE,
+    source: "NVIDIA/cuda-samples v11.5 Samples/fastWalshTransform/ (fastWalshTransform.cu, \
+             fastWalshTransform_kernel.cuh)",
+    args: &[(
+        "log2data",
+        "18",
+        "log2 of the data length, 7 to 23 (the sample's log2Data: 23); the kernel is 2^7 long",
+    )],
+    input: "kernel and data rand() / RAND_MAX after srand(2007) (the sample's own, glibc's \
+            rand())",
+    small: "log2data=10",
+    make: fastwalshtransform,
+};
+
+/// fastWalshTransform.cu's `log2Kernel`, and its kernels' `ELEMENTARY_LOG2SIZE` and
+/// `THREAD_N`.
+const FWT_LOG2_KERNEL: u32 = 7;
+const FWT_ELEMENTARY_LOG2: u32 = 11;
+const FWT_THREADS: u32 = 256;
+
+fn fastwalshtransform(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteError> {
+    // (At most 23: every size below fits in 32 bits.)
+    let log2data = args.int("log2data", 18, u64::from(FWT_LOG2_KERNEL), 23)? as u32;
+    let batch2 = FASTWALSHTRANSFORM_SASS.kernel("_Z15fwtBatch2KernelPfS_i")?;
+    let batch1 = FASTWALSHTRANSFORM_SASS.kernel("_Z15fwtBatch1KernelPfS_i")?;
+    let modulate = FASTWALSHTRANSFORM_SASS.kernel("_Z14modulateKernelPfS_i")?;
+    let data_n = 1usize << log2data;
+    let kernel_n = 1usize << FWT_LOG2_KERNEL;
+    let mut rng = GlibcRand::new(2007);
+    let h_kernel: Vec<f32> = (0..kernel_n).map(|_| rng.unit_f32()).collect();
+    let h_data: Vec<f32> = (0..data_n).map(|_| rng.unit_f32()).collect();
+    // dyadicConvolutionCPU: the straightforward dyadic convolution, summed in double.
+    let want: Vec<f64> = (0..data_n)
+        .map(|i| {
+            let sum: f64 = (0..kernel_n)
+                .map(|j| f64::from(h_data[i ^ j] * h_kernel[j]))
+                .sum();
+            f64::from(sum as f32)
+        })
+        .collect();
+    let setup: Setup = Box::new(move |mem| {
+        let bytes = data_n as u64 * 4;
+        let d_kernel = mem.alloc(bytes);
+        let d_data = mem.alloc(bytes);
+        // (cudaMemset(d_Kernel, 0) leaves the fresh allocation as it is: zero.)
+        mem.write_f32(d_kernel, &h_kernel).map_err(fault)?;
+        mem.write_f32(d_data, &h_data).map_err(fault)?;
+        // fwtBatchGPU(d, 1, log2Data): radix-4 passes through global memory while the length
+        // exceeds the elementary size, then one in-shared-memory pass per remaining block.
+        let fwt = |d: u64, steps: &mut Vec<Step>| {
+            let mut log2n = log2data;
+            let mut m = 1u32;
+            // (The grid is computed once, from the whole length.)
+            let grid = [(1u32 << log2n) / (4 * FWT_THREADS), 1, 1];
+            while log2n > FWT_ELEMENTARY_LOG2 {
+                let stride = (1i32 << log2n) / 4;
+                steps.push(launch(
+                    &batch2,
+                    grid,
+                    [FWT_THREADS, 1, 1],
+                    0,
+                    vec![Param::Ptr(d), Param::Ptr(d), Param::I32(stride)],
+                ));
+                log2n -= 2;
+                m <<= 2;
+            }
+            let n = 1u32 << log2n;
+            steps.push(launch(
+                &batch1,
+                [m, 1, 1],
+                [n / 4, 1, 1],
+                n * 4,
+                vec![Param::Ptr(d), Param::Ptr(d), Param::I32(log2n as i32)],
+            ));
+        };
+        let mut steps = Vec::new();
+        fwt(d_data, &mut steps);
+        fwt(d_kernel, &mut steps);
+        steps.push(launch(
+            &modulate,
+            [128, 1, 1],
+            [256, 1, 1],
+            0,
+            vec![
+                Param::Ptr(d_data),
+                Param::Ptr(d_kernel),
+                Param::I32(data_n as i32),
+            ],
+        ));
+        fwt(d_data, &mut steps);
+        steps.push(Step::Check(Box::new(move |mem| {
+            let got = mem.read_f32(d_data, data_n).map_err(fault)?;
+            within("the dyadic convolution", &got, &want, 2, 1e-6)
         })));
         Ok(steps)
     });

@@ -16,6 +16,7 @@ pub static ALL: &[Workload] = &[
     microgpusim::TRANSPOSE,
     microgpusim::BABELSTREAM,
     cuda_samples::HISTOGRAM,
+    cuda_samples::FASTWALSHTRANSFORM,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -68,5 +69,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &microgpusim::BABELSTREAM_SASS,
         &cuda_samples::HISTOGRAM64_SASS,
         &cuda_samples::HISTOGRAM256_SASS,
+        &cuda_samples::FASTWALSHTRANSFORM_SASS,
     ]
 }
