@@ -45,6 +45,7 @@ babelstream|microgpusim|test-apps/BabelStream/CUDAStream.cu|test-apps/BabelStrea
 histogram64|cuda-samples|Samples/histogram/histogram64.cu|Common|-O3|_Z17histogram64KernelPjP5uint4j _Z22mergeHistogram64KernelPjS_j
 histogram256|cuda-samples|Samples/histogram/histogram256.cu|Common|-O3|_Z18histogram256KernelPjS_j _Z23mergeHistogram256KernelPjS_j
 fastwalshtransform|cuda-samples|Samples/fastWalshTransform/fastWalshTransform.cu|Common|-O3|_Z15fwtBatch2KernelPfS_i _Z15fwtBatch1KernelPfS_i _Z14modulateKernelPfS_i
+mergesort|cuda-samples|Samples/mergeSort/mergeSort.cu|Common|-O3|_Z21mergeSortSharedKernelILj1EEvPjS0_S0_S0_j _Z25generateSampleRanksKernelILj1EEvPjS0_S0_jjj _Z26mergeRanksAndIndicesKernelPjS_jjj _Z30mergeElementaryIntervalsKernelILj1EEvPjS0_S0_S0_S0_S0_jj
 '
 
 install_cuda() {

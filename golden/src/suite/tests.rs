@@ -63,6 +63,7 @@ fn every_workload_computes_its_results() {
         "babelstream:dtype=f64",
         "histogram:bytes=1000000,runs=1",
         "fastwalshtransform:log2data=13",
+        "mergesort:n=5120",
     ];
     for spec in apps::ALL.iter().map(|w| w.name).chain(extra) {
         let (w, mut app) = make(spec, 3).unwrap();

@@ -17,6 +17,7 @@ pub static ALL: &[Workload] = &[
     microgpusim::BABELSTREAM,
     cuda_samples::HISTOGRAM,
     cuda_samples::FASTWALSHTRANSFORM,
+    cuda_samples::MERGESORT,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -70,5 +71,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &cuda_samples::HISTOGRAM64_SASS,
         &cuda_samples::HISTOGRAM256_SASS,
         &cuda_samples::FASTWALSHTRANSFORM_SASS,
+        &cuda_samples::MERGESORT_SASS,
     ]
 }
