@@ -46,6 +46,7 @@ histogram64|cuda-samples|Samples/histogram/histogram64.cu|Common|-O3|_Z17histogr
 histogram256|cuda-samples|Samples/histogram/histogram256.cu|Common|-O3|_Z18histogram256KernelPjS_j _Z23mergeHistogram256KernelPjS_j
 fastwalshtransform|cuda-samples|Samples/fastWalshTransform/fastWalshTransform.cu|Common|-O3|_Z15fwtBatch2KernelPfS_i _Z15fwtBatch1KernelPfS_i _Z14modulateKernelPfS_i
 mergesort|cuda-samples|Samples/mergeSort/mergeSort.cu|Common|-O3|_Z21mergeSortSharedKernelILj1EEvPjS0_S0_S0_j _Z25generateSampleRanksKernelILj1EEvPjS0_S0_jjj _Z26mergeRanksAndIndicesKernelPjS_jjj _Z30mergeElementaryIntervalsKernelILj1EEvPjS0_S0_S0_S0_S0_jj
+sobolqrng|cuda-samples|Samples/SobolQRNG/sobol_gpu.cu|Common|-O3|_Z15sobolGPU_kerneljjPjPf
 '
 
 install_cuda() {

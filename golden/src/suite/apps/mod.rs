@@ -18,6 +18,7 @@ pub static ALL: &[Workload] = &[
     cuda_samples::HISTOGRAM,
     cuda_samples::FASTWALSHTRANSFORM,
     cuda_samples::MERGESORT,
+    cuda_samples::SOBOLQRNG,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -72,5 +73,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &cuda_samples::HISTOGRAM256_SASS,
         &cuda_samples::FASTWALSHTRANSFORM_SASS,
         &cuda_samples::MERGESORT_SASS,
+        &cuda_samples::SOBOLQRNG_SASS,
     ]
 }
