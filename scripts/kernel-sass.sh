@@ -47,6 +47,7 @@ histogram256|cuda-samples|Samples/histogram/histogram256.cu|Common|-O3|_Z18histo
 fastwalshtransform|cuda-samples|Samples/fastWalshTransform/fastWalshTransform.cu|Common|-O3|_Z15fwtBatch2KernelPfS_i _Z15fwtBatch1KernelPfS_i _Z14modulateKernelPfS_i
 mergesort|cuda-samples|Samples/mergeSort/mergeSort.cu|Common|-O3|_Z21mergeSortSharedKernelILj1EEvPjS0_S0_S0_j _Z25generateSampleRanksKernelILj1EEvPjS0_S0_jjj _Z26mergeRanksAndIndicesKernelPjS_jjj _Z30mergeElementaryIntervalsKernelILj1EEvPjS0_S0_S0_S0_S0_jj
 sobolqrng|cuda-samples|Samples/SobolQRNG/sobol_gpu.cu|Common|-O3|_Z15sobolGPU_kerneljjPjPf
+scalarprod|cuda-samples|Samples/scalarProd/scalarProd.cu|Common|-O3|_Z13scalarProdGPUPfS_S_ii
 '
 
 install_cuda() {

@@ -65,6 +65,7 @@ fn every_workload_computes_its_results() {
         "fastwalshtransform:log2data=13",
         "mergesort:n=5120",
         "sobolqrng:vectors=3000,dimensions=100,sms=2",
+        "scalarprod:vectors=300,elements=100",
     ];
     for spec in apps::ALL.iter().map(|w| w.name).chain(extra) {
         let (w, mut app) = make(spec, 3).unwrap();

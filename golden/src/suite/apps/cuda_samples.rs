@@ -32,6 +32,10 @@ pub(super) static SOBOLQRNG_SASS: Listing = Listing::new(
     "sobolqrng.sass",
     include_str!("../../../sass/sobolqrng.sass"),
 );
+pub(super) static SCALARPROD_SASS: Listing = Listing::new(
+    "scalarprod.sass",
+    include_str!("../../../sass/scalarprod.sass"),
+);
 
 // ---- the host side shared by the samples ---------------------------------------------------
 
@@ -91,6 +95,13 @@ impl GlibcRand {
     /// `(float)rand() / (float)RAND_MAX`, as the samples write it.
     fn unit_f32(&mut self) -> f32 {
         self.rand() as f32 / GlibcRand::MAX as f32
+    }
+
+    /// The samples' `RandFloat(low, high)` (binomialOptions' `randData`): `(1 - t) * low + t *
+    /// high` in `float` for `t` the next [`GlibcRand::unit_f32`].
+    fn rand_float(&mut self, low: f32, high: f32) -> f32 {
+        let t = self.unit_f32();
+        (1.0 - t) * low + t * high
     }
 }
 
@@ -842,6 +853,80 @@ fn sobolqrng(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteError> {
             })),
         ];
         Ok(steps)
+    });
+    Ok(Staged::boxed(setup))
+}
+
+// ---- scalarProd ----------------------------------------------------------------------------
+
+pub(super) const SCALARPROD: Workload = Workload {
+    name: "scalarprod",
+    suite: SUITE,
+    source: "NVIDIA/cuda-samples v11.5 Samples/scalarProd/ (scalarProd.cu, scalarProd_kernel.cuh)",
+    args: &[
+        (
+            "vectors",
+            "256",
+            "vector pairs (the sample's VECTOR_N: 256)",
+        ),
+        (
+            "elements",
+            "4096",
+            "elements per vector (the sample's ELEMENT_N: 4096)",
+        ),
+    ],
+    input: "A and B RandFloat(0, 1) after srand(123), interleaved (the sample's own, glibc's \
+            rand())",
+    small: "vectors=4,elements=1024",
+    make: scalarprod,
+};
+
+fn scalarprod(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteError> {
+    let vectors = args.int("vectors", 256, 1, 1 << 16)? as usize;
+    // (The kernel multiplies with __mul24: the data below 2^23 elements.)
+    let elements = args.int("elements", 4096, 1, (1 << 23) / vectors as u64)? as usize;
+    let kernel = SCALARPROD_SASS.kernel("_Z13scalarProdGPUPfS_S_ii")?;
+    let n = vectors * elements;
+    let mut rng = GlibcRand::new(123);
+    let (mut a, mut b) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for _ in 0..n {
+        a.push(rng.rand_float(0.0, 1.0));
+        b.push(rng.rand_float(0.0, 1.0));
+    }
+    // scalarProdCPU: each product in float, summed in double.
+    let want: Vec<f64> = a
+        .chunks_exact(elements)
+        .zip(b.chunks_exact(elements))
+        .map(|(x, y)| {
+            let sum: f64 = x.iter().zip(y).map(|(p, q)| f64::from(p * q)).sum();
+            f64::from(sum as f32)
+        })
+        .collect();
+    let setup: Setup = Box::new(move |mem| {
+        let d_a = mem.alloc(n as u64 * 4);
+        let d_b = mem.alloc(n as u64 * 4);
+        let d_c = mem.alloc(vectors as u64 * 4);
+        mem.write_f32(d_a, &a).map_err(fault)?;
+        mem.write_f32(d_b, &b).map_err(fault)?;
+        Ok(vec![
+            launch(
+                &kernel,
+                [128, 1, 1],
+                [256, 1, 1],
+                0,
+                vec![
+                    Param::Ptr(d_c),
+                    Param::Ptr(d_a),
+                    Param::Ptr(d_b),
+                    Param::I32(vectors as i32),
+                    Param::I32(elements as i32),
+                ],
+            ),
+            Step::Check(Box::new(move |mem| {
+                let got = mem.read_f32(d_c, vectors).map_err(fault)?;
+                within("the scalar products", &got, &want, 1, 1e-6)
+            })),
+        ])
     });
     Ok(Staged::boxed(setup))
 }

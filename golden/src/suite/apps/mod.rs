@@ -19,6 +19,7 @@ pub static ALL: &[Workload] = &[
     cuda_samples::FASTWALSHTRANSFORM,
     cuda_samples::MERGESORT,
     cuda_samples::SOBOLQRNG,
+    cuda_samples::SCALARPROD,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -74,5 +75,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &cuda_samples::FASTWALSHTRANSFORM_SASS,
         &cuda_samples::MERGESORT_SASS,
         &cuda_samples::SOBOLQRNG_SASS,
+        &cuda_samples::SCALARPROD_SASS,
     ]
 }
