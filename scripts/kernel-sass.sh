@@ -48,6 +48,7 @@ fastwalshtransform|cuda-samples|Samples/fastWalshTransform/fastWalshTransform.cu
 mergesort|cuda-samples|Samples/mergeSort/mergeSort.cu|Common|-O3|_Z21mergeSortSharedKernelILj1EEvPjS0_S0_S0_j _Z25generateSampleRanksKernelILj1EEvPjS0_S0_jjj _Z26mergeRanksAndIndicesKernelPjS_jjj _Z30mergeElementaryIntervalsKernelILj1EEvPjS0_S0_S0_S0_S0_jj
 sobolqrng|cuda-samples|Samples/SobolQRNG/sobol_gpu.cu|Common|-O3|_Z15sobolGPU_kerneljjPjPf
 scalarprod|cuda-samples|Samples/scalarProd/scalarProd.cu|Common|-O3|_Z13scalarProdGPUPfS_S_ii
+convolutionseparable|cuda-samples|Samples/convolutionSeparable/convolutionSeparable.cu|Common|-O3|_Z21convolutionRowsKernelPfS_iii _Z24convolutionColumnsKernelPfS_iii
 '
 
 install_cuda() {

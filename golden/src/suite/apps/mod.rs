@@ -20,6 +20,7 @@ pub static ALL: &[Workload] = &[
     cuda_samples::MERGESORT,
     cuda_samples::SOBOLQRNG,
     cuda_samples::SCALARPROD,
+    cuda_samples::CONVOLUTIONSEPARABLE,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -76,5 +77,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &cuda_samples::MERGESORT_SASS,
         &cuda_samples::SOBOLQRNG_SASS,
         &cuda_samples::SCALARPROD_SASS,
+        &cuda_samples::CONVOLUTIONSEPARABLE_SASS,
     ]
 }
