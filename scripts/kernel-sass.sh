@@ -50,6 +50,13 @@ bfs|gpu-apps|src/cuda/rodinia/3.1/cuda/bfs/bfs.cu||-O3|
 sgemm|gpu-apps|src/cuda/parboil/benchmarks/sgemm/src/cuda/main.cu|src/cuda/parboil/common/include|-O3|_Z9mysgemmNTPKfiS0_iPfiiff
 spmv|gpu-apps|src/cuda/parboil/benchmarks/spmv/src/cuda/main.cu|src/cuda/parboil/common/include,src/cuda/parboil/benchmarks/spmv/common_src/convert-dataset|-O3|_Z8spmv_jdsPfPKfPKiS3_S1_S3_i
 stencil|gpu-apps|src/cuda/parboil/benchmarks/stencil/src/cuda/main.cu|src/cuda/parboil/common/include|-O3|_Z24block2D_hybrid_coarsen_xffPfS_iii
+histogram64|cuda-samples|Samples/histogram/histogram64.cu|Common|-O3|_Z17histogram64KernelPjP5uint4j _Z22mergeHistogram64KernelPjS_j
+histogram256|cuda-samples|Samples/histogram/histogram256.cu|Common|-O3|_Z18histogram256KernelPjS_j _Z23mergeHistogram256KernelPjS_j
+fastwalshtransform|cuda-samples|Samples/fastWalshTransform/fastWalshTransform.cu|Common|-O3|_Z15fwtBatch2KernelPfS_i _Z15fwtBatch1KernelPfS_i _Z14modulateKernelPfS_i
+mergesort|cuda-samples|Samples/mergeSort/mergeSort.cu|Common|-O3|_Z21mergeSortSharedKernelILj1EEvPjS0_S0_S0_j _Z25generateSampleRanksKernelILj1EEvPjS0_S0_jjj _Z26mergeRanksAndIndicesKernelPjS_jjj _Z30mergeElementaryIntervalsKernelILj1EEvPjS0_S0_S0_S0_S0_jj
+sobolqrng|cuda-samples|Samples/SobolQRNG/sobol_gpu.cu|Common|-O3|_Z15sobolGPU_kerneljjPjPf
+scalarprod|cuda-samples|Samples/scalarProd/scalarProd.cu|Common|-O3|_Z13scalarProdGPUPfS_S_ii
+convolutionseparable|cuda-samples|Samples/convolutionSeparable/convolutionSeparable.cu|Common|-O3|_Z21convolutionRowsKernelPfS_iii _Z24convolutionColumnsKernelPfS_iii
 '
 
 install_cuda() {

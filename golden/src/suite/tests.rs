@@ -64,6 +64,12 @@ fn every_workload_computes_its_results() {
         "sgemm:m=256,n=48,k=24",
         "spmv:rows=11948,nnz=80519,iters=2,sms=34",
         "stencil:nx=100,ny=30,nz=5,iters=3",
+        "histogram:bytes=1000000,runs=1",
+        "fastwalshtransform:log2data=13",
+        "mergesort:n=5120",
+        "sobolqrng:vectors=3000,dimensions=100,sms=2",
+        "scalarprod:vectors=300,elements=100",
+        "convolutionseparable:width=256,height=192,iterations=1",
     ];
     for spec in apps::ALL.iter().map(|w| w.name).chain(extra) {
         let (w, mut app) = make(spec, 3).unwrap();

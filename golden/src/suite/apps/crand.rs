@@ -58,6 +58,13 @@ impl CRand {
     pub fn unit_f32(&mut self) -> f32 {
         self.rand() as f32 / RAND_MAX as f32
     }
+
+    /// The CUDA samples' `RandFloat(low, high)`: `(1 - t) * low + t * high` in `float` for
+    /// `t` the next [`CRand::unit_f32`].
+    pub fn rand_float(&mut self, low: f32, high: f32) -> f32 {
+        let t = self.unit_f32();
+        (1.0 - t) * low + t * high
+    }
 }
 
 #[cfg(test)]

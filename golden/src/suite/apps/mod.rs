@@ -2,9 +2,10 @@
 //! `warpsmith workloads` prints.
 
 mod crand;
+mod cuda_samples;
 mod microgpusim;
-mod rodinia;
 mod parboil;
+mod rodinia;
 
 use super::sass::{parse, KernelCode};
 use super::{SuiteError, Workload};
@@ -25,6 +26,12 @@ pub static ALL: &[Workload] = &[
     parboil::SGEMM,
     parboil::SPMV,
     parboil::STENCIL,
+    cuda_samples::HISTOGRAM,
+    cuda_samples::FASTWALSHTRANSFORM,
+    cuda_samples::MERGESORT,
+    cuda_samples::SOBOLQRNG,
+    cuda_samples::SCALARPROD,
+    cuda_samples::CONVOLUTIONSEPARABLE,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -83,5 +90,12 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &parboil::SGEMM_SASS,
         &parboil::SPMV_SASS,
         &parboil::STENCIL_SASS,
+        &cuda_samples::HISTOGRAM64_SASS,
+        &cuda_samples::HISTOGRAM256_SASS,
+        &cuda_samples::FASTWALSHTRANSFORM_SASS,
+        &cuda_samples::MERGESORT_SASS,
+        &cuda_samples::SOBOLQRNG_SASS,
+        &cuda_samples::SCALARPROD_SASS,
+        &cuda_samples::CONVOLUTIONSEPARABLE_SASS,
     ]
 }

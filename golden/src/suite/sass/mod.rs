@@ -331,8 +331,13 @@ fn parse_inst(
     }
     let (opcode, ops_text) = rest.split_once(' ').unwrap_or((rest, ""));
     let op = decode(opcode).ok_or_else(|| format!("opcode `{opcode}` is not modelled"))?;
-    // `RET.REL.NODEC R2 0x0` names where to return, which the warp's own call stack knows.
-    let ops_text = if op == Op::Ret { "" } else { ops_text };
+    // `RET.REL.NODEC R2 0x0` names where to return, which the warp's own call stack knows;
+    // `DEPBAR.LE SB0, 0x0, {1}` names scoreboards, which an in-order emulation never waits on.
+    let ops_text = if op == Op::Ret || opcode.starts_with("DEPBAR") {
+        ""
+    } else {
+        ops_text
+    };
     let operands = split_operands(ops_text)
         .iter()
         .map(|o| {

@@ -76,6 +76,8 @@ pub enum Op {
     },
     Iabs,
     Popc,
+    /// `BREV`: the bits reversed.
+    Brev,
     Flo {
         unsigned: bool,
         sh: bool,
@@ -299,7 +301,8 @@ fn bytes_of(mods: &[&str]) -> u32 {
 /// Arithmetic, logic, comparison and conversion opcodes.
 fn alu(base: &str, mods: &[&str]) -> Option<Op> {
     Some(match base {
-        "MOV" | "UMOV" => Op::Mov,
+        // (`R2UR`: a register moved to a uniform register, from the first lane that runs.)
+        "MOV" | "UMOV" | "R2UR" => Op::Mov,
         "S2R" | "S2UR" => Op::S2r,
         "CS2R" => Op::Cs2r {
             pair: !has(mods, "32"),
@@ -374,7 +377,8 @@ fn alu(base: &str, mods: &[&str]) -> Option<Op> {
         },
         "IABS" => Op::Iabs,
         "POPC" => Op::Popc,
-        "FLO" => Op::Flo {
+        "BREV" | "UBREV" => Op::Brev,
+        "FLO" | "UFLO" => Op::Flo {
             unsigned: has(mods, "U32"),
             sh: has(mods, "SH"),
         },

@@ -130,6 +130,13 @@ impl WarpEmu {
                     self.put(d, l, a.count_ones())?;
                 }
             }
+            Op::Brev => {
+                let d = Self::dst(ops.first())?;
+                for l in lanes(self.lanes_for(d, run)) {
+                    let a = self.int(env, o(1)?, l)?;
+                    self.put(d, l, a.reverse_bits())?;
+                }
+            }
             Op::Flo { unsigned, sh } => {
                 let d = Self::dst(ops.first())?;
                 for l in lanes(self.lanes_for(d, run)) {

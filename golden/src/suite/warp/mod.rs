@@ -442,6 +442,7 @@ impl WarpEmu {
             | Op::Imnmx { .. }
             | Op::Iabs
             | Op::Popc
+            | Op::Brev
             | Op::Flo { .. } => self.moves(c)?,
             Op::Imad { .. } | Op::Iadd3 { .. } | Op::Lea { .. } => self.arith(c)?,
             Op::Shf { .. } | Op::Shl | Op::Shr { .. } | Op::Lop3 | Op::Prmt => self.logic(c)?,
