@@ -135,3 +135,24 @@ fn traces_agree_with_the_independent_check_which_catches_a_changed_trace() {
     assert_eq!(code, 1, "{msg}");
     assert!(msg.contains("lines of"), "{msg}");
 }
+
+#[test]
+fn a_workload_of_the_library_is_a_stimulus_in_place_in_the_gpu() {
+    // The OT snooping a workload's loads, Warped-MC's controllers under a data-dependent one,
+    // MT-HWP trained by one: each matches its RTL every cycle, and sees the workload's work.
+    let r = cosim_passes("ot", "turing-rtx2060s", "gpu:vectoradd:n=20000", 5_000);
+    assert!(r["stats"]["predictions"].as_u64().unwrap() > 100, "{r:#}");
+    let r = cosim_passes("warped-mc", "turing-rtx2060s", "gpu:bfs:nodes=4096", 5_000);
+    assert!(r["stats"]["requests"].as_u64().unwrap() > 50, "{r:#}");
+    cosim_passes("mt-hwp", "turing-rtx2060s", "gpu:hotspot:size=64", 5_000);
+    // A workload's bad argument is named before anything runs; the locality unit, which needs
+    // a kernel's access ranges, refuses a workload as it refuses a trace.
+    exits_2_saying(
+        &block_run("cosim", "ot", "tiny", "gpu:bfs:nodes=x", "100"),
+        "argument `nodes`",
+    );
+    exits_2_saying(
+        &block_run("cosim", "dispatch", "tiny", "gpu:vectoradd", "100"),
+        "a trace or a workload of the library does not carry",
+    );
+}

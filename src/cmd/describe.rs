@@ -25,9 +25,11 @@ pub fn workloads() -> CliResult<ExitCode> {
     for w in golden::suite::apps::ALL {
         outln!("{}  ({}; {})", w.name, w.suite, w.source)?;
         for (key, default, meaning) in w.args {
-            outln!("    {key}={default:<10} {meaning}")?;
+            let arg = format!("{key}={default}");
+            outln!("    {arg:<22} {meaning}")?;
         }
         outln!("    input: {}", w.input)?;
+        outln!("    a small run: --workload {}:{}", w.name, w.small)?;
     }
     outln!("Run one with: warpsmith run --workload NAME[:KEY=VALUE,...]")?;
     Ok(ExitCode::SUCCESS)

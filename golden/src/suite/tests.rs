@@ -191,3 +191,31 @@ fn constant_variables_hold_the_hosts_writes() {
     mem.write_symbol("tab2", &[0; 20]);
     assert!(l.env(&mem).unwrap_err().contains("holds 16"));
 }
+
+/// A `gpu:NAME` stimulus is a built-in kernel when NAME is one, else a workload of the
+/// library: every workload is reachable (with a colon when it shares a kernel's name).
+#[test]
+fn every_workload_is_a_gpu_target() {
+    use crate::gpu::run::Target;
+    for w in apps::ALL {
+        let text = format!("{}:", w.name);
+        assert!(
+            matches!(Target::parse(&text), Ok(Target::Suite(_))),
+            "{text}"
+        );
+        let bare = Target::parse(w.name);
+        if crate::dispatch::kernel(w.name).is_err() {
+            assert!(matches!(bare, Ok(Target::Suite(_))), "{}", w.name);
+        } else {
+            // (The built-in kernel keeps its name.)
+            assert!(matches!(bare, Ok(Target::Kernel(_))), "{}", w.name);
+        }
+    }
+    assert!(matches!(Target::parse("stencil2d"), Ok(Target::Kernel(_))));
+    assert!(matches!(Target::parse("scalarprod"), Ok(Target::Kernel(_))));
+    assert!(matches!(
+        Target::parse("scalarprod:vectors=4"),
+        Ok(Target::Suite(_))
+    ));
+    assert!(Target::parse("bfs:nodes=x").is_err());
+}

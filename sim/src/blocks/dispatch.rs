@@ -307,11 +307,11 @@ impl Driver for DispDriver {
     fn new(spec: &Spec, s: &Stim<'_>) -> Result<DispDriver, CosimError> {
         if let Some(t) = super::gpu_target(s.text) {
             let t = t?;
-            if matches!(*t, golden::gpu::run::Target::Trace(_)) {
+            if !matches!(*t, golden::gpu::run::Target::Kernel(_)) {
                 return Err(CosimError::BadInput(format!(
                     "{}: the locality unit dispatches a kernel's blocks by their access ranges, \
-                        which a trace does not carry; give a kernel (gpu:colmajor, gpu:stencil2d, \
-                        ...)",
+                        which a trace or a workload of the library does not carry; give a kernel \
+                        (gpu:colmajor, gpu:stencil2d, ...)",
                     s.text
                 )));
             }

@@ -12,7 +12,8 @@ use crate::block::BlockInfo;
 use crate::mutants::{Catalogue, Condition};
 use crate::registry::{BlockEntry, BlockOption, Cmd, DriverFns, GoldenEntry, UnknownName};
 
-/// The stimulus prefix that runs a block in place in the whole GPU: `gpu:KERNEL_OR_TRACE_DIR`.
+/// The stimulus prefix that runs a block in place in the whole GPU:
+/// `gpu:KERNEL_WORKLOAD_OR_TRACE_DIR`.
 pub const GPU_PREFIX: &str = "gpu:";
 
 /// The workload of a `gpu:` stimulus `text`, checked now (`None`: another form of stimulus).
@@ -108,9 +109,10 @@ static ENTRIES: [BlockEntry; 4] = [
             run: golden::ot::run_golden,
         }],
         stimuli: "`random` (biased to what stresses the table), `kernel:NAME` (a built-in kernel, \
-            `all`, or a kernel TOML file), `gpu:KERNEL_OR_TRACE_DIR` (`gpu:stencil2d`, \
-            `gpu:otedge`: the predictor in place in the whole GPU, snooping the loads' requests \
-            to the memory partitions, launched again and again until the cycle budget) or a \
+            `all`, or a kernel TOML file), `gpu:KERNEL_WORKLOAD_OR_TRACE_DIR` (`gpu:stencil2d`, \
+            `gpu:otedge`, `gpu:bfs:nodes=4096`: the predictor in place in the whole GPU, snooping \
+            the loads' requests to the memory partitions, launched again and again until the \
+            cycle budget) or a \
             JSON-lines file of transactions",
         flow: &["random", "kernel:all", "gpu:stencil2d"],
         key_sections: &["ot"],
@@ -158,9 +160,10 @@ static ENTRIES: [BlockEntry; 4] = [
         stimuli: "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service \
             rate), `random` (table stress) or a JSON-lines file of requests; any of them after \
             `memory:` (`memory:hoa`) runs the controllers behind the interconnect and the L2 \
-            partitions, in the memory side's closed loop; `gpu:KERNEL_OR_TRACE_DIR` \
-            (`gpu:irregular`, `gpu:lonewarp`) runs them inside the whole GPU on a kernel or \
-            Accel-Sim trace, launched again and again until the cycle budget",
+            partitions, in the memory side's closed loop; `gpu:KERNEL_WORKLOAD_OR_TRACE_DIR` \
+            (`gpu:irregular`, `gpu:lonewarp`, `gpu:backprop`) runs them inside the whole GPU on a \
+            kernel, a workload of the library (`warpsmith workloads`) or an Accel-Sim trace, \
+            launched again and again until the cycle budget",
         flow: &["random", "hoa", "gpu:irregular"],
         key_sections: &["warped_mc"],
         options: &[

@@ -14,10 +14,10 @@ use std::sync::Arc;
 /// The forms of `--stimulus` the engine's co-simulation takes.
 pub const STIMULI: &str = "`random` (a closed loop biased to what stresses the engine: promotion \
     races, LRU pressure, many warps on one PC, inter-warp strides, stride changes, every throttle \
-    profile), `gpu:KERNEL_OR_TRACE_DIR` (`gpu:stencil2d`: SM 0's engine in place in the whole \
-    GPU, trained by its loads and fed its prefetch cache's and MSHRs' events, launched again and \
-    again until the cycle budget; prefetch.kind = mt-hwp unless the configuration sets it) or a \
-    JSON-lines file of per-cycle inputs \
+    profile), `gpu:KERNEL_WORKLOAD_OR_TRACE_DIR` (`gpu:stencil2d`, `gpu:hotspot`: SM 0's engine \
+    in place in the whole GPU, trained by its loads and fed its prefetch cache's and MSHRs' \
+    events, launched again and again until the cycle budget; prefetch.kind = mt-hwp unless the \
+    configuration sets it) or a JSON-lines file of per-cycle inputs \
     (`{\"acc\":{\"pc\":N,\"wid\":N,\"addr\":N},\"useful\":true,\"early\":false,\"merge\":false,\
     \"request\":true,\"launch\":false}`, every field optional)";
 

@@ -188,29 +188,40 @@ pub enum Workload<'a> {
     Suite { spec: &'a str, seed: u64 },
 }
 
-/// A workload named by one word (`gpu:WORKLOAD` stimulus): a trace folder or list file, or a
-/// built-in or TOML kernel.
+/// A workload named by one word (`gpu:WORKLOAD` stimulus): a trace folder or list file, a
+/// workload of the library (`NAME[:ARGS]`, [`crate::suite`]), or a built-in or TOML kernel.
 #[derive(Debug, Clone)]
 pub enum Target {
     Trace(std::path::PathBuf),
     Kernel(KernelDesc),
+    /// A workload of the library, `NAME[:ARGS]` (its arguments checked when parsed).
+    Suite(String),
 }
 
 impl Target {
-    /// `text`: an existing folder or a file that is not `.toml` is a trace; anything else a
-    /// kernel (a built-in name or a kernel TOML file).
+    /// `text`: an existing folder or a file that is not `.toml` is a trace; a built-in
+    /// kernel's name or a kernel TOML file a kernel; a name of the workload library, with its
+    /// arguments, a workload (`scalarprod`, a built-in kernel's name too, is the workload as
+    /// `scalarprod:` or with arguments).
     pub fn parse(text: &str) -> Result<Target, GpuError> {
         let p = Path::new(text);
         if p.is_dir() || (p.is_file() && p.extension().is_none_or(|e| e != "toml")) {
             return Ok(Target::Trace(p.to_path_buf()));
         }
-        Ok(Target::Kernel(crate::dispatch::kernel(text)?))
+        let kernel = crate::dispatch::kernel(text);
+        let name = text.split_once(':').map_or(text, |(n, _)| n);
+        if kernel.is_err() && crate::suite::apps::ALL.iter().any(|w| w.name == name) {
+            crate::suite::make(text, 1).map_err(Box::new)?;
+            return Ok(Target::Suite(text.to_string()));
+        }
+        Ok(Target::Kernel(kernel?))
     }
 
     pub fn workload(&self, seed: u64) -> Workload<'_> {
         match self {
             Target::Trace(p) => Workload::Trace(p),
             Target::Kernel(kernel) => Workload::Kernel { kernel, seed },
+            Target::Suite(spec) => Workload::Suite { spec, seed },
         }
     }
 }
