@@ -11,8 +11,9 @@
 # MICROGPUSIM_GIT (default https://github.com/romnn/microgpusim) and CUDA_SAMPLES_GIT (default
 # https://github.com/NVIDIA/cuda-samples); a local mirror can be named instead. Only the
 # compiled listings are committed, never the sources. Each source file is compiled whole with
-# `nvcc -arch=sm_75 -cubin` and the ptxas options of the application's own build (device code
-# only), and scripts/sass-listing.py keeps the kernels the application launches. Where CUDA 13
+# `nvcc -arch=sm_75 -cubin`, the ptxas options of the application's own build and, where its
+# build passes nvcc options that change device code (`--use_fast_math`), those (the table's
+# optional 7th column; device code only), and scripts/sass-listing.py keeps the kernels the application launches. Where CUDA 13
 # no longer compiles a source as written (texture references were removed in CUDA 12), the
 # application's patch, scripts/kernel-patches/<app>.patch (a unified diff against the
 # repository, `patch -p1`), is applied to a copy first; each patch says what it changes and
@@ -35,7 +36,9 @@ CUDA_VERSION=13.5.37
 
 # app | repository (gpu-apps, microgpusim or cuda-samples) | source file | include folders (repository
 # paths, comma-separated) | ptxas options of the application's own build (its Makefile) |
-# kernels to keep (mangled names; empty: all)
+# kernels to keep (mangled names; empty: all) | optional: extra nvcc options of the
+# application's own build that change its device code (comma-separated, e.g. --use_fast_math;
+# a line without this column has none)
 TABLE='
 vectoradd|microgpusim|test-apps/vectoradd/vectoradd.cu||-O3,-flcm=ca|_Z6vecAddIfEvPT_S1_S1_i _Z6vecAddIdEvPT_S1_S1_i
 matrixmul|microgpusim|test-apps/matrixmul/matrixmul.cu||-O3,-dlcm=ca|_Z8mult_gpuIfEvPT_S1_S1_ii _Z8mult_gpuIdEvPT_S1_S1_ii
@@ -51,6 +54,8 @@ kmeans|gpu-apps|src/cuda/rodinia/3.1/cuda/kmeans/kmeans_cuda_kernel.cu||-O3|
 sgemm|gpu-apps|src/cuda/parboil/benchmarks/sgemm/src/cuda/main.cu|src/cuda/parboil/common/include|-O3|_Z9mysgemmNTPKfiS0_iPfiiff
 spmv|gpu-apps|src/cuda/parboil/benchmarks/spmv/src/cuda/main.cu|src/cuda/parboil/common/include,src/cuda/parboil/benchmarks/spmv/common_src/convert-dataset|-O3|_Z8spmv_jdsPfPKfPKiS3_S1_S3_i
 stencil|gpu-apps|src/cuda/parboil/benchmarks/stencil/src/cuda/main.cu|src/cuda/parboil/common/include|-O3|_Z24block2D_hybrid_coarsen_xffPfS_iii
+histo|gpu-apps|src/cuda/parboil/benchmarks/histo/src/cuda/histo_kernels.cu||-O3|_Z20histo_prescan_kernelPjiS_ _Z26histo_intermediates_kernelP5uint2jjjP6uchar4 _Z17histo_main_kernelP6uchar4jjjjjPjS1_S1_ _Z18histo_final_kerneljjjjPjS_S_S_
+mri-q|gpu-apps|src/cuda/parboil/benchmarks/mri-q/src/cuda/main.cu|src/cuda/parboil/common/include|-O3||--use_fast_math
 histogram64|cuda-samples|Samples/histogram/histogram64.cu|Common|-O3|_Z17histogram64KernelPjP5uint4j _Z22mergeHistogram64KernelPjS_j
 histogram256|cuda-samples|Samples/histogram/histogram256.cu|Common|-O3|_Z18histogram256KernelPjS_j _Z23mergeHistogram256KernelPjS_j
 fastwalshtransform|cuda-samples|Samples/fastWalshTransform/fastWalshTransform.cu|Common|-O3|_Z15fwtBatch2KernelPfS_i _Z15fwtBatch1KernelPfS_i _Z14modulateKernelPfS_i
@@ -94,7 +99,7 @@ mkdir -p "$OUT"
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
 wanted=" $* "
-while IFS='|' read -r app repo file incs ptxas keep; do
+while IFS='|' read -r app repo file incs ptxas keep nvcc_opts; do
   [ -n "$app" ] || continue
   [ $# -eq 0 ] || [[ $wanted == *" $app "* ]] || continue
   case $repo in
@@ -116,6 +121,8 @@ while IFS='|' read -r app repo file incs ptxas keep; do
   flags=()
   IFS=',' read -ra dirs <<<"$incs"
   for d in "${dirs[@]}"; do [ -z "$d" ] || flags+=(-I "$tree/$d"); done
+  IFS=',' read -ra opts <<<"$nvcc_opts"
+  for o in "${opts[@]}"; do [ -z "$o" ] || flags+=("$o"); done
   nvcc -arch=sm_75 -cubin -lineinfo -Xptxas "$ptxas" "${flags[@]}" -o "$build/$app.cubin" \
     "$tree/$file" 2> "$build/$app.log" || { cat "$build/$app.log" >&2; exit 1; }
   patch_note=
@@ -123,7 +130,7 @@ while IFS='|' read -r app repo file incs ptxas keep; do
   keep_args=()
   [ -z "$keep" ] || keep_args=(--keep $keep)
   python3 scripts/sass-listing.py "$build/$app.cubin" "$OUT/$app.sass" \
-    --source "$url@${commit:0:12}:$file (ptxas $ptxas)${patch_note}, by scripts/kernel-sass.sh" \
+    --source "$url@${commit:0:12}:$file (${nvcc_opts:+nvcc ${nvcc_opts//,/ }, }ptxas $ptxas)${patch_note}, by scripts/kernel-sass.sh" \
     "${keep_args[@]}"
   echo "kernel-sass: $OUT/$app.sass ($(grep -c '^\.kernel' "$OUT/$app.sass") kernels)"
 done <<<"$TABLE"

@@ -45,13 +45,13 @@ pub(super) static CONVOLUTIONSEPARABLE_SASS: Listing = Listing::new(
 // ---- the host side shared by the samples ---------------------------------------------------
 
 /// A check of the device memory, run when the host program reaches it.
-type Check = Box<dyn Fn(&DeviceMemory) -> Result<(), String>>;
+pub(super) type Check = Box<dyn Fn(&DeviceMemory) -> Result<(), String>>;
 
 /// A host action between launches (a device-to-device copy).
-type HostOp = Box<dyn FnOnce(&mut DeviceMemory) -> Result<(), String>>;
+pub(super) type HostOp = Box<dyn FnOnce(&mut DeviceMemory) -> Result<(), String>>;
 
 /// One step of a host program.
-enum Step {
+pub(super) enum Step {
     Launch(Launch),
     /// Copy results back and compare them with the host's (as the sample does between its
     /// phases, before the next phase overwrites them).
@@ -60,18 +60,18 @@ enum Step {
 }
 
 /// Sets up the device memory (allocations and input copies): the steps that follow.
-type Setup = Box<dyn FnOnce(&mut DeviceMemory) -> Result<Vec<Step>, String>>;
+pub(super) type Setup = Box<dyn FnOnce(&mut DeviceMemory) -> Result<Vec<Step>, String>>;
 
 /// A host program whose launches do not depend on earlier results: its steps in order, each
 /// check run when reached (its failure kept for [`App::verify`]).
-struct Staged {
+pub(super) struct Staged {
     setup: Option<Setup>,
     steps: VecDeque<Step>,
     failure: Option<String>,
 }
 
 impl Staged {
-    fn boxed(setup: Setup) -> Box<dyn App> {
+    pub(super) fn boxed(setup: Setup) -> Box<dyn App> {
         Box::new(Staged {
             setup: Some(setup),
             steps: VecDeque::new(),
@@ -107,7 +107,7 @@ impl App for Staged {
     }
 }
 
-fn launch(
+pub(super) fn launch(
     kernel: &Arc<KernelCode>,
     grid: [u32; 3],
     block: [u32; 3],

@@ -4,10 +4,13 @@
 //! set's dimensions, and a real data file is accepted where the application reads one.
 
 use super::super::mem::DeviceMemory;
-use super::super::{App, Args, Param, SuiteError, Workload};
+use super::super::sass::KernelCode;
+use super::super::{App, Args, Launch, Param, SuiteError, Workload};
+use super::cuda_samples::{launch as staged_launch, Check, Setup as StagedSetup, Staged, Step};
 use super::microgpusim::{compare, launch, Elem, Fixed, Setup, Verify};
 use super::Listing;
 use crate::rng::Rng;
+use std::sync::Arc;
 
 pub(super) static SGEMM_SASS: Listing =
     Listing::new("sgemm.sass", include_str!("../../../sass/sgemm.sass"));
@@ -820,6 +823,685 @@ fn stencil(args: &Args, seed: u64) -> Result<Box<dyn App>, SuiteError> {
     Ok(Fixed::boxed(setup, verify))
 }
 
+// ---- histo ----------------------------------------------------------------------------------
+
+pub(super) static HISTO_SASS: Listing =
+    Listing::new("histo.sass", include_str!("../../../sass/histo.sass"));
+
+pub(super) const HISTO: Workload = Workload {
+    name: "histo",
+    suite: "Parboil",
+    source: parboil_src!(
+        "histo",
+        "main.cu, histo_prescan.cu, histo_intermediates.cu, histo_main.cu, histo_final.cu"
+    ),
+    args: &[
+        (
+            "width",
+            "512",
+            "image width, at most 2046 (one thread per two columns); the data set's sizes \
+             are in its img.bin, which is not available here",
+        ),
+        (
+            "height",
+            "512",
+            "image height, a multiple of 16 (the intermediates kernel writes 16 rows per \
+             block); width x height at least 262,144 for the prescan's statistics to be \
+             defined (each of its 64 blocks samples 1/8 of its share with 512 threads; a \
+             thread without a sample divides 0 by 0)",
+        ),
+        (
+            "hwidth",
+            "256",
+            "histogram width, at most the image width (the host sizes its arrays by the \
+             image's width)",
+        ),
+        (
+            "hheight",
+            "1024",
+            "histogram height (width x height a multiple of 4; main's blocks each hold 24,576 \
+             bins, and the host's arrays must hold every block the prescan's range names)",
+        ),
+        (
+            "iters",
+            "1",
+            "iterations of the four kernels (the default data set's run AccelWattch traced, \
+             `-- 20 4`: 20)",
+        ),
+        (
+            "file",
+            "",
+            "Parboil's img.bin (image width, height, histogram width, height as 32-bit words, \
+             then the image's bins) in place of the four sizes",
+        ),
+    ],
+    input: "each pixel a histogram bin, normally distributed around the histogram's middle \
+            (sigma 1/40 of its bins; the data set's values are concentrated in the centre), \
+            by seed; or Parboil's img.bin",
+    small: "width=64,height=16,hwidth=64,hheight=384",
+    make: histo,
+};
+
+/// util.h: `KB`, `BINS_PER_BLOCK`, `BLOCK_X`, `PRESCAN_THREADS`, `PRESCAN_BLOCKS_X`, `THREADS`
+/// and `UNROLL`.
+const HISTO_BINS_PER_BLOCK: u32 = 24 * 1024;
+const HISTO_BLOCK_X: u32 = 14;
+const PRESCAN_THREADS: u32 = 512;
+const PRESCAN_BLOCKS_X: u32 = 64;
+const HISTO_THREADS: u32 = 768;
+const UNROLL: u32 = 16;
+
+/// The image: its size, the histogram's, and each pixel's bin.
+struct HistoInput {
+    width: u32,
+    height: u32,
+    hwidth: u32,
+    hheight: u32,
+    img: Vec<u32>,
+}
+
+fn parse_histo_file(path: &str, bytes: &[u8]) -> Result<HistoInput, SuiteError> {
+    let io = |message: String| SuiteError::Io {
+        path: path.into(),
+        message,
+    };
+    let word = |i: usize| {
+        bytes
+            .get(4 * i..4 * i + 4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+    };
+    let head: Vec<u32> = (0..4).filter_map(word).collect();
+    if head.len() != 4 {
+        return Err(io(format!(
+            "{} bytes: the four sizes (16 bytes) expected first",
+            bytes.len()
+        )));
+    }
+    let (width, height, hwidth, hheight) = (head[0], head[1], head[2], head[3]);
+    let n = u64::from(width) * u64::from(height);
+    if n == 0 || n > 1 << 26 || u64::from(hwidth) * u64::from(hheight) > 1 << 28 {
+        return Err(io(format!(
+            "image {width} x {height}, histogram {hwidth} x {hheight}: out of range"
+        )));
+    }
+    // (n bounded to 2^26 above.)
+    let n = n as usize;
+    if bytes.len() < 16 + 4 * n {
+        return Err(io(format!(
+            "{} bytes: a {width} x {height} image needs {}",
+            bytes.len(),
+            16 + 4 * n
+        )));
+    }
+    let img: Vec<u32> = (4..4 + n).filter_map(word).collect();
+    let bins = hwidth * hheight;
+    if let Some(i) = img.iter().position(|&v| v >= bins) {
+        return Err(io(format!(
+            "pixel {i} is bin {}, past the histogram's {bins}",
+            img[i]
+        )));
+    }
+    Ok(HistoInput {
+        width,
+        height,
+        hwidth,
+        hheight,
+        img,
+    })
+}
+
+/// The host program: per iteration the prescan, the range read back, the intermediates, main
+/// and final kernels (main's grid depends on the range).
+struct Histo {
+    input: HistoInput,
+    kernels: [Arc<KernelCode>; 4],
+    iters: usize,
+    /// Launches made so far.
+    made: usize,
+    /// input, ranges, sm_mappings, global_subhisto, global_histo, global_overflow, final_histo.
+    d: Vec<u64>,
+    /// The range the last prescan found.
+    range: (u32, u32),
+    want: Vec<u8>,
+}
+
+fn histo(args: &Args, seed: u64) -> Result<Box<dyn App>, SuiteError> {
+    let iters = args.int("iters", 1, 1, 10000)? as usize;
+    let input = match path_arg(args, "file") {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| SuiteError::Io {
+                path: path.into(),
+                message: e.to_string(),
+            })?;
+            parse_histo_file(path, &bytes)?
+        }
+        None => {
+            let width = args.int("width", 512, 1, 2046)? as u32;
+            let height = args.int("height", 512, 16, 4096)? as u32;
+            let hwidth = args.int("hwidth", 256, 1, 2046)? as u32;
+            let hheight = args.int("hheight", 1024, 1, 1 << 16)? as u32;
+            let bins = u64::from(hwidth) * u64::from(hheight);
+            args.multiple_of(
+                "hheight",
+                bins,
+                4,
+                "the final kernel reads 4 bins at a time",
+            )?;
+            if bins > 1 << 28 {
+                return Err(args.err("hheight", format!("{bins} bins: at most 2^28")));
+            }
+            let bins = bins as f64;
+            let mut rng = Rng::new(seed);
+            // A normal deviate as the sum of 12 uniform ones, less 6.
+            let img = (0..width * height)
+                .map(|_| {
+                    let z: f64 = (0..12)
+                        .map(|_| rng.bits(24) as f64 / 16777216.0)
+                        .sum::<f64>()
+                        - 6.0;
+                    (bins / 2.0 + z * bins / 40.0).clamp(0.0, bins - 1.0) as u32
+                })
+                .collect();
+            HistoInput {
+                width,
+                height,
+                hwidth,
+                hheight,
+                img,
+            }
+        }
+    };
+    let HistoInput {
+        width,
+        height,
+        hwidth,
+        hheight,
+        ..
+    } = input;
+    let refuse = |key: &str, message: String| -> Result<Box<dyn App>, SuiteError> {
+        Err(args.err(key, message))
+    };
+    if width > 2046 {
+        return refuse(
+            "width",
+            format!("{width}: one block of (width + 1) / 2 threads"),
+        );
+    }
+    if height % UNROLL != 0 {
+        return refuse(
+            "height",
+            format!("{height} is not a multiple of {UNROLL}: the intermediates kernel writes past the image"),
+        );
+    }
+    if hwidth > width || (hwidth * hheight) % 4 != 0 {
+        return refuse(
+            "hwidth",
+            format!(
+                "histogram {hwidth} x {hheight} for an image {width} wide: the host sizes the \
+                 histogram's arrays by the image's width, and the final kernel reads 4 bins at \
+                 a time"
+            ),
+        );
+    }
+    // The host's reference (the base version): each pixel's bin counted, saturating at 255.
+    let mut want = vec![0u8; (hwidth * hheight) as usize];
+    for &v in &input.img {
+        let b = &mut want[v as usize];
+        *b = b.saturating_add(1);
+    }
+    let k = |name: &str| HISTO_SASS.kernel(name);
+    let kernels = [
+        k("_Z20histo_prescan_kernelPjiS_")?,
+        k("_Z26histo_intermediates_kernelP5uint2jjjP6uchar4")?,
+        k("_Z17histo_main_kernelP6uchar4jjjjjPjS1_S1_")?,
+        k("_Z18histo_final_kerneljjjjPjS_S_S_")?,
+    ];
+    Ok(Box::new(Histo {
+        input,
+        kernels,
+        iters,
+        made: 0,
+        d: Vec::new(),
+        range: (0, 0),
+        want,
+    }))
+}
+
+impl Histo {
+    /// The host's allocations and copies before its loop.
+    fn setup(&mut self, mem: &mut DeviceMemory) -> Result<(), String> {
+        let f = |e: super::super::mem::Fault| e.to_string();
+        let i = &self.input;
+        let (w, h) = (u64::from(i.width), u64::from(i.height));
+        let hh = u64::from(i.hheight);
+        let even_width = w.div_ceil(2) * 2;
+        let u = u64::from(UNROLL);
+        self.d = vec![
+            mem.alloc(even_width * h.div_ceil(u) * u * 4),
+            mem.alloc(2 * 4),
+            mem.alloc(w * h * 4),
+            mem.alloc(u64::from(HISTO_BLOCK_X) * w * hh * 4),
+            mem.alloc(w * hh * 2),
+            mem.alloc(w * hh * 4),
+            mem.alloc(w * hh),
+        ];
+        // (cudaMemset of final_histo: the allocation is zero already.) One copy per row.
+        let width = i.width as usize;
+        for (y, row) in i.img.chunks_exact(width).enumerate() {
+            mem.write_u32(self.d[0] + y as u64 * even_width * 4, row)
+                .map_err(f)?;
+        }
+        Ok(())
+    }
+}
+
+impl App for Histo {
+    fn next(&mut self, mem: &mut DeviceMemory) -> Result<Option<Launch>, String> {
+        if self.made == 0 {
+            self.setup(mem)?;
+        }
+        if self.made == 4 * self.iters {
+            return Ok(None);
+        }
+        let f = |e: super::super::mem::Fault| e.to_string();
+        let i = &self.input;
+        let d = &self.d;
+        let (w, h, hw, hh) = (i.width, i.height, i.hwidth, i.hheight);
+        let stage = self.made % 4;
+        self.made += 1;
+        let (min, max) = self.range;
+        let l = match stage {
+            0 => {
+                mem.write_u32(d[1], &[u32::MAX, 0]).map_err(f)?;
+                launch(
+                    &self.kernels[0],
+                    [PRESCAN_BLOCKS_X, 1, 1],
+                    [PRESCAN_THREADS, 1, 1],
+                    vec![
+                        Param::Ptr(d[0]),
+                        Param::I32((h * w) as i32),
+                        Param::Ptr(d[1]),
+                    ],
+                )
+            }
+            1 => {
+                // The range read back; main's grid has a row of blocks per part of it.
+                let r = mem.read_u32(d[1], 2).map_err(f)?;
+                let (min, max) = (r[0], r[1]);
+                if min > max
+                    || u64::from(max) + 1 > u64::from(w * hh) / u64::from(HISTO_BINS_PER_BLOCK)
+                {
+                    return Err(format!(
+                        "the prescan's range of bin blocks {min} to {max} reaches past the \
+                         arrays the host sized by the image's width (main and final would \
+                         access past them)"
+                    ));
+                }
+                self.range = (min, max);
+                // cudaMemset of the first image-width x histogram-height words of
+                // global_subhisto.
+                mem.write(d[3], &vec![0; (w * hh * 4) as usize])
+                    .map_err(f)?;
+                launch(
+                    &self.kernels[1],
+                    [h.div_ceil(UNROLL), 1, 1],
+                    [w.div_ceil(2), 1, 1],
+                    vec![
+                        Param::Ptr(d[0]),
+                        Param::U32(h),
+                        Param::U32(w),
+                        Param::U32(w.div_ceil(2)),
+                        Param::Ptr(d[2]),
+                    ],
+                )
+            }
+            2 => launch(
+                &self.kernels[2],
+                [HISTO_BLOCK_X, max - min + 1, 1],
+                [HISTO_THREADS, 1, 1],
+                vec![
+                    Param::Ptr(d[2]),
+                    Param::U32(h * w),
+                    Param::U32(min),
+                    Param::U32(max),
+                    Param::U32(hh),
+                    Param::U32(hw),
+                    Param::Ptr(d[3]),
+                    Param::Ptr(d[4]),
+                    Param::Ptr(d[5]),
+                ],
+            ),
+            _ => launch(
+                &self.kernels[3],
+                [HISTO_BLOCK_X * 3, 1, 1],
+                [512, 1, 1],
+                vec![
+                    Param::U32(min),
+                    Param::U32(max),
+                    Param::U32(hh),
+                    Param::U32(hw),
+                    Param::Ptr(d[3]),
+                    Param::Ptr(d[4]),
+                    Param::Ptr(d[5]),
+                    Param::Ptr(d[6]),
+                ],
+            ),
+        };
+        Ok(Some(l))
+    }
+
+    fn verify(&self, mem: &DeviceMemory) -> Result<(), String> {
+        let mut got = vec![0u8; self.want.len()];
+        mem.read(self.d[6], &mut got).map_err(|e| e.to_string())?;
+        match got.iter().zip(&self.want).position(|(g, w)| g != w) {
+            None => Ok(()),
+            Some(b) => Err(format!(
+                "histogram bin {b} = {}, the host counts {}",
+                got[b], self.want[b]
+            )),
+        }
+    }
+}
+
+// ---- mri-q ----------------------------------------------------------------------------------
+
+pub(super) static MRIQ_SASS: Listing =
+    Listing::new("mri-q.sass", include_str!("../../../sass/mri-q.sass"));
+
+pub(super) const MRIQ: Workload = Workload {
+    name: "mri-q",
+    suite: "Parboil",
+    source: parboil_src!(
+        "mri-q",
+        "main.cu, computeQ.cu, file.cc (built with --use_fast_math)"
+    ),
+    args: &[
+        (
+            "numx",
+            "4096",
+            "voxels (x, y, z positions), a multiple of 256 (the kernel has no bounds check; the \
+             large data set AccelWattch ran, 64_64_64: 262144)",
+        ),
+        (
+            "numk",
+            "2048",
+            "k-space samples (the source's command-line limit on them; an odd count at most \
+             1024, as the kernel reads past its 1024-entry constant array for a larger one)",
+        ),
+        (
+            "file",
+            "",
+            "Parboil's dataset.bin (numK, numX as 32-bit integers, then kx, ky, kz, x, y, z, \
+             phiR, phiI as floats) in place of the generated data; numk= then limits its \
+             samples as the source's argument does",
+        ),
+    ],
+    input: "voxel positions on a 64 x 64 x 64 grid (centred, x fastest), k-space samples and \
+            phi uniform in [-0.5, 0.5) by seed; or Parboil's dataset.bin",
+    small: "numx=256,numk=21",
+    make: mri_q,
+};
+
+/// computeQ.cu: `KERNEL_PHI_MAG_THREADS_PER_BLOCK`, `KERNEL_Q_THREADS_PER_BLOCK` and
+/// `KERNEL_Q_K_ELEMS_PER_GRID` (the length of the `__constant__` array `ck`).
+const PHI_MAG_THREADS: u32 = 512;
+const Q_THREADS: u32 = 256;
+const Q_K_ELEMS: usize = 1024;
+
+/// An MRI-Q data set: the k-space samples, the voxels and phi (complex).
+#[derive(Debug, Clone, PartialEq)]
+struct MriQInput {
+    k: [Vec<f32>; 3],
+    x: [Vec<f32>; 3],
+    phi: [Vec<f32>; 2],
+}
+
+/// Parboil's dataset file `path`, read as `inputData` reads it.
+fn parse_mriq_file(path: &str, bytes: &[u8]) -> Result<MriQInput, SuiteError> {
+    let io = |message: String| SuiteError::Io {
+        path: path.into(),
+        message,
+    };
+    let word = |i: usize| {
+        bytes
+            .get(4 * i..4 * i + 4)
+            .map(|c| [c[0], c[1], c[2], c[3]])
+    };
+    let (Some(nk), Some(nx)) = (word(0), word(1)) else {
+        return Err(io(format!(
+            "{} bytes: numK and numX (8 bytes) expected first",
+            bytes.len()
+        )));
+    };
+    let (nk, nx) = (i32::from_le_bytes(nk), i32::from_le_bytes(nx));
+    let count = |n: i32, what: &str| {
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| (1..=1 << 24).contains(&n))
+            .ok_or_else(|| io(format!("{what} = {n}: 1 to 2^24 expected")))
+    };
+    let (nk, nx) = (count(nk, "numK")?, count(nx, "numX")?);
+    let need = 8 + 4 * (5 * nk + 3 * nx);
+    if bytes.len() < need {
+        return Err(io(format!(
+            "{} bytes: numK {nk} and numX {nx} need {need}",
+            bytes.len()
+        )));
+    }
+    let mut at = 2;
+    let mut floats = |n: usize| {
+        let v: Vec<f32> = (at..at + n)
+            .filter_map(word)
+            .map(f32::from_le_bytes)
+            .collect();
+        at += n;
+        v
+    };
+    let k = [floats(nk), floats(nk), floats(nk)];
+    let x = [floats(nx), floats(nx), floats(nx)];
+    let phi = [floats(nk), floats(nk)];
+    Ok(MriQInput { k, x, phi })
+}
+
+fn mri_q(args: &Args, seed: u64) -> Result<Box<dyn App>, SuiteError> {
+    let mut input = match path_arg(args, "file") {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| SuiteError::Io {
+                path: path.into(),
+                message: e.to_string(),
+            })?;
+            parse_mriq_file(path, &bytes)?
+        }
+        None => {
+            let numx = args.int("numx", 4096, 1, 1 << 18)? as usize;
+            let numk = args.int("numk", 2048, 1, 1 << 16)? as usize;
+            let mut rng = Rng::new(seed);
+            // 24 random bits: exactly a float in [-0.5, 0.5).
+            let mut uniform = |n: usize| -> Vec<f32> {
+                (0..n)
+                    .map(|_| rng.bits(24) as f32 / (1u32 << 24) as f32 - 0.5)
+                    .collect()
+            };
+            let k = [uniform(numk), uniform(numk), uniform(numk)];
+            let phi = [uniform(numk), uniform(numk)];
+            // The voxels of a 64^3 grid, centred on 0, x fastest (numx bounded to 2^18: the
+            // casts are exact).
+            let coord = |axis: u32| -> Vec<f32> {
+                (0..numx)
+                    .map(|i| ((i >> (6 * axis)) % 64) as f32 - 32.0)
+                    .collect()
+            };
+            MriQInput {
+                k,
+                x: [coord(0), coord(1), coord(2)],
+                phi,
+            }
+        }
+    };
+    let numx = input.x[0].len();
+    // The source's argument limits the samples to the first numK (the count bounded by the
+    // parser or the generator: the casts are exact).
+    let numk = args.int("numk", input.k[0].len() as u64, 1, 1 << 24)? as usize;
+    let numk = numk.min(input.k[0].len());
+    for v in input.k.iter_mut().chain(input.phi.iter_mut()) {
+        v.truncate(numk);
+    }
+    args.multiple_of(
+        "numx",
+        numx as u64,
+        Q_THREADS.into(),
+        "the kernel has no bounds check",
+    )?;
+    if numk % 2 == 1 && numk > Q_K_ELEMS {
+        return Err(args.err(
+            "numk",
+            format!(
+                "{numk}: for an odd count above {Q_K_ELEMS} the kernel reads past its \
+                 constant array ck"
+            ),
+        ));
+    }
+    let phi_mag_kernel = MRIQ_SASS.kernel("_Z17ComputePhiMag_GPUPfS_S_i")?;
+    let q_kernel = MRIQ_SASS.kernel("_Z12ComputeQ_GPUiiPfS_S_S_S_")?;
+    let setup: StagedSetup = Box::new(move |mem: &mut DeviceMemory| {
+        let f = |e: super::super::mem::Fault| e.to_string();
+        let (nk, nx) = (numk as u64, numx as u64);
+        // GPU section 1: phiR, phiI and phiMag; phiMag copied back (numk bounded: the casts
+        // are exact).
+        let phi_r = mem.alloc(nk * 4);
+        mem.write_f32(phi_r, &input.phi[0]).map_err(f)?;
+        let phi_i = mem.alloc(nk * 4);
+        mem.write_f32(phi_i, &input.phi[1]).map_err(f)?;
+        let phi_mag = mem.alloc(nk * 4);
+        let mut steps = vec![staged_launch(
+            &phi_mag_kernel,
+            [(numk as u32).div_ceil(PHI_MAG_THREADS), 1, 1],
+            [PHI_MAG_THREADS, 1, 1],
+            0,
+            vec![
+                Param::Ptr(phi_r),
+                Param::Ptr(phi_i),
+                Param::Ptr(phi_mag),
+                Param::I32(numk as i32),
+            ],
+        )];
+        // GPU section 2: x, y, z and Qr, Qi (zeroed), then a launch per 1024 samples, each
+        // after its tile of kVals (the device's phiMag) is copied to ck.
+        let xs: Vec<u64> = input
+            .x
+            .iter()
+            .map(|v| {
+                let d = mem.alloc(nx * 4);
+                mem.write_f32(d, v).map(|()| d)
+            })
+            .collect::<Result<_, _>>()
+            .map_err(f)?;
+        let (qr, qi) = (mem.alloc(nx * 4), mem.alloc(nx * 4));
+        let k = input.k.clone();
+        for base in (0..numk).step_by(Q_K_ELEMS) {
+            let k = k.clone();
+            let tile = base..numk.min(base + Q_K_ELEMS);
+            steps.push(Step::Host(Box::new(move |mem: &mut DeviceMemory| {
+                let mag = mem.read_f32(phi_mag, numk).map_err(f)?;
+                let bytes: Vec<u8> = tile
+                    .flat_map(|j| [k[0][j], k[1][j], k[2][j], mag[j]])
+                    .flat_map(f32::to_le_bytes)
+                    .collect();
+                mem.write_symbol("ck", &bytes);
+                Ok(())
+            })));
+            steps.push(staged_launch(
+                &q_kernel,
+                [numx as u32 / Q_THREADS, 1, 1],
+                [Q_THREADS, 1, 1],
+                0,
+                vec![
+                    Param::I32(numk as i32),
+                    Param::I32(base as i32),
+                    Param::Ptr(xs[0]),
+                    Param::Ptr(xs[1]),
+                    Param::Ptr(xs[2]),
+                    Param::Ptr(qr),
+                    Param::Ptr(qi),
+                ],
+            ));
+        }
+        let check: Check = Box::new(move |mem: &DeviceMemory| {
+            let mag = mem.read_f32(phi_mag, numk).map_err(f)?;
+            let want_mag: Vec<f64> = (0..numk)
+                .map(|j| {
+                    let (r, i) = (f64::from(input.phi[0][j]), f64::from(input.phi[1][j]));
+                    r * r + i * i
+                })
+                .collect();
+            let got: Vec<f64> = mag.iter().map(|&m| f64::from(m)).collect();
+            compare("phiMag", &got, &want_mag, 1e-6)?;
+            let (want_r, want_i) = mri_q_host(&input, &mag);
+            let read = |d: u64| -> Result<Vec<f64>, String> {
+                Ok(mem
+                    .read_f32(d, numx)
+                    .map_err(f)?
+                    .into_iter()
+                    .map(f64::from)
+                    .collect())
+            };
+            compare("Qr", &read(qr)?, &want_r, MRIQ_TOL)?;
+            compare("Qi", &read(qi)?, &want_i, MRIQ_TOL)
+        });
+        steps.push(Step::Check(check));
+        Ok(steps)
+    });
+    Ok(Staged::boxed(setup))
+}
+
+/// Qr and Qi's tolerance (relative, at least absolute). The host follows the kernel's
+/// single-precision steps (below), but the emulator rounds `FMUL.RZ` to nearest (directed
+/// rounding on FADD/FMUL/FFMA is not decoded: an emulator gap), so each sample's angle can
+/// differ by one unit in the last place of its period count (about 2.4e-5 radians here),
+/// which over 2,048 samples moved Qr by 6e-5 (measured); the kernel also flushes subnormal
+/// values to zero (`.FTZ`), which a data file's values could reach, and the hardware's sine and
+/// cosine are approximations (the emulator's are exact, WL-1).
+const MRIQ_TOL: f64 = 5e-4;
+
+/// `a * b` rounded toward zero, as `FMUL.RZ` (the product of two floats is exact in a double).
+fn mul_rz(a: f32, b: f32) -> f32 {
+    let p = f64::from(a) * f64::from(b);
+    let r = p as f32;
+    if f64::from(r).abs() > p.abs() {
+        // One step towards zero (r is not zero here: |r| > |p| >= 0).
+        f32::from_bits(r.to_bits() - 1)
+    } else {
+        r
+    }
+}
+
+/// The host's Q, as the compiled kernel computes it (`--use_fast_math`): for each voxel and
+/// sample in order, the argument `kx x + ky y + kz z` (the kernel's multiply-adds: y first,
+/// then x, then z), times 2 pi, then in periods (times 1/(2 pi) rounded toward zero: the
+/// hardware's sine and cosine take periods), and Qr += phiMag cos, Qi += phiMag sin (fused).
+/// Every sample is taken once whether numK is even or odd (odd: each launch's first sample
+/// alone, then pairs); phiMag is the device's, as the host copies it back into kVals.
+fn mri_q_host(input: &MriQInput, mag: &[f32]) -> (Vec<f64>, Vec<f64>) {
+    let [kx, ky, kz] = &input.k;
+    let [x, y, z] = &input.x;
+    let two_pi = std::f32::consts::TAU;
+    let inv_two_pi = 0.159_154_94_f32;
+    let mut qr = Vec::with_capacity(x.len());
+    let mut qi = Vec::with_capacity(x.len());
+    for v in 0..x.len() {
+        let (mut r, mut i) = (0.0f32, 0.0f32);
+        for j in 0..mag.len() {
+            let arg = z[v].mul_add(kz[j], x[v].mul_add(kx[j], y[v] * ky[j])) * two_pi;
+            let periods = f64::from(mul_rz(arg, inv_two_pi)) * std::f64::consts::TAU;
+            r = (periods.cos() as f32).mul_add(mag[j], r);
+            i = (periods.sin() as f32).mul_add(mag[j], i);
+        }
+        qr.push(f64::from(r));
+        qi.push(f64::from(i));
+    }
+    (qr, qi)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -912,6 +1594,83 @@ mod tests {
         // Rows sorted longest first; each group's length its first row's.
         assert!(jds.nzcnt.windows(2).all(|w| w[0] >= w[1]));
         assert_eq!(jds.ptr.len(), jds.nzcnt[0] as usize + 1);
+    }
+
+    #[test]
+    fn histo_image_files_are_read_and_malformed_ones_refused() {
+        let file =
+            |words: &[u32]| -> Vec<u8> { words.iter().flat_map(|w| w.to_le_bytes()).collect() };
+        let good = parse_histo_file("img.bin", &file(&[2, 2, 4, 2, 0, 7, 3, 3])).unwrap();
+        assert_eq!(
+            (good.width, good.height, good.hwidth, good.hheight),
+            (2, 2, 4, 2)
+        );
+        assert_eq!(good.img, vec![0, 7, 3, 3]);
+        let err = |bytes: &[u8]| match parse_histo_file("img.bin", bytes) {
+            Err(SuiteError::Io { path, message }) => {
+                assert_eq!(path, "img.bin");
+                message
+            }
+            r => panic!("{bytes:?}: {:?}", r.map(|i| i.img)),
+        };
+        assert!(err(&file(&[2, 2, 4])).contains("12 bytes: the four sizes"));
+        assert!(err(&file(&[0, 2, 4, 2])).contains("image 0 x 2"));
+        assert!(err(&file(&[2, 2, 4, 2, 0, 1, 2])).contains("28 bytes: a 2 x 2 image needs 32"));
+        assert!(err(&file(&[2, 2, 4, 2, 0, 1, 8, 2])).contains("pixel 2 is bin 8"));
+        assert!(crate::suite::make("histo:file=/nonexistent/img.bin", 1).is_err());
+        // A file's image is run whole: its sizes replace the arguments.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("img.bin");
+        let mut words = vec![64, 16, 64, 384];
+        words.extend((0..64 * 16).map(|i| (i * 37) % (64 * 384)));
+        std::fs::write(&path, file(&words)).unwrap();
+        let spec = format!("histo:file={}", path.display());
+        let (w, mut app) = crate::suite::make(&spec, 1).unwrap();
+        crate::suite::emulate(w.name, app.as_mut(), |_, _| {}).unwrap();
+    }
+
+    #[test]
+    fn mri_q_data_files_are_read_and_malformed_ones_refused() {
+        // numK 2, numX 1: kx, ky, kz (2 each), x, y, z (1 each), phiR, phiI (2 each).
+        let mut good: Vec<u8> = [2i32, 1].iter().flat_map(|w| w.to_le_bytes()).collect();
+        let values = [1.0f32, 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12., 13.];
+        good.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+        let d = parse_mriq_file("d.bin", &good).unwrap();
+        assert_eq!(d.k, [vec![1., 2.], vec![3., 4.], vec![5., 6.]]);
+        assert_eq!(d.x, [vec![7.], vec![8.], vec![9.]]);
+        assert_eq!(d.phi, [vec![10., 11.], vec![12., 13.]]);
+        let err = |bytes: &[u8]| match parse_mriq_file("d.bin", bytes) {
+            Err(SuiteError::Io { path, message }) => {
+                assert_eq!(path, "d.bin");
+                message
+            }
+            r => panic!("{bytes:?}: {r:?}"),
+        };
+        assert!(err(&good[..6]).contains("6 bytes: numK and numX"));
+        let mut negative = good.clone();
+        negative[..4].copy_from_slice(&(-3i32).to_le_bytes());
+        assert!(err(&negative).contains("numK = -3"));
+        assert!(err(&good[..good.len() - 1]).contains("59 bytes: numK 2 and numX 1 need 60"));
+        assert!(crate::suite::make("mri-q:file=/nonexistent/d.bin", 1).is_err());
+        // A file's data run whole, and with numk= limiting the samples as the source's
+        // argument does.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.bin");
+        let (nk, nx) = (5usize, 256usize);
+        let mut bytes: Vec<u8> = [nk as i32, nx as i32]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let v = |i: usize| (i % 7) as f32 / 8.0 - 0.4;
+        bytes.extend((0..5 * nk + 3 * nx).flat_map(|i| v(i).to_le_bytes()));
+        std::fs::write(&path, bytes).unwrap();
+        for spec in [
+            format!("mri-q:file={}", path.display()),
+            format!("mri-q:file={},numk=3", path.display()),
+        ] {
+            let (w, mut app) = crate::suite::make(&spec, 1).unwrap();
+            crate::suite::emulate(w.name, app.as_mut(), |_, _| {}).unwrap();
+        }
     }
 
     #[test]

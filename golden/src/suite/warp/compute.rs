@@ -516,8 +516,12 @@ impl WarpEmu {
                                 Mufu::Sqrt => x.sqrt(),
                                 Mufu::Ex2 => x.exp2(),
                                 Mufu::Lg2 => x.log2(),
-                                Mufu::Sin => x.sin(),
-                                _ => x.cos(),
+                                // Since Volta the operand is in periods: the compiler
+                                // multiplies a sine's argument by 1/(2 pi) first (`FMUL.RZ`
+                                // by 0.15915494, as mri-q's listing shows), where older GPUs
+                                // reduced it with `RRO`.
+                                Mufu::Sin => (f64::from(x) * std::f64::consts::TAU).sin() as f32,
+                                _ => (f64::from(x) * std::f64::consts::TAU).cos() as f32,
                             };
                             self.put(d, l, r.to_bits())?;
                         }
