@@ -49,6 +49,13 @@ pub enum Operand {
         abs: bool,
         not: bool,
     },
+    /// `R<n>.B<k>`: byte `k` (0 to 3) of a register, as `R2P` and `P2R` select it.
+    RegByte {
+        r: Reg,
+        byte: u8,
+    },
+    /// `PR`: the predicate registers `P0` to `P6` as one word (`P<n>` its bit `n`).
+    PredRegs,
     /// `UR<n>` (or `URZ`).
     UReg {
         r: Reg,
@@ -451,6 +458,9 @@ fn parse_operand(o: &str) -> Option<Operand> {
             uniform: true,
         });
     }
+    if s == "PR" {
+        return Some(Operand::PredRegs);
+    }
     if s == "PT" || (s.starts_with('P') && s[1..].chars().all(|c| c.is_ascii_digit())) {
         return Some(Operand::Pred {
             p: pred_index(s)?,
@@ -463,6 +473,10 @@ fn parse_operand(o: &str) -> Option<Operand> {
     }
     let base = s.split('.').next().unwrap_or(s);
     if let Some(r) = reg_index(base) {
+        if let Some(byte) = s[base.len()..].strip_prefix(".B") {
+            let byte = byte.parse().ok().filter(|&b: &u8| b < 4)?;
+            return (!neg && !abs && !not).then_some(Operand::RegByte { r, byte });
+        }
         // (`.H0_H0`, `.F32` and the like on a source register are not modelled: refuse them.)
         if base != s && !matches!(&s[base.len()..], ".64" | ".X4") {
             return None;
