@@ -32,6 +32,7 @@ pub static ALL: &[Workload] = &[
     cuda_samples::SOBOLQRNG,
     cuda_samples::SCALARPROD,
     cuda_samples::CONVOLUTIONSEPARABLE,
+    cuda_samples::QUASIRANDOMGENERATOR,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -97,5 +98,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &cuda_samples::SOBOLQRNG_SASS,
         &cuda_samples::SCALARPROD_SASS,
         &cuda_samples::CONVOLUTIONSEPARABLE_SASS,
+        &cuda_samples::QUASIRANDOMGENERATOR_SASS,
     ]
 }
