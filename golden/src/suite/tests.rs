@@ -71,6 +71,7 @@ fn every_workload_computes_its_results() {
         "scalarprod:vectors=300,elements=100",
         "convolutionseparable:width=256,height=192,iterations=1",
         "quasirandomgenerator:n=3000,iterations=1",
+        "blackscholes:options=3002,iterations=2",
     ];
     for spec in apps::ALL.iter().map(|w| w.name).chain(extra) {
         let (w, mut app) = make(spec, 3).unwrap();

@@ -33,6 +33,7 @@ pub static ALL: &[Workload] = &[
     cuda_samples::SCALARPROD,
     cuda_samples::CONVOLUTIONSEPARABLE,
     cuda_samples::QUASIRANDOMGENERATOR,
+    cuda_samples::BLACKSCHOLES,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -99,5 +100,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &cuda_samples::SCALARPROD_SASS,
         &cuda_samples::CONVOLUTIONSEPARABLE_SASS,
         &cuda_samples::QUASIRANDOMGENERATOR_SASS,
+        &cuda_samples::BLACKSCHOLES_SASS,
     ]
 }
