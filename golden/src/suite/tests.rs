@@ -252,3 +252,46 @@ fn r2p_and_p2r_move_predicates_to_and_from_a_registers_byte() {
         );
     }
 }
+
+/// A kernel storing through a `__device__` variable's address (constant bank 4, as the driver
+/// puts it there) writes the variable the host program allocated; a launch of it without the
+/// variable is refused, naming it.
+#[test]
+fn device_variables_are_addressed_through_bank_4() {
+    let text = "\
+.kernel k
+.regs 8
+.shared 0
+.local 0
+.stack 0
+.param_base 0x160
+.device d_out 0x0 128
+0000 MOV R1, c[0x0][0x28]
+0010 S2R R2, SR_TID.X
+0020 MOV R3, 0x4
+0030 ULDC.64 UR4, c[0x4][0x0]
+0040 IMAD.WIDE.U32 R4, R2, R3, UR4
+0050 STG.E.SYS [R4], R2
+0060 EXIT
+";
+    let code = Arc::new(sass::parse("k.sass", text).unwrap().kernels.remove(0));
+    assert_eq!(code.devices, vec![("d_out".to_string(), 0, 128)]);
+    let l = Launch {
+        kernel: Arc::clone(&code),
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        dyn_shared: 0,
+        params: vec![],
+    };
+    let mut mem = DeviceMemory::default();
+    mem.alloc(100);
+    let var = mem.device_var("d_out", 128);
+    assert_eq!(mem.device_address("d_out"), Some(var));
+    let mem = std::rc::Rc::new(std::cell::RefCell::new(mem));
+    let shared = start(&l, 1, &mem).unwrap();
+    launch::LaunchBlocks::new(shared).whole(0).unwrap();
+    let got = mem.borrow().read_u32(var, 32).unwrap();
+    assert_eq!(got, (0..32).collect::<Vec<u32>>());
+    let err = l.env(&DeviceMemory::default()).unwrap_err();
+    assert!(err.contains("d_out"), "{err}");
+}

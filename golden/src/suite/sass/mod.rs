@@ -6,7 +6,9 @@
 //! `.kernel NAME`, then `.regs N`, `.shared BYTES`, `.local BYTES`, `.stack BYTES`,
 //! `.param_base OFFSET` (where the parameters start in constant bank 0), `.param OFFSET SIZE`
 //! per parameter, `.const BANK WORD ...` (the initial words of a constant bank other than 0),
-//! `.symbol NAME OFFSET SIZE` per `__constant__` variable (its place in bank 3), then
+//! `.symbol NAME OFFSET SIZE` per `__constant__` variable (its place in bank 3),
+//! `.device NAME OFFSET SIZE` per `__device__` variable the kernel addresses (where the driver
+//! puts its address in bank 4, and its size), then
 //! the instructions as `PC [@[!]P] OPCODE OPERAND, ...` (hexadecimal PC).
 
 use std::collections::HashMap;
@@ -137,6 +139,9 @@ pub struct KernelCode {
     pub consts: Vec<(u8, Vec<u8>)>,
     /// The module's `__constant__` variables: name, offset and size in bank 3.
     pub symbols: Vec<(String, u32, u32)>,
+    /// The module's `__device__` variables it addresses: name, the offset of their address in
+    /// bank 4, size.
+    pub devices: Vec<(String, u32, u32)>,
     /// Its instructions, the one at PC `p` at index `p / 16`.
     pub insts: Vec<SassInst>,
     /// Its distinct full opcodes.
@@ -213,6 +218,7 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
                 params: Vec::new(),
                 consts: Vec::new(),
                 symbols: Vec::new(),
+                devices: Vec::new(),
                 insts: Vec::new(),
                 opcodes: Vec::new(),
             });
@@ -227,8 +233,12 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
         if let Some(rest) = line.strip_prefix('.') {
             let mut words = rest.split_whitespace();
             let key = words.next().unwrap_or("");
-            // (`.symbol NAME ...`: the name comes before the numbers.)
-            let name = if key == "symbol" { words.next() } else { None };
+            // (`.symbol NAME ...`, `.device NAME ...`: the name comes before the numbers.)
+            let name = if key == "symbol" || key == "device" {
+                words.next()
+            } else {
+                None
+            };
             let mut num = || -> Result<u32, SassError> {
                 let w = words
                     .next()
@@ -275,6 +285,22 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
                         bank.resize(end as usize, 0);
                     }
                     k.symbols.push((name, off, size));
+                }
+                "device" => {
+                    let name = name
+                        .ok_or_else(|| err("`.device` needs a name".into()))?
+                        .to_string();
+                    let (off, size) = (num()?, num()?);
+                    // (Its 64-bit address, at `off` in bank 4.)
+                    let end = off
+                        .checked_add(8)
+                        .filter(|&e| e <= CONST_BANK_BYTES)
+                        .ok_or_else(|| err(format!("`.device {name}` lies past bank 4")))?;
+                    let bank = k.bank(4);
+                    if bank.len() < end as usize {
+                        bank.resize(end as usize, 0);
+                    }
+                    k.devices.push((name, off, size));
                 }
                 _ => return Err(err(format!("unknown directive `.{key}`"))),
             }
