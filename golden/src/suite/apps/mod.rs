@@ -34,6 +34,7 @@ pub static ALL: &[Workload] = &[
     cuda_samples::CONVOLUTIONSEPARABLE,
     cuda_samples::QUASIRANDOMGENERATOR,
     cuda_samples::BLACKSCHOLES,
+    cuda_samples::BINOMIALOPTIONS,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -101,5 +102,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &cuda_samples::CONVOLUTIONSEPARABLE_SASS,
         &cuda_samples::QUASIRANDOMGENERATOR_SASS,
         &cuda_samples::BLACKSCHOLES_SASS,
+        &cuda_samples::BINOMIALOPTIONS_SASS,
     ]
 }
