@@ -63,6 +63,9 @@ mergesort|cuda-samples|Samples/mergeSort/mergeSort.cu|Common|-O3|_Z21mergeSortSh
 sobolqrng|cuda-samples|Samples/SobolQRNG/sobol_gpu.cu|Common|-O3|_Z15sobolGPU_kerneljjPjPf
 scalarprod|cuda-samples|Samples/scalarProd/scalarProd.cu|Common|-O3|_Z13scalarProdGPUPfS_S_ii
 convolutionseparable|cuda-samples|Samples/convolutionSeparable/convolutionSeparable.cu|Common|-O3|_Z21convolutionRowsKernelPfS_iii _Z24convolutionColumnsKernelPfS_iii
+quasirandomgenerator|cuda-samples|Samples/quasirandomGenerator/quasirandomGenerator_kernel.cu|Common|-O3|_Z26quasirandomGeneratorKernelPfjj _Z16inverseCNDKernelPfPjj
+blackscholes|cuda-samples|Samples/BlackScholes/BlackScholes.cu|Common|-O3|_Z15BlackScholesGPUP6float2S0_S0_S0_S0_ffi
+binomialoptions|cuda-samples|Samples/binomialOptions/binomialOptions_kernel.cu|Common|-O3|_Z21binomialOptionsKernelv
 '
 
 install_cuda() {

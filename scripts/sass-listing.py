@@ -18,9 +18,15 @@ installs it), and writes one text file:
     .param 0x0 8
     .const 2 0x9999999a 0x3fd99999    (initial words of constant bank 2, in order)
     .symbol c_Table 0x0 256           (a `__constant__` variable: its offset and size in bank 3)
+    .device d_CallValue 0x0 4096      (a `__device__` variable: where its address is in bank 4,
+                                       its size)
     0000 MOV R1, c[0x0][0x28]
     0050 @P0 EXIT
     ...
+
+A kernel without parameters has no EIATTR_PARAM_CBANK: its `.param_base` is 0x160, where
+Turing kernels' parameters start (every kernel with parameters of the listings has 0x160, and
+a kernel without has a 0x160-byte `.nv.constant0`).
 
 `--keep` limits the listing to the named kernels (a file often instantiates more than its
 application launches). Exit 2 on a missing tool or an unexpected format.
@@ -122,6 +128,33 @@ def symbols(cubin):
     return sorted(found, key=lambda s: s[1])
 
 
+def devices(cubin):
+    """The module's uninitialised `__device__` variables (the objects of section `.nv.global`)
+    whose address the driver puts in constant bank 4: (name, offset, size), the offset that of
+    the variable's relocation in section `.rel.nv.constant4`, the size the ELF symbol's.
+    (Bank 4 also holds functions' addresses, `__assertfail`'s, and initialised data's, the
+    strings of `.nv.global.init`: not modelled, not listed.)"""
+    out = run(["cuobjdump", "-elf", cubin])
+    index = None
+    for line in out.splitlines():
+        m = re.match(r"\s*([0-9a-f]+)\s+[0-9a-f]+\s+[0-9a-f]+\s+.*\s\.nv\.global$", line)
+        if m:
+            index = int(m.group(1), 16)
+    sizes, found, in_rel = {}, [], False
+    for line in out.splitlines():
+        f = line.split()
+        if index is not None and len(f) == 9 and f[3] == "OBJECT" and int(f[7], 16) == index:
+            sizes[f[8]] = int(f[2], 16)
+        if line.startswith(".section"):
+            in_rel = line.split()[1] == ".rel.nv.constant4"
+            continue
+        if in_rel and len(f) == 3 and f[2] == "R_CUDA_64":
+            found.append((f[1], int(f[0], 16)))
+        elif in_rel and line.strip():
+            in_rel = False
+    return sorted((name, off, sizes[name]) for name, off in found if name in sizes)
+
+
 def instructions(cubin):
     """Per kernel: its instructions' text (`[@P] OPCODE OPERANDS`), at PCs 0, 16, ..."""
     out, name, code = run(["cuobjdump", "-sass", cubin]), None, {}
@@ -158,14 +191,19 @@ def main():
     while module and int(module[-1], 16) == 0:
         module.pop()
     syms = symbols(a.cubin)
+    devs = devices(a.cubin)
     lines = [f"// {a.source}",
              f"// {tool['tki_toolVersion']}; ptxas {tool['tki_toolOptions'].strip()}"]
     found = set()
     for name in sorted(code):
         if a.keep is not None and name not in a.keep:
             continue
-        if name not in res or name not in par or par[name]["base"] is None:
+        if name not in res or name not in par:
             sys.exit(f"sass-listing: no resource or parameter record for kernel {name}")
+        if par[name]["base"] is None:
+            if par[name]["params"]:
+                sys.exit(f"sass-listing: kernel {name} has parameters but no EIATTR_PARAM_CBANK")
+            par[name]["base"] = 0x160
         found.add(name)
         r = res[name]
         lines += [f".kernel {name}", f".regs {r['REG']}", f".shared {r['SHARED']}",
@@ -181,6 +219,10 @@ def main():
                 lines.append(f".const {bank} {' '.join(words[k:k + 8])}")
         for sym, off, size in syms:
             lines.append(f".symbol {sym} {off:#x} {size}")
+        # (The variables this kernel's code addresses: the library's unused ones stay out.)
+        for var, off, size in devs:
+            if any(f"c[0x4][{off:#x}]" in text for text in code[name]):
+                lines.append(f".device {var} {off:#x} {size}")
         for k, text in enumerate(code[name]):
             lines.append(f"{16 * k:04x} {text}")
     missing = set(a.keep or []) - found

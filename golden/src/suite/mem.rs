@@ -34,6 +34,8 @@ pub struct DeviceMemory {
     copies: Vec<(u64, u64)>,
     /// The host's writes to `__constant__` variables (`cudaMemcpyToSymbol`), by name, in order.
     symbols: Vec<(String, Vec<u8>)>,
+    /// The module's `__device__` variables the host program allocated: name, address.
+    device_vars: Vec<(String, u64)>,
 }
 
 impl DeviceMemory {
@@ -143,6 +145,21 @@ impl DeviceMemory {
     /// The host's writes to `__constant__` variables: (name, bytes).
     pub fn symbol_writes(&self) -> impl Iterator<Item = (&str, &[u8])> {
         self.symbols.iter().map(|(n, b)| (n.as_str(), b.as_slice()))
+    }
+
+    /// The module's `__device__` variable `name` of `bytes` bytes, allocated (zero) as the
+    /// driver does when it loads the module: its address, which every later launch of a kernel
+    /// addressing it finds in constant bank 4 (`cudaMemcpyFromSymbol` is a read from it).
+    pub fn device_var(&mut self, name: &str, bytes: u64) -> u64 {
+        let addr = self.alloc(bytes);
+        self.device_vars.retain(|v| v.0 != name);
+        self.device_vars.push((name.to_string(), addr));
+        addr
+    }
+
+    /// The address of `__device__` variable `name`, if the host program allocated it.
+    pub fn device_address(&self, name: &str) -> Option<u64> {
+        self.device_vars.iter().find(|v| v.0 == name).map(|v| v.1)
     }
 
     /// Bytes allocated in all.

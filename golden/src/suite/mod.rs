@@ -98,8 +98,8 @@ const LOCAL_TOP_AT: usize = 0x28;
 
 impl Launch {
     /// The launch's environment for its warps: constant bank 0 laid out, the parameters placed
-    /// at the offsets the compiler gave them, and the host's writes to `__constant__` variables
-    /// (in `mem`) in bank 3.
+    /// at the offsets the compiler gave them, the host's writes to `__constant__` variables
+    /// (in `mem`) in bank 3, and the addresses of the `__device__` variables in bank 4.
     pub fn env(&self, mem: &DeviceMemory) -> Result<warp::LaunchEnv, String> {
         let k = &self.kernel;
         if self.params.len() != k.params.len() {
@@ -147,6 +147,23 @@ impl Launch {
                 .map(|(_, d)| d)
                 .ok_or_else(|| format!("kernel {} has no constant bank 3", k.name))?;
             bank[off as usize..off as usize + bytes.len()].copy_from_slice(bytes);
+        }
+        // The addresses of the `__device__` variables the kernel addresses, in bank 4 (the
+        // listing made room for each).
+        for (name, off, size) in &k.devices {
+            let addr = mem.device_address(name).ok_or_else(|| {
+                format!(
+                    "kernel {} addresses __device__ variable {name} ({size} bytes), which the \
+                     host program did not allocate",
+                    k.name
+                )
+            })?;
+            let bank = consts
+                .iter_mut()
+                .find(|(b, _)| *b == 4)
+                .map(|(_, d)| d)
+                .ok_or_else(|| format!("kernel {} has no constant bank 4", k.name))?;
+            bank[*off as usize..*off as usize + 8].copy_from_slice(&addr.to_le_bytes());
         }
         Ok(warp::LaunchEnv {
             code: Arc::clone(&self.kernel),

@@ -70,6 +70,8 @@ fn every_workload_computes_its_results() {
         "sobolqrng:vectors=3000,dimensions=100,sms=2",
         "scalarprod:vectors=300,elements=100",
         "convolutionseparable:width=256,height=192,iterations=1",
+        "quasirandomgenerator:n=3000,iterations=1",
+        "blackscholes:options=3002,iterations=2",
     ];
     for spec in apps::ALL.iter().map(|w| w.name).chain(extra) {
         let (w, mut app) = make(spec, 3).unwrap();
@@ -218,4 +220,106 @@ fn every_workload_is_a_gpu_target() {
         Ok(Target::Suite(_))
     ));
     assert!(Target::parse("bfs:nodes=x").is_err());
+}
+
+/// The words a one-block kernel `text` of `threads` threads stores from its one pointer
+/// parameter on (`words` of them).
+fn stored_words(text: &str, threads: u32, words: usize) -> Vec<u32> {
+    let code = Arc::new(sass::parse("k.sass", text).unwrap().kernels.remove(0));
+    let mut mem = DeviceMemory::default();
+    let out = mem.alloc(words as u64 * 4);
+    let l = Launch {
+        kernel: code,
+        grid: [1, 1, 1],
+        block: [threads, 1, 1],
+        dyn_shared: 0,
+        params: vec![Param::Ptr(out)],
+    };
+    let mem = std::rc::Rc::new(std::cell::RefCell::new(mem));
+    let shared = start(&l, 1, &mem).unwrap();
+    launch::LaunchBlocks::new(shared).whole(0).unwrap();
+    let got = mem.borrow().read_u32(out, words).unwrap();
+    got
+}
+
+/// `R2P` sets the predicates its mask selects from a register's byte and keeps the others;
+/// `P2R` puts them back into the byte its operand selects, under its mask.
+#[test]
+fn r2p_and_p2r_move_predicates_to_and_from_a_registers_byte() {
+    let text = "\
+.kernel k
+.regs 10
+.shared 0
+.local 0
+.stack 0
+.param_base 0x160
+.param 0x0 8
+0000 MOV R1, c[0x0][0x28]
+0010 S2R R2, SR_TID.X
+0020 ISETP.NE.AND P0, PT, RZ, 0x1, PT
+0030 SHF.L.U32 R4, R2, 0x8, RZ
+0040 R2P PR, R4.B1, 0x7e
+0050 P2R R5, PR, RZ, 0x7f
+0060 MOV R7, 0xffffffff
+0070 P2R R6, PR, R7.B2, 0xf
+0080 MOV R3, 0x8
+0090 IMAD.WIDE.U32 R2, R2, R3, c[0x0][0x160]
+00a0 STG.E.SYS [R2], R5
+00b0 STG.E.SYS [R2+0x4], R6
+00c0 EXIT
+";
+    let got = stored_words(text, 32, 64);
+    for l in 0..32u32 {
+        // P1 to P6 are bits 1 to 6 of the lane's number; P0 kept its value, true.
+        let preds = (l & 0x7e) | 1;
+        assert_eq!(got[2 * l as usize], preds, "lane {l}");
+        assert_eq!(
+            got[2 * l as usize + 1],
+            !(0xf << 16) | (preds & 0xf) << 16,
+            "lane {l}"
+        );
+    }
+}
+
+/// A kernel storing through a `__device__` variable's address (constant bank 4, as the driver
+/// puts it there) writes the variable the host program allocated; a launch of it without the
+/// variable is refused, naming it.
+#[test]
+fn device_variables_are_addressed_through_bank_4() {
+    let text = "\
+.kernel k
+.regs 8
+.shared 0
+.local 0
+.stack 0
+.param_base 0x160
+.device d_out 0x0 128
+0000 MOV R1, c[0x0][0x28]
+0010 S2R R2, SR_TID.X
+0020 MOV R3, 0x4
+0030 ULDC.64 UR4, c[0x4][0x0]
+0040 IMAD.WIDE.U32 R4, R2, R3, UR4
+0050 STG.E.SYS [R4], R2
+0060 EXIT
+";
+    let code = Arc::new(sass::parse("k.sass", text).unwrap().kernels.remove(0));
+    assert_eq!(code.devices, vec![("d_out".to_string(), 0, 128)]);
+    let l = Launch {
+        kernel: Arc::clone(&code),
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        dyn_shared: 0,
+        params: vec![],
+    };
+    let mut mem = DeviceMemory::default();
+    mem.alloc(100);
+    let var = mem.device_var("d_out", 128);
+    assert_eq!(mem.device_address("d_out"), Some(var));
+    let mem = std::rc::Rc::new(std::cell::RefCell::new(mem));
+    let shared = start(&l, 1, &mem).unwrap();
+    launch::LaunchBlocks::new(shared).whole(0).unwrap();
+    let got = mem.borrow().read_u32(var, 32).unwrap();
+    assert_eq!(got, (0..32).collect::<Vec<u32>>());
+    let err = l.env(&DeviceMemory::default()).unwrap_err();
+    assert!(err.contains("d_out"), "{err}");
 }

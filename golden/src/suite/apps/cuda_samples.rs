@@ -41,6 +41,18 @@ pub(super) static CONVOLUTIONSEPARABLE_SASS: Listing = Listing::new(
     "convolutionseparable.sass",
     include_str!("../../../sass/convolutionseparable.sass"),
 );
+pub(super) static QUASIRANDOMGENERATOR_SASS: Listing = Listing::new(
+    "quasirandomgenerator.sass",
+    include_str!("../../../sass/quasirandomgenerator.sass"),
+);
+pub(super) static BLACKSCHOLES_SASS: Listing = Listing::new(
+    "blackscholes.sass",
+    include_str!("../../../sass/blackscholes.sass"),
+);
+pub(super) static BINOMIALOPTIONS_SASS: Listing = Listing::new(
+    "binomialoptions.sass",
+    include_str!("../../../sass/binomialoptions.sass"),
+);
 
 // ---- the host side shared by the samples ---------------------------------------------------
 
@@ -996,6 +1008,518 @@ fn convolutionseparable(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteEr
             compare_exact("output", &got, &want)
         })));
         Ok(steps)
+    });
+    Ok(Staged::boxed(setup))
+}
+
+// ---- quasirandomGenerator ------------------------------------------------------------------
+
+pub(super) const QUASIRANDOMGENERATOR: Workload = Workload {
+    name: "quasirandomgenerator",
+    suite: SUITE,
+    source: "NVIDIA/cuda-samples v11.5 Samples/quasirandomGenerator/ \
+             (quasirandomGenerator_kernel.cu, quasirandomGenerator.cpp, \
+             quasirandomGenerator_gold.cpp)",
+    args: &[
+        (
+            "n",
+            "65536",
+            "points per dimension (3 dimensions), at least 128 (the sample's N: 1048576; below \
+             128 the first points' float rounding alone fails the sample's L1 check)",
+        ),
+        (
+            "iterations",
+            "0",
+            "timed launches of each kernel after its warm-up launch (the sample's \
+             numIterations: 20)",
+        ),
+    ],
+    input: "the Niederreiter base-2 table of the sample's GenerateCJ (in __constant__ c_Table); \
+            inverseCND's inputs are evenly spaced (the sample's own)",
+    small: "n=128",
+    make: quasirandomgenerator,
+};
+
+/// quasirandomGenerator_common.h's `QRNG_DIMENSIONS` and `QRNG_RESOLUTION`.
+const QRNG_DIMS: usize = 3;
+const QRNG_RES: usize = 31;
+
+/// GenerateCJ's first step (`GeneratePolynomials(buffer, false)`): the first `QRNG_DIMS`
+/// irreducible polynomials over GF(2), as bit patterns (x is 0b10).
+fn qrng_polynomials() -> [i32; QRNG_DIMS] {
+    let degree = |p: i32, from: i32| {
+        let mut e = from;
+        while p & (1 << e) == 0 {
+            e -= 1;
+        }
+        e
+    };
+    let mut buffer = [0i32; QRNG_DIMS];
+    buffer[0] = 0x2;
+    for n in 1..QRNG_DIMS {
+        let mut p1 = buffer[n - 1] + 1;
+        loop {
+            let e_p1 = degree(p1, 30);
+            // Divide p1 by every polynomial found so far: irreducible when no remainder is 0.
+            let mut p2 = 0;
+            for &b in &buffer[..n] {
+                let e_b = degree(b, e_p1);
+                let mut e_p2 = e_p1;
+                p2 = (b << (e_p2 - e_b)) ^ p1;
+                while p2 >= b {
+                    e_p2 = degree(p2, e_p2);
+                    p2 ^= b << (e_p2 - e_b);
+                }
+                if p2 == 0 {
+                    break;
+                }
+            }
+            if p2 != 0 {
+                buffer[n] = p1;
+                break;
+            }
+            p1 += 1;
+        }
+    }
+    buffer
+}
+
+/// GenerateCJ: the 63-bit Niederreiter generator matrix `cjn[bit][dim]` (Bratley, Fox and
+/// Niederreiter 1992), as the sample computes it.
+fn qrng_cjn() -> [[i64; QRNG_DIMS]; 63] {
+    let mut cjn = [[0i64; QRNG_DIMS]; 63];
+    for (d, &poly) in qrng_polynomials().iter().enumerate() {
+        // The polynomial's coefficients, highest first: p[0] = 1, ..., p[e].
+        let mut e = 30;
+        while poly & (1 << e) == 0 {
+            e -= 1;
+        }
+        let p: Vec<i32> = (0..=e).rev().map(|k| (poly >> k) & 1).collect();
+        let e = e as usize;
+        let mut b = vec![1i32];
+        let mut m = 0usize;
+        let mut v = vec![0i32; 63 + e - 1];
+        let mut u = e;
+        for j in (0..63).rev() {
+            if u == e {
+                u = 0;
+                // b *= p.
+                let t = b.clone();
+                let m1 = m;
+                m += e;
+                b = vec![0; m + 1];
+                for (i, bi) in b.iter_mut().enumerate() {
+                    // (ip = e - (m - i), it = m1; ip <= e && it >= 0; ++ip, --it.)
+                    let mut ip = e as i64 - (m - i) as i64;
+                    let mut it = m1 as i64;
+                    while ip <= e as i64 && it >= 0 {
+                        if ip >= 0 {
+                            *bi ^= p[ip as usize] & t[it as usize];
+                        }
+                        ip += 1;
+                        it -= 1;
+                    }
+                }
+                // v: m1 zeros, then ones up to m, then the recurrence of b.
+                for (i, vi) in v.iter_mut().enumerate().take(m) {
+                    *vi = i32::from(i >= m1);
+                }
+                for i in m..v.len() {
+                    v[i] = (1..=m).fold(0, |acc, it| acc ^ (v[i - it] & b[it]));
+                }
+            }
+            for (i, row) in cjn.iter_mut().enumerate() {
+                row[d] |= i64::from(v[i + u]) << j;
+            }
+            u += 1;
+        }
+    }
+    cjn
+}
+
+/// initQuasirandomGenerator: the 31-bit table the kernel reads, `table[dim][bit]`.
+fn qrng_table(cjn: &[[i64; QRNG_DIMS]; 63]) -> [[u32; QRNG_RES]; QRNG_DIMS] {
+    let mut table = [[0u32; QRNG_RES]; QRNG_DIMS];
+    for (dim, row) in table.iter_mut().enumerate() {
+        for (bit, t) in row.iter_mut().enumerate() {
+            // (Masked to 31 bits: fits.)
+            *t = ((cjn[bit][dim] >> 32) & 0x7fff_ffff) as u32;
+        }
+    }
+    table
+}
+
+/// quasirandomGenerator_common.h's `INT_SCALE`.
+const QRNG_INT_SCALE: f32 = 1.0 / 0x8000_0001u32 as f32;
+
+/// getQuasirandomValue: point `i` of dimension `dim` from the 31-bit table, as the kernel
+/// computes it.
+fn qrng_value(table: &[[u32; QRNG_RES]; QRNG_DIMS], i: u32, dim: usize) -> f32 {
+    let mut result = 0u32;
+    for (bit, t) in table[dim].iter().enumerate() {
+        if (i >> bit) & 1 == 1 {
+            result ^= t;
+        }
+    }
+    (result + 1) as f32 * QRNG_INT_SCALE
+}
+
+/// getQuasirandomValue63: the same point from the 63-bit matrix, in double.
+fn qrng_value63(cjn: &[[i64; QRNG_DIMS]; 63], i: u32, dim: usize) -> f64 {
+    let mut result = 0i64;
+    for (bit, row) in cjn.iter().enumerate().take(32) {
+        if (u64::from(i) >> bit) & 1 == 1 {
+            result ^= row[dim];
+        }
+    }
+    (result + 1) as f64 / 0x8000_0000_0000_0001u64 as f64
+}
+
+/// MoroInvCNDcpu: Moro's inverse cumulative normal distribution, in double.
+fn moro_inv_cnd(x: u32) -> f64 {
+    const A: [f64; 4] = [
+        2.50662823884,
+        -18.61500062529,
+        41.39119773534,
+        -25.44106049637,
+    ];
+    const B: [f64; 4] = [
+        -8.4735109309,
+        23.08336743743,
+        -21.06224101826,
+        3.13082909833,
+    ];
+    const C: [f64; 9] = [
+        0.337475482272615,
+        0.976169019091719,
+        0.160797971491821,
+        2.76438810333863E-02,
+        3.8405729373609E-03,
+        3.951896511919E-04,
+        3.21767881768E-05,
+        2.888167364E-07,
+        3.960315187E-07,
+    ];
+    let (x, negate) = if x >= 0x8000_0000 {
+        (0xffff_ffff - x, true)
+    } else {
+        (x, false)
+    };
+    let x1 = 1.0 / f64::from(0xffff_ffffu32);
+    let p1 = f64::from(x) * x1 + x1 / 2.0;
+    let p2 = p1 - 0.5;
+    let z = if p2 > -0.42 {
+        let z = p2 * p2;
+        p2 * (((A[3] * z + A[2]) * z + A[1]) * z + A[0])
+            / ((((B[3] * z + B[2]) * z + B[1]) * z + B[0]) * z + 1.0)
+    } else {
+        let z = (-p1.ln()).ln();
+        -C.iter().rev().fold(0.0, |acc, c| c + z * acc)
+    };
+    if negate {
+        -z
+    } else {
+        z
+    }
+}
+
+fn quasirandomgenerator(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteError> {
+    // (The kernel multiplies with __umul24: indices below 2^24.)
+    let n = args.int("n", 65536, 128, 1 << 22)? as u32;
+    let iterations = args.int("iterations", 0, 0, 1000)? as usize;
+    let qrng = QUASIRANDOMGENERATOR_SASS.kernel("_Z26quasirandomGeneratorKernelPfjj")?;
+    let inverse = QUASIRANDOMGENERATOR_SASS.kernel("_Z16inverseCNDKernelPfPjj")?;
+    let cjn = qrng_cjn();
+    let table = qrng_table(&cjn);
+    let points = n as usize * QRNG_DIMS;
+    let want_qrng: Vec<f64> = (0..QRNG_DIMS)
+        .flat_map(|dim| (0..n).map(move |pos| (dim, pos)))
+        .map(|(dim, pos)| f64::from(qrng_value(&table, pos, dim)))
+        .collect();
+    let want63: Vec<f64> = (0..QRNG_DIMS)
+        .flat_map(|dim| (0..n).map(move |pos| (dim, pos)))
+        .map(|(dim, pos)| qrng_value63(&cjn, pos, dim))
+        .collect();
+    let path_n = 3 * n;
+    let distance = u32::MAX / (path_n + 1);
+    let want_cnd: Vec<f64> = (0..path_n)
+        .map(|pos| moro_inv_cnd((pos + 1).wrapping_mul(distance)))
+        .collect();
+    let table_bytes: Vec<u8> = table
+        .iter()
+        .flatten()
+        .flat_map(|t| t.to_le_bytes())
+        .collect();
+    let setup: Setup = Box::new(move |mem| {
+        let d_out = mem.alloc(points as u64 * 4);
+        // initTableGPU: cudaMemcpyToSymbol(c_Table, ...).
+        mem.write_symbol("c_Table", &table_bytes);
+        // (cudaMemset(d_Output, 0) leaves the fresh allocation as it is.)
+        let mut steps = Vec::new();
+        for _ in 0..=iterations {
+            steps.push(launch(
+                &qrng,
+                [128, 1, 1],
+                [128, QRNG_DIMS as u32, 1],
+                0,
+                vec![Param::Ptr(d_out), Param::U32(0), Param::U32(n)],
+            ));
+        }
+        steps.push(Step::Check(Box::new(move |mem| {
+            let got = mem.read_f32(d_out, points).map_err(fault)?;
+            let exact: Vec<f64> = got.iter().map(|&g| f64::from(g)).collect();
+            compare_exact("QRNG output", &exact, &want_qrng)?;
+            // The sample's own comparison, with the 63-bit generator's values.
+            within("QRNG output (63-bit)", &got, &want63, 1, 1e-6)
+        })));
+        // (The sample clears the output again with cudaMemset: every element is rewritten.)
+        for _ in 0..=iterations {
+            steps.push(launch(
+                &inverse,
+                [128, 1, 1],
+                [128, 1, 1],
+                0,
+                vec![Param::Ptr(d_out), Param::Ptr(0), Param::U32(path_n)],
+            ));
+        }
+        steps.push(Step::Check(Box::new(move |mem| {
+            let got = mem.read_f32(d_out, points).map_err(fault)?;
+            within("inverseCND output", &got, &want_cnd, 1, 1e-6)
+        })));
+        Ok(steps)
+    });
+    Ok(Staged::boxed(setup))
+}
+
+// ---- BlackScholes --------------------------------------------------------------------------
+
+pub(super) const BLACKSCHOLES: Workload = Workload {
+    name: "blackscholes",
+    suite: SUITE,
+    source: "NVIDIA/cuda-samples v11.5 Samples/BlackScholes/ (BlackScholes.cu, \
+             BlackScholes_kernel.cuh, BlackScholes_gold.cpp)",
+    args: &[
+        (
+            "options",
+            "262144",
+            "options, even (the sample's OPT_N: 4000000); each thread prices two",
+        ),
+        (
+            "iterations",
+            "1",
+            "launches of the kernel, all alike (the sample's NUM_ITERATIONS: 512)",
+        ),
+    ],
+    input: "stock prices RandFloat(5, 30), strikes RandFloat(1, 100), years RandFloat(0.25, 10) \
+            after srand(5347), interleaved per option (the sample's own, glibc's rand()); \
+            riskless rate 0.02, volatility 0.30",
+    small: "options=4096",
+    make: blackscholes,
+};
+
+/// BlackScholes.cu's `RISKFREE` and `VOLATILITY`, and its block size.
+const BS_RISKFREE: f32 = 0.02;
+const BS_VOLATILITY: f32 = 0.30;
+const BS_THREADS: u32 = 128;
+
+/// BlackScholes_gold.cpp's `CND`: the polynomial approximation of the cumulative normal
+/// distribution, in double.
+fn bs_cnd(d: f64) -> f64 {
+    const A: [f64; 5] = [
+        0.31938153,
+        -0.356563782,
+        1.781477937,
+        -1.821255978,
+        1.330274429,
+    ];
+    const RSQRT2PI: f64 = 0.398_942_280_401_432_7;
+    let k = 1.0 / (1.0 + 0.2316419 * d.abs());
+    let poly = A.iter().rev().fold(0.0, |acc, a| a + k * acc);
+    let cnd = RSQRT2PI * (-0.5 * d * d).exp() * (k * poly);
+    if d > 0.0 {
+        1.0 - cnd
+    } else {
+        cnd
+    }
+}
+
+/// BlackScholesBodyCPU: the call and put prices of one option, in double, rounded to float.
+fn bs_body(s: f32, x: f32, t: f32) -> (f32, f32) {
+    let (s, x, t) = (f64::from(s), f64::from(x), f64::from(t));
+    let (r, v) = (f64::from(BS_RISKFREE), f64::from(BS_VOLATILITY));
+    let sqrt_t = t.sqrt();
+    let d1 = ((s / x).ln() + (r + 0.5 * v * v) * t) / (v * sqrt_t);
+    let d2 = d1 - v * sqrt_t;
+    let (cnd1, cnd2) = (bs_cnd(d1), bs_cnd(d2));
+    let exp_rt = (-r * t).exp();
+    let call = s * cnd1 - x * exp_rt * cnd2;
+    let put = x * exp_rt * (1.0 - cnd2) - s * (1.0 - cnd1);
+    (call as f32, put as f32)
+}
+
+fn blackscholes(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteError> {
+    let options = args.int("options", 262_144, 2, 1 << 26)?;
+    args.multiple_of("options", options, 2, "each thread prices two options")?;
+    // (At most 2^26.)
+    let n = options as usize;
+    let iterations = args.int("iterations", 1, 1, 1000)? as usize;
+    let kernel = BLACKSCHOLES_SASS.kernel("_Z15BlackScholesGPUP6float2S0_S0_S0_S0_ffi")?;
+    let mut rng = CRand::new(5347);
+    let (mut price, mut strike, mut years) = (vec![0f32; n], vec![0f32; n], vec![0f32; n]);
+    for i in 0..n {
+        price[i] = rng.rand_float(5.0, 30.0);
+        strike[i] = rng.rand_float(1.0, 100.0);
+        years[i] = rng.rand_float(0.25, 10.0);
+    }
+    let (want_call, want_put): (Vec<f64>, Vec<f64>) = (0..n)
+        .map(|i| {
+            let (c, p) = bs_body(price[i], strike[i], years[i]);
+            (f64::from(c), f64::from(p))
+        })
+        .unzip();
+    let setup: Setup = Box::new(move |mem| {
+        let bytes = n as u64 * 4;
+        let d_call = mem.alloc(bytes);
+        let d_put = mem.alloc(bytes);
+        let d_price = mem.alloc(bytes);
+        let d_strike = mem.alloc(bytes);
+        let d_years = mem.alloc(bytes);
+        mem.write_f32(d_price, &price).map_err(fault)?;
+        mem.write_f32(d_strike, &strike).map_err(fault)?;
+        mem.write_f32(d_years, &years).map_err(fault)?;
+        let mut steps = Vec::new();
+        for _ in 0..iterations {
+            steps.push(launch(
+                &kernel,
+                [(n as u32 / 2).div_ceil(BS_THREADS), 1, 1],
+                [BS_THREADS, 1, 1],
+                0,
+                vec![
+                    Param::Ptr(d_call),
+                    Param::Ptr(d_put),
+                    Param::Ptr(d_price),
+                    Param::Ptr(d_strike),
+                    Param::Ptr(d_years),
+                    Param::F32(BS_RISKFREE),
+                    Param::F32(BS_VOLATILITY),
+                    Param::I32(n as i32),
+                ],
+            ));
+        }
+        steps.push(Step::Check(Box::new(move |mem| {
+            // The sample checks the calls (L1 < 1e-6); the puts are held to the same.
+            let call = mem.read_f32(d_call, n).map_err(fault)?;
+            within("the call prices", &call, &want_call, 1, 1e-6)?;
+            let put = mem.read_f32(d_put, n).map_err(fault)?;
+            within("the put prices", &put, &want_put, 1, 1e-6)
+        })));
+        Ok(steps)
+    });
+    Ok(Staged::boxed(setup))
+}
+
+// ---- binomialOptions -----------------------------------------------------------------------
+
+pub(super) const BINOMIALOPTIONS: Workload = Workload {
+    name: "binomialoptions",
+    suite: SUITE,
+    source: "NVIDIA/cuda-samples v11.5 Samples/binomialOptions/ (binomialOptions_kernel.cu, \
+             binomialOptions.cpp, binomialOptions_gold.cpp)",
+    args: &[(
+        "options",
+        "4",
+        "options priced, one block each, 1 to 1024 (the sample's OPT_N: 1024, MAX_OPTIONS); \
+         each walks the sample's 2048-step tree",
+    )],
+    input: "stock prices randData(5, 30), strikes randData(1, 100), years randData(0.25, 10) \
+            after srand(123), rate 0.06, volatility 0.10 (the sample's own, glibc's rand()); \
+            the host's per-option factors in __constant__ d_OptionData, the results in \
+            __device__ d_CallValue",
+    small: "options=1",
+    make: binomialoptions,
+};
+
+/// binomialOptions_common.h's `NUM_STEPS` and `MAX_OPTIONS`, and the kernel's block size.
+const BINO_STEPS: usize = 2048;
+const BINO_MAX_OPTIONS: u64 = 1024;
+const BINO_THREADS: u32 = 128;
+
+/// An option's data as binomialOptionsGPU prepares it for `d_OptionData`: S, X, vDt, puByDf,
+/// pdByDf (in float, as the sample's `real`).
+fn bino_option_data(s: f32, x: f32, t: f32, r: f32, v: f32) -> [f32; 5] {
+    let dt = t / BINO_STEPS as f32;
+    let v_dt = v * dt.sqrt();
+    let r_dt = r * dt;
+    let (i_f, d_f) = (r_dt.exp(), (-r_dt).exp());
+    let (u, d) = (v_dt.exp(), (-v_dt).exp());
+    let pu = (i_f - d) / (u - d);
+    let pd = 1.0 - pu;
+    [s, x, v_dt, pu * d_f, pd * d_f]
+}
+
+/// binomialOptionsCPU: the call's value by the same tree, in float.
+fn bino_cpu(s: f32, x: f32, t: f32, r: f32, v: f32) -> f32 {
+    let [_, _, v_dt, pu_by_df, pd_by_df] = bino_option_data(s, x, t, r, v);
+    let mut call: Vec<f32> = (0..=BINO_STEPS)
+        .map(|i| {
+            // (2 * i - NUM_STEPS: whole numbers below 2^12, exact in float.)
+            let d = s * (v_dt * (2 * i as i32 - BINO_STEPS as i32) as f32).exp() - x;
+            if d > 0.0 {
+                d
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    for i in (1..=BINO_STEPS).rev() {
+        for j in 0..i {
+            call[j] = pu_by_df * call[j + 1] + pd_by_df * call[j];
+        }
+    }
+    call[0]
+}
+
+fn binomialoptions(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteError> {
+    // (At most 1024.)
+    let n = args.int("options", 4, 1, BINO_MAX_OPTIONS)? as usize;
+    let kernel = BINOMIALOPTIONS_SASS.kernel("_Z21binomialOptionsKernelv")?;
+    let (r, v) = (0.06f32, 0.10f32);
+    let mut rng = CRand::new(123);
+    let mut data = Vec::with_capacity(n * 5);
+    let mut want = Vec::with_capacity(n);
+    for _ in 0..n {
+        let s = rng.rand_float(5.0, 30.0);
+        let x = rng.rand_float(1.0, 100.0);
+        let t = rng.rand_float(0.25, 10.0);
+        data.extend(bino_option_data(s, x, t, r, v));
+        want.push(bino_cpu(s, x, t, r, v));
+    }
+    let data_bytes: Vec<u8> = data.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let setup: Setup = Box::new(move |mem| {
+        // (The driver allocates the module's __device__ d_CallValue[MAX_OPTIONS].)
+        let d_call = mem.device_var("d_CallValue", BINO_MAX_OPTIONS * 4);
+        mem.write_symbol("d_OptionData", &data_bytes);
+        Ok(vec![
+            launch(&kernel, [n as u32, 1, 1], [BINO_THREADS, 1, 1], 0, vec![]),
+            Step::Check(Box::new(move |mem| {
+                // cudaMemcpyFromSymbol, then the sample's check: the L1 error against the CPU
+                // tree below 5e-4.
+                let got = mem.read_f32(d_call, n).map_err(fault)?;
+                let (mut delta, mut sum) = (0f64, 0f64);
+                for (g, w) in got.iter().zip(&want) {
+                    delta += f64::from((g - w).abs());
+                    sum += f64::from(*w);
+                }
+                let e = delta / sum;
+                if sum > 1e-5 && e > 5e-4 {
+                    return Err(format!(
+                        "the call values: L1 error {e:e} against the host's binomial tree (the \
+                         sample accepts 5e-4)"
+                    ));
+                }
+                Ok(())
+            })),
+        ])
     });
     Ok(Staged::boxed(setup))
 }

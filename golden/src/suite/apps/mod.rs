@@ -35,6 +35,9 @@ pub static ALL: &[Workload] = &[
     cuda_samples::SOBOLQRNG,
     cuda_samples::SCALARPROD,
     cuda_samples::CONVOLUTIONSEPARABLE,
+    cuda_samples::QUASIRANDOMGENERATOR,
+    cuda_samples::BLACKSCHOLES,
+    cuda_samples::BINOMIALOPTIONS,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -103,5 +106,8 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &cuda_samples::SOBOLQRNG_SASS,
         &cuda_samples::SCALARPROD_SASS,
         &cuda_samples::CONVOLUTIONSEPARABLE_SASS,
+        &cuda_samples::QUASIRANDOMGENERATOR_SASS,
+        &cuda_samples::BLACKSCHOLES_SASS,
+        &cuda_samples::BINOMIALOPTIONS_SASS,
     ]
 }

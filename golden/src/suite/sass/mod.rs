@@ -6,7 +6,9 @@
 //! `.kernel NAME`, then `.regs N`, `.shared BYTES`, `.local BYTES`, `.stack BYTES`,
 //! `.param_base OFFSET` (where the parameters start in constant bank 0), `.param OFFSET SIZE`
 //! per parameter, `.const BANK WORD ...` (the initial words of a constant bank other than 0),
-//! `.symbol NAME OFFSET SIZE` per `__constant__` variable (its place in bank 3), then
+//! `.symbol NAME OFFSET SIZE` per `__constant__` variable (its place in bank 3),
+//! `.device NAME OFFSET SIZE` per `__device__` variable the kernel addresses (where the driver
+//! puts its address in bank 4, and its size), then
 //! the instructions as `PC [@[!]P] OPCODE OPERAND, ...` (hexadecimal PC).
 
 use std::collections::HashMap;
@@ -49,6 +51,13 @@ pub enum Operand {
         abs: bool,
         not: bool,
     },
+    /// `R<n>.B<k>`: byte `k` (0 to 3) of a register, as `R2P` and `P2R` select it.
+    RegByte {
+        r: Reg,
+        byte: u8,
+    },
+    /// `PR`: the predicate registers `P0` to `P6` as one word (`P<n>` its bit `n`).
+    PredRegs,
     /// `UR<n>` (or `URZ`).
     UReg {
         r: Reg,
@@ -130,6 +139,9 @@ pub struct KernelCode {
     pub consts: Vec<(u8, Vec<u8>)>,
     /// The module's `__constant__` variables: name, offset and size in bank 3.
     pub symbols: Vec<(String, u32, u32)>,
+    /// The module's `__device__` variables it addresses: name, the offset of their address in
+    /// bank 4, size.
+    pub devices: Vec<(String, u32, u32)>,
     /// Its instructions, the one at PC `p` at index `p / 16`.
     pub insts: Vec<SassInst>,
     /// Its distinct full opcodes.
@@ -206,6 +218,7 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
                 params: Vec::new(),
                 consts: Vec::new(),
                 symbols: Vec::new(),
+                devices: Vec::new(),
                 insts: Vec::new(),
                 opcodes: Vec::new(),
             });
@@ -220,8 +233,12 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
         if let Some(rest) = line.strip_prefix('.') {
             let mut words = rest.split_whitespace();
             let key = words.next().unwrap_or("");
-            // (`.symbol NAME ...`: the name comes before the numbers.)
-            let name = if key == "symbol" { words.next() } else { None };
+            // (`.symbol NAME ...`, `.device NAME ...`: the name comes before the numbers.)
+            let name = if key == "symbol" || key == "device" {
+                words.next()
+            } else {
+                None
+            };
             let mut num = || -> Result<u32, SassError> {
                 let w = words
                     .next()
@@ -268,6 +285,22 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
                         bank.resize(end as usize, 0);
                     }
                     k.symbols.push((name, off, size));
+                }
+                "device" => {
+                    let name = name
+                        .ok_or_else(|| err("`.device` needs a name".into()))?
+                        .to_string();
+                    let (off, size) = (num()?, num()?);
+                    // (Its 64-bit address, at `off` in bank 4.)
+                    let end = off
+                        .checked_add(8)
+                        .filter(|&e| e <= CONST_BANK_BYTES)
+                        .ok_or_else(|| err(format!("`.device {name}` lies past bank 4")))?;
+                    let bank = k.bank(4);
+                    if bank.len() < end as usize {
+                        bank.resize(end as usize, 0);
+                    }
+                    k.devices.push((name, off, size));
                 }
                 _ => return Err(err(format!("unknown directive `.{key}`"))),
             }
@@ -451,6 +484,9 @@ fn parse_operand(o: &str) -> Option<Operand> {
             uniform: true,
         });
     }
+    if s == "PR" {
+        return Some(Operand::PredRegs);
+    }
     if s == "PT" || (s.starts_with('P') && s[1..].chars().all(|c| c.is_ascii_digit())) {
         return Some(Operand::Pred {
             p: pred_index(s)?,
@@ -463,6 +499,10 @@ fn parse_operand(o: &str) -> Option<Operand> {
     }
     let base = s.split('.').next().unwrap_or(s);
     if let Some(r) = reg_index(base) {
+        if let Some(byte) = s[base.len()..].strip_prefix(".B") {
+            let byte = byte.parse().ok().filter(|&b: &u8| b < 4)?;
+            return (!neg && !abs && !not).then_some(Operand::RegByte { r, byte });
+        }
         // (`.H0_H0`, `.F32` and the like on a source register are not modelled: refuse them.)
         if base != s && !matches!(&s[base.len()..], ".64" | ".X4") {
             return None;

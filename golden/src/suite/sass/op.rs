@@ -83,6 +83,12 @@ pub enum Op {
         sh: bool,
     },
     Prmt,
+    /// `R2P PR, Rn[.Bk], mask`: the predicates `Pi` whose `mask` bit `i` is set (`i` < 7) take
+    /// bit `i` of byte `k` of `Rn`; the others keep their value.
+    R2p,
+    /// `P2R Rd, PR, Rn[.Bk], mask`: `Rn` with the bits of byte `k` that `mask` selects replaced
+    /// by the predicates `P0` to `P6` (`Pi` at bit `i` of the byte).
+    P2r,
     /// Loads and stores: where, which way, how many bytes, signed narrow load.
     Ld {
         space: Space,
@@ -383,6 +389,8 @@ fn alu(base: &str, mods: &[&str]) -> Option<Op> {
             sh: has(mods, "SH"),
         },
         "PRMT" => Op::Prmt,
+        "R2P" => Op::R2p,
+        "P2R" => Op::P2r,
         _ => return None,
     })
 }

@@ -1,7 +1,7 @@
 //! Arithmetic, logic, comparison and conversion instructions, lane by lane.
 
 use super::{lanes, operand, unnegated, Ctx, LaunchEnv, WarpEmu};
-use crate::suite::sass::{Cmp, Comb, Convert, Mufu, Num, Op, Operand, Round};
+use crate::suite::sass::{Cmp, Comb, Convert, Mufu, Num, Op, Operand, Round, PT};
 
 fn cmp_int(c: Cmp, a: u32, b: u32, unsigned: bool) -> Result<bool, String> {
     let (lt, eq) = if unsigned {
@@ -49,6 +49,20 @@ fn combine(c: Comb, a: bool, b: bool) -> bool {
         Comb::And => a && b,
         Comb::Or => a || b,
         Comb::Xor => a ^ b,
+    }
+}
+
+/// The register and bit shift of `R2P`'s and `P2R`'s byte operand (`R8.B1`; `R8` is byte 0).
+fn byte_of(o: &Operand) -> Result<(u8, u32), String> {
+    match *o {
+        Operand::RegByte { r, byte } => Ok((r, 8 * u32::from(byte))),
+        Operand::Reg {
+            r,
+            neg: false,
+            abs: false,
+            not: false,
+        } => Ok((r, 0)),
+        _ => Err(format!("{o:?} is not a register or a register's byte")),
     }
 }
 
@@ -151,6 +165,40 @@ impl WarpEmu {
                     } else {
                         31 - a.leading_zeros()
                     };
+                    self.put(d, l, v)?;
+                }
+            }
+            Op::R2p => {
+                let Operand::PredRegs = o(0)? else {
+                    return Err("R2P writes PR".into());
+                };
+                let (r, shift) = byte_of(o(1)?)?;
+                for l in lanes(run) {
+                    let mask = self.int(env, o(2)?, l)?;
+                    let bits = self.reg(r, l) >> shift;
+                    for p in (0..PT).filter(|p| mask >> p & 1 == 1) {
+                        let pred = Operand::Pred {
+                            p,
+                            not: false,
+                            uniform: false,
+                        };
+                        self.set_pred(&pred, l, bits >> p & 1 == 1)?;
+                    }
+                }
+            }
+            Op::P2r => {
+                let d = Self::dst(ops.first())?;
+                let Operand::PredRegs = o(1)? else {
+                    return Err("P2R reads PR".into());
+                };
+                let (r, shift) = byte_of(o(2)?)?;
+                for l in lanes(self.lanes_for(d, run)) {
+                    // (Only P0 to P6 exist: bit 7 of the byte is never a predicate's.)
+                    let mask = (self.int(env, o(3)?, l)? & 0x7f) << shift;
+                    let preds = (0..PT).fold(0u32, |acc, p| {
+                        acc | (self.preds[usize::from(p)] >> l & 1) << p
+                    });
+                    let v = (self.reg(r, l) & !mask) | (preds << shift & mask);
                     self.put(d, l, v)?;
                 }
             }

@@ -313,7 +313,7 @@ impl WarpEmu {
         let mut srcs = Srcs::new();
         for (k, o) in inst.operands.iter().enumerate() {
             let r = match *o {
-                Operand::Reg { r, .. } => r,
+                Operand::Reg { r, .. } | Operand::RegByte { r, .. } => r,
                 Operand::Mem { reg, .. } => reg,
                 Operand::Const { reg: Some(r), .. } => r,
                 _ => continue,
@@ -374,6 +374,7 @@ fn writes_register(op: Op) -> bool {
             | Op::Dsetp { .. }
             | Op::Fchk
             | Op::Plop3
+            | Op::R2p
             | Op::Bar
             | Op::Bra
             | Op::Bssy
@@ -443,7 +444,9 @@ impl WarpEmu {
             | Op::Iabs
             | Op::Popc
             | Op::Brev
-            | Op::Flo { .. } => self.moves(c)?,
+            | Op::Flo { .. }
+            | Op::R2p
+            | Op::P2r => self.moves(c)?,
             Op::Imad { .. } | Op::Iadd3 { .. } | Op::Lea { .. } => self.arith(c)?,
             Op::Shf { .. } | Op::Shl | Op::Shr { .. } | Op::Lop3 | Op::Prmt => self.logic(c)?,
             Op::Isetp { .. } | Op::Fsetp { .. } | Op::Dsetp { .. } | Op::Fchk | Op::Plop3 => {
