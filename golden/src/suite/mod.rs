@@ -47,6 +47,16 @@ pub enum SuiteError {
 }
 
 impl SuiteError {
+    /// The maker of errors about the input file `path` (each message says what was wrong and
+    /// where: its line or byte).
+    pub fn in_file(path: impl std::fmt::Display) -> impl Fn(String) -> SuiteError {
+        let path = path.to_string();
+        move |message| SuiteError::Io {
+            path: path.clone(),
+            message,
+        }
+    }
+
     /// A failure of the model (a listing or an emulation) rather than of what it was given.
     pub fn is_internal(&self) -> bool {
         matches!(

@@ -117,10 +117,7 @@ fn read_col_major(path: &str) -> Result<ColMajor, SuiteError> {
 }
 
 fn parse_col_major(path: &str, text: &str) -> Result<ColMajor, SuiteError> {
-    let io = |message: String| SuiteError::Io {
-        path: path.into(),
-        message,
-    };
+    let io = SuiteError::in_file(path);
     let mut w = words(text);
     let mut dim = |what: &str| -> Result<usize, SuiteError> {
         let (line, word) = w
@@ -901,10 +898,7 @@ struct HistoInput {
 }
 
 fn parse_histo_file(path: &str, bytes: &[u8]) -> Result<HistoInput, SuiteError> {
-    let io = |message: String| SuiteError::Io {
-        path: path.into(),
-        message,
-    };
+    let io = SuiteError::in_file(path);
     let word = |i: usize| {
         bytes
             .get(4 * i..4 * i + 4)
@@ -1258,10 +1252,7 @@ struct MriQInput {
 
 /// Parboil's dataset file `path`, read as `inputData` reads it.
 fn parse_mriq_file(path: &str, bytes: &[u8]) -> Result<MriQInput, SuiteError> {
-    let io = |message: String| SuiteError::Io {
-        path: path.into(),
-        message,
-    };
+    let io = SuiteError::in_file(path);
     let word = |i: usize| {
         bytes
             .get(4 * i..4 * i + 4)

@@ -32,10 +32,7 @@ fn fault(e: impl std::fmt::Display) -> String {
 /// Read a file of one number per line (Rodinia's temperature and power files: `%f` per line),
 /// `n` of them: each line's first word.
 fn read_floats(path: &Path, n: usize) -> Result<Vec<f32>, SuiteError> {
-    let io = |message: String| SuiteError::Io {
-        path: path.display().to_string(),
-        message,
-    };
+    let io = SuiteError::in_file(path.display());
     let text = std::fs::read_to_string(path).map_err(|e| io(e.to_string()))?;
     let mut out = Vec::with_capacity(n);
     for (i, line) in text.lines().enumerate().take(n) {
@@ -561,10 +558,7 @@ impl Graph {
     /// Read a graph file in Rodinia's format: the vertex count, a `start count` pair per
     /// vertex, the source vertex, the edge count, a `destination weight` pair per edge.
     pub fn read(path: &Path) -> Result<Graph, SuiteError> {
-        let io = |message: String| SuiteError::Io {
-            path: path.display().to_string(),
-            message,
-        };
+        let io = SuiteError::in_file(path.display());
         let text = std::fs::read_to_string(path).map_err(|e| io(e.to_string()))?;
         let mut words = text
             .lines()
@@ -793,10 +787,7 @@ const KM_CONST_FLOATS: usize = 32 * 34;
 
 /// Read a kmeans text file: each line an index then the point's features.
 fn read_kmeans(path: &Path) -> Result<(Vec<f32>, usize), SuiteError> {
-    let io = |message: String| SuiteError::Io {
-        path: path.display().to_string(),
-        message,
-    };
+    let io = SuiteError::in_file(path.display());
     let text = std::fs::read_to_string(path).map_err(|e| io(e.to_string()))?;
     let (mut points, mut width) = (Vec::new(), None);
     for (i, line) in text
@@ -1105,10 +1096,7 @@ struct Srad {
 /// `rows x cols` whole numbers, stored column-major (`image[c * rows + r]`) as the source
 /// reads it.
 fn read_pgm(path: &Path, rows: usize, cols: usize) -> Result<Vec<f32>, SuiteError> {
-    let io = |message: String| SuiteError::Io {
-        path: path.display().to_string(),
-        message,
-    };
+    let io = SuiteError::in_file(path.display());
     let text = std::fs::read_to_string(path).map_err(|e| io(e.to_string()))?;
     let mut words = text
         .lines()
