@@ -2,10 +2,10 @@
 //! and without shared-memory tiles, matrix transpose (naive and coalesced) and BabelStream, at
 //! the sizes its own tests use by default.
 
-use super::super::mem::{DeviceMemory, Fault};
+use super::super::mem::DeviceMemory;
 use super::super::sass::KernelCode;
 use super::super::{App, Args, Launch, Param, SuiteError, Workload};
-use super::Listing;
+use super::{fault, Listing};
 use crate::rng::Rng;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -76,7 +76,7 @@ impl Elem {
             Elem::F32 => mem.write_f32(at, &v.iter().map(|&x| x as f32).collect::<Vec<_>>()),
             Elem::F64 => mem.write_f64(at, v),
         }
-        .map_err(|f: Fault| f.to_string())
+        .map_err(fault)
     }
 
     pub(super) fn read(self, mem: &DeviceMemory, at: u64, n: usize) -> Result<Vec<f64>, String> {
@@ -86,7 +86,7 @@ impl Elem {
                 .map(|v| v.into_iter().map(f64::from).collect()),
             Elem::F64 => mem.read_f64(at, n),
         }
-        .map_err(|f: Fault| f.to_string())
+        .map_err(fault)
     }
 
     fn param(self, v: f64) -> Param {

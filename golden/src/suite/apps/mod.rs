@@ -11,6 +11,19 @@ use super::sass::{parse, KernelCode};
 use super::{SuiteError, Workload};
 use std::sync::{Arc, OnceLock};
 
+/// A device fault (or another host-side failure) as an [`super::App`] reports it.
+fn fault(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// The whitespace-separated words of an input file's `text`, each with its line number (from
+/// 1), for the suites' text-file readers.
+fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .flat_map(|(i, l)| l.split_whitespace().map(move |w| (i + 1, w)))
+}
+
 /// Every workload, in the order `warpsmith workloads` lists them.
 pub static ALL: &[Workload] = &[
     microgpusim::VECTORADD,

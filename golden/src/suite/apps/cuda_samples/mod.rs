@@ -5,8 +5,8 @@
 
 use super::super::{App, Args, Launch, Param, SuiteError, Workload};
 use super::crand::CRand;
-use super::Listing;
-use crate::suite::mem::{DeviceMemory, Fault};
+use super::{fault, Listing};
+use crate::suite::mem::DeviceMemory;
 use crate::suite::sass::KernelCode;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -133,10 +133,6 @@ pub(super) fn launch(
         dyn_shared,
         params,
     })
-}
-
-fn fault(f: Fault) -> String {
-    f.to_string()
 }
 
 /// Compare integer results `got` with the host's `want`, naming the first that differs.

@@ -247,7 +247,6 @@ pub(super) fn histo(args: &Args, seed: u64) -> Result<Box<dyn App>, SuiteError> 
 impl Histo {
     /// The host's allocations and copies before its loop.
     fn setup(&mut self, mem: &mut DeviceMemory) -> Result<(), String> {
-        let f = |e: crate::suite::mem::Fault| e.to_string();
         let i = &self.input;
         let (w, h) = (u64::from(i.width), u64::from(i.height));
         let hh = u64::from(i.hheight);
@@ -266,7 +265,7 @@ impl Histo {
         let width = i.width as usize;
         for (y, row) in i.img.chunks_exact(width).enumerate() {
             mem.write_u32(self.d[0] + y as u64 * even_width * 4, row)
-                .map_err(f)?;
+                .map_err(fault)?;
         }
         Ok(())
     }
@@ -280,7 +279,6 @@ impl App for Histo {
         if self.made == 4 * self.iters {
             return Ok(None);
         }
-        let f = |e: crate::suite::mem::Fault| e.to_string();
         let i = &self.input;
         let d = &self.d;
         let (w, h, hw, hh) = (i.width, i.height, i.hwidth, i.hheight);
@@ -289,7 +287,7 @@ impl App for Histo {
         let (min, max) = self.range;
         let l = match stage {
             0 => {
-                mem.write_u32(d[1], &[u32::MAX, 0]).map_err(f)?;
+                mem.write_u32(d[1], &[u32::MAX, 0]).map_err(fault)?;
                 launch(
                     &self.kernels[0],
                     [PRESCAN_BLOCKS_X, 1, 1],
@@ -303,7 +301,7 @@ impl App for Histo {
             }
             1 => {
                 // The range read back; main's grid has a row of blocks per part of it.
-                let r = mem.read_u32(d[1], 2).map_err(f)?;
+                let r = mem.read_u32(d[1], 2).map_err(fault)?;
                 let (min, max) = (r[0], r[1]);
                 if min > max
                     || u64::from(max) + 1 > u64::from(w * hh) / u64::from(HISTO_BINS_PER_BLOCK)
@@ -318,7 +316,7 @@ impl App for Histo {
                 // cudaMemset of the first image-width x histogram-height words of
                 // global_subhisto.
                 mem.write(d[3], &vec![0; (w * hh * 4) as usize])
-                    .map_err(f)?;
+                    .map_err(fault)?;
                 launch(
                     &self.kernels[1],
                     [h.div_ceil(UNROLL), 1, 1],

@@ -6,7 +6,7 @@
 use super::super::{App, Args, Launch, Param, SuiteError, Workload};
 use super::cuda_samples::{launch as staged_launch, Check, Setup as StagedSetup, Staged, Step};
 use super::microgpusim::{compare, launch, Elem, Fixed, Setup, Verify};
-use super::Listing;
+use super::{fault, words, Listing};
 use crate::rng::Rng;
 use crate::suite::mem::DeviceMemory;
 use crate::suite::sass::KernelCode;
@@ -38,13 +38,6 @@ fn read_text(path: &str) -> Result<String, SuiteError> {
         path: path.into(),
         message: e.to_string(),
     })
-}
-
-/// The whitespace-separated words of `text`, each with its line number (from 1).
-fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
-        .enumerate()
-        .flat_map(|(i, l)| l.split_whitespace().map(move |w| (i + 1, w)))
 }
 
 /// `n` values uniform in [0, 1) (as `float`s), from `seed`.

@@ -158,14 +158,13 @@ pub(super) fn mri_q(args: &Args, seed: u64) -> Result<Box<dyn App>, SuiteError> 
     let phi_mag_kernel = MRIQ_SASS.kernel("_Z17ComputePhiMag_GPUPfS_S_i")?;
     let q_kernel = MRIQ_SASS.kernel("_Z12ComputeQ_GPUiiPfS_S_S_S_")?;
     let setup: StagedSetup = Box::new(move |mem: &mut DeviceMemory| {
-        let f = |e: crate::suite::mem::Fault| e.to_string();
         let (nk, nx) = (numk as u64, numx as u64);
         // GPU section 1: phiR, phiI and phiMag; phiMag copied back (numk bounded: the casts
         // are exact).
         let phi_r = mem.alloc(nk * 4);
-        mem.write_f32(phi_r, &input.phi[0]).map_err(f)?;
+        mem.write_f32(phi_r, &input.phi[0]).map_err(fault)?;
         let phi_i = mem.alloc(nk * 4);
-        mem.write_f32(phi_i, &input.phi[1]).map_err(f)?;
+        mem.write_f32(phi_i, &input.phi[1]).map_err(fault)?;
         let phi_mag = mem.alloc(nk * 4);
         let mut steps = vec![staged_launch(
             &phi_mag_kernel,
@@ -189,14 +188,14 @@ pub(super) fn mri_q(args: &Args, seed: u64) -> Result<Box<dyn App>, SuiteError> 
                 mem.write_f32(d, v).map(|()| d)
             })
             .collect::<Result<_, _>>()
-            .map_err(f)?;
+            .map_err(fault)?;
         let (qr, qi) = (mem.alloc(nx * 4), mem.alloc(nx * 4));
         let k = input.k.clone();
         for base in (0..numk).step_by(Q_K_ELEMS) {
             let k = k.clone();
             let tile = base..numk.min(base + Q_K_ELEMS);
             steps.push(Step::Host(Box::new(move |mem: &mut DeviceMemory| {
-                let mag = mem.read_f32(phi_mag, numk).map_err(f)?;
+                let mag = mem.read_f32(phi_mag, numk).map_err(fault)?;
                 let bytes: Vec<u8> = tile
                     .flat_map(|j| [k[0][j], k[1][j], k[2][j], mag[j]])
                     .flat_map(f32::to_le_bytes)
@@ -221,7 +220,7 @@ pub(super) fn mri_q(args: &Args, seed: u64) -> Result<Box<dyn App>, SuiteError> 
             ));
         }
         let check: Check = Box::new(move |mem: &DeviceMemory| {
-            let mag = mem.read_f32(phi_mag, numk).map_err(f)?;
+            let mag = mem.read_f32(phi_mag, numk).map_err(fault)?;
             let want_mag: Vec<f64> = (0..numk)
                 .map(|j| {
                     let (r, i) = (f64::from(input.phi[0][j]), f64::from(input.phi[1][j]));
@@ -234,7 +233,7 @@ pub(super) fn mri_q(args: &Args, seed: u64) -> Result<Box<dyn App>, SuiteError> 
             let read = |d: u64| -> Result<Vec<f64>, String> {
                 Ok(mem
                     .read_f32(d, numx)
-                    .map_err(f)?
+                    .map_err(fault)?
                     .into_iter()
                     .map(f64::from)
                     .collect())

@@ -392,7 +392,6 @@ pub(super) fn spmv(args: &Args, seed: u64) -> Result<Box<dyn App>, SuiteError> {
     let kernel = SPMV_SASS.kernel("_Z8spmv_jdsPfPKfPKiS3_S1_S3_i")?;
     let (block, grid) = active_threads(jds.nzcnt.len(), sms);
     let setup: Setup = Box::new(move |mem: &mut DeviceMemory| {
-        let f = |e: crate::suite::mem::Fault| e.to_string();
         let len = jds.data.len() as u64;
         let nzcnt_len = jds.nzcnt.len() as u64;
         let d = vec![
@@ -408,10 +407,11 @@ pub(super) fn spmv(args: &Args, seed: u64) -> Result<Box<dyn App>, SuiteError> {
             mem.alloc(dim as u64 * 4),
         ];
         let u32s = |v: &[i32]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
-        mem.write_f32(d[0], &jds.data).map_err(f)?;
-        mem.write_u32(d[1], &u32s(&jds.index)).map_err(f)?;
-        mem.write_u32(d[3], &u32s(&jds.perm[..dim])).map_err(f)?;
-        mem.write_f32(d[5], &x).map_err(f)?;
+        mem.write_f32(d[0], &jds.data).map_err(fault)?;
+        mem.write_u32(d[1], &u32s(&jds.index)).map_err(fault)?;
+        mem.write_u32(d[3], &u32s(&jds.perm[..dim]))
+            .map_err(fault)?;
+        mem.write_f32(d[5], &x).map_err(fault)?;
         let bytes = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
         mem.write_symbol("jds_ptr_int", &bytes(&jds.ptr));
         mem.write_symbol("sh_zcnt_int", &bytes(&jds.nzcnt));

@@ -63,10 +63,7 @@ impl Graph {
     pub fn read(path: &Path) -> Result<Graph, SuiteError> {
         let io = SuiteError::in_file(path.display());
         let text = std::fs::read_to_string(path).map_err(|e| io(e.to_string()))?;
-        let mut words = text
-            .lines()
-            .enumerate()
-            .flat_map(|(i, l)| l.split_whitespace().map(move |w| (i + 1, w)));
+        let mut words = words(&text);
         let mut next = |what: &str| -> Result<u64, SuiteError> {
             let (line, w) = words
                 .next()

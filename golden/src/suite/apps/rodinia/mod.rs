@@ -4,7 +4,7 @@
 use super::super::{App, Args, Launch, Param, SuiteError, Workload};
 use super::crand::CRand;
 use super::microgpusim::{compare, launch, near, Fixed, Setup, Verify};
-use super::Listing;
+use super::{fault, words, Listing};
 use crate::rng::Rng;
 use crate::suite::mem::DeviceMemory;
 use std::path::Path;
@@ -29,11 +29,6 @@ pub(super) static SRAD_SASS: Listing = Listing::new(
     "srad_v1.sass",
     include_str!("../../../../sass/srad_v1.sass"),
 );
-
-/// A device fault or a host error as the `App` reports it.
-fn fault(e: impl std::fmt::Display) -> String {
-    e.to_string()
-}
 
 /// Read a file of one number per line (Rodinia's temperature and power files: `%f` per line),
 /// `n` of them: each line's first word.

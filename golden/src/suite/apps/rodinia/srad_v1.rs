@@ -70,11 +70,7 @@ pub(super) struct Srad {
 pub(super) fn read_pgm(path: &Path, rows: usize, cols: usize) -> Result<Vec<f32>, SuiteError> {
     let io = SuiteError::in_file(path.display());
     let text = std::fs::read_to_string(path).map_err(|e| io(e.to_string()))?;
-    let mut words = text
-        .lines()
-        .enumerate()
-        .skip(3)
-        .flat_map(|(i, l)| l.split_whitespace().map(move |w| (i + 1, w)));
+    let mut words = words(&text).filter(|&(line, _)| line > 3);
     let mut image = vec![0.0; rows * cols];
     for r in 0..rows {
         for c in 0..cols {
