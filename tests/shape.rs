@@ -15,14 +15,6 @@ const MAX_COLUMNS: usize = 100;
 const TABLES: &[&str] = &[
     // seed 000 Table III, field by field (golden/src/cost/ot.rs)
     "table_iii",
-    // Over the limit and not tables: the workload library's listing parser, operand parser and
-    // move group, and two host programs (mergeSort's, mri-q's), to be split (issue 38's next
-    // step). Listed here so that the rule holds for everything else meanwhile.
-    "parse",
-    "parse_operand",
-    "moves",
-    "mergesort",
-    "mri_q",
 ];
 
 fn rust_files(dir: &Path) -> Vec<PathBuf> {

@@ -323,3 +323,42 @@ fn device_variables_are_addressed_through_bank_4() {
     let err = l.env(&DeviceMemory::default()).unwrap_err();
     assert!(err.contains("d_out"), "{err}");
 }
+
+/// `.SAT` clamps FADD's, FMUL's and FFMA's results to [0, 1] and a NaN to 0; without it they
+/// are unclamped. (srad_v1's `extract` relies on it: `exp` of a very negative argument.)
+#[test]
+fn saturated_float_results_are_clamped_to_zero_and_one() {
+    let text = "\
+.kernel k
+.regs 10
+.shared 0
+.local 0
+.stack 0
+.param_base 0x160
+.param 0x0 8
+0000 MOV R1, c[0x0][0x28]
+0010 S2R R2, SR_TID.X
+0020 I2F.U32 R4, R2
+0030 FFMA.SAT R5, R4, 0.125, -1
+0040 FADD.SAT R6, R4, -2
+0050 FMUL R7, R4, 0.125
+0060 FMUL.SAT R8, R4, +INF
+0070 MOV R3, 0x10
+0080 IMAD.WIDE.U32 R2, R2, R3, c[0x0][0x160]
+0090 STG.E.SYS [R2], R5
+00a0 STG.E.SYS [R2+0x4], R6
+00b0 STG.E.SYS [R2+0x8], R7
+00c0 STG.E.SYS [R2+0xc], R8
+00d0 EXIT
+";
+    let got = stored_words(text, 32, 128);
+    for l in 0..32usize {
+        let x = l as f32;
+        let word = |k: usize| f32::from_bits(got[4 * l + k]);
+        assert_eq!(word(0), (x * 0.125 - 1.0).clamp(0.0, 1.0), "lane {l}");
+        assert_eq!(word(1), (x - 2.0).clamp(0.0, 1.0), "lane {l}");
+        assert_eq!(word(2), x * 0.125, "lane {l}");
+        // 0 times infinity is NaN, saturated to 0; x times infinity, to 1.
+        assert_eq!(word(3), if l == 0 { 0.0 } else { 1.0 }, "lane {l}");
+    }
+}

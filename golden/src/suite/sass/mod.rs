@@ -231,79 +231,7 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
             ));
         };
         if let Some(rest) = line.strip_prefix('.') {
-            let mut words = rest.split_whitespace();
-            let key = words.next().unwrap_or("");
-            // (`.symbol NAME ...`, `.device NAME ...`: the name comes before the numbers.)
-            let name = if key == "symbol" || key == "device" {
-                words.next()
-            } else {
-                None
-            };
-            let mut num = || -> Result<u32, SassError> {
-                let w = words
-                    .next()
-                    .ok_or_else(|| err(format!("`.{key}` needs a value")))?;
-                parse_u64(w)
-                    .and_then(|v| u32::try_from(v).ok())
-                    .ok_or_else(|| err(format!("`.{key}`: `{w}` is not a 32-bit number")))
-            };
-            match key {
-                "regs" => k.regs = num()?,
-                "shared" => k.shared = num()?,
-                "local" => k.local = num()?,
-                "stack" => k.stack = num()?,
-                "param_base" => k.param_base = num()?,
-                "param" => {
-                    let (o, s) = (num()?, num()?);
-                    k.params.push((o, s));
-                }
-                "const" => {
-                    let bank = u8::try_from(num()?)
-                        .ok()
-                        .filter(|b| (1..16).contains(b))
-                        .ok_or_else(|| err("`.const`: a bank is 1 to 15".into()))?;
-                    let mut bytes = Vec::new();
-                    for w in words.by_ref() {
-                        let v = parse_u64(w)
-                            .and_then(|v| u32::try_from(v).ok())
-                            .ok_or_else(|| err(format!("`.const`: `{w}` is not a word")))?;
-                        bytes.extend(v.to_le_bytes());
-                    }
-                    k.bank(bank).extend(bytes);
-                }
-                "symbol" => {
-                    let name = name
-                        .ok_or_else(|| err("`.symbol` needs a name".into()))?
-                        .to_string();
-                    let (off, size) = (num()?, num()?);
-                    let end = off
-                        .checked_add(size)
-                        .filter(|&e| e <= CONST_BANK_BYTES)
-                        .ok_or_else(|| err(format!("`.symbol {name}` ends past bank 3")))?;
-                    let bank = k.bank(3);
-                    if bank.len() < end as usize {
-                        bank.resize(end as usize, 0);
-                    }
-                    k.symbols.push((name, off, size));
-                }
-                "device" => {
-                    let name = name
-                        .ok_or_else(|| err("`.device` needs a name".into()))?
-                        .to_string();
-                    let (off, size) = (num()?, num()?);
-                    // (Its 64-bit address, at `off` in bank 4.)
-                    let end = off
-                        .checked_add(8)
-                        .filter(|&e| e <= CONST_BANK_BYTES)
-                        .ok_or_else(|| err(format!("`.device {name}` lies past bank 4")))?;
-                    let bank = k.bank(4);
-                    if bank.len() < end as usize {
-                        bank.resize(end as usize, 0);
-                    }
-                    k.devices.push((name, off, size));
-                }
-                _ => return Err(err(format!("unknown directive `.{key}`"))),
-            }
+            directive(k, rest).map_err(err)?;
             continue;
         }
         let (pc_text, rest) = line
@@ -328,6 +256,81 @@ pub fn parse(listing: &str, text: &str) -> Result<Listing, SassError> {
         });
     }
     Ok(Listing { kernels })
+}
+
+/// A kernel's directive (the line after its `.`): its register, shared, local and stack sizes,
+/// its parameters, constant banks, `__constant__` symbols and `__device__` variables.
+fn directive(k: &mut KernelCode, rest: &str) -> Result<(), String> {
+    let mut words = rest.split_whitespace();
+    let key = words.next().unwrap_or("");
+    // (`.symbol NAME ...`, `.device NAME ...`: the name comes before the numbers.)
+    let name = if key == "symbol" || key == "device" {
+        words.next()
+    } else {
+        None
+    };
+    let mut num = || -> Result<u32, String> {
+        let w = words
+            .next()
+            .ok_or_else(|| format!("`.{key}` needs a value"))?;
+        parse_u64(w)
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| format!("`.{key}`: `{w}` is not a 32-bit number"))
+    };
+    match key {
+        "regs" => k.regs = num()?,
+        "shared" => k.shared = num()?,
+        "local" => k.local = num()?,
+        "stack" => k.stack = num()?,
+        "param_base" => k.param_base = num()?,
+        "param" => {
+            let (o, s) = (num()?, num()?);
+            k.params.push((o, s));
+        }
+        "const" => {
+            let bank = u8::try_from(num()?)
+                .ok()
+                .filter(|b| (1..16).contains(b))
+                .ok_or("`.const`: a bank is 1 to 15")?;
+            let mut bytes = Vec::new();
+            for w in words.by_ref() {
+                let v = parse_u64(w)
+                    .and_then(|v| u32::try_from(v).ok())
+                    .ok_or_else(|| format!("`.const`: `{w}` is not a word"))?;
+                bytes.extend(v.to_le_bytes());
+            }
+            k.bank(bank).extend(bytes);
+        }
+        "symbol" => {
+            let name = name.ok_or("`.symbol` needs a name")?.to_string();
+            let (off, size) = (num()?, num()?);
+            let end = off
+                .checked_add(size)
+                .filter(|&e| e <= CONST_BANK_BYTES)
+                .ok_or_else(|| format!("`.symbol {name}` ends past bank 3"))?;
+            let bank = k.bank(3);
+            if bank.len() < end as usize {
+                bank.resize(end as usize, 0);
+            }
+            k.symbols.push((name, off, size));
+        }
+        "device" => {
+            let name = name.ok_or("`.device` needs a name")?.to_string();
+            let (off, size) = (num()?, num()?);
+            // (Its 64-bit address, at `off` in bank 4.)
+            let end = off
+                .checked_add(8)
+                .filter(|&e| e <= CONST_BANK_BYTES)
+                .ok_or_else(|| format!("`.device {name}` lies past bank 4"))?;
+            let bank = k.bank(4);
+            if bank.len() < end as usize {
+                bank.resize(end as usize, 0);
+            }
+            k.devices.push((name, off, size));
+        }
+        _ => return Err(format!("unknown directive `.{key}`")),
+    }
+    Ok(())
 }
 
 fn parse_u64(w: &str) -> Option<u64> {
@@ -510,37 +513,13 @@ fn parse_operand(o: &str) -> Option<Operand> {
         return Some(Operand::Reg { r, neg, abs, not });
     }
     if let Some(inner) = s.strip_prefix("c[") {
-        let (bank, rest) = inner.split_once("][")?;
-        let bank = u8::try_from(parse_u64(bank)?).ok()?;
-        let rest = rest.strip_suffix(']')?;
-        let (reg, off) = match rest.split_once('+') {
-            Some((r, off)) => (Some(reg_index(r)?), off),
-            None if rest.starts_with('R') => (Some(reg_index(rest)?), "0"),
-            None => (None, rest),
-        };
-        return Some(Operand::Const {
-            bank,
-            offset: u32::try_from(parse_u64(off)?).ok()?,
-            reg,
-            neg,
-            not,
-        });
+        return parse_const(inner, neg, not);
     }
     if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
         return parse_mem(inner);
     }
     if let Some(sr) = s.strip_prefix("SR_") {
-        return Some(Operand::Special(match sr {
-            "TID.X" => Special::Tid(0),
-            "TID.Y" => Special::Tid(1),
-            "TID.Z" => Special::Tid(2),
-            "CTAID.X" => Special::Ctaid(0),
-            "CTAID.Y" => Special::Ctaid(1),
-            "CTAID.Z" => Special::Ctaid(2),
-            "LANEID" => Special::LaneId,
-            "CLOCKLO" | "CLOCKHI" | "GLOBALTIMERLO" | "GLOBALTIMERHI" => Special::Clock,
-            _ => return None,
-        }));
+        return special(sr).map(Operand::Special);
     }
     if s == "SRZ" {
         return Some(Operand::Imm(0));
@@ -550,16 +529,54 @@ fn parse_operand(o: &str) -> Option<Operand> {
             return Some(Operand::Barrier(n));
         }
     }
-    if let Some(h) = o.trim().strip_prefix("0x") {
+    immediate(o.trim())
+}
+
+/// `c[0x3][0x10]`, `c[0x0][R2+0x8]` (after its `c[`): a constant bank's word.
+fn parse_const(inner: &str, neg: bool, not: bool) -> Option<Operand> {
+    let (bank, rest) = inner.split_once("][")?;
+    let bank = u8::try_from(parse_u64(bank)?).ok()?;
+    let rest = rest.strip_suffix(']')?;
+    let (reg, off) = match rest.split_once('+') {
+        Some((r, off)) => (Some(reg_index(r)?), off),
+        None if rest.starts_with('R') => (Some(reg_index(rest)?), "0"),
+        None => (None, rest),
+    };
+    Some(Operand::Const {
+        bank,
+        offset: u32::try_from(parse_u64(off)?).ok()?,
+        reg,
+        neg,
+        not,
+    })
+}
+
+/// A special register by its name after `SR_`.
+fn special(sr: &str) -> Option<Special> {
+    Some(match sr {
+        "TID.X" => Special::Tid(0),
+        "TID.Y" => Special::Tid(1),
+        "TID.Z" => Special::Tid(2),
+        "CTAID.X" => Special::Ctaid(0),
+        "CTAID.Y" => Special::Ctaid(1),
+        "CTAID.Z" => Special::Ctaid(2),
+        "LANEID" => Special::LaneId,
+        "CLOCKLO" | "CLOCKHI" | "GLOBALTIMERLO" | "GLOBALTIMERHI" => Special::Clock,
+        _ => return None,
+    })
+}
+
+/// An immediate: hexadecimal an integer, decimal (or infinite, or NaN) a float.
+fn immediate(o: &str) -> Option<Operand> {
+    if let Some(h) = o.strip_prefix("0x") {
         return u64::from_str_radix(h, 16).ok().map(Operand::Imm);
     }
-    if let Some(h) = o.trim().strip_prefix("-0x") {
+    if let Some(h) = o.strip_prefix("-0x") {
         return u64::from_str_radix(h, 16)
             .ok()
             .map(|v| Operand::Imm(v.wrapping_neg()));
     }
-    let f = o.trim();
-    match f {
+    match o {
         "+INF" | "INF" => return Some(Operand::FImm(f64::INFINITY)),
         "-INF" => return Some(Operand::FImm(f64::NEG_INFINITY)),
         "+QNAN" | "QNAN" | "NAN" => return Some(Operand::FImm(f64::NAN)),
@@ -568,7 +585,7 @@ fn parse_operand(o: &str) -> Option<Operand> {
     }
     // cuobjdump writes integer immediates in hexadecimal and floating-point ones in decimal
     // (`1`, `-23`, `0.5`, `1.00000001504746621e-30`): a decimal is a float's value.
-    f.parse::<f64>().ok().map(Operand::FImm)
+    o.parse::<f64>().ok().map(Operand::FImm)
 }
 
 /// `R2+UR4+0x10`, `R0.X4+0x1000`, `R2.64`, `0x40`: a memory address.

@@ -61,9 +61,17 @@ pub enum Op {
     Plop3,
     Sel,
     Fsel,
-    Fadd,
-    Fmul,
-    Ffma,
+    /// `FADD`, `FMUL`, `FFMA`; with `.SAT` the result is clamped to [0, 1], a NaN to 0 (as PTX's
+    /// `.sat`). (Directed rounding, `.RZ`/`.RM`/`.RP`, is taken as to-nearest: decision WL-1.)
+    Fadd {
+        sat: bool,
+    },
+    Fmul {
+        sat: bool,
+    },
+    Ffma {
+        sat: bool,
+    },
     Fmnmx,
     Dadd,
     Dmul,
@@ -358,9 +366,15 @@ fn alu(base: &str, mods: &[&str]) -> Option<Op> {
         "PLOP3" | "UPLOP3" => Op::Plop3,
         "SEL" | "USEL" => Op::Sel,
         "FSEL" => Op::Fsel,
-        "FADD" => Op::Fadd,
-        "FMUL" => Op::Fmul,
-        "FFMA" => Op::Ffma,
+        "FADD" => Op::Fadd {
+            sat: has(mods, "SAT"),
+        },
+        "FMUL" => Op::Fmul {
+            sat: has(mods, "SAT"),
+        },
+        "FFMA" => Op::Ffma {
+            sat: has(mods, "SAT"),
+        },
         "FMNMX" => Op::Fmnmx,
         "DADD" => Op::Dadd,
         "DMUL" => Op::Dmul,

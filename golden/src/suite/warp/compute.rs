@@ -86,13 +86,7 @@ impl WarpEmu {
         let (env, ops, run) = (c.env, &c.inst.operands, c.run);
         let o = |k: usize| operand(ops, k);
         match c.inst.op {
-            Op::Mov | Op::S2r => {
-                let d = Self::dst(ops.first())?;
-                for l in lanes(self.lanes_for(d, run)) {
-                    let v = self.int(env, o(1)?, l)?;
-                    self.put(d, l, v)?;
-                }
-            }
+            Op::Mov | Op::S2r => self.unary(c, |a| a)?,
             Op::Cs2r { pair } => {
                 // `CS2R R4, SRZ`: a register pair cleared (or a clock read as 0).
                 let d = Self::dst(ops.first())?;
@@ -130,44 +124,48 @@ impl WarpEmu {
                     self.put(d, l, v)?;
                 }
             }
-            Op::Iabs => {
-                let d = Self::dst(ops.first())?;
-                for l in lanes(self.lanes_for(d, run)) {
-                    let a = self.int(env, o(1)?, l)?;
-                    self.put(d, l, (a as i32).unsigned_abs())?;
+            Op::Iabs => self.unary(c, |a| (a as i32).unsigned_abs())?,
+            Op::Popc => self.unary(c, u32::count_ones)?,
+            Op::Brev => self.unary(c, u32::reverse_bits)?,
+            Op::Flo { unsigned, sh } => self.unary(c, |a| {
+                // The highest set bit (of the complement, for a negative signed operand),
+                // counted from the top with `.SH`; none: all ones.
+                let a = if !unsigned && (a as i32) < 0 { !a } else { a };
+                if a == 0 {
+                    u32::MAX
+                } else if sh {
+                    a.leading_zeros()
+                } else {
+                    31 - a.leading_zeros()
                 }
+            })?,
+            Op::R2p | Op::P2r => self.predicate_moves(c)?,
+            _ => {
+                return Err(format!(
+                    "{:?} is not a move or single-operand instruction",
+                    c.inst.op
+                ))
             }
-            Op::Popc => {
-                let d = Self::dst(ops.first())?;
-                for l in lanes(self.lanes_for(d, run)) {
-                    let a = self.int(env, o(1)?, l)?;
-                    self.put(d, l, a.count_ones())?;
-                }
-            }
-            Op::Brev => {
-                let d = Self::dst(ops.first())?;
-                for l in lanes(self.lanes_for(d, run)) {
-                    let a = self.int(env, o(1)?, l)?;
-                    self.put(d, l, a.reverse_bits())?;
-                }
-            }
-            Op::Flo { unsigned, sh } => {
-                let d = Self::dst(ops.first())?;
-                for l in lanes(self.lanes_for(d, run)) {
-                    let mut a = self.int(env, o(1)?, l)?;
-                    if !unsigned && (a as i32) < 0 {
-                        a = !a;
-                    }
-                    let v = if a == 0 {
-                        u32::MAX
-                    } else if sh {
-                        a.leading_zeros()
-                    } else {
-                        31 - a.leading_zeros()
-                    };
-                    self.put(d, l, v)?;
-                }
-            }
+        }
+        Ok(())
+    }
+
+    /// `d = f(a)` in every lane that runs: moves and the single-operand instructions.
+    fn unary(&mut self, c: &Ctx<'_>, f: impl Fn(u32) -> u32) -> Result<(), String> {
+        let ops = &c.inst.operands;
+        let (d, a) = (Self::dst(ops.first())?, operand(ops, 1)?);
+        for l in lanes(self.lanes_for(d, c.run)) {
+            let v = f(self.int(c.env, a, l)?);
+            self.put(d, l, v)?;
+        }
+        Ok(())
+    }
+
+    /// R2P and P2R: predicates from a register's byte, and back.
+    fn predicate_moves(&mut self, c: &Ctx<'_>) -> Result<(), String> {
+        let (env, ops, run) = (c.env, &c.inst.operands, c.run);
+        let o = |k: usize| operand(ops, k);
+        match c.inst.op {
             Op::R2p => {
                 let Operand::PredRegs = o(0)? else {
                     return Err("R2P writes PR".into());
@@ -202,12 +200,7 @@ impl WarpEmu {
                     self.put(d, l, v)?;
                 }
             }
-            _ => {
-                return Err(format!(
-                    "{:?} is not a move or single-operand instruction",
-                    c.inst.op
-                ))
-            }
+            _ => return Err(format!("{:?} is not R2P or P2R", c.inst.op)),
         }
         Ok(())
     }
@@ -507,15 +500,15 @@ impl WarpEmu {
         let (env, ops, run) = (c.env, &c.inst.operands, c.run);
         let o = |k: usize| operand(ops, k);
         match c.inst.op {
-            Op::Fadd | Op::Fmul | Op::Ffma | Op::Fmnmx => {
+            Op::Fadd { .. } | Op::Fmul { .. } | Op::Ffma { .. } | Op::Fmnmx => {
                 let d = Self::dst(ops.first())?;
                 for l in lanes(self.lanes_for(d, run)) {
                     let a = self.f32(env, o(1)?, l)?;
                     let b = self.f32(env, o(2)?, l)?;
                     let v = match c.inst.op {
-                        Op::Fadd => a + b,
-                        Op::Fmul => a * b,
-                        Op::Ffma => a.mul_add(b, self.f32(env, o(3)?, l)?),
+                        Op::Fadd { sat } => saturate(a + b, sat),
+                        Op::Fmul { sat } => saturate(a * b, sat),
+                        Op::Ffma { sat } => saturate(a.mul_add(b, self.f32(env, o(3)?, l)?), sat),
                         _ => {
                             let min = self.pred(o(3)?)? >> l & 1 == 1;
                             if min {
@@ -646,4 +639,15 @@ fn division_out_of_range(a: f32, b: f32) -> bool {
     }
     let (ea, eb) = (exp(a), exp(b));
     a != 0.0 && !(-125..=125).contains(&(ea - eb)) || !(-125..=125).contains(&eb)
+}
+
+/// `v` clamped to [0, 1] (a NaN to 0) when `sat`: the `.SAT` of FADD, FMUL and FFMA.
+fn saturate(v: f32, sat: bool) -> f32 {
+    if !sat {
+        v
+    } else if v.is_nan() {
+        0.0
+    } else {
+        v.clamp(0.0, 1.0)
+    }
 }

@@ -452,9 +452,9 @@ impl WarpEmu {
             Op::Isetp { .. } | Op::Fsetp { .. } | Op::Dsetp { .. } | Op::Fchk | Op::Plop3 => {
                 self.compare(c)?
             }
-            Op::Fadd
-            | Op::Fmul
-            | Op::Ffma
+            Op::Fadd { .. }
+            | Op::Fmul { .. }
+            | Op::Ffma { .. }
             | Op::Fmnmx
             | Op::Dadd
             | Op::Dmul

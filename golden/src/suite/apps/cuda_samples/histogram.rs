@@ -33,12 +33,12 @@ pub(super) const H256_BLOCK: u32 = 6 * 32;
 pub(super) const MERGE_BLOCK: u32 = 256;
 pub(super) const MAX_PARTIAL_H64: u32 = 32768;
 pub(super) const PARTIAL_H256: u32 = 240;
-/// Bytes one histogram64 block counts: its threads' 8-bit counters take at most 252 bytes
-/// (`iSnapDown(255, sizeof(uint4))`) each.
-pub(super) const H64_BLOCK_BYTES: u32 = H64_BLOCK * 252;
+/// Bytes one histogram64 block counts: its threads' 8-bit counters take at most 240 bytes
+/// each (`iSnapDown(255, sizeof(data_t))`, 255 rounded down to a multiple of a `uint4`'s 16).
+pub(super) const H64_BLOCK_BYTES: u32 = H64_BLOCK * 240;
 
 pub(super) fn histogram(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteError> {
-    // (histogram64() asserts at most 32768 partial histograms: 528,482,304 bytes.)
+    // (histogram64() asserts at most 32768 partial histograms: 503,316,480 bytes.)
     let bytes = args.int(
         "bytes",
         4 << 20,
@@ -46,7 +46,7 @@ pub(super) fn histogram(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteEr
         u64::from(MAX_PARTIAL_H64 * H64_BLOCK_BYTES),
     )?;
     args.multiple_of("bytes", bytes, 16, "histogram64 reads the data as uint4")?;
-    // (At most 528,482,304: fits.)
+    // (At most 503,316,480: fits.)
     let bytes = bytes as u32;
     let runs = args.int("runs", 0, 0, 1000)? as usize;
     let h64 = HISTOGRAM64_SASS.kernel("_Z17histogram64KernelPjP5uint4j")?;

@@ -35,11 +35,13 @@ pub(super) fn mergesort(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteEr
     args.multiple_of("n", n, MS_SHARED.into(), "mergeSort() asserts it")?;
     // (At most 4194304: fits.)
     let n = n as u32;
-    let shared = MERGESORT_SASS.kernel("_Z21mergeSortSharedKernelILj1EEvPjS0_S0_S0_j")?;
-    let ranks = MERGESORT_SASS.kernel("_Z25generateSampleRanksKernelILj1EEvPjS0_S0_jjj")?;
-    let limits = MERGESORT_SASS.kernel("_Z26mergeRanksAndIndicesKernelPjS_jjj")?;
-    let merge =
-        MERGESORT_SASS.kernel("_Z30mergeElementaryIntervalsKernelILj1EEvPjS0_S0_S0_S0_S0_jj")?;
+    let kernels = MergeKernels {
+        shared: MERGESORT_SASS.kernel("_Z21mergeSortSharedKernelILj1EEvPjS0_S0_S0_j")?,
+        ranks: MERGESORT_SASS.kernel("_Z25generateSampleRanksKernelILj1EEvPjS0_S0_jjj")?,
+        limits: MERGESORT_SASS.kernel("_Z26mergeRanksAndIndicesKernelPjS_jjj")?,
+        merge: MERGESORT_SASS
+            .kernel("_Z30mergeElementaryIntervalsKernelILj1EEvPjS0_S0_S0_S0_S0_jj")?,
+    };
     let mut rng = CRand::new(2009);
     let keys: Vec<u32> = (0..n).map(|_| rng.rand() % MS_VALUES).collect();
     let vals: Vec<u32> = (0..n).collect();
@@ -69,7 +71,7 @@ pub(super) fn mergesort(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteEr
             (dst_key, dst_val, buf_key, buf_val)
         };
         let mut steps = vec![launch(
-            &shared,
+            &kernels.shared,
             [n / MS_SHARED, 1, 1],
             [MS_SHARED / 2, 1, 1],
             0,
@@ -81,79 +83,14 @@ pub(super) fn mergesort(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteEr
                 Param::U32(MS_SHARED),
             ],
         )];
+        let scratch = MergeScratch {
+            ranks: [ranks_a, ranks_b],
+            limits: [limits_a, limits_b],
+        };
         let mut stride = MS_SHARED;
         while stride < n {
-            let last = n % (2 * stride);
-            let threads = if last > stride {
-                (n + 2 * stride - last) / (2 * MS_SAMPLE_STRIDE)
-            } else {
-                (n - last) / (2 * MS_SAMPLE_STRIDE)
-            };
-            let grid = [threads.div_ceil(256), 1, 1];
-            steps.push(launch(
-                &ranks,
-                grid,
-                [256, 1, 1],
-                0,
-                vec![
-                    Param::Ptr(ranks_a),
-                    Param::Ptr(ranks_b),
-                    Param::Ptr(ikey),
-                    Param::U32(stride),
-                    Param::U32(n),
-                    Param::U32(threads),
-                ],
-            ));
-            for (l, r) in [(limits_a, ranks_a), (limits_b, ranks_b)] {
-                steps.push(launch(
-                    &limits,
-                    grid,
-                    [256, 1, 1],
-                    0,
-                    vec![
-                        Param::Ptr(l),
-                        Param::Ptr(r),
-                        Param::U32(stride),
-                        Param::U32(n),
-                        Param::U32(threads),
-                    ],
-                ));
-            }
-            let pairs = if last > stride {
-                n.div_ceil(MS_SAMPLE_STRIDE)
-            } else {
-                (n - last) / MS_SAMPLE_STRIDE
-            };
-            steps.push(launch(
-                &merge,
-                [pairs, 1, 1],
-                [MS_SAMPLE_STRIDE, 1, 1],
-                0,
-                vec![
-                    Param::Ptr(okey),
-                    Param::Ptr(oval),
-                    Param::Ptr(ikey),
-                    Param::Ptr(ival),
-                    Param::Ptr(limits_a),
-                    Param::Ptr(limits_b),
-                    Param::U32(stride),
-                    Param::U32(n),
-                ],
-            ));
-            if last <= stride && last > 0 {
-                // The last segment has no partner: the host copies it through (device to
-                // device; not a host copy).
-                let off = u64::from(n - last) * 4;
-                let (ik, iv, ok, ov) = (ikey, ival, okey, oval);
-                steps.push(Step::Host(Box::new(move |mem| {
-                    let mut tail = vec![0; last as usize * 4];
-                    for (from, to) in [(ik, ok), (iv, ov)] {
-                        mem.read(from + off, &mut tail).map_err(fault)?;
-                        mem.write(to + off, &tail).map_err(fault)?;
-                    }
-                    Ok(())
-                })));
-            }
+            let (input, output) = ([ikey, ival], [okey, oval]);
+            steps.extend(merge_stage(&kernels, &scratch, input, output, stride, n));
             std::mem::swap(&mut ikey, &mut okey);
             std::mem::swap(&mut ival, &mut oval);
             stride <<= 1;
@@ -174,4 +111,102 @@ pub(super) fn mergesort(args: &Args, _seed: u64) -> Result<Box<dyn App>, SuiteEr
         Ok(steps)
     });
     Ok(Staged::boxed(setup))
+}
+
+/// The four kernels mergeSort launches.
+struct MergeKernels {
+    shared: Arc<KernelCode>,
+    ranks: Arc<KernelCode>,
+    limits: Arc<KernelCode>,
+    merge: Arc<KernelCode>,
+}
+
+/// initMergeSort's arrays: the sample ranks and limits of the A and B halves of each pair.
+struct MergeScratch {
+    ranks: [u64; 2],
+    limits: [u64; 2],
+}
+
+/// One pass of mergeSort's host loop: the sorted runs of `stride` keys in `input` (keys,
+/// values) merged in pairs into `output`: generateSampleRanks, mergeRanksAndIndices for A and
+/// B, mergeElementaryIntervals, and the unpaired tail's copy.
+fn merge_stage(
+    k: &MergeKernels,
+    s: &MergeScratch,
+    [ikey, ival]: [u64; 2],
+    [okey, oval]: [u64; 2],
+    stride: u32,
+    n: u32,
+) -> Vec<Step> {
+    let last = n % (2 * stride);
+    let threads = if last > stride {
+        (n + 2 * stride - last) / (2 * MS_SAMPLE_STRIDE)
+    } else {
+        (n - last) / (2 * MS_SAMPLE_STRIDE)
+    };
+    let grid = [threads.div_ceil(256), 1, 1];
+    let mut steps = vec![launch(
+        &k.ranks,
+        grid,
+        [256, 1, 1],
+        0,
+        vec![
+            Param::Ptr(s.ranks[0]),
+            Param::Ptr(s.ranks[1]),
+            Param::Ptr(ikey),
+            Param::U32(stride),
+            Param::U32(n),
+            Param::U32(threads),
+        ],
+    )];
+    for (l, r) in s.limits.into_iter().zip(s.ranks) {
+        steps.push(launch(
+            &k.limits,
+            grid,
+            [256, 1, 1],
+            0,
+            vec![
+                Param::Ptr(l),
+                Param::Ptr(r),
+                Param::U32(stride),
+                Param::U32(n),
+                Param::U32(threads),
+            ],
+        ));
+    }
+    let pairs = if last > stride {
+        n.div_ceil(MS_SAMPLE_STRIDE)
+    } else {
+        (n - last) / MS_SAMPLE_STRIDE
+    };
+    steps.push(launch(
+        &k.merge,
+        [pairs, 1, 1],
+        [MS_SAMPLE_STRIDE, 1, 1],
+        0,
+        vec![
+            Param::Ptr(okey),
+            Param::Ptr(oval),
+            Param::Ptr(ikey),
+            Param::Ptr(ival),
+            Param::Ptr(s.limits[0]),
+            Param::Ptr(s.limits[1]),
+            Param::U32(stride),
+            Param::U32(n),
+        ],
+    ));
+    if last <= stride && last > 0 {
+        // The last segment has no partner: the host copies it through (device to
+        // device; not a host copy).
+        let off = u64::from(n - last) * 4;
+        steps.push(Step::Host(Box::new(move |mem| {
+            let mut tail = vec![0; last as usize * 4];
+            for (from, to) in [(ikey, okey), (ival, oval)] {
+                mem.read(from + off, &mut tail).map_err(fault)?;
+                mem.write(to + off, &tail).map_err(fault)?;
+            }
+            Ok(())
+        })));
+    }
+    steps
 }
