@@ -1,5 +1,6 @@
 """microgpusim's benchmarks."""
 import re
+import sys
 
 from .common import allocate, global_mem, lines_of, listing, same
 
@@ -69,6 +70,16 @@ def check_transpose(copies, kernels, args):
     reps = int(args.get("reps", 0))
     name = "_Z14transposeNaivePfS_ii" if variant == "naive" else "_Z18transposeCoalescedPfS_ii"
     code = listing("transpose", name)
+    # Straight-line code (one iteration: TILE_DIM == BLOCK_ROWS) but for the asserts on the
+    # block's shape (`@!P0 BRA` past the assert's call, taken by every lane: the block is 16 x
+    # 16) and the barrier (`BRA.CONV` to the BAR.SYNC: the warp is converged), up to the EXIT.
+    path, k = [], 0
+    while True:
+        path.append(16 * k)
+        if code[k] == "EXIT":
+            break
+        m = re.match(r"(@!P0 BRA|BRA\.CONV) 0x([0-9a-f]+)$", code[k])
+        k = int(m.group(2), 16) // 16 if m else k + 1
     size = 4 * dim * dim
     src, dst = allocate([size] * 2)
     same("host copies", copies, [(src, size)])
@@ -81,9 +92,7 @@ def check_transpose(copies, kernels, args):
         for (bx, by, _), warps in blocks.items():
             same(f"block {bx},{by} warps", len(warps), 8)
             for w, insts in warps.items():
-                # Straight-line code (one iteration: TILE_DIM == BLOCK_ROWS) but for the
-                # asserts' branches, taken by no lane, and the barrier's subroutine.
-                same(f"block {bx},{by} warp {w} exits", insts[-1][2], "EXIT")
+                same(f"block {bx},{by} warp {w} instructions", [i[0] for i in insts], path)
                 for i in global_mem(insts, "LDG"):
                     loads |= lines_of(i[3])
                 for i in global_mem(insts, "STG"):
@@ -93,8 +102,17 @@ def check_transpose(copies, kernels, args):
                     same(f"block {bx},{by} warp {w} lanes", i[1], 0xFFFFFFFF)
         same("lines read", loads, lines_of(range(src, src + size, 4)))
         same("lines written", stores, lines_of(range(dst, dst + size, 4)))
-    _ = code
 
 
-CHECKS = {"vectoradd": check_vectoradd, "matrixmul": check_matrixmul,
+def f32_only(check):
+    """`check`, refusing (exit 2) an element type other than f32, which it does not derive."""
+    def checked(copies, kernels, args):
+        if args.get("dtype", "f32") != "f32":
+            print(f"check-workload: the check derives dtype=f32 only", file=sys.stderr)
+            sys.exit(2)
+        check(copies, kernels, args)
+    return checked
+
+
+CHECKS = {"vectoradd": f32_only(check_vectoradd), "matrixmul": f32_only(check_matrixmul),
           "transpose": check_transpose}
