@@ -61,7 +61,10 @@ pub enum Op {
     Plop3,
     Sel,
     Fsel,
-    Fadd,
+    /// `FADD`, rounded to nearest or, `.RZ` (`trunc`), toward zero (`.RM`, `.RP` are refused).
+    Fadd {
+        trunc: bool,
+    },
     Fmul,
     Ffma,
     Fmnmx,
@@ -69,6 +72,9 @@ pub enum Op {
     Dmul,
     Dfma,
     Mufu(Mufu),
+    /// `FRND`: a single-precision value rounded to an integral value, still a float (PTX
+    /// `cvt.rni/rzi/rmi/rpi.f32.f32`): to nearest even, or `.TRUNC`, `.FLOOR`, `.CEIL`.
+    Frnd(Round),
     /// `F2F`, `I2F`, `F2I` and their widths.
     Convert(Convert),
     Imnmx {
@@ -106,8 +112,10 @@ pub enum Op {
         bytes: u32,
         ret: bool,
     },
+    /// `LDC`: `bytes` of a constant bank (1 and 2 zero- or, `signed`, sign-extended).
     Ldc {
         bytes: u32,
+        signed: bool,
     },
     Shfl(ShflMode),
     Vote(VoteMode),
@@ -358,7 +366,9 @@ fn alu(base: &str, mods: &[&str]) -> Option<Op> {
         "PLOP3" | "UPLOP3" => Op::Plop3,
         "SEL" | "USEL" => Op::Sel,
         "FSEL" => Op::Fsel,
-        "FADD" => Op::Fadd,
+        "FADD" if !has(mods, "RM") && !has(mods, "RP") => Op::Fadd {
+            trunc: has(mods, "RZ"),
+        },
         "FMUL" => Op::Fmul,
         "FFMA" => Op::Ffma,
         "FMNMX" => Op::Fmnmx,
@@ -378,6 +388,8 @@ fn alu(base: &str, mods: &[&str]) -> Option<Op> {
             _ => return None,
         }),
         "F2F" | "I2F" | "F2I" => Op::Convert(convert(base, mods)?),
+        // (Only the single-precision form: `FRND.F64` is refused.)
+        "FRND" if !has(mods, "F64") => Op::Frnd(round_of(mods)),
         "IMNMX" => Op::Imnmx {
             unsigned: has(mods, "U32"),
         },
@@ -465,6 +477,7 @@ fn memory(base: &str, mods: &[&str]) -> Option<Op> {
         }
         "LDC" | "ULDC" => Op::Ldc {
             bytes: bytes_of(mods),
+            signed: has(mods, "S8") || has(mods, "S16"),
         },
         "SHFL" => Op::Shfl(match *mods.first()? {
             "IDX" => ShflMode::Idx,
@@ -519,10 +532,9 @@ fn num_of(m: &str) -> Option<Num> {
     })
 }
 
-/// `F2F.F32.F64` (to, from), `I2F.U32` (to F32 from U32), `F2I.FTZ.U32.TRUNC` (to U32 from F32).
-fn convert(base: &str, mods: &[&str]) -> Option<Convert> {
-    let nums: Vec<Num> = mods.iter().filter_map(|m| num_of(m)).collect();
-    let round = if mods.contains(&"TRUNC") {
+/// The rounding to an integer the modifiers name (`.TRUNC`, `.FLOOR`, `.CEIL`; else to nearest).
+fn round_of(mods: &[&str]) -> Round {
+    if mods.contains(&"TRUNC") {
         Round::Trunc
     } else if mods.contains(&"FLOOR") {
         Round::Floor
@@ -530,7 +542,13 @@ fn convert(base: &str, mods: &[&str]) -> Option<Convert> {
         Round::Ceil
     } else {
         Round::Nearest
-    };
+    }
+}
+
+/// `F2F.F32.F64` (to, from), `I2F.U32` (to F32 from U32), `F2I.FTZ.U32.TRUNC` (to U32 from F32).
+fn convert(base: &str, mods: &[&str]) -> Option<Convert> {
+    let nums: Vec<Num> = mods.iter().filter_map(|m| num_of(m)).collect();
+    let round = round_of(mods);
     let (to, from) = match (base, nums.as_slice()) {
         (_, [to, from]) => (*to, *from),
         ("I2F", [from]) => (Num::F32, *from),

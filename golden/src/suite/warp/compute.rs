@@ -507,13 +507,14 @@ impl WarpEmu {
         let (env, ops, run) = (c.env, &c.inst.operands, c.run);
         let o = |k: usize| operand(ops, k);
         match c.inst.op {
-            Op::Fadd | Op::Fmul | Op::Ffma | Op::Fmnmx => {
+            Op::Fadd { .. } | Op::Fmul | Op::Ffma | Op::Fmnmx => {
                 let d = Self::dst(ops.first())?;
                 for l in lanes(self.lanes_for(d, run)) {
                     let a = self.f32(env, o(1)?, l)?;
                     let b = self.f32(env, o(2)?, l)?;
                     let v = match c.inst.op {
-                        Op::Fadd => a + b,
+                        Op::Fadd { trunc: false } => a + b,
+                        Op::Fadd { trunc: true } => add_toward_zero(a, b),
                         Op::Fmul => a * b,
                         Op::Ffma => a.mul_add(b, self.f32(env, o(3)?, l)?),
                         _ => {
@@ -576,6 +577,19 @@ impl WarpEmu {
                     }
                 }
             }
+            Op::Frnd(round) => {
+                let d = Self::dst(ops.first())?;
+                for l in lanes(run) {
+                    let x = self.f32(env, o(1)?, l)?;
+                    let r = match round {
+                        Round::Trunc => x.trunc(),
+                        Round::Floor => x.floor(),
+                        Round::Ceil => x.ceil(),
+                        Round::Nearest => x.round_ties_even(),
+                    };
+                    self.put(d, l, r.to_bits())?;
+                }
+            }
             Op::Convert(cv) => {
                 let d = Self::dst(ops.first())?;
                 for l in lanes(run) {
@@ -633,6 +647,31 @@ impl WarpEmu {
     }
 }
 
+/// `a + b` rounded toward zero (`FADD.RZ`; CUDA's `__fadd_rz`). The sum in double precision and
+/// its exact error (Knuth's two-sum) locate the exact sum against its nearest float, which is
+/// then stepped one unit toward zero when it lies farther from zero than the exact sum.
+pub(super) fn add_toward_zero(a: f32, b: f32) -> f32 {
+    let (x, y) = (f64::from(a), f64::from(b));
+    let s = x + y;
+    if !s.is_finite() {
+        return a + b;
+    }
+    let bb = s - x;
+    let e = (x - (s - bb)) + (y - bb);
+    // (The nearest float; infinite when the sum is beyond the largest float's half unit.)
+    let r = s as f32;
+    let beyond = match f64::from(r).partial_cmp(&s) {
+        Some(std::cmp::Ordering::Equal) | None => e != 0.0 && (e > 0.0) != (r > 0.0),
+        Some(o) => (o == std::cmp::Ordering::Greater) == (r > 0.0),
+    };
+    if beyond && r != 0.0 {
+        // (One unit less in magnitude: the bit pattern less one, for either sign.)
+        f32::from_bits(r.to_bits() - 1)
+    } else {
+        r
+    }
+}
+
 /// `FCHK`'s test: whether `a / b` by the fast path (a reciprocal and two fused multiply-adds)
 /// could be inexact or wrong: an operand not finite, a zero or subnormal divisor, a subnormal
 /// dividend, or exponents so far apart that the reciprocal or the quotient leaves the normal
@@ -646,4 +685,42 @@ fn division_out_of_range(a: f32, b: f32) -> bool {
     }
     let (ea, eb) = (exp(a), exp(b));
     a != 0.0 && !(-125..=125).contains(&(ea - eb)) || !(-125..=125).contains(&eb)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::add_toward_zero;
+
+    /// `FADD.RZ` truncates where rounding to nearest would round away: roundf's
+    /// `trunc(x + copysign(0.5, x))` of the float below 0.5 is 0, not 1.
+    #[test]
+    fn fadd_rz_rounds_toward_zero() {
+        let below_half = f32::from_bits(0.5f32.to_bits() - 1);
+        assert_eq!(below_half + 0.5, 1.0);
+        assert_eq!(
+            add_toward_zero(below_half, 0.5),
+            f32::from_bits(1.0f32.to_bits() - 1)
+        );
+        assert_eq!(
+            add_toward_zero(-below_half, -0.5),
+            -f32::from_bits(1.0f32.to_bits() - 1)
+        );
+        // Exact sums are unchanged; a tiny addend of the other sign steps one unit down.
+        assert_eq!(add_toward_zero(1.5, 2.25), 3.75);
+        assert_eq!(
+            add_toward_zero(1.0, -1e-30),
+            f32::from_bits(1.0f32.to_bits() - 1)
+        );
+        assert_eq!(
+            add_toward_zero(-1.0, 1e-30),
+            -f32::from_bits(1.0f32.to_bits() - 1)
+        );
+        assert_eq!(add_toward_zero(1.0, 1e-30), 1.0);
+        // Overflow stops at the largest float; zeros keep IEEE's signs.
+        assert_eq!(add_toward_zero(f32::MAX, f32::MAX), f32::MAX);
+        assert_eq!(add_toward_zero(-f32::MAX, -f32::MAX), -f32::MAX);
+        assert!(add_toward_zero(2.0, -2.0).is_sign_positive());
+        assert!(add_toward_zero(-0.0, -0.0).is_sign_negative());
+        assert!(add_toward_zero(f32::NAN, 1.0).is_nan());
+    }
 }
