@@ -27,7 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from workload_checks import CHECKS  # noqa: E402
-from workload_checks import bfs, histo, kmeans, spmv, srad_v1  # noqa: E402
+from workload_checks import bfs, dct8x8, histo, kmeans, spmv, srad_v1  # noqa: E402
 
 # Inputs written by the checks' own modules: name -> (writer, its arguments after the path).
 INPUTS = {
@@ -41,6 +41,8 @@ INPUTS = {
     "histo255": (histo.write_image, (255, 48, 64, 768), {"seed": 1}),
     "image": (srad_v1.write_image, (1, False), {}),
     "special": (srad_v1.write_image, (2, True), {}),
+    "bmp32": (dct8x8.write_bmp, (32, 32, 1), {}),
+    "bmp160x96": (dct8x8.write_bmp, (160, 96, 1), {}),
 }
 
 # Per workload, its cases: the small run's shape first, then shapes that change the stream
@@ -75,6 +77,8 @@ CASES = {
     "quasirandomgenerator": ["n=128", "n=16500,iterations=1"],
     "blackscholes": ["options=4096", "options=4100,iterations=2"],
     "binomialoptions": ["options=1", "options=3"],
+    "dct8x8": ["file={bmp32}", "file={bmp160x96},dct1_runs=2,dct2_runs=3",
+               "width=64,height=96,dct1_runs=2"],
 }
 
 INST = re.compile(r"^[0-9a-f]{4} [0-9a-f]{8} ")

@@ -66,6 +66,7 @@ convolutionseparable|cuda-samples|Samples/convolutionSeparable/convolutionSepara
 quasirandomgenerator|cuda-samples|Samples/quasirandomGenerator/quasirandomGenerator_kernel.cu|Common|-O3|_Z26quasirandomGeneratorKernelPfjj _Z16inverseCNDKernelPfPjj
 blackscholes|cuda-samples|Samples/BlackScholes/BlackScholes.cu|Common|-O3|_Z15BlackScholesGPUP6float2S0_S0_S0_S0_ffi
 binomialoptions|cuda-samples|Samples/binomialOptions/binomialOptions_kernel.cu|Common|-O3|_Z21binomialOptionsKernelv
+dct8x8|cuda-samples|Samples/dct8x8/dct8x8.cu|Common|-O3|_Z14CUDAkernel1DCTPfiiiy _Z27CUDAkernelQuantizationFloatPfi _Z15CUDAkernel1IDCTPfiiiy _Z14CUDAkernel2DCTPfS_i _Z15CUDAkernel2IDCTPfS_i _Z18CUDAkernelShortDCTPsi _Z27CUDAkernelQuantizationShortPsi _Z19CUDAkernelShortIDCTPsi
 '
 
 install_cuda() {

@@ -72,6 +72,7 @@ fn every_workload_computes_its_results() {
         "convolutionseparable:width=256,height=192,iterations=1",
         "quasirandomgenerator:n=3000,iterations=1",
         "blackscholes:options=3002,iterations=2",
+        "dct8x8:width=96,height=64,dct1_runs=2,dct2_runs=2",
     ];
     for spec in apps::ALL.iter().map(|w| w.name).chain(extra) {
         let (w, mut app) = make(spec, 3).unwrap();

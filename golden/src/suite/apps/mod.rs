@@ -51,6 +51,7 @@ pub static ALL: &[Workload] = &[
     cuda_samples::QUASIRANDOMGENERATOR,
     cuda_samples::BLACKSCHOLES,
     cuda_samples::BINOMIALOPTIONS,
+    cuda_samples::DCT8X8,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -122,5 +123,6 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &cuda_samples::QUASIRANDOMGENERATOR_SASS,
         &cuda_samples::BLACKSCHOLES_SASS,
         &cuda_samples::BINOMIALOPTIONS_SASS,
+        &cuda_samples::DCT8X8_SASS,
     ]
 }

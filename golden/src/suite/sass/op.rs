@@ -61,9 +61,12 @@ pub enum Op {
     Plop3,
     Sel,
     Fsel,
-    /// `FADD`, `FMUL`, `FFMA`; with `.SAT` the result is clamped to [0, 1], a NaN to 0 (as PTX's
-    /// `.sat`). (Directed rounding, `.RZ`/`.RM`/`.RP`, is taken as to-nearest: decision WL-1.)
+    /// `FADD`, `FMUL`, `FFMA`, rounded to nearest or, FADD's `.RZ` (`trunc`), toward zero
+    /// (FADD's `.RM`, `.RP` are refused; FMUL's and FFMA's directed rounding is taken as to
+    /// nearest: decision WL-1); with `.SAT` the result is clamped to [0, 1], a NaN to 0 (as PTX's
+    /// `.sat`).
     Fadd {
+        trunc: bool,
         sat: bool,
     },
     Fmul {
@@ -77,6 +80,9 @@ pub enum Op {
     Dmul,
     Dfma,
     Mufu(Mufu),
+    /// `FRND`: a single-precision value rounded to an integral value, still a float (PTX
+    /// `cvt.rni/rzi/rmi/rpi.f32.f32`): to nearest even, or `.TRUNC`, `.FLOOR`, `.CEIL`.
+    Frnd(Round),
     /// `F2F`, `I2F`, `F2I` and their widths.
     Convert(Convert),
     Imnmx {
@@ -114,8 +120,10 @@ pub enum Op {
         bytes: u32,
         ret: bool,
     },
+    /// `LDC`: `bytes` of a constant bank (1 and 2 zero- or, `signed`, sign-extended).
     Ldc {
         bytes: u32,
+        signed: bool,
     },
     Shfl(ShflMode),
     Vote(VoteMode),
@@ -366,7 +374,8 @@ fn alu(base: &str, mods: &[&str]) -> Option<Op> {
         "PLOP3" | "UPLOP3" => Op::Plop3,
         "SEL" | "USEL" => Op::Sel,
         "FSEL" => Op::Fsel,
-        "FADD" => Op::Fadd {
+        "FADD" if !has(mods, "RM") && !has(mods, "RP") => Op::Fadd {
+            trunc: has(mods, "RZ"),
             sat: has(mods, "SAT"),
         },
         "FMUL" => Op::Fmul {
@@ -392,6 +401,8 @@ fn alu(base: &str, mods: &[&str]) -> Option<Op> {
             _ => return None,
         }),
         "F2F" | "I2F" | "F2I" => Op::Convert(convert(base, mods)?),
+        // (Only the single-precision form: `FRND.F64` is refused.)
+        "FRND" if !has(mods, "F64") => Op::Frnd(round_of(mods)),
         "IMNMX" => Op::Imnmx {
             unsigned: has(mods, "U32"),
         },
@@ -479,6 +490,7 @@ fn memory(base: &str, mods: &[&str]) -> Option<Op> {
         }
         "LDC" | "ULDC" => Op::Ldc {
             bytes: bytes_of(mods),
+            signed: has(mods, "S8") || has(mods, "S16"),
         },
         "SHFL" => Op::Shfl(match *mods.first()? {
             "IDX" => ShflMode::Idx,
@@ -533,10 +545,9 @@ fn num_of(m: &str) -> Option<Num> {
     })
 }
 
-/// `F2F.F32.F64` (to, from), `I2F.U32` (to F32 from U32), `F2I.FTZ.U32.TRUNC` (to U32 from F32).
-fn convert(base: &str, mods: &[&str]) -> Option<Convert> {
-    let nums: Vec<Num> = mods.iter().filter_map(|m| num_of(m)).collect();
-    let round = if mods.contains(&"TRUNC") {
+/// The rounding to an integer the modifiers name (`.TRUNC`, `.FLOOR`, `.CEIL`; else to nearest).
+fn round_of(mods: &[&str]) -> Round {
+    if mods.contains(&"TRUNC") {
         Round::Trunc
     } else if mods.contains(&"FLOOR") {
         Round::Floor
@@ -544,7 +555,13 @@ fn convert(base: &str, mods: &[&str]) -> Option<Convert> {
         Round::Ceil
     } else {
         Round::Nearest
-    };
+    }
+}
+
+/// `F2F.F32.F64` (to, from), `I2F.U32` (to F32 from U32), `F2I.FTZ.U32.TRUNC` (to U32 from F32).
+fn convert(base: &str, mods: &[&str]) -> Option<Convert> {
+    let nums: Vec<Num> = mods.iter().filter_map(|m| num_of(m)).collect();
+    let round = round_of(mods);
     let (to, from) = match (base, nums.as_slice()) {
         (_, [to, from]) => (*to, *from),
         ("I2F", [from]) => (Num::F32, *from),

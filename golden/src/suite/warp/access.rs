@@ -63,7 +63,29 @@ impl WarpEmu {
                     self.store(mem, space, addr, l, &buf[..n])?;
                 }
             }
-            Op::Ldc { bytes } => {
+            Op::Ldc { bytes, signed } if bytes < 4 => {
+                let d = Self::dst(ops.first())?;
+                let Operand::Const {
+                    bank, offset, reg, ..
+                } = *o(1)?
+                else {
+                    return Err("LDC reads a constant".into());
+                };
+                // (A byte or a short, extended to the register as a load from memory is.)
+                let n = bytes as usize;
+                for l in lanes(self.lanes_for(d, run)) {
+                    let b = self.const_bytes(env, bank, offset, l, reg, n)?;
+                    let mut v = 0u32;
+                    for (k, byte) in b.iter().enumerate() {
+                        v |= u32::from(*byte) << (8 * k);
+                    }
+                    if signed && b[n - 1] & 0x80 != 0 {
+                        v |= u32::MAX << (8 * n);
+                    }
+                    self.put(d, l, v)?;
+                }
+            }
+            Op::Ldc { bytes, .. } => {
                 let d = Self::dst(ops.first())?;
                 let Operand::Const {
                     bank, offset, reg, ..

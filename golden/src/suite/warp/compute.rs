@@ -506,7 +506,8 @@ impl WarpEmu {
                     let a = self.f32(env, o(1)?, l)?;
                     let b = self.f32(env, o(2)?, l)?;
                     let v = match c.inst.op {
-                        Op::Fadd { sat } => saturate(a + b, sat),
+                        Op::Fadd { trunc: false, sat } => saturate(a + b, sat),
+                        Op::Fadd { trunc: true, sat } => saturate(add_toward_zero(a, b), sat),
                         Op::Fmul { sat } => saturate(a * b, sat),
                         Op::Ffma { sat } => saturate(a.mul_add(b, self.f32(env, o(3)?, l)?), sat),
                         _ => {
@@ -569,6 +570,19 @@ impl WarpEmu {
                     }
                 }
             }
+            Op::Frnd(round) => {
+                let d = Self::dst(ops.first())?;
+                for l in lanes(run) {
+                    let x = self.f32(env, o(1)?, l)?;
+                    let r = match round {
+                        Round::Trunc => x.trunc(),
+                        Round::Floor => x.floor(),
+                        Round::Ceil => x.ceil(),
+                        Round::Nearest => x.round_ties_even(),
+                    };
+                    self.put(d, l, r.to_bits())?;
+                }
+            }
             Op::Convert(cv) => {
                 let d = Self::dst(ops.first())?;
                 for l in lanes(run) {
@@ -626,6 +640,31 @@ impl WarpEmu {
     }
 }
 
+/// `a + b` rounded toward zero (`FADD.RZ`; CUDA's `__fadd_rz`). The sum in double precision and
+/// its exact error (Knuth's two-sum) locate the exact sum against its nearest float, which is
+/// then stepped one unit toward zero when it lies farther from zero than the exact sum.
+pub(super) fn add_toward_zero(a: f32, b: f32) -> f32 {
+    let (x, y) = (f64::from(a), f64::from(b));
+    let s = x + y;
+    if !s.is_finite() {
+        return a + b;
+    }
+    let bb = s - x;
+    let e = (x - (s - bb)) + (y - bb);
+    // (The nearest float; infinite when the sum is beyond the largest float's half unit.)
+    let r = s as f32;
+    let beyond = match f64::from(r).partial_cmp(&s) {
+        Some(std::cmp::Ordering::Equal) | None => e != 0.0 && (e > 0.0) != (r > 0.0),
+        Some(o) => (o == std::cmp::Ordering::Greater) == (r > 0.0),
+    };
+    if beyond && r != 0.0 {
+        // (One unit less in magnitude: the bit pattern less one, for either sign.)
+        f32::from_bits(r.to_bits() - 1)
+    } else {
+        r
+    }
+}
+
 /// `FCHK`'s test: whether `a / b` by the fast path (a reciprocal and two fused multiply-adds)
 /// could be inexact or wrong: an operand not finite, a zero or subnormal divisor, a subnormal
 /// dividend, or exponents so far apart that the reciprocal or the quotient leaves the normal
@@ -649,5 +688,43 @@ fn saturate(v: f32, sat: bool) -> f32 {
         0.0
     } else {
         v.clamp(0.0, 1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::add_toward_zero;
+
+    /// `FADD.RZ` truncates where rounding to nearest would round away: roundf's
+    /// `trunc(x + copysign(0.5, x))` of the float below 0.5 is 0, not 1.
+    #[test]
+    fn fadd_rz_rounds_toward_zero() {
+        let below_half = f32::from_bits(0.5f32.to_bits() - 1);
+        assert_eq!(below_half + 0.5, 1.0);
+        assert_eq!(
+            add_toward_zero(below_half, 0.5),
+            f32::from_bits(1.0f32.to_bits() - 1)
+        );
+        assert_eq!(
+            add_toward_zero(-below_half, -0.5),
+            -f32::from_bits(1.0f32.to_bits() - 1)
+        );
+        // Exact sums are unchanged; a tiny addend of the other sign steps one unit down.
+        assert_eq!(add_toward_zero(1.5, 2.25), 3.75);
+        assert_eq!(
+            add_toward_zero(1.0, -1e-30),
+            f32::from_bits(1.0f32.to_bits() - 1)
+        );
+        assert_eq!(
+            add_toward_zero(-1.0, 1e-30),
+            -f32::from_bits(1.0f32.to_bits() - 1)
+        );
+        assert_eq!(add_toward_zero(1.0, 1e-30), 1.0);
+        // Overflow stops at the largest float; zeros keep IEEE's signs.
+        assert_eq!(add_toward_zero(f32::MAX, f32::MAX), f32::MAX);
+        assert_eq!(add_toward_zero(-f32::MAX, -f32::MAX), -f32::MAX);
+        assert!(add_toward_zero(2.0, -2.0).is_sign_positive());
+        assert!(add_toward_zero(-0.0, -0.0).is_sign_negative());
+        assert!(add_toward_zero(f32::NAN, 1.0).is_nan());
     }
 }

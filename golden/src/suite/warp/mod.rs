@@ -460,6 +460,7 @@ impl WarpEmu {
             | Op::Dmul
             | Op::Dfma
             | Op::Mufu(_)
+            | Op::Frnd(_)
             | Op::Convert(_) => self.float(c)?,
             Op::Ld { .. } | Op::St { .. } | Op::Ldc { .. } => self.memory(c, mem)?,
             Op::Atom { .. } => self.atomic(c, mem)?,

@@ -34,6 +34,20 @@ impl WarpEmu {
         lane: usize,
         reg: Option<u8>,
     ) -> Result<u32, String> {
+        let b = self.const_bytes(env, bank, offset, lane, reg, 4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// The `n` bytes of constant bank `bank` at `offset` (plus register `reg`'s value).
+    pub(super) fn const_bytes<'e>(
+        &self,
+        env: &'e LaunchEnv,
+        bank: u8,
+        offset: u32,
+        lane: usize,
+        reg: Option<u8>,
+        n: usize,
+    ) -> Result<&'e [u8], String> {
         let off = offset.wrapping_add(reg.map_or(0, |r| self.reg(r, lane))) as usize;
         let data: &[u8] = match bank {
             0 => &env.const0,
@@ -46,13 +60,12 @@ impl WarpEmu {
                     format!("reads constant bank {bank}, which the listing does not fill")
                 })?,
         };
-        let b = data.get(off..off + 4).ok_or_else(|| {
+        data.get(off..off + n).ok_or_else(|| {
             format!(
                 "reads c[{bank:#x}][{off:#x}], past the bank's {} bytes",
                 data.len()
             )
-        })?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        })
     }
 
     /// Operand `o` of lane `lane` as a 32-bit integer (negation and not applied).

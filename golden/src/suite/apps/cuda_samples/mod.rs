@@ -49,6 +49,8 @@ pub(super) static BLACKSCHOLES_SASS: Listing = Listing::new(
     "blackscholes.sass",
     include_str!("../../../../sass/blackscholes.sass"),
 );
+pub(super) static DCT8X8_SASS: Listing =
+    Listing::new("dct8x8.sass", include_str!("../../../../sass/dct8x8.sass"));
 pub(super) static BINOMIALOPTIONS_SASS: Listing = Listing::new(
     "binomialoptions.sass",
     include_str!("../../../../sass/binomialoptions.sass"),
@@ -175,6 +177,7 @@ fn within(what: &str, got: &[f32], want: &[f64], p: i32, limit: f64) -> Result<(
 mod binomialoptions;
 mod blackscholes;
 mod convolutionseparable;
+mod dct8x8;
 mod fastwalshtransform;
 mod histogram;
 mod mergesort;
@@ -184,6 +187,7 @@ mod sobolqrng;
 pub(super) use binomialoptions::*;
 pub(super) use blackscholes::*;
 pub(super) use convolutionseparable::*;
+pub(super) use dct8x8::*;
 pub(super) use fastwalshtransform::*;
 pub(super) use histogram::*;
 pub(super) use mergesort::*;
