@@ -19,7 +19,7 @@ import re
 from collections import Counter
 
 from .common import allocate, by_class, listing, same
-from .fastwalshtransform import back_branches, find, mem_accesses, same_accesses, span, target
+from .listing_shape import back_branches, find, mem_accesses, same_accesses, span, target
 
 APP = "binomialoptions"
 FULL = 0xFFFFFFFF

@@ -16,7 +16,7 @@ every live lane. The lanes with opt < optN / 2 are the live ones; a warp with no
 EXIT (its EXIT's lanes: all).
 """
 from .common import allocate, lines_of, same
-from .scalarprod import (Listing, Path, addresses, check_grid, compare_warp,
+from .warp_paths import (Listing, Path, addresses, check_grid, compare_warp,
                          lines_by_array, same_addresses)
 
 

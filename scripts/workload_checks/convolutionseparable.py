@@ -14,7 +14,7 @@ condition holds; the lane addresses of every load and store are the source's ind
 The values (the image) do not change the stream.
 """
 from .common import allocate, by_class, lines_of, listing, same
-from .fastwalshtransform import find, lines_by_array, mem_accesses, same_accesses
+from .listing_shape import find, lines_by_array, mem_accesses, same_accesses
 
 APP = "convolutionseparable"
 FULL = 0xFFFFFFFF

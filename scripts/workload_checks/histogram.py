@@ -12,7 +12,7 @@ initHistogram256 mallocs d_PartialHistograms256 (240 * 256 uints; the library do
 closeHistogram64's free, docs/workloads.md) and the same for histogram256Kernel<<<240, 192>>>
 (dataCount = byteCount / 4 uints), mergeHistogram256Kernel<<<256, 256>>>(.., 240).
 
-Per warp, the expected stream is built as listing indices (scalarprod.Path) from the kernels'
+Per warp, the expected stream is built as listing indices (warp_paths.Path) from the kernels'
 loops evaluated per lane in Python:
   * histogram64Kernel: straight-line clear (16 STS), barrier, the grid-stride loop (`@P1 BRA`
     skips it, body from the backward `@!P1 BRA`'s target to it; per iteration one LDG.128 and
@@ -50,7 +50,7 @@ iterations). Sizes where ceil(bytes / 15360) > 256 also exercise the merge64 loo
 import re
 
 from .common import Mismatch, allocate, glibc_rand, lines_of, opcode_class, same
-from .scalarprod import Listing, Path, check_grid, compare_warp, lines_by_array, same_addresses
+from .warp_paths import Listing, Path, check_grid, compare_warp, lines_by_array, same_addresses
 
 H64, M64 = "_Z17histogram64KernelPjP5uint4j", "_Z22mergeHistogram64KernelPjS_j"
 K256, M256 = "_Z18histogram256KernelPjS_j", "_Z23mergeHistogram256KernelPjS_j"

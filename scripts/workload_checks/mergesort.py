@@ -24,7 +24,7 @@ import re
 from collections import Counter
 
 from .common import allocate, glibc_rand, listing, same
-from .fastwalshtransform import lines_by_array, mem_accesses, same_accesses, target
+from .listing_shape import lines_by_array, mem_accesses, same_accesses, target
 
 APP = "mergesort"
 SHARED_LIMIT = 1024

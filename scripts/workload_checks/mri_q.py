@@ -20,7 +20,7 @@ evaluated from the source's loop in Python; no divergence (numK, kGlobalIndex ar
 import sys
 
 from .common import allocate, lines_of, same
-from .scalarprod import (FULL, Listing, Path, addresses, check_grid, compare_warp,
+from .warp_paths import (FULL, Listing, Path, addresses, check_grid, compare_warp,
                          lines_by_array, same_addresses)
 
 

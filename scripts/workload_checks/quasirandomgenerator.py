@@ -30,7 +30,7 @@ the sizes tried) allows 2 % on its count instead of exactness.
 import struct
 
 from .common import Mismatch, allocate, lines_of, listing, same
-from .fastwalshtransform import back_branches, find, mem_accesses, same_accesses, span, target
+from .listing_shape import back_branches, find, mem_accesses, same_accesses, span, target
 
 APP = "quasirandomgenerator"
 FULL = 0xFFFFFFFF

@@ -19,7 +19,7 @@ import re
 import sys
 
 from .common import allocate, lines_of, same
-from .scalarprod import (Listing, Path, addresses, check_grid, compare_warp, lines_by_array,
+from .warp_paths import (Listing, Path, addresses, check_grid, compare_warp, lines_by_array,
                          same_addresses)
 
 

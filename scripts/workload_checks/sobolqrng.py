@@ -16,8 +16,8 @@ per lane as a shared address). Lanes leaving the second loop early wait at the E
 (the emulator runs the lowest-PC group first and merges groups at one PC), so one EXIT.
 """
 from .common import allocate, by_class, lines_of, listing, same
-from .fastwalshtransform import (back_branches, find, lines_by_array, mem_accesses,
-                                 same_accesses, span, target)
+from .listing_shape import (back_branches, find, lines_by_array, mem_accesses,
+                            same_accesses, span, target)
 
 APP = "sobolqrng"
 FULL = 0xFFFFFFFF

@@ -56,7 +56,7 @@ import struct
 import sys
 
 from .common import Mismatch, allocate, lines_of, opcode_class, same
-from .scalarprod import Listing
+from .warp_paths import Listing
 
 THREADS = 512
 ORIG = (502, 458)

@@ -26,7 +26,7 @@ and its guard (ty, tx tests), evaluated per lane here; addresses per warp as mul
 import sys
 
 from .common import allocate, lines_of, same
-from .scalarprod import (Listing, Path, addresses, check_grid, compare_warp,
+from .warp_paths import (Listing, Path, addresses, check_grid, compare_warp,
                          lines_by_array, same_addresses)
 
 
