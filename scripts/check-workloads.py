@@ -68,6 +68,7 @@ CASES = {
     "stencil": ["nx=64,ny=8,nz=4", "nx=100,ny=10,nz=5,iters=2", "nx=64,ny=8,nz=2"],
     "histo": ["file={histo64}", "file={histo255}"],
     "mri-q": ["numx=256,numk=21", "numx=512,numk=1030"],
+    "sad": ["width=16,height=16", "width=48,height=32"],
     "histogram": ["bytes=16", "bytes=262144,runs=1"],
     "fastwalshtransform": ["log2data=10", "log2data=13"],
     "mergesort": ["n=2048", "n=3072", "n=7168"],

@@ -56,6 +56,7 @@ spmv|gpu-apps|src/cuda/parboil/benchmarks/spmv/src/cuda/main.cu|src/cuda/parboil
 stencil|gpu-apps|src/cuda/parboil/benchmarks/stencil/src/cuda/main.cu|src/cuda/parboil/common/include|-O3|_Z24block2D_hybrid_coarsen_xffPfS_iii
 histo|gpu-apps|src/cuda/parboil/benchmarks/histo/src/cuda/histo_kernels.cu||-O3|_Z20histo_prescan_kernelPjiS_ _Z26histo_intermediates_kernelP5uint2jjjP6uchar4 _Z17histo_main_kernelP6uchar4jjjjjPjS1_S1_ _Z18histo_final_kerneljjjjPjS_S_S_
 mri-q|gpu-apps|src/cuda/parboil/benchmarks/mri-q/src/cuda/main.cu|src/cuda/parboil/common/include|-O3||--use_fast_math
+sad|gpu-apps|src/cuda/parboil/benchmarks/sad/src/cuda/sad_kernels.cu||-O3|_Z11mb_sad_calcPtS_ii _Z17larger_sad_calc_8Ptii _Z18larger_sad_calc_16Ptii
 histogram64|cuda-samples|Samples/histogram/histogram64.cu|Common|-O3|_Z17histogram64KernelPjP5uint4j _Z22mergeHistogram64KernelPjS_j
 histogram256|cuda-samples|Samples/histogram/histogram256.cu|Common|-O3|_Z18histogram256KernelPjS_j _Z23mergeHistogram256KernelPjS_j
 fastwalshtransform|cuda-samples|Samples/fastWalshTransform/fastWalshTransform.cu|Common|-O3|_Z15fwtBatch2KernelPfS_i _Z15fwtBatch1KernelPfS_i _Z14modulateKernelPfS_i

@@ -73,6 +73,7 @@ fn every_workload_computes_its_results() {
         "quasirandomgenerator:n=3000,iterations=1",
         "blackscholes:options=3002,iterations=2",
         "dct8x8:width=96,height=64,dct1_runs=2,dct2_runs=2",
+        "sad:width=48,height=32",
     ];
     for spec in apps::ALL.iter().map(|w| w.name).chain(extra) {
         let (w, mut app) = make(spec, 3).unwrap();

@@ -51,11 +51,13 @@ fn unit_floats(n: usize, seed: u64) -> Vec<f32> {
 
 mod histo;
 mod mri_q;
+mod sad;
 mod sgemm;
 mod spmv;
 mod stencil;
 pub(super) use histo::*;
 pub(super) use mri_q::*;
+pub(super) use sad::*;
 pub(super) use sgemm::*;
 pub(super) use spmv::*;
 pub(super) use stencil::*;
@@ -250,5 +252,67 @@ mod tests {
         let b8 = write("b8.txt", 32, 8);
         assert!(crate::suite::make(&format!("sgemm:a={a},b={b8}"), 1).is_err());
         assert!(crate::suite::make(&format!("sgemm:a={a}"), 1).is_err());
+    }
+
+    #[test]
+    fn sad_frame_files_are_read_and_malformed_ones_refused() {
+        let file =
+            |words: &[u16]| -> Vec<u8> { words.iter().flat_map(|w| w.to_le_bytes()).collect() };
+        let good = parse_sad_frame("f.bin", &file(&[3, 2, 1, 2, 3, 4, 5, 65535, 9])).unwrap();
+        assert_eq!((good.width, good.height), (3, 2));
+        assert_eq!(good.pixels, vec![1, 2, 3, 4, 5, 65535]);
+        let err = |bytes: &[u8]| match parse_sad_frame("f.bin", bytes) {
+            Err(SuiteError::Io { path, message }) => {
+                assert_eq!(path, "f.bin");
+                message
+            }
+            r => panic!("{bytes:?}: {r:?}"),
+        };
+        assert!(err(&file(&[3])).contains("2 bytes: the width and height"));
+        assert!(err(&file(&[0, 2])).contains("frame 0 x 2: empty"));
+        assert!(err(&file(&[3, 2, 1, 2, 3, 4, 5])).contains("14 bytes: a 3 x 2 frame needs 16"));
+        assert!(crate::suite::make(
+            "sad:reference=/nonexistent/r.bin,frame=/nonexistent/f.bin",
+            1
+        )
+        .is_err());
+        // Files run whole, their size replacing the arguments; refused where the source
+        // refuses them (sizes differ, not multiples of 16), and one without its partner.
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, w: u16, h: u16, k: usize| {
+            let mut words = vec![w, h];
+            words.extend((0..usize::from(w) * usize::from(h)).map(|i| ((i * k) % 251) as u16));
+            let p = dir.path().join(name);
+            std::fs::write(&p, file(&words)).unwrap();
+            p.to_str().unwrap().to_string()
+        };
+        let (r, f) = (
+            write("reference.bin", 32, 16, 7),
+            write("frame.bin", 32, 16, 13),
+        );
+        let (w, mut app) = crate::suite::make(&format!("sad:reference={r},frame={f}"), 1).unwrap();
+        crate::suite::emulate(w.name, app.as_mut(), |_, _| {}).unwrap();
+        let tall = write("tall.bin", 16, 32, 5);
+        let odd = write("odd.bin", 24, 16, 5);
+        let odd_ref = write("odd_ref.bin", 24, 16, 3);
+        for (spec, says) in [
+            (
+                format!("sad:reference={r},frame={tall}"),
+                "the source needs the same size",
+            ),
+            (
+                format!("sad:reference={odd_ref},frame={odd}"),
+                "multiples of 16",
+            ),
+        ] {
+            match crate::suite::make(&spec, 1) {
+                Err(SuiteError::Io { message, .. }) => assert!(message.contains(says), "{message}"),
+                r => panic!("{spec}: {:?}", r.err()),
+            }
+        }
+        assert!(matches!(
+            crate::suite::make(&format!("sad:reference={r}"), 1),
+            Err(SuiteError::Arg { .. })
+        ));
     }
 }
