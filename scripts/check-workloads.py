@@ -27,7 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from workload_checks import CHECKS  # noqa: E402
-from workload_checks import bfs, dct8x8, histo, kmeans, spmv, srad_v1  # noqa: E402
+from workload_checks import bfs, bplustree, dct8x8, histo, kmeans, spmv, srad_v1  # noqa: E402
 
 # Inputs written by the checks' own modules: name -> (writer, its arguments after the path).
 INPUTS = {
@@ -43,6 +43,12 @@ INPUTS = {
     "special": (srad_v1.write_image, (2, True), {}),
     "bmp32": (dct8x8.write_bmp, (32, 32, 1), {}),
     "bmp160x96": (dct8x8.write_bmp, (160, 96, 1), {}),
+    "btkeys40000": (bplustree.write_keys, (40000,), {}),
+    "btj3k4": (bplustree.write_commands, ("j 3 3", "k 4"), {}),
+    "btkeys3000r": (bplustree.write_keys, (3000, "random", 1), {"count": 4000}),
+    "btk6j5": (bplustree.write_commands, ("k 6", "j5 40"), {}),
+    "btkeys200": (bplustree.write_keys, (200,), {}),
+    "btj2k3": (bplustree.write_commands, ("j 2 2", "k 3"), {}),
 }
 
 # Per workload, its cases: the small run's shape first, then shapes that change the stream
@@ -60,6 +66,8 @@ CASES = {
     "srad_v1": ["iterations=1,rows=64,cols=40,file={image}",
                 "iterations=1,rows=100,cols=37,file={special}",
                 "iterations=2,rows=29,cols=53,file={image}"],
+    "b+tree": ["file={btkeys40000},command={btj3k4}", "file={btkeys3000r},command={btk6j5}",
+               "file={btkeys200},command={btj2k3}"],
     "kmeans": ["file={points2000x8},clusters=3,c_clusters=set",
                "file={points300x34},clusters=5,c_clusters=set",
                "file={points300x34},clusters=5"],

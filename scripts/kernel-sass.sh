@@ -51,6 +51,8 @@ pathfinder|gpu-apps|src/cuda/rodinia/3.1/cuda/pathfinder/pathfinder.cu||-O3|
 srad_v1|gpu-apps|src/cuda/rodinia/3.1/cuda/srad/srad_v1/main.cu||-O3|
 bfs|gpu-apps|src/cuda/rodinia/3.1/cuda/bfs/bfs.cu||-O3|
 kmeans|gpu-apps|src/cuda/rodinia/3.1/cuda/kmeans/kmeans_cuda_kernel.cu||-O3|
+b+tree-findk|gpu-apps|src/cuda/rodinia/3.1/cuda/b+tree/kernel/kernel_gpu_cuda_wrapper.cu|src/cuda/rodinia/3.1/cuda/b+tree|-O3|findK
+b+tree-findrangek|gpu-apps|src/cuda/rodinia/3.1/cuda/b+tree/kernel/kernel_gpu_cuda_wrapper_2.cu|src/cuda/rodinia/3.1/cuda/b+tree|-O3|findRangeK
 sgemm|gpu-apps|src/cuda/parboil/benchmarks/sgemm/src/cuda/main.cu|src/cuda/parboil/common/include|-O3|_Z9mysgemmNTPKfiS0_iPfiiff
 spmv|gpu-apps|src/cuda/parboil/benchmarks/spmv/src/cuda/main.cu|src/cuda/parboil/common/include,src/cuda/parboil/benchmarks/spmv/common_src/convert-dataset|-O3|_Z8spmv_jdsPfPKfPKiS3_S1_S3_i
 stencil|gpu-apps|src/cuda/parboil/benchmarks/stencil/src/cuda/main.cu|src/cuda/parboil/common/include|-O3|_Z24block2D_hybrid_coarsen_xffPfS_iii

@@ -108,7 +108,7 @@ fn every_workloads_trace_agrees_with_its_independent_check_which_catches_a_chang
         .count();
     let caught = out.matches("caught ").count();
     let agreed = out.lines().filter(|l| l.starts_with("ok ")).count();
-    assert!(listed >= 27, "{listed} workloads listed");
+    assert!(listed >= 28, "{listed} workloads listed");
     assert!(agreed >= 2 * listed && caught == 2 * listed, "{out}");
 }
 

@@ -61,6 +61,8 @@ fn every_workload_computes_its_results() {
         "transpose:reps=1",
         "babelstream:times=2",
         "babelstream:dtype=f64",
+        "b+tree:keys=200,j=5,range=7,k=6",
+        "b+tree:keys=3000,j=4,k=5",
         "sgemm:m=256,n=48,k=24",
         "spmv:rows=11948,nnz=80519,iters=2,sms=34",
         "stencil:nx=100,ny=30,nz=5,iters=3",

@@ -25,6 +25,14 @@ pub(super) static BFS_SASS: Listing =
     Listing::new("bfs.sass", include_str!("../../../../sass/bfs.sass"));
 pub(super) static KMEANS_SASS: Listing =
     Listing::new("kmeans.sass", include_str!("../../../../sass/kmeans.sass"));
+pub(super) static BT_FINDK_SASS: Listing = Listing::new(
+    "b+tree-findk.sass",
+    include_str!("../../../../sass/b+tree-findk.sass"),
+);
+pub(super) static BT_FINDRANGEK_SASS: Listing = Listing::new(
+    "b+tree-findrangek.sass",
+    include_str!("../../../../sass/b+tree-findrangek.sass"),
+);
 pub(super) static SRAD_SASS: Listing = Listing::new(
     "srad_v1.sass",
     include_str!("../../../../sass/srad_v1.sass"),
@@ -54,12 +62,14 @@ fn read_floats(path: &Path, n: usize) -> Result<Vec<f32>, SuiteError> {
 
 mod backprop;
 mod bfs;
+mod bplustree;
 mod hotspot;
 mod kmeans;
 mod pathfinder;
 mod srad_v1;
 pub(super) use backprop::*;
 pub(super) use bfs::*;
+pub(super) use bplustree::*;
 pub(super) use hotspot::*;
 pub(super) use kmeans::*;
 pub(super) use pathfinder::*;
