@@ -21,27 +21,11 @@ The data do not steer anything (no data-dependent part).
 """
 import re
 
-from .common import Mismatch, allocate, by_class, lines_of, listing, same
+from .common import allocate, by_class, lines_of, listing, same, same_multiset
 
 HID, HEIGHT, WIDTH = 16, 16, 16
 FULL = 0xFFFFFFFF
 MEMORY = ("LDG", "STG", "LDS", "STS")
-
-
-def same_multiset(what, got, want):
-    """Compare lists of lane-address tuples as multisets; name the first difference."""
-    got, want = sorted(got), sorted(want)
-    if got != want:
-        extra = [x for x in got if x not in want]
-        missing = [x for x in want if x not in got]
-        if extra and missing and len(extra[0]) == len(missing[0]):
-            lane = next(k for k, (a, b) in enumerate(zip(extra[0], missing[0])) if a != b)
-            detail = (f"active lane #{lane} at {extra[0][lane]:#x} where the definition has "
-                      f"{missing[0][lane]:#x}")
-        else:
-            detail = f"{len(extra)} accesses not in the definition, {len(missing)} missing"
-        raise Mismatch(f"{what}: {len(got)} accesses in the trace, {len(want)} by the "
-                       f"definition; {detail}")
 
 
 def kind(text):

@@ -96,7 +96,8 @@ class Mismatch(Exception):
 
 def same(what, got, want):
     if got != want:
-        raise Mismatch(f"{what}: the trace has {short(got)}, the kernel's definition gives {short(want)}")
+        raise Mismatch(f"{what}: the trace has {short(got)}, the kernel's definition gives "
+                       f"{short(want)}")
 
 
 def short(v):
@@ -143,3 +144,20 @@ def by_class(insts):
         c = opcode_class(i[2])
         counts[c] = counts.get(c, 0) + 1
     return counts
+
+
+def same_multiset(what, got, want):
+    """Compare two lists of lane-address tuples as multisets; a Mismatch naming the first lane
+    whose address differs where one access has an odd lane out."""
+    got, want = sorted(got), sorted(want)
+    if got != want:
+        extra = [x for x in got if x not in want]
+        missing = [x for x in want if x not in got]
+        if extra and missing and len(extra[0]) == len(missing[0]):
+            lane = next(k for k, (a, b) in enumerate(zip(extra[0], missing[0])) if a != b)
+            detail = (f"active lane #{lane} at {extra[0][lane]:#x} where the definition has "
+                      f"{missing[0][lane]:#x}")
+        else:
+            detail = f"{len(extra)} accesses not in the definition, {len(missing)} missing"
+        raise Mismatch(f"{what}: {len(got)} accesses in the trace, {len(want)} by the "
+                       f"definition; {detail}")

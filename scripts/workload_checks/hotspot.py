@@ -28,7 +28,7 @@ lanes whose guard holds (Accel-Sim). Addresses (global and shared) per warp as m
 import re
 import struct
 
-from .common import Mismatch, allocate, by_class, listing, same
+from .common import allocate, by_class, listing, same, same_multiset
 
 BS = 16
 FULL = 0xFFFFFFFF
@@ -37,22 +37,6 @@ NAME = "_Z14calculate_tempiPfS_S_iiiiffffff"
 
 def f32(x):
     return struct.unpack("f", struct.pack("f", x))[0]
-
-
-def same_multiset(what, got, want):
-    """Compare lists of lane-address tuples as multisets; name the first difference."""
-    got, want = sorted(got), sorted(want)
-    if got != want:
-        extra = [x for x in got if x not in want]
-        missing = [x for x in want if x not in got]
-        if extra and missing and len(extra[0]) == len(missing[0]):
-            lane = next(k for k, (a, b) in enumerate(zip(extra[0], missing[0])) if a != b)
-            detail = (f"active lane #{lane} at {extra[0][lane]:#x} where the definition has "
-                      f"{missing[0][lane]:#x}")
-        else:
-            detail = f"{len(extra)} accesses not in the definition, {len(missing)} missing"
-        raise Mismatch(f"{what}: {len(got)} accesses in the trace, {len(want)} by the "
-                       f"definition; {detail}")
 
 
 def target(t):

@@ -26,27 +26,11 @@ addresses per warp as multisets of lane tuples; per array the lines loads and st
 """
 import re
 
-from .common import Mismatch, allocate, by_class, listing, same
+from .common import allocate, by_class, listing, same, same_multiset
 
 BS = 256
 FULL = 0xFFFFFFFF
 NAME = "_Z14dynproc_kerneliPiS_S_iiii"
-
-
-def same_multiset(what, got, want):
-    """Compare lists of lane-address tuples as multisets; name the first difference."""
-    got, want = sorted(got), sorted(want)
-    if got != want:
-        extra = [x for x in got if x not in want]
-        missing = [x for x in want if x not in got]
-        if extra and missing and len(extra[0]) == len(missing[0]):
-            lane = next(k for k, (a, b) in enumerate(zip(extra[0], missing[0])) if a != b)
-            detail = (f"active lane #{lane} at {extra[0][lane]:#x} where the definition has "
-                      f"{missing[0][lane]:#x}")
-        else:
-            detail = f"{len(extra)} accesses not in the definition, {len(missing)} missing"
-        raise Mismatch(f"{what}: {len(got)} accesses in the trace, {len(want)} by the "
-                       f"definition; {detail}")
 
 
 def target(t):
