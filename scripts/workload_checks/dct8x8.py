@@ -61,7 +61,8 @@ import re
 import struct
 import sys
 
-from .common import Mismatch, allocate, lines_of, listing, opcode_class, same
+from .common import Mismatch, allocate, lines_of, opcode_class, same
+from .warp_paths import Listing
 
 APP = "dct8x8"
 FULL = 0xFFFFFFFF
@@ -79,29 +80,6 @@ Q = [32, 33, 51, 81, 66, 39, 34, 17, 33, 36, 48, 47, 28, 23, 12, 12,
 
 # ------------------------------------------------------------------ listing and path helpers
 # (small copies of the helpers scalarprod.py has, so that this module stands alone)
-
-class Listing:
-    """A kernel's SASS listing (index = PC / 16) with pattern lookups."""
-
-    def __init__(self, kernel):
-        self.kernel = kernel
-        self.text = listing(APP, kernel)
-
-    def find(self, pattern, start=0):
-        for k in range(start, len(self.text)):
-            if re.search(pattern, self.text[k]):
-                return k
-        sys.exit(f"check-workload: {APP} {self.kernel}: no {pattern!r} after {start}")
-
-    def target(self, k):
-        return int(re.search(r"BRA (?:!?P\d, )?0x([0-9a-f]+)", self.text[k]).group(1), 16) // 16
-
-    def cls(self, k):
-        return opcode_class([w for w in self.text[k].split() if not w.startswith("@")][0])
-
-    def guarded(self, k):
-        return self.text[k].startswith("@")
-
 
 class Path:
     """A warp's expected stream: listing indices in order, each with its lanes (None: a guarded
@@ -313,7 +291,7 @@ def block8_lanes(w):
 
 def check_kernel1(tag, header, blocks, kernel, W, H, pitch, src, dst):
     """CUDAkernel1DCT / CUDAkernel1IDCT(Dst, ImgWidth = pitch / 4, 0, 0, TexSrc = the plane)."""
-    code = Listing(kernel)
+    code = Listing(APP, kernel)
     check_grid(tag, header, blocks, kernel, (W // 8, H // 8, 1), (8, 8, 1), 512)
     end = code.find(r"^EXIT")                 # straight-line: both 8-term loops unrolled
     # CurBlockLocal2's offset: the STS of the first product, [Rn.X4+OFF].
@@ -346,7 +324,7 @@ def check_kernel1(tag, header, blocks, kernel, W, H, pitch, src, dst):
 def check_kernel2(tag, header, blocks, kernel, W, H, pitch, src, dst):
     """CUDAkernel2DCT / CUDAkernel2IDCT(dst, src, ImgStride = pitch / 4): block (8, 4, 2), a
     warp per threadIdx.z; shared block[16][33]."""
-    code = Listing(kernel)
+    code = Listing(APP, kernel)
     check_grid(tag, header, blocks, kernel, (W // 32, H // 16, 1), (8, 4, 2), 16 * 33 * 4)
     end = code.find(r"^EXIT")                 # straight-line: all loops unrolled
     s = pitch // 4
@@ -375,7 +353,7 @@ def check_kernel2(tag, header, blocks, kernel, W, H, pitch, src, dst):
 def check_short(tag, header, blocks, kernel, W, H, pitch, plane):
     """CUDAkernelShortDCT / CUDAkernelShortIDCT(SrcDst, ImgStride = pitch / 2): block (8, 4, 4),
     a warp per threadIdx.z; shared short block[32][34]."""
-    code = Listing(kernel)
+    code = Listing(APP, kernel)
     check_grid(tag, header, blocks, kernel, (W // 32, H // 32, 1), (8, 4, 4), 32 * 34 * 2)
     skip = code.find(r"^@P0 BRA")            # if (OffsThreadInRow < 16) around the loads
     join = code.target(skip)                  # BSYNC
@@ -411,7 +389,7 @@ def check_short(tag, header, blocks, kernel, W, H, pitch, plane):
 
 def check_quant_float(tag, header, blocks, W, H, pitch, plane, coef, notes):
     """CUDAkernelQuantizationFloat(SrcDst, Stride = pitch / 4): 8 x 8 blocks."""
-    code = Listing(QF)
+    code = Listing(APP, QF)
     check_grid(tag, header, blocks, QF, (W // 8, H // 8, 1), (8, 8, 1), 0)
     skip = code.find(r"^@!P0 BRA")            # FCHK passed: over the CALL to the slow path
     join = code.target(skip)
@@ -438,7 +416,7 @@ def check_quant_float(tag, header, blocks, W, H, pitch, plane, coef, notes):
 
 def check_quant_short(tag, header, blocks, W, H, pitch, plane, coef):
     """CUDAkernelQuantizationShort(SrcDst, Stride = pitch / 2): `if (curCoef < 0)` per lane."""
-    code = Listing(QS)
+    code = Listing(APP, QS)
     check_grid(tag, header, blocks, QS, (W // 8, H // 8, 1), (8, 8, 1), 0)
     neg_bra = code.find(r"^@!P0 BRA")         # curCoef < 0 goes to the negative side
     neg = code.target(neg_bra)

@@ -50,6 +50,10 @@ class Listing:
     def cls(self, k):
         return opcode_class(self.opcode(k))
 
+    def guarded(self, k):
+        """Whether the instruction at `k` has a guard predicate."""
+        return self.text[k].startswith("@")
+
 
 class Path:
     """A warp's expected stream: listing indices in execution order, each with the lanes its
