@@ -1039,6 +1039,8 @@ const READ: &[&str] = &[
     "gpgpu_shmem_warp_parts",
     "gpgpu_gmem_skip_L1D",
     "gpgpu_flush_l1_cache",
+    "gpgpu_kernel_launch_latency",
+    "gpgpu_perf_sim_memcpy",
     "gpgpu_smem_latency",
     "gpgpu_l2_rop_latency",
     "rop_latency",
@@ -1772,6 +1774,22 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         )?;
     } else {
         kept.push("gpu.flush_l1: -gpgpu_flush_l1_cache is not set".into());
+    }
+    // GPGPU-Sim's default launch latency is 0: a file without the option launches at once.
+    keys.put(
+        "gpu.kernel_launch_latency",
+        Val::from(u64::from(uint(opts, "gpgpu_kernel_launch_latency", 0)?)),
+        "gpgpu_kernel_launch_latency",
+    )?;
+    if opts.get("gpgpu_perf_sim_memcpy").is_some() {
+        keys.put(
+            "l2.fill_on_copy",
+            Val::from(toml::Value::Boolean(flag(opts, "gpgpu_perf_sim_memcpy")?)),
+            "gpgpu_perf_sim_memcpy",
+        )?;
+    } else {
+        // (GPGPU-Sim 4.x fills by default; 3.2.2 has no such option and never fills.)
+        kept.push("l2.fill_on_copy: -gpgpu_perf_sim_memcpy is not set".into());
     }
     // Execution units: what Accel-Sim's trace-driven model runs traces with, else the first
     // fields (add and the like) of a PTX-mode file's tables.

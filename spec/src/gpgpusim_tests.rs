@@ -994,6 +994,50 @@ fn import_the_l1_flush() {
     );
 }
 
+/// `-gpgpu_kernel_launch_latency` sets `gpu.kernel_launch_latency`, GPGPU-Sim's default 0 where
+/// a file does not set it; `-gpgpu_perf_sim_memcpy` sets `l2.fill_on_copy` (decisions GPU-30,
+/// MEM-24), and where a file does not (3.2.2 has no such option) the key keeps its value and
+/// the report says so.
+#[test]
+fn import_the_launch_latency_and_the_copies_filling_the_l2() {
+    for (rel, latency, fill) in [
+        ("GTX480/gpgpusim-4.x/gpgpusim.config", 0, Some(true)),
+        ("GTX480/gpgpusim-3.2.2/gpgpusim.config", 0, None),
+        ("QV100/gpgpusim.config", 5000, Some(true)),
+        ("RTX2060/gpgpusim.config", 5000, Some(true)),
+        ("RTX3070/gpgpusim.config", 5000, Some(true)),
+    ] {
+        let r = layer(&file_opts(rel)).unwrap();
+        let l = imported(&r, "gpu.kernel_launch_latency");
+        assert_eq!(l.as_integer(), Some(latency), "{rel}");
+        match fill {
+            Some(f) => assert_eq!(imported(&r, "l2.fill_on_copy").as_bool(), Some(f), "{rel}"),
+            None => {
+                assert!(!r.imported.iter().any(|k| k.key == "l2.fill_on_copy"));
+                assert!(r.kept.iter().any(|m| m.starts_with("l2.fill_on_copy")));
+            }
+        }
+    }
+    let mut o = file_opts("QV100/gpgpusim.config");
+    o.layer(opts(
+        "-gpgpu_kernel_launch_latency 17\n-gpgpu_perf_sim_memcpy 0\n",
+        "over.config",
+    ));
+    let r = layer(&o).unwrap();
+    assert_eq!(
+        imported(&r, "gpu.kernel_launch_latency").as_integer(),
+        Some(17)
+    );
+    assert_eq!(imported(&r, "l2.fill_on_copy").as_bool(), Some(false));
+    let mut bad = file_opts("QV100/gpgpusim.config");
+    bad.layer(opts("-gpgpu_kernel_launch_latency -3\n", "bad.config"));
+    let e = layer(&bad).unwrap_err().to_string();
+    assert!(
+        names_option(&e, "gpgpu_kernel_launch_latency", "bad.config", 1),
+        "{e}"
+    );
+}
+
 /// Whether an import error names the option `-option`, its file and its line (what every import
 /// error must do).
 fn names_option(err: &str, option: &str, file: &str, line: usize) -> bool {

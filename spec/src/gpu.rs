@@ -129,6 +129,10 @@ section! {
         shmem_bytes: u32 = Legal::Range { min: 0, max: 16777216 },
             "shared memory per SM in bytes: a block takes its kernel's shared memory \
                 (-gpgpu_shmem_size)";
+        kernel_launch_latency: u32 = Legal::Range { min: 0, max: 100000000 },
+            "core cycles from a kernel's launch to the first cycle its blocks may be placed, \
+                counted in the kernel's cycles while the memory side goes on \
+                (-gpgpu_kernel_launch_latency; decision GPU-30)";
     }
 }
 
@@ -228,6 +232,8 @@ pub struct GpuSpec {
     pub shared_latency: u32,
     pub registers: u32,
     pub shmem_bytes: u32,
+    /// Core cycles from a kernel's launch to its first block's placement.
+    pub kernel_launch_latency: u32,
 }
 
 impl GpuSpec {
@@ -254,6 +260,7 @@ impl GpuSpec {
             shared_latency: g.shared_latency,
             registers: g.registers,
             shmem_bytes: g.shmem_bytes,
+            kernel_launch_latency: g.kernel_launch_latency,
         })
     }
 

@@ -33,6 +33,10 @@ section! {
             "DRAM-to-L2 queue entries per sub-partition (-gpgpu_dram_partition_queues, 3rd field)";
         l2_to_icnt: u32 = Legal::Range { min: 1, max: 4096 },
             "L2-to-icnt queue entries per sub-partition (-gpgpu_dram_partition_queues, 4th field)";
+        fill_on_copy: bool = Legal::Bool,
+            "a host-to-device copy fills the L2 with the data it writes, every 32-byte sector of \
+                it valid and clean in its sub-partition's slice, taking no time \
+                (-gpgpu_perf_sim_memcpy; decision MEM-24)";
     }
 }
 
@@ -92,6 +96,8 @@ pub struct L2Spec {
     pub l2_to_dram: u32,
     pub dram_to_l2: u32,
     pub l2_to_icnt: u32,
+    /// Host-to-device copies fill the L2 (`l2.fill_on_copy`).
+    pub fill_on_copy: bool,
 }
 
 impl L2Spec {
@@ -107,6 +113,7 @@ impl L2Spec {
             l2_to_dram: l.l2_to_dram,
             dram_to_l2: l.dram_to_l2,
             l2_to_icnt: l.l2_to_icnt,
+            fill_on_copy: l.fill_on_copy,
         })
     }
 

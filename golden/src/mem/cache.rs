@@ -326,6 +326,22 @@ impl TagArray {
         self.allocate(addr, f.set, all, 0).1
     }
 
+    /// A host-to-device copy wrote `addr`'s sector (GPGPU-Sim's `force_tag_access` under
+    /// `-gpgpu_perf_sim_memcpy`, decision MEM-24): the sector (in a line cache, the line)
+    /// becomes valid and its line the most recently used; a missing line is allocated as a read
+    /// miss allocates one, clean. The victim, if valid, is returned: the copy drops it, dirty
+    /// sectors included, as GPGPU-Sim's tag fill does.
+    pub fn fill_copied(&mut self, addr: u64) -> Option<Eviction> {
+        let s = self.sector(addr);
+        let f = self.lookup(addr);
+        if let Some(i) = f.way {
+            self.way[i].valid |= s;
+            self.touch(f.set, i);
+            return None;
+        }
+        self.allocate(addr, f.set, s, 0).1
+    }
+
     /// Whether installing `addr`'s line would evict a line with dirty sectors (a probe).
     pub fn install_evicts_dirty(&self, addr: u64) -> bool {
         let f = self.lookup(addr);

@@ -404,3 +404,44 @@ fn invalidating_drops_every_line() {
     fresh.invalidate_all(|l| none.push(l));
     assert!(none.is_empty());
 }
+
+/// A host copy's sector fill (decision MEM-24): in a sector cache only the copied sector is
+/// valid (a read of another is a sector miss); a present line gains the sector, keeps its dirty
+/// bits and becomes the most recently used; a missing line takes the set's LRU victim, which is
+/// returned with its dirty sectors (the copy drops them). In a line cache the whole line is
+/// valid.
+#[test]
+fn a_copied_sector_is_filled_clean_and_its_line_made_most_recent() {
+    // One set of two ways, 128 B lines of four sectors, write-back.
+    let sector = CacheString::parse("S:1:128:2,L:B:m:W:L,A:4:4,4:0,32")
+        .unwrap()
+        .unwrap();
+    let mut t = TagArray::new(sector);
+    assert_eq!(t.fill_copied(0x020), None, "an empty way");
+    assert!(t.holds(0x020) && !t.holds(0x000) && !t.holds(0x040));
+    let read = t.access(0x000, false).unwrap();
+    assert_eq!(read.outcome, Outcome::SectorMiss { fetch: true });
+    t.access(0x080, true).unwrap(); // line 1, sector 0 dirty, most recent
+                                    // Copying into line 0 makes it the most recent: line 1 becomes the victim.
+    assert_eq!(t.fill_copied(0x060), None);
+    assert!(t.holds(0x060));
+    let e = t.fill_copied(0x100).unwrap();
+    assert_eq!((e.addr, e.dirty), (0x080, 1), "dirty victim returned");
+    assert!(t.holds(0x100) && !t.holds(0x120) && !t.holds(0x080));
+    // A copied sector of a line with a dirty sector leaves that sector dirty.
+    t.access(0x000, true).unwrap();
+    t.fill_copied(0x040);
+    let e = t.fill_copied(0x200).unwrap();
+    assert_eq!((e.addr, e.dirty), (0x100, 0), "line 0 was used last");
+    let e = t.fill_copied(0x280).unwrap();
+    assert_eq!((e.addr, e.dirty), (0x000, 1), "its dirty sector kept");
+
+    // A line cache: the line whole.
+    let line = CacheString::parse("N:1:128:2,L:B:m:W:L,A:4:4,4:0,32")
+        .unwrap()
+        .unwrap();
+    let mut t = TagArray::new(line);
+    t.fill_copied(0x0a0);
+    assert!((0..4).all(|s| t.holds(0x080 + s * 32)));
+    assert_eq!(t.access(0x080, false).unwrap().outcome, Outcome::Hit);
+}

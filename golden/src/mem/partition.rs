@@ -252,6 +252,20 @@ impl Partitions {
         self.dram.address_map().route(addr).1 as usize
     }
 
+    /// The host copied `bytes` bytes to `addr` on (`l2.fill_on_copy`, decision MEM-24): every
+    /// 32-byte sector the copy touches is filled into its sub-partition's slice, as
+    /// GPGPU-Sim's `perf_memcpy_to_gpu` does, in address order and taking no time.
+    pub fn host_copy(&mut self, addr: u64, bytes: u64) {
+        let sector = u64::from(spec::cache::SECTOR_BYTES);
+        let end = addr.saturating_add(bytes);
+        let mut a = addr - addr % sector;
+        while a < end {
+            let s = self.sub_of(a);
+            self.subs[s].slice.fill_copied(a);
+            a = a.saturating_add(sector);
+        }
+    }
+
     /// Core cycles passed.
     pub fn core_cycle(&self) -> u64 {
         self.core

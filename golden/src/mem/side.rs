@@ -30,6 +30,8 @@ pub struct MemorySide {
     /// once: a division per packet otherwise).
     flits_bare: u32,
     flits_data: u32,
+    /// `l2.fill_on_copy`: [`MemorySide::host_copy`] fills the L2.
+    fill_on_copy: bool,
 }
 
 impl MemorySide {
@@ -53,6 +55,7 @@ impl MemorySide {
             ports,
             flits_bare: i.flits(0),
             flits_data: i.flits(spec.l2.fetch_bytes()),
+            fill_on_copy: spec.l2.fill_on_copy,
         }
     }
 
@@ -158,6 +161,14 @@ impl MemorySide {
         let icnt = self.parts.skip_to(n)[ICNT_CLOCK];
         self.req.repeat(icnt);
         self.rep.repeat(icnt);
+    }
+
+    /// The host copied `bytes` bytes to `addr` on: under `l2.fill_on_copy` the L2 holds them
+    /// ([`Partitions::host_copy`]); otherwise nothing changes.
+    pub fn host_copy(&mut self, addr: u64, bytes: u64) {
+        if self.fill_on_copy {
+            self.parts.host_copy(addr, bytes);
+        }
     }
 
     /// Replies landed at the ports, over every port (none: no port has one to pop).

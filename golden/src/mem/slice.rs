@@ -406,6 +406,12 @@ impl<P: Copy> Slice<P> {
         true
     }
 
+    /// A host-to-device copy wrote `addr`'s sector: it is valid in the tag array at once
+    /// ([`TagArray::fill_copied`]; a victim is dropped, decision MEM-24).
+    pub fn fill_copied(&mut self, addr: u64) {
+        self.tags.fill_copied(addr);
+    }
+
     pub fn now(&self) -> u64 {
         self.now
     }

@@ -72,13 +72,17 @@ struct KernelRun<'k> {
     full: bool,
     /// Instructions issued before the kernel.
     before: u64,
+    /// The first core cycle the dispatcher may place a block: the kernel's launch plus
+    /// `gpu.kernel_launch_latency` (decision GPU-30).
+    opens: u64,
 }
 
 impl KernelRun<'_> {
-    /// The dispatcher has work this cycle: blocks to place, or (the locality unit) finished
-    /// blocks to take, and not a queue policy known to place nothing.
-    fn dispatching(&self) -> bool {
-        (!self.d.all_placed() || self.d.events_pending()) && !self.full
+    /// The dispatcher has work in core cycle `now`: the launch latency is over, and there are
+    /// blocks to place, or (the locality unit) finished blocks to take, and not a queue policy
+    /// known to place nothing.
+    fn dispatching(&self, now: u64) -> bool {
+        now >= self.opens && (!self.d.all_placed() || self.d.events_pending()) && !self.full
     }
 }
 
@@ -122,6 +126,9 @@ impl Gpu<'_, '_> {
                 block: h.block.map(u64::from).to_vec(),
             }));
         let start = self.side.core_cycle();
+        // (GPGPU-Sim places the first block in the core cycle after `latency` cycles of
+        // waiting, as the first cycle after the launch is when it places it without one.)
+        let opens = start + 1 + u64::from(spec.gpu.kernel_launch_latency);
         let (l1_before, l2_before) = (l1_total(&self.sms), self.side.stats().0.slices);
         let mut kr = KernelRun {
             d,
@@ -129,11 +136,13 @@ impl Gpu<'_, '_> {
             h,
             blocks: 0,
             peak: 0,
-            last_work: start,
+            // (The wait for the launch is not a stall.)
+            last_work: opens - 1,
             placed: Vec::new(),
             kinds: Vec::new(),
             full: false,
             before: self.sms.iter().map(Sm::instructions).sum(),
+            opens,
         };
         while self.cycle(&mut kr, src, opts)? {}
         if spec.gpu.flush_l1 {
@@ -172,7 +181,7 @@ impl Gpu<'_, '_> {
         };
         // The unit also steps after the last block is placed, until it has taken every
         // finished block (its running table is empty when the kernel ends).
-        if kr.dispatching() && !self.dispatch(kr, src, opts)? {
+        if kr.dispatching(now) && !self.dispatch(kr, src, opts)? {
             return Ok(false);
         }
         // GPGPU-Sim invalidates the L1 of an SM without threads after its block issue of the
@@ -200,8 +209,14 @@ impl Gpu<'_, '_> {
                 p(now);
             }
         }
-        if self.skips && !kr.dispatching() && first_wake > now + 1 {
-            self.jump(kr, opts, now, first_wake);
+        if self.skips && !kr.dispatching(now) && first_wake > now + 1 {
+            // (Until the launch latency is over, the dispatcher's first cycle is a wake.)
+            let wake = if now < kr.opens {
+                first_wake.min(kr.opens)
+            } else {
+                first_wake
+            };
+            self.jump(kr, opts, now, wake);
         }
         Ok(true)
     }
@@ -369,7 +384,7 @@ impl Gpu<'_, '_> {
                 instructions: self.sms.iter().map(Sm::instructions).sum::<u64>() - kr.before,
             });
         }
-        if now - kr.last_work > STALL_CYCLES {
+        if now.saturating_sub(kr.last_work) > STALL_CYCLES {
             return Err(GpuError::Stalled {
                 since: kr.last_work,
                 now,

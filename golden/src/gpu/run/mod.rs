@@ -4,7 +4,8 @@
 //! decision per core cycle, told of every block that finishes), every SM in front of one memory
 //! side
 //! ([`MemorySide`]: interconnect, L2 partitions, DRAM controllers), stepped across the clock
-//! domains. Host-to-device copies of the list are counted, not simulated.
+//! domains. Host-to-device copies are counted, and fill the L2 under `l2.fill_on_copy`
+//! (decision MEM-24); they take no time.
 
 mod blocks;
 mod gpu;
@@ -148,7 +149,7 @@ fn l1_total(sms: &[Sm<'_>]) -> SliceStats {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunSummary {
     pub kernels: Vec<KernelSummary>,
-    /// Host-to-device copies of the list (not simulated).
+    /// Host-to-device copies (they take no time; under `l2.fill_on_copy` they fill the L2).
     pub copies: u64,
     pub cycles: u64,
     pub instructions: u64,
@@ -493,8 +494,10 @@ fn suite_kernels(
         let next = app.next(&mut mem.borrow_mut()).map_err(host)?;
         let Some(l) = next else { break };
         id += 1;
-        // (Counted, not simulated, as a trace's copies are.)
-        *copies += mem.borrow_mut().take_copies().len() as u64;
+        for (addr, bytes) in mem.borrow_mut().take_copies() {
+            *copies += 1;
+            gpu.side.host_copy(addr + gpu.shift, bytes);
+        }
         let shared = suite::start(&l, id, &mem).map_err(host)?;
         let mut src = suite::launch::LaunchBlocks::new(Rc::clone(&shared));
         let k = gpu.kernel(&mut src, &shell(&shared.header), &[], opts)?;
@@ -539,8 +542,9 @@ fn trace_kernels(
 ) -> Result<(), GpuError> {
     for entry in read_list(list)? {
         let path = match entry {
-            ListEntry::Memcpy { .. } => {
+            ListEntry::Memcpy { addr, bytes } => {
                 *copies += 1;
+                gpu.side.host_copy(addr + gpu.shift, bytes);
                 continue;
             }
             ListEntry::Kernel(path) => path,

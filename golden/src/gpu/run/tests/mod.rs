@@ -4,6 +4,7 @@ mod dispatch;
 mod hostile;
 mod idle;
 mod issue;
+mod launch;
 mod memory;
 mod prefetch;
 mod traces;

@@ -1,0 +1,139 @@
+//! What happens around a kernel: its launch latency (decision GPU-30) and the host's copies
+//! filling the L2 (decision MEM-24).
+
+use super::*;
+
+/// Every clock at 1 GHz and no refresh (tiny): shifting a kernel's start moves nothing else.
+fn quiet() -> Spec {
+    preset("tiny").variant(&["dram.refresh=false"]).unwrap()
+}
+
+/// Two blocks: one misses to DRAM and uses the value, the other runs a chain and then loads
+/// the same line from the L2.
+fn two_blocks() -> Vec<Vec<String>> {
+    let mut first = vec![load1(0, 4, 0x10000)];
+    first.extend(chain(0x10, 4, 3));
+    let mut late = chain(0, 30, 60);
+    late.push(load1(0x400, 4, 0x10000));
+    vec![first, late]
+}
+
+#[test]
+fn a_kernel_waits_exactly_its_launch_latency_and_then_runs_as_without_it() {
+    let s = quiet();
+    assert_eq!(s.gpu.kernel_launch_latency, 0);
+    let at_once = blocks_run(&s, &two_blocks());
+    // (2,000,000: longer than a stall, which waiting for the launch is not.)
+    for latency in [1u64, 37, 5000, 2_000_000] {
+        let l = s
+            .variant(&[&format!("gpu.kernel_launch_latency={latency}")])
+            .unwrap();
+        let late = blocks_run(&l, &two_blocks());
+        assert_eq!(late.cycles, at_once.cycles + latency, "{latency}");
+        assert_eq!(late.kernels[0].cycles, at_once.kernels[0].cycles + latency);
+        // Everything else is the same run, moved.
+        assert_eq!(late.instructions, at_once.instructions);
+        assert_eq!(late.load_latency, at_once.load_latency, "{latency}");
+        assert_eq!(
+            (late.l1.clone(), late.l2.clone()),
+            (at_once.l1.clone(), at_once.l2.clone())
+        );
+    }
+}
+
+#[test]
+fn each_kernel_of_a_list_waits_its_launch_latency() {
+    // The same kernel twice: the second starts after the first has ended, every store
+    // acknowledged, and waits again.
+    let s = quiet();
+    let dir = tempfile::tempdir().unwrap();
+    blocks_trace(dir.path(), &two_blocks());
+    std::fs::write(
+        dir.path().join("kernelslist.g"),
+        "kernel-1.traceg\nkernel-1.traceg\n",
+    )
+    .unwrap();
+    let at_once = run_trace(&s, dir.path(), None).unwrap();
+    let l = s.variant(&["gpu.kernel_launch_latency=900"]).unwrap();
+    let late = run_trace(&l, dir.path(), None).unwrap();
+    assert_eq!(late.kernels.len(), 2);
+    for (a, b) in at_once.kernels.iter().zip(&late.kernels) {
+        assert_eq!(b.cycles, a.cycles + 900);
+    }
+    assert_eq!(late.cycles, at_once.cycles + 1800);
+}
+
+/// A kernel whose lane 0 loads 4 bytes at each of `addrs`, one after another (each load's
+/// value used before the next), after the host copied `copy` (address, bytes).
+fn after_copy(s: &Spec, copy: (u64, u64), addrs: &[u64]) -> RunSummary {
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = Vec::new();
+    for (k, &a) in addrs.iter().enumerate() {
+        let pc = 0x40 * k as u64;
+        body.push(load1(pc, 4, a));
+        body.extend(chain(pc + 0x10, 4, 1));
+    }
+    blocks_trace(dir.path(), &[body]);
+    std::fs::write(
+        dir.path().join("kernelslist.g"),
+        format!("MemcpyHtoD,{:#x},{}\nkernel-1.traceg\n", copy.0, copy.1),
+    )
+    .unwrap();
+    run_trace(s, dir.path(), None).unwrap()
+}
+
+#[test]
+fn a_host_copy_fills_exactly_the_sectors_it_writes_into_the_l2_when_configured() {
+    let off = quiet();
+    assert!(!off.l2.fill_on_copy);
+    let on = off.variant(&["l2.fill_on_copy=true"]).unwrap();
+    // 33 bytes from 0x10010: the sectors at 0x10000 and 0x10020; not 0x10040, nor a line of
+    // another sub-partition.
+    let addrs = [0x10000, 0x10020, 0x10040, 0x20000];
+    let copy = (0x10010, 33);
+    let without = after_copy(&off, copy, &addrs);
+    let with = after_copy(&on, copy, &addrs);
+    assert_eq!(without.copies, 1);
+    assert_eq!(with.copies, 1);
+    // (0x10020 and 0x10040 are sector misses of 0x10000's line.)
+    let l2 = &without.l2;
+    assert_eq!((l2.hits, l2.misses, l2.sector_misses), (0, 2, 2));
+    // (Under tiny's L2 string a read of a present line's missing sector is a sector miss.)
+    assert_eq!(with.l2.hits, 2, "{:?}", with.l2);
+    assert_eq!(with.l2.misses + with.l2.sector_misses, 2, "{:?}", with.l2);
+    // Each read the copy served takes the L2's hit latency; the others take what they take
+    // without the copy (one load a run).
+    let l2 = 3 + side(&on, 100, true) + u64::from(on.gpu.l1_latency) - 1;
+    for (k, &a) in addrs.iter().enumerate() {
+        let alone = after_copy(&off, copy, &[a]).load_latency.max;
+        let filled = after_copy(&on, copy, &[a]).load_latency.max;
+        assert_eq!(filled, if k < 2 { l2 } else { alone }, "{a:#x}");
+        assert!(l2 < alone);
+    }
+    // The copy takes no time: a kernel that reads nothing it copied is the same run.
+    let elsewhere = after_copy(&on, (0x80000, 4096), &addrs);
+    assert_eq!(elsewhere.cycles, without.cycles);
+    assert_eq!(elsewhere.l2.hits, 0);
+}
+
+#[test]
+fn a_workloads_host_copies_fill_the_l2_before_its_kernel() {
+    // vectoradd, 2,048 floats: the host copies a, b and c (8 KB each, as the source does),
+    // the kernel reads a and b and writes c. With the copies filling the L2, no read reaches the DRAM. (Its 1,024-thread
+    // blocks do not fit tiny's SM.)
+    let off = preset("turing-rtx2060s");
+    let on = off.variant(&["l2.fill_on_copy=true"]).unwrap();
+    let w = Workload::Suite {
+        spec: "vectoradd:n=2048",
+        seed: 1,
+    };
+    let cold = run(&off, w, None).unwrap();
+    let warm = run(&on, w, None).unwrap();
+    assert_eq!((cold.copies, warm.copies), (3, 3));
+    let reads = |r: &RunSummary| r.l2.by_kind[&crate::mem::slice::AccessKind::Read].clone();
+    // 2 arrays x 8 KB / 32-byte sectors.
+    assert_eq!(reads(&cold).accesses, 512);
+    assert_eq!(reads(&cold).hits, 0);
+    assert_eq!(reads(&warm).hits, 512, "{:?}", warm.l2);
+    assert!(warm.cycles < cold.cycles);
+}
