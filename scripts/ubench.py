@@ -35,7 +35,8 @@ dependent load and one or two address instructions per step, so their figures co
 these directly, up to the one multiply-add.
 
 Bandwidth, per level, in bytes per core cycle and GB/s at the configuration's core clock
-(clocks.core_khz): many warps (gpu.warps_per_sm / 8 blocks of 256 threads per SM) stream
+(clocks.core_khz): many warps (gpu.warps_per_sm / 8 blocks of 256 threads per SM; for the
+L1 of a configuration whose half L1 is below 4 KiB, smaller blocks) stream
 coalesced 16-byte loads (ubench-bw). The figure is the steady rate: the bytes the larger of
 two runs moves beyond the smaller over the cycles it takes beyond it (so the launch and the
 first, cold pass cancel); the plain bytes over cycles of the larger run is printed beside it.
@@ -43,8 +44,9 @@ first, cold pass cancel); the plain bytes over cycles of the larger run is print
     first pass, 8 and 16 passes.
   * L2: level=l2 (`__ldcg`, gpu.skip_l1=true as above), the grid reads a quarter of the L2
     between its threads, 2 and 4 passes.
-  * DRAM: level=dram, one pass over 4 and 8 L2s; copy: level=copy (read and write, 2 bytes
-    moved a byte of footprint), over 2 and 4 L2s.
+  * DRAM: level=dram, one pass over 4 L2s and over twice that; copy: level=copy (read and
+    write, 2 bytes moved a byte of footprint), over 2 L2s and twice that (each footprint
+    rounded up to whole passes of the grid).
 
 Exit 0 with the figures; 1 if a run fails; 2 on bad usage.
 """
@@ -136,24 +138,28 @@ def chase(gpu, level, steps):
 
 def bandwidth(gpu, level):
     """The steady bandwidth of `level` from two runs, and the plain rate of the larger."""
-    blocks = gpu.sms * max(1, gpu.warps // (THREADS // 32))
-    grid = 16 * THREADS * blocks
+    threads = THREADS
     if level == "l1":
-        fp = max(16 * THREADS, (gpu.l1 // 2) // (16 * THREADS) * (16 * THREADS))
+        # Half the L1, with fewer threads a block where 16 bytes a thread of 256 would not fit.
+        threads = max(32, min(THREADS, (gpu.l1 // 2) // 16 // 32 * 32))
+    blocks = gpu.sms * max(1, gpu.warps // (threads // 32))
+    grid = 16 * threads * blocks
+    if level == "l1":
+        fp = max(1, (gpu.l1 // 2) // (16 * threads)) * 16 * threads
         sizes = [(fp, reps, blocks * fp * reps) for reps in (8, 16)]
     elif level == "l2":
         fp = max(grid, (gpu.l2 // 4) // grid * grid)
         sizes = [(fp, reps, fp * reps) for reps in (2, 4)]
-    elif level == "dram":
-        sizes = [(-(-k * gpu.l2 // grid) * grid, 1, 0) for k in (4, 8)]
-        sizes = [(fp, 1, fp) for fp, _, _ in sizes]
     else:
-        sizes = [(-(-k * gpu.l2 // grid) * grid, 1, 0) for k in (2, 4)]
-        sizes = [(fp, 1, 2 * fp) for fp, _, _ in sizes]
+        # One pass over 4 and 8 L2s (dram), 2 and 4 (copy: read and written); the larger
+        # twice the smaller, each a whole number of the grid's passes.
+        fp = -(-(4 if level == "dram" else 2) * gpu.l2 // grid) * grid
+        per_byte = 1 if level == "dram" else 2
+        sizes = [(f, 1, per_byte * f) for f in (fp, 2 * fp)]
     runs = []
     for fp, reps, moved in sizes:
         spec = (f"ubench-bw:level={level},footprint={fp},reps={reps},blocks={blocks},"
-                f"threads={THREADS}")
+                f"threads={threads}")
         runs.append((spec, moved, gpu.run(spec, skip_l1=level == "l2")))
     (_, m1, a), (_, m2, b) = runs
     steady = (m2 - m1) / (b["cycles"] - a["cycles"])
