@@ -88,6 +88,13 @@ CASES = {
     "binomialoptions": ["options=1", "options=3"],
     "dct8x8": ["file={bmp32}", "file={bmp160x96},dct1_runs=2,dct2_runs=3",
                "width=64,height=96,dct1_runs=2"],
+    "ubench-chase": ["footprint=2048,steps=32",
+                     "cache=cg,footprint=4096,stride=256,warm=2,steps=7",
+                     "footprint=8192,stride=4096,warm=0,steps=5"],
+    "ubench-bw": ["footprint=4096,reps=1,blocks=2,threads=64",
+                  "level=l2,footprint=8192,reps=2,blocks=2,threads=64",
+                  "level=dram,footprint=4096,reps=1,blocks=2,threads=64",
+                  "level=copy,footprint=8192,reps=2,blocks=2,threads=128"],
 }
 
 INST = re.compile(r"^[0-9a-f]{4} [0-9a-f]{8} ")

@@ -9,8 +9,11 @@
 # nvdisasm run on the CPU) into .tools/cuda. The benchmark sources are cloned at pinned commits
 # into .tools/kernel-src from GPU_APPS_GIT (default https://github.com/accel-sim/gpu-app-collection),
 # MICROGPUSIM_GIT (default https://github.com/romnn/microgpusim) and CUDA_SAMPLES_GIT (default
-# https://github.com/NVIDIA/cuda-samples); a local mirror can be named instead. Only the
-# compiled listings are committed, never the sources. Each source file is compiled whole with
+# https://github.com/NVIDIA/cuda-samples), each only when an application of the run needs it; a
+# local mirror can be named instead. Of those, only the compiled listings are committed, never
+# the sources. The repository kind `warpsmith` is this repository's own CUDA sources (the
+# calibration microbenchmarks, golden/cuda/), compiled from the work tree and committed with
+# their listings. Each source file is compiled whole with
 # `nvcc -arch=sm_75 -cubin`, the ptxas options of the application's own build and, where its
 # build passes nvcc options that change device code (`--use_fast_math`), those (the table's
 # optional 7th column; device code only), and scripts/sass-listing.py keeps the kernels the application launches. Where CUDA 13
@@ -34,7 +37,7 @@ CUDA_SAMPLES_GIT=${CUDA_SAMPLES_GIT:-https://github.com/NVIDIA/cuda-samples}
 CUDA_SAMPLES_COMMIT=a78fba92df6a06bd3751793de3f933ce528ab316
 CUDA_VERSION=13.5.37
 
-# app | repository (gpu-apps, microgpusim or cuda-samples) | source file | include folders (repository
+# app | repository (gpu-apps, microgpusim, cuda-samples, or warpsmith: this repository) | source file | include folders (repository
 # paths, comma-separated) | ptxas options of the application's own build (its Makefile) |
 # kernels to keep (mangled names; empty: all) | optional: extra nvcc options of the
 # application's own build that change its device code (comma-separated, e.g. --use_fast_math;
@@ -70,6 +73,8 @@ quasirandomgenerator|cuda-samples|Samples/quasirandomGenerator/quasirandomGenera
 blackscholes|cuda-samples|Samples/BlackScholes/BlackScholes.cu|Common|-O3|_Z15BlackScholesGPUP6float2S0_S0_S0_S0_ffi
 binomialoptions|cuda-samples|Samples/binomialOptions/binomialOptions_kernel.cu|Common|-O3|_Z21binomialOptionsKernelv
 dct8x8|cuda-samples|Samples/dct8x8/dct8x8.cu|Common|-O3|_Z14CUDAkernel1DCTPfiiiy _Z27CUDAkernelQuantizationFloatPfi _Z15CUDAkernel1IDCTPfiiiy _Z14CUDAkernel2DCTPfS_i _Z15CUDAkernel2IDCTPfS_i _Z18CUDAkernelShortDCTPsi _Z27CUDAkernelQuantizationShortPsi _Z19CUDAkernelShortIDCTPsi
+ubench-chase|warpsmith|golden/cuda/ubench/chase.cu||-O3,-dlcm=ca|
+ubench-bw|warpsmith|golden/cuda/ubench/bw.cu||-O3,-dlcm=ca|
 '
 
 install_cuda() {
@@ -99,9 +104,6 @@ checkout() {
 
 install_cuda
 export PATH=$CUDA/nvidia/cu13/bin:$PATH
-checkout gpu-apps "$GPU_APPS_GIT" "$GPU_APPS_COMMIT"
-checkout microgpusim "$MICROGPUSIM_GIT" "$MICROGPUSIM_COMMIT"
-checkout cuda-samples "$CUDA_SAMPLES_GIT" "$CUDA_SAMPLES_COMMIT"
 mkdir -p "$OUT"
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
@@ -110,11 +112,17 @@ while IFS='|' read -r app repo file incs ptxas keep nvcc_opts; do
   [ -n "$app" ] || continue
   [ $# -eq 0 ] || [[ $wanted == *" $app "* ]] || continue
   case $repo in
-    gpu-apps) commit=$GPU_APPS_COMMIT; url=accel-sim/gpu-app-collection ;;
-    microgpusim) commit=$MICROGPUSIM_COMMIT; url=romnn/microgpusim ;;
-    cuda-samples) commit=$CUDA_SAMPLES_COMMIT; url=NVIDIA/cuda-samples ;;
+    gpu-apps) commit=$GPU_APPS_COMMIT; url=accel-sim/gpu-app-collection
+      checkout gpu-apps "$GPU_APPS_GIT" "$GPU_APPS_COMMIT" ;;
+    microgpusim) commit=$MICROGPUSIM_COMMIT; url=romnn/microgpusim
+      checkout microgpusim "$MICROGPUSIM_GIT" "$MICROGPUSIM_COMMIT" ;;
+    cuda-samples) commit=$CUDA_SAMPLES_COMMIT; url=NVIDIA/cuda-samples
+      checkout cuda-samples "$CUDA_SAMPLES_GIT" "$CUDA_SAMPLES_COMMIT" ;;
+    warpsmith) commit=; url=warpsmith ;;
+    *) echo "kernel-sass: $app: unknown repository kind $repo" >&2; exit 1 ;;
   esac
   tree=$SRC/$repo
+  [ "$repo" != warpsmith ] || tree=$ROOT
   patch_file=$ROOT/scripts/kernel-patches/$app.patch
   if [ -f "$patch_file" ]; then
     # A copy of the source's folder (and of the include folders) with the patch applied.
@@ -137,7 +145,7 @@ while IFS='|' read -r app repo file incs ptxas keep nvcc_opts; do
   keep_args=()
   [ -z "$keep" ] || keep_args=(--keep $keep)
   python3 scripts/sass-listing.py "$build/$app.cubin" "$OUT/$app.sass" \
-    --source "$url@${commit:0:12}:$file (${nvcc_opts:+nvcc ${nvcc_opts//,/ }, }ptxas $ptxas)${patch_note}, by scripts/kernel-sass.sh" \
+    --source "$url${commit:+@${commit:0:12}}:$file (${nvcc_opts:+nvcc ${nvcc_opts//,/ }, }ptxas $ptxas)${patch_note}, by scripts/kernel-sass.sh" \
     "${keep_args[@]}"
   echo "kernel-sass: $OUT/$app.sass ($(grep -c '^\.kernel' "$OUT/$app.sass") kernels)"
 done <<<"$TABLE"

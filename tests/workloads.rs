@@ -132,3 +132,50 @@ fn a_workload_of_the_library_is_a_stimulus_in_place_in_the_gpu() {
         "a trace or a workload of the library does not carry",
     );
 }
+
+/// `scripts/ubench.py` (decision WL-7) on fermi-gtx480: each chase is served by its level (one
+/// L1 hit a measured step for the L1 chase, one L2 hit for the L2 chase, none for DRAM's), the
+/// latencies rise from level to level, and the difference method measures what the
+/// configuration adds: 50 more cycles of `l2.rop_latency` (a delay every L2 access waits out)
+/// make the L2 chase exactly 50 cycles a step slower, and the DRAM chase (whose every miss
+/// passes the same queue) about that much. Bandwidths are positive and the L1's is the largest.
+#[test]
+fn ubench_measures_each_levels_latency_and_bandwidth_by_difference() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let figures = |sets: &[&str]| -> serde_json::Value {
+        let mut cmd = std::process::Command::new("python3");
+        cmd.arg(root.join("scripts/ubench.py"))
+            .args(["--bin", env!("CARGO_BIN_EXE_warpsmith")])
+            .args(["--preset", "fermi-gtx480", "--json"])
+            .env("WARPSMITH_CACHE_DIR", scratch("ubench-cache"));
+        for s in sets {
+            cmd.args(["--set", s]);
+        }
+        let o = cmd.output().expect("python3 runs");
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).unwrap()
+    };
+    let latency = |f: &serde_json::Value, level: usize, key: &str| -> f64 {
+        f["latency"][level][key].as_f64().unwrap()
+    };
+    let base = figures(&[]);
+    let (l1, l2, dram) = (0, 1, 2);
+    assert_eq!(latency(&base, l1, "l1_hits_per_step"), 1.0, "{base:#}");
+    assert_eq!(latency(&base, l2, "l1_hits_per_step"), 0.0, "{base:#}");
+    assert_eq!(latency(&base, l2, "l2_hits_per_step"), 1.0, "{base:#}");
+    assert_eq!(latency(&base, dram, "l2_hits_per_step"), 0.0, "{base:#}");
+    let cycles = |f: &serde_json::Value, level| latency(f, level, "latency_cycles");
+    assert!(cycles(&base, l1) < cycles(&base, l2), "{base:#}");
+    assert!(cycles(&base, l2) < cycles(&base, dram), "{base:#}");
+    let slower = figures(&["l2.rop_latency=170"]);
+    assert_eq!(cycles(&slower, l2) - cycles(&base, l2), 50.0, "{slower:#}");
+    // (The DRAM's timing, its refreshes and open rows, shifts with the later arrivals: its
+    // step grows by about the 50 cycles, not exactly.)
+    let dram_more = cycles(&slower, dram) - cycles(&base, dram);
+    assert!((45.0..=55.0).contains(&dram_more), "{dram_more} {slower:#}");
+    let bw: Vec<f64> = (0..4)
+        .map(|k| base["bandwidth"][k]["bytes_per_cycle"].as_f64().unwrap())
+        .collect();
+    assert!(bw.iter().all(|b| *b > 0.0), "{bw:?}");
+    assert!(bw[1..].iter().all(|b| *b < bw[0]), "{bw:?}");
+}

@@ -6,6 +6,7 @@ mod cuda_samples;
 mod microgpusim;
 mod parboil;
 mod rodinia;
+mod ubench;
 
 use super::sass::{parse, KernelCode};
 use super::{SuiteError, Workload};
@@ -54,6 +55,8 @@ pub static ALL: &[Workload] = &[
     cuda_samples::BLACKSCHOLES,
     cuda_samples::BINOMIALOPTIONS,
     cuda_samples::DCT8X8,
+    ubench::CHASE,
+    ubench::BW,
 ];
 
 /// A committed listing (`golden/sass/<file>`), parsed at its first use.
@@ -129,5 +132,7 @@ pub(crate) fn listings() -> Vec<&'static Listing> {
         &cuda_samples::BLACKSCHOLES_SASS,
         &cuda_samples::BINOMIALOPTIONS_SASS,
         &cuda_samples::DCT8X8_SASS,
+        &ubench::CHASE_SASS,
+        &ubench::BW_SASS,
     ]
 }
