@@ -66,6 +66,10 @@ pub enum Command {
     /// Run the GPU (SMs with warp schedulers and L1s, interconnect, L2 partitions, DRAM, the OT
     /// predictor in place) on an Accel-Sim trace or a kernel
     Run(RunArgs),
+    /// Run workloads of the library on the GPU and hold their kernels' counters against a table
+    /// of hardware counters: per kernel and metric the error, per metric MAPE and correlation;
+    /// text or JSON, and with --out an SVG scatter plot per metric and GPGPU-Sim's stat names
+    Correlate(CorrelateArgs),
     /// Run a co-simulation regression list: its jobs in parallel, each result appended to
     /// results.jsonl as it ends, then junit.xml and a summary (resumable, shardable)
     Regress(RegressArgs),
@@ -502,6 +506,36 @@ pub struct RunArgs {
     /// Stop a run that has not ended by this core cycle, with an error (exit 2) and no figures:
     /// every run ends, whatever its input (the default, 10^9 core cycles, is 0.7 s of simulated
     /// time at 1.4 GHz; raise it for longer work)
+    #[arg(long, value_name = "CYCLES", default_value_t = golden::gpu::run::DEFAULT_MAX_CYCLES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_cycles: u64,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+#[derive(Args)]
+pub struct CorrelateArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// The hardware counter table (CSV with a `Kernel` column and metric columns named as
+    /// AccelWattch's Nsight table, e.g. ../shared/reference/hardware/volta-v100-kernels.csv, or
+    /// as the metrics: cycles, l1_read_hits, l1_read_misses, l1_write_hits, l1_write_misses,
+    /// l2_read_hits, l2_read_misses, l2_write_hits, l2_write_misses, dram_read_sectors,
+    /// dram_write_sectors); one row per kernel, its mean over launches
+    #[arg(long, value_name = "FILE")]
+    pub hardware: PathBuf,
+    /// A workload of the library to run, with its arguments (repeat for more); its kernels are
+    /// matched with the table's by name, their launches averaged
+    #[arg(long, value_name = "NAME[:ARGS]", required = true)]
+    pub workload: Vec<String>,
+    /// Also write report.json, an SVG scatter plot per metric (simulated against measured, log
+    /// axes, the y = x line) and gpgpusim-stats.txt (the counters in GPGPU-Sim's names) here
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Seed of the workloads' generated input
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Stop a workload's run that has not ended by this core cycle, with an error (exit 2)
     #[arg(long, value_name = "CYCLES", default_value_t = golden::gpu::run::DEFAULT_MAX_CYCLES,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_cycles: u64,

@@ -12,11 +12,13 @@
 //!   C++ Verilator loop.
 //! * [`block`]: what the harness needs of a block; [`regress`]: regression lists, run on one
 //!   machine or Slurm; [`shrink`]: shrinking a failing stimulus; [`progress`]: progress bars.
+//! * [`correlate`]: a run's kernels held against a table of hardware counters.
 
 pub mod bench;
 pub mod block;
 pub mod blocks;
 pub mod build;
+pub mod correlate;
 pub mod harness;
 pub mod lockstep;
 pub mod model;

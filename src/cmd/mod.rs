@@ -2,6 +2,7 @@
 
 mod bench;
 mod check;
+mod correlate;
 mod cosim;
 mod cost;
 mod describe;
@@ -31,6 +32,7 @@ pub fn run(cli: Cli) -> CliResult<ExitCode> {
         Command::Check(a) => check::run(&a),
         Command::Bench(a) => bench::run(&a),
         Command::Run(a) => run::run(&a),
+        Command::Correlate(a) => correlate::run(&a),
         Command::Regress(a) => regress::run(&a),
     }
 }

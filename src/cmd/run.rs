@@ -63,9 +63,14 @@ fn pct(a: u64, b: u64) -> f64 {
 fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
     let config = &spec.name;
     outln!(
-        "GPU run  config {config}  {} kernel(s), {} host copies (not simulated)",
+        "GPU run  config {config}  {} kernel(s), {} host copies ({})",
         r.kernels.len(),
-        r.copies
+        r.copies,
+        if spec.l2.fill_on_copy {
+            "filling the L2, taking no time"
+        } else {
+            "not simulated"
+        }
     )?;
     outln!(
         "  {:>6} {:>8} {:>14} {:>12} {:>7} {:>9} {:>9}  {:<22}  kernel",

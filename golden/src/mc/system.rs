@@ -494,6 +494,18 @@ impl MemSystem {
         at
     }
 
+    /// Bytes the channels' column commands have moved so far: (read, written); each moves one
+    /// atom (`dram.atom_bytes`).
+    pub fn bytes_moved(&self) -> (u64, u64) {
+        let (mut read, mut written) = (0, 0);
+        for c in &self.ctl.ctrls {
+            let s = c.ch.stats();
+            read += s.count(CmdKind::Rd) + s.count(CmdKind::Rda);
+            written += s.count(CmdKind::Wr) + s.count(CmdKind::Wra);
+        }
+        (read * self.atom, written * self.atom)
+    }
+
     /// The DRAM side of a run's statistics, over the cycles so far.
     pub fn dram_totals(&self) -> DramTotals {
         let cycles = self.ctl.now.max(1);

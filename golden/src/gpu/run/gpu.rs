@@ -130,6 +130,7 @@ impl Gpu<'_, '_> {
         // waiting, as the first cycle after the launch is when it places it without one.)
         let opens = start + 1 + u64::from(spec.gpu.kernel_launch_latency);
         let (l1_before, l2_before) = (l1_total(&self.sms), self.side.stats().0.slices);
+        let dram_before = self.side.dram().bytes_moved();
         let mut kr = KernelRun {
             d,
             wpb: h.warps() as usize,
@@ -152,6 +153,7 @@ impl Gpu<'_, '_> {
         self.unit = kr.d.into_unit();
         let instructions = self.sms.iter().map(Sm::instructions).sum::<u64>() - kr.before;
         let cycles = self.side.core_cycle() - start;
+        let dram = self.side.dram().bytes_moved();
         Ok(KernelSummary {
             name: kr.h.name.clone(),
             id: kr.h.id,
@@ -163,6 +165,8 @@ impl Gpu<'_, '_> {
             peak_blocks_per_sm: kr.peak,
             l1: l1_total(&self.sms).since(&l1_before),
             l2: self.side.stats().0.slices.since(&l2_before),
+            dram_read_bytes: dram.0 - dram_before.0,
+            dram_write_bytes: dram.1 - dram_before.1,
         })
     }
 

@@ -134,6 +134,9 @@ pub struct KernelSummary {
     /// The L1s' (summed) and the L2 slices' counts during this kernel.
     pub l1: SliceStats,
     pub l2: SliceStats,
+    /// Bytes the DRAM read and wrote during this kernel (its column commands, launch to end).
+    pub dram_read_bytes: u64,
+    pub dram_write_bytes: u64,
 }
 
 /// The SMs' L1 counters, summed.
