@@ -163,7 +163,8 @@ fn stats_count_commands_and_row_hits() {
 
 /// Open-page streaming reads over every bank: one row per bank stays open; reads go round-robin
 /// over the banks (consecutive banks are in different groups); ACTs fill free command slots; when
-/// a refresh is due, the stream stops, PREA, REF, and the banks are re-opened.
+/// a refresh is due, the stream stops, PREA, REF, and the banks are re-opened. With a row and a
+/// column command bus (HBM2) an ACT may follow a read in the same cycle.
 fn stream_reads(t: ChannelTiming, cycles: u64) -> ChannelStats {
     let mut ch = Channel::new(t);
     let banks = t.banks;
@@ -188,7 +189,9 @@ fn stream_reads(t: ChannelTiming, cycles: u64) -> ChannelStats {
             ch.issue(&cmd, now).unwrap();
             next = (cmd.bank + 1) % banks;
             col = (col + 1) % 32;
-            continue;
+            if !t.dual_bus {
+                continue;
+            }
         }
         let act = (0..banks)
             .filter(|&b| ch.open_row(b).is_none())
@@ -216,6 +219,14 @@ fn peak_streaming_bandwidth() {
             32,
             3500.0,
             16,
+        ),
+        ("HBM2 V100", ChannelTiming::hbm2_v100(), 32, 850.0, 32),
+        (
+            "GDDR5X TITAN X Pascal",
+            ChannelTiming::gddr5x_titanx(),
+            64,
+            2500.0,
+            12,
         ),
     ];
     for (name, t, atom, mhz, channels) in standards {
@@ -256,5 +267,10 @@ fn peak_streaming_bandwidth() {
     );
     assert!(
         (peak_bandwidth_gbs(&ChannelTiming::gddr6_rtx2060s(), 32, 3500.0, 16) - 448.0).abs() < 1e-9
+    );
+    // docs/dram-timing.md: 32 B a cycle x 850 MHz x 32; 64 B / 4 cycles x 2500 MHz x 12.
+    assert!((peak_bandwidth_gbs(&ChannelTiming::hbm2_v100(), 32, 850.0, 32) - 870.4).abs() < 1e-9);
+    assert!(
+        (peak_bandwidth_gbs(&ChannelTiming::gddr5x_titanx(), 64, 2500.0, 12) - 480.0).abs() < 1e-9
     );
 }

@@ -6,11 +6,13 @@ use super::*;
 use crate::mc::checker::{self, rule_family};
 use crate::mc::timing::ChannelTiming;
 
-/// The two presets.
+/// The two presets, and the HBM2 and GDDR5X timing sets of docs/dram-timing.md.
 pub(super) fn presets() -> Vec<(&'static str, ChannelTiming)> {
     vec![
         ("GDDR5", ChannelTiming::gddr5_gtx480()),
         ("GDDR6", ChannelTiming::gddr6_rtx2060s()),
+        ("HBM2", ChannelTiming::hbm2_v100()),
+        ("GDDR5X", ChannelTiming::gddr5x_titanx()),
     ]
 }
 
@@ -24,14 +26,13 @@ fn with_group_variants() -> Vec<(&'static str, ChannelTiming)> {
             t.t_wtrl = t.t_wtrs + 3;
             t.t_rc += 2;
         });
-        v.push((
-            if name == "GDDR5" {
-                "GDDR5 L>S"
-            } else {
-                "GDDR6 L>S"
-            },
-            d,
-        ));
+        let name = match name {
+            "GDDR5" => "GDDR5 L>S",
+            "GDDR6" => "GDDR6 L>S",
+            "HBM2" => "HBM2 L>S",
+            _ => "GDDR5X L>S",
+        };
+        v.push((name, d));
     }
     v
 }
