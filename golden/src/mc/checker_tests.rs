@@ -388,7 +388,10 @@ proptest! {
     /// [`Channel::stale_local`] keep their [`Channel::bank_local`] exactly (the rank-wide part
     /// of their bounds is [`Channel::rank_floor`], read whole each time).
     #[test]
-    fn banks_outside_stale_local_keep_their_bounds(seed in any::<u64>(), which in 0usize..VARIANTS) {
+    fn banks_outside_stale_local_keep_their_bounds(
+        seed in any::<u64>(),
+        which in 0usize..VARIANTS,
+    ) {
         let (name, t) = variants()[which];
         let snapshot = |ch: &Channel| -> Vec<[u64; 4]> {
             (0..t.banks)

@@ -1,7 +1,7 @@
-//! One GDDR channel (one rank), cycle-level: bank state, every command timing rule of the notes'
-//! tables (`dram-timing-and-frfcfs.md` §4) and refresh bookkeeping. The model never issues a
-//! command itself; a controller asks [`Channel::earliest`] / [`Channel::can_issue`] and calls
-//! [`Channel::issue`].
+//! One GDDR or HBM2 channel (one rank), cycle-level: bank state, every command timing rule of
+//! the notes' tables (`dram-timing-and-frfcfs.md` §4) and refresh bookkeeping. The model never
+//! issues a command itself; a controller asks [`Channel::earliest`] / [`Channel::can_issue`]
+//! and calls [`Channel::issue`].
 //!
 //! Implementation (notes §4.6): per scope node (bank, bank group, rank) one "earliest cycle"
 //! register per next-command class, raised to `max(earliest, t_A + X)` on every issue; a ring of
@@ -226,7 +226,7 @@ impl Delays {
     }
 }
 
-/// One GDDR channel: banks, bank groups, one rank. See the module documentation.
+/// One GDDR or HBM2 channel: banks, bank groups, one rank. See the module documentation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Channel {
     t: ChannelTiming,
@@ -342,8 +342,8 @@ impl Channel {
         self.bound(cmd).ok().map(|b| b.at.max(now))
     }
 
-    /// Whether `cmd` may issue at `now`: `earliest == Some(now)`, at most one command per cycle
-    /// (B1) included.
+    /// Whether `cmd` may issue at `now`: `earliest == Some(now)`, at most one command per
+    /// command bus and cycle (B1) included.
     pub fn can_issue(&self, cmd: &Command, now: u64) -> bool {
         matches!(self.bound(cmd), Ok(b) if b.at <= now)
     }
