@@ -285,6 +285,43 @@ fn r8_pre_to_pre_is_one_cycle() {
 
 /// ACT banks `a` and `b` (a first) as early as possible; returns the setup and the first cycle
 /// both accept a column command of either direction.
+/// [`assert_tight`], except for a distance of one cycle from the last setup command (HBM2's
+/// tCCD_S = tBL = 1): that is B1's own (one command per bus and cycle), as R8's tPPD is, so the
+/// probe in the same cycle as that command is refused under B1 (earliest `at`) by the model and
+/// caught under B1 and `family` by the checker, and is legal at `at`.
+pub(super) fn assert_tight_or_b1(
+    name: &str,
+    t: &ChannelTiming,
+    setup: &[(u64, Command)],
+    probe: Command,
+    at: u64,
+    family: &str,
+) {
+    let last = setup.last().expect("a setup").0;
+    if at - 1 > last {
+        return assert_tight(name, t, setup, probe, at, family);
+    }
+    let ctx = format!("{name}: {probe:?} at {at} after {setup:?}");
+    assert_eq!(at, last + 1, "{ctx}");
+    let mut ch = Channel::new(*t);
+    for (c, cmd) in setup {
+        ch.issue(cmd, *c).unwrap();
+    }
+    let e = ch.check_issue(&probe, last).unwrap_err();
+    assert_eq!((rule_family(e.rule), e.earliest), ("B1", Some(at)), "{ctx}");
+    ch.issue(&probe, at).unwrap();
+    let mut trace: Vec<TraceCmd> = setup
+        .iter()
+        .map(|(c, cmd)| TraceCmd::new(*c, 0, cmd))
+        .collect();
+    trace.push(TraceCmd::new(at, 0, &probe));
+    assert!(checker::check(&trace, t).is_empty(), "{ctx}");
+    trace.last_mut().unwrap().cycle = last;
+    let v = checker::check(&trace, t);
+    let f: Vec<&str> = v.iter().map(|v| rule_family(v.rule)).collect();
+    assert!(f.contains(&"B1") && f.contains(&family), "{ctx}: {v:?}");
+}
+
 pub(super) fn two_open(t: &ChannelTiming, a: u32, b: u32) -> (Vec<(u64, Command)>, u64) {
     let mut ch = Channel::new(*t);
     ch.issue(&Command::act(a, ROW), 0).unwrap();
@@ -330,7 +367,7 @@ fn c1_rd_to_rd_other_group_is_tight() {
     for (name, t) in with_group_variants() {
         let (mut setup, t0) = two_open(&t, 0, 1);
         setup.push((t0, Command::rd(0, ROW, 0)));
-        assert_tight(
+        assert_tight_or_b1(
             name,
             &t,
             &setup,
@@ -370,7 +407,7 @@ fn c2_wr_to_wr_other_group_is_tight() {
     for (name, t) in with_group_variants() {
         let (mut setup, t0) = two_open(&t, 0, 1);
         setup.push((t0, Command::wr(0, ROW, 0)));
-        assert_tight(
+        assert_tight_or_b1(
             name,
             &t,
             &setup,
