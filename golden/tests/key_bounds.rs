@@ -94,7 +94,7 @@ fn every_accepted_configuration_at_a_key_bound_runs() {
 }
 
 /// Every DRAM standard on every preset runs every golden model: `dram.standard` has no bounds,
-/// but it changes the channel (HBM2's row and column command buses, decision MEM-24).
+/// but it changes the channel (HBM2's row and column command buses, decision MEM-25).
 #[test]
 fn every_dram_standard_runs_on_every_preset() {
     for p in spec::PRESETS {

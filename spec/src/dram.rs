@@ -7,7 +7,7 @@ use crate::{clog2, section, word_enum, UserConfig};
 
 word_enum! {
     /// DRAM standard: names the timing set, and says whether row and column commands have
-    /// command buses of their own ([`DramStandard::dual_command_bus`]; decision MEM-24).
+    /// command buses of their own ([`DramStandard::dual_command_bus`]; decision MEM-25).
     pub enum DramStandard {
         Gddr5 = "gddr5",
         Gddr6 = "gddr6",

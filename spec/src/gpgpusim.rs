@@ -1668,7 +1668,7 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         "dram_elimnate_rw_turnaround",
     )?;
     // The one option that tells a standard apart: HBM's row and column command buses
-    // (decision MEM-25). GDDR5, GDDR5X and GDDR6 differ in no option GPGPU-Sim has.
+    // (decision MEM-26). GDDR5, GDDR5X and GDDR6 differ in no option GPGPU-Sim has.
     if d.dual_bus_interface {
         keys.put(
             "dram.standard",

@@ -1111,7 +1111,7 @@ mod option_values {
 
 /// `-dram_dual_bus_interface 1` (HBM's row and column command buses) imports
 /// `dram.standard = hbm2`, named in the report as coming from that option; without it the
-/// standard is kept from the preset and the report says why (decision MEM-25).
+/// standard is kept from the preset and the report says why (decision MEM-26).
 #[test]
 fn dual_bus_interface_imports_hbm2() {
     let q = layer(&layered(QV100, QV100_TRACE)).unwrap();

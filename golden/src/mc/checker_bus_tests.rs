@@ -1,4 +1,4 @@
-//! Command buses (B1, decision MEM-24): HBM2's row and column command buses let a row and a
+//! Command buses (B1, decision MEM-25): HBM2's row and column command buses let a row and a
 //! column command share a cycle, GDDR's one bus does not; the model and the checker agree on
 //! exact cases, random dual-issue traffic checks clean, and the checker catches traces that put
 //! two commands of one bus in a cycle.

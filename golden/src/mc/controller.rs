@@ -529,7 +529,7 @@ impl Controllers {
 
     /// Steps 3 and 4 for controller `c`: a due refresh, else the scheduler's pick, issued;
     /// with a row and a column command bus (HBM2) and a scheduler that picks more than once a
-    /// cycle ([`Scheduler::DUAL_ISSUE`]), then its pick for the other bus (decision MEM-24).
+    /// cycle ([`Scheduler::DUAL_ISSUE`]), then its pick for the other bus (decision MEM-25).
     /// Whether a command issued.
     #[inline(always)]
     fn decide<S: Scheduler>(&mut self, s: &mut S, c: usize, now: u64) -> Result<bool, McError> {

@@ -18,7 +18,7 @@
 //! * REF needs every bank closed; it holds ACT and REF for tRFC (F2). PREA is not held by REF.
 //! * tPPD (R8) is one cycle, which B1 already enforces.
 //! * B1 holds per command bus: one for GDDR5/5X/6; HBM2's row bus (ACT, PRE, PREA, REF) and
-//!   column bus (RD, WR, RDA, WRA) each take one command a cycle (decision MEM-24).
+//!   column bus (RD, WR, RDA, WRA) each take one command a cycle (decision MEM-25).
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

@@ -104,7 +104,7 @@ proptest! {
                 sched,
                 &["warped_mc.controllers_per_wet=1", "warped_mc.wet_scope=1", &df],
             ),
-            // Two command buses: the controllers' second pick of a cycle (decision MEM-24).
+            // Two command buses: the controllers' second pick of a cycle (decision MEM-25).
             "tiny-hbm2" => spec("tiny", sched, &["dram.standard=hbm2", &df]),
             p => spec(p, sched, &[&df]),
         };
@@ -163,7 +163,7 @@ fn every_scheduler_passes_the_independent_checker() {
 /// On the V100's HBM2 and the TITAN X Pascal's GDDR5X (docs/dram-timing.md), every
 /// scheduler's command stream passes the independent checker, refresh included. On HBM2 the
 /// schedulers that may pick twice a cycle put a row and a column command in one cycle, the
-/// Warped-MC block's one selection a cycle never does (decision MEM-24); GDDR5X never does.
+/// Warped-MC block's one selection a cycle never does (decision MEM-25); GDDR5X never does.
 #[test]
 fn hbm2_and_gddr5x_streams_pass_the_independent_checker() {
     let hbm2 = crate::mc::timing::hbm2_v100_spec();

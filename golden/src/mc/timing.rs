@@ -11,7 +11,7 @@
 //! disabled and the `_S` values apply to every pair of banks (DRAMsim3's `bankgroup_enable=false`).
 //!
 //! Command buses: one for GDDR5, GDDR5X and GDDR6 (one command per cycle); HBM2 has a row and a
-//! column command bus (`dual_bus`), so B1 holds per bus (decision MEM-24).
+//! column command bus (`dual_bus`), so B1 holds per bus (decision MEM-25).
 
 use spec::DramSpec;
 pub use spec::Timing;
