@@ -92,3 +92,18 @@ fn every_accepted_configuration_at_a_key_bound_runs() {
     // entries, a drain threshold above the queue, ...).
     assert!(ran >= 100, "{ran} of {}", 2 * ints);
 }
+
+/// Every DRAM standard on every preset runs every golden model: `dram.standard` has no bounds,
+/// but it changes the channel (HBM2's row and column command buses, decision MEM-25).
+#[test]
+fn every_dram_standard_runs_on_every_preset() {
+    for p in spec::PRESETS {
+        for standard in spec::DramStandard::NAMES {
+            let spec = ConfigRequest::preset(p.name)
+                .with(&format!("dram.standard={standard}"))
+                .resolve()
+                .unwrap_or_else(|e| panic!("{} + dram.standard = {standard}: {e}", p.name));
+            exercise(&format!("{} + dram.standard = {standard}", p.name), &spec);
+        }
+    }
+}

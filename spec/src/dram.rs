@@ -6,10 +6,23 @@ use crate::schema::{Legal, Rule};
 use crate::{clog2, section, word_enum, UserConfig};
 
 word_enum! {
-    /// DRAM standard (selects bank-group semantics and names the timing set).
+    /// DRAM standard: names the timing set, and says whether row and column commands have
+    /// command buses of their own ([`DramStandard::dual_command_bus`]; decision MEM-25).
     pub enum DramStandard {
         Gddr5 = "gddr5",
         Gddr6 = "gddr6",
+        Gddr5x = "gddr5x",
+        Hbm2 = "hbm2",
+    }
+}
+
+impl DramStandard {
+    /// Whether a row command (ACT, PRE, PREA, REF) and a column command (RD, WR, RDA, WRA) may
+    /// issue in the same cycle: HBM2's separate row and column command buses (JESD235;
+    /// GPGPU-Sim's `-dram_dual_bus_interface 1`, DRAMsim3's `hbm_dual_cmd`). GDDR5, GDDR5X and
+    /// GDDR6 have one command bus: one command per cycle.
+    pub fn dual_command_bus(self) -> bool {
+        matches!(self, DramStandard::Hbm2)
     }
 }
 
@@ -87,8 +100,9 @@ section! {
     /// The DRAM behind each memory controller.
     pub struct DramConfig in "dram" {
         standard: DramStandard = Legal::OneOf(DramStandard::NAMES),
-            "DRAM standard of the memory channels (names the timing set; GDDR has one rank per \
-                channel)";
+            "DRAM standard of the memory channels: gddr5, gddr6, gddr5x (name the timing set; one \
+                command bus) or hbm2 (a row and a column command bus: a row command and a column \
+                command may issue in the same cycle); one rank per channel";
         channels: u32 = Legal::Range { min: 1, max: 128 },
             "memory channels, one controller each (seed 000 Table II: 6; seed 004 Table 2: 16)";
         sub_partitions: u32 = Legal::Pow2 { min: 1, max: 8 },

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 
 use thiserror::Error;
 
+use crate::dram::DramStandard;
 use crate::mapping::{AddressMap, MappingError};
 
 /// A malformed option file.
@@ -1668,7 +1669,21 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         Val::from(if eliminate { 0u64 } else { 2 }),
         "dram_elimnate_rw_turnaround",
     )?;
-    kept.push("dram.standard: GPGPU-Sim's options do not name the DRAM standard".into());
+    // The one option that tells a standard apart: HBM's row and column command buses
+    // (decision MEM-26). GDDR5, GDDR5X and GDDR6 differ in no option GPGPU-Sim has.
+    if d.dual_bus_interface {
+        keys.put(
+            "dram.standard",
+            Val::from(toml::Value::String(DramStandard::Hbm2.name().into())),
+            "dram_dual_bus_interface",
+        )?;
+    } else {
+        kept.push(
+            "dram.standard: GPGPU-Sim's options do not name the DRAM standard (only \
+                -dram_dual_bus_interface 1, HBM's two command buses, marks one: hbm2)"
+                .into(),
+        );
+    }
     kept.push("dram.t_faw: GPGPU-Sim has no four-activate window".into());
     kept.push("dram.refresh, dram.t_refi, dram.t_rfc: GPGPU-Sim does not model refresh".into());
 
@@ -1847,12 +1862,6 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
 
     let mut unmodelled = d.unmodelled.clone();
     unmodelled.extend(icnt_notes);
-    if d.dual_bus_interface {
-        unmodelled.push(format!(
-            "-dram_dual_bus_interface ({}) = 1: one command per cycle is modelled",
-            location(opts, "dram_dual_bus_interface")
-        ));
-    }
     if t.nbk != d.address_map.banks() {
         unmodelled.push(format!(
             "-gpgpu_dram_timing_opt nbk = {} while the address map addresses {} banks: dram.banks \

@@ -1152,3 +1152,78 @@ mod option_values {
         }
     }
 }
+
+/// `-dram_dual_bus_interface 1` (HBM's row and column command buses) imports
+/// `dram.standard = hbm2`, named in the report as coming from that option; without it the
+/// standard is kept from the preset and the report says why (decision MEM-26).
+#[test]
+fn dual_bus_interface_imports_hbm2() {
+    let q = layer(&layered(QV100, QV100_TRACE)).unwrap();
+    assert_eq!(
+        imported(&q, "dram.standard"),
+        toml::Value::String("hbm2".into())
+    );
+    let from = &q
+        .imported
+        .iter()
+        .find(|k| k.key == "dram.standard")
+        .unwrap();
+    assert!(
+        from.from.contains("-dram_dual_bus_interface") && from.from.contains("gpgpusim.config"),
+        "{}",
+        from.from
+    );
+    assert!(!q.kept.iter().any(|k| k.starts_with("dram.standard")));
+    assert!(
+        !q.unmodelled.iter().any(|u| u.contains("dual_bus")),
+        "{:?}",
+        q.unmodelled
+    );
+    // Without the option (RTX2060's GDDR6, GTX480's GDDR5): nothing tells the standard.
+    for o in [
+        layered(RTX2060, RTX2060_TRACE),
+        file_opts("GTX480/gpgpusim-4.x/gpgpusim.config"),
+    ] {
+        let r = layer(&o).unwrap();
+        assert!(r.imported.iter().all(|k| k.key != "dram.standard"));
+        assert!(r.kept.iter().any(|k| k.starts_with("dram.standard:")));
+    }
+    // The whole request: the preset's gddr6 becomes hbm2, with the QV100's timing.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data/gpgpusim-configs");
+    let s = crate::ConfigRequest {
+        preset: Some("turing-rtx2060s".into()),
+        gpgpusim: vec![
+            dir.join("QV100/gpgpusim.config"),
+            dir.join("QV100/trace.config"),
+        ],
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap();
+    assert_eq!(s.dram.standard, crate::DramStandard::Hbm2);
+    assert!(s.dram.standard.dual_command_bus());
+    assert!(s.set_by_user("dram.standard"));
+    let t = &s.dram.timing;
+    // -gpgpu_dram_timing_opt of QV100 at 850 MHz; tBL = BL 2 / ratio 2; tRCDWR = RCD - (WL + 1).
+    assert_eq!(
+        (s.dram.channels, s.dram.atom_bytes, s.dram.clock_mhz),
+        (32, 32, 850)
+    );
+    assert_eq!(
+        (t.t_bl, t.t_rcd, t.t_rcdwr, t.t_cl, t.t_cwl, t.t_ccds, t.t_ccdl),
+        (1, 12, 9, 12, 2, 1, 2)
+    );
+    // A later --set names another standard: the import's no longer holds.
+    let s = crate::ConfigRequest {
+        preset: Some("turing-rtx2060s".into()),
+        gpgpusim: vec![
+            dir.join("QV100/gpgpusim.config"),
+            dir.join("QV100/trace.config"),
+        ],
+        overrides: vec!["dram.standard=gddr6".into()],
+        ..Default::default()
+    }
+    .resolve()
+    .unwrap();
+    assert_eq!(s.dram.standard, crate::DramStandard::Gddr6);
+}

@@ -4,9 +4,12 @@
 //! each timing rule of the notes' tables (`dram-timing-and-frfcfs.md` §4) is one row of
 //! [`RULES`] ("command B may issue at `t_B` only if `t_B - t_A >= X`, where A is the most recent
 //! (for `window` k: the k-th most recent) command of a `prev` kind in the stated scope"),
-//! evaluated by scanning each channel's history backwards. The structural rules B1 (one command
-//! per cycle), B2 (data bursts never overlap), B3 (bank state) and the refresh rate F3 are checked
-//! beside the table.
+//! evaluated by scanning each channel's history backwards. B1 (one command per command bus and
+//! cycle) is a row of the table whose scope is the command bus: the channel's one bus for
+//! GDDR5/5X/6, and for HBM2 ([`ChannelTiming::dual_bus`]) its row bus (ACT, PRE, PREA, REF)
+//! and its column bus (RD, WR, RDA, WRA) apart, so a row and a column command may share a
+//! cycle. The structural rules B2 (data bursts never overlap), B3 (bank state) and the refresh
+//! rate F3 are checked beside the table.
 //!
 //! Scope of the all-bank commands PREA and REF: they match `SameBank` (PREA precharges every
 //! bank, so R3/C5/C6 of every bank apply to it and R5 applies from it to every bank) and `Rank`,
@@ -31,8 +34,11 @@ pub enum Scope {
     SameGroup,
     /// Different bank groups.
     OtherGroup,
-    /// Any two commands of the channel (GDDR: one rank per channel).
+    /// Any two commands of the channel (GDDR and HBM2 channels: one rank per channel).
     Rank,
+    /// Two commands on the same command bus: any two with one bus; with a row and a column
+    /// bus (HBM2), two row commands or two column commands.
+    SameBus,
 }
 
 /// One row of the rule table.
@@ -64,7 +70,7 @@ pub struct Violation {
 }
 
 /// B1, checked beside the table (also: cycles going backwards within a channel).
-pub const B1_RULE: &str = "B1 one command per cycle";
+pub const B1_RULE: &str = "B1 one command per command bus and cycle";
 /// B2, checked beside the table.
 pub const B2_RULE: &str = "B2 data bursts overlap";
 /// B3, checked beside the table.
@@ -101,10 +107,10 @@ fn long(t: &ChannelTiming, l: u32, s: u32) -> u32 {
 /// The rule table. One row per (rule, scope) of the notes' tables that applies to GDDR5/GDDR6.
 pub static RULES: &[Rule] = &[
     Rule {
-        id: "B1 one command per cycle",
+        id: "B1 one command per command bus and cycle",
         prev: ALL,
         next: ALL,
-        scope: Scope::Rank,
+        scope: Scope::SameBus,
         delay: |_| 1,
         window: 1,
     },
@@ -315,6 +321,7 @@ fn in_scope(scope: Scope, a: &TraceCmd, b: &TraceCmd, t: &ChannelTiming) -> bool
     let groups = t.bank_groups.max(1);
     match scope {
         Scope::Rank => true,
+        Scope::SameBus => !t.dual_bus || a.kind.is_column() == b.kind.is_column(),
         Scope::SameBank => all_bank || a.bank == b.bank,
         Scope::SameGroup => !all_bank && a.bank % groups == b.bank % groups,
         Scope::OtherGroup => !all_bank && a.bank % groups != b.bank % groups,
@@ -512,3 +519,7 @@ fn bus_overlap(
 #[cfg(test)]
 #[path = "checker_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "checker_bus_tests.rs"]
+mod bus_tests;

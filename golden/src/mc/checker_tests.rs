@@ -13,10 +13,10 @@ use crate::rng::Rng;
 
 /// A trace from the greedy controller, with the commands that were issued at their earliest
 /// cycle and the rule that held them (from `Channel::check_issue` one cycle earlier).
-struct Traffic {
-    trace: Vec<TraceCmd>,
-    tight: Vec<(usize, &'static str)>,
-    stats: ChannelStats,
+pub(super) struct Traffic {
+    pub trace: Vec<TraceCmd>,
+    pub tight: Vec<(usize, &'static str)>,
+    pub stats: ChannelStats,
 }
 
 #[derive(Clone, Copy)]
@@ -74,11 +74,21 @@ fn random_probe(rng: &mut Rng, ch: &Channel, t: &ChannelTiming) -> Command {
     }
 }
 
+/// The first request (from a random start) whose next command may issue at `now`.
+fn first_legal(ch: &Channel, reqs: &[Req], now: u64, rng: &mut Rng) -> Option<(Command, usize)> {
+    let start = rng.below(reqs.len() as u64) as usize;
+    (0..reqs.len())
+        .map(|k| (start + k) % reqs.len())
+        .map(|i| (next_cmd(ch, &reqs[i]), i))
+        .find(|(cmd, _)| ch.can_issue(cmd, now))
+}
+
 /// A tiny greedy controller: six pending random requests (4 rows per bank, 30 % writes, 15 %
 /// auto-precharge); each cycle the first request (from a random start) whose next command is
 /// legal issues it; rarely a PREA; when a refresh is due only PREA (if a bank is open) and REF.
-/// `probe` is called before each cycle's decision.
-fn greedy(
+/// With a row and a column command bus (HBM2), a second request's command (then for the other
+/// bus) may follow in the same cycle. `probe` is called before each cycle's decision.
+pub(super) fn greedy(
     t: ChannelTiming,
     cycles: u64,
     seed: u64,
@@ -94,7 +104,8 @@ fn greedy(
         if rng.chance(30) {
             continue;
         }
-        let pick = if ch.refresh_due(now) {
+        let refresh = ch.refresh_due(now);
+        let pick = if refresh {
             let cmd = if ch.any_open() {
                 Command::prea()
             } else {
@@ -104,11 +115,7 @@ fn greedy(
         } else if rng.chance(3) && ch.can_issue(&Command::prea(), now) {
             Some((Command::prea(), None))
         } else {
-            let start = rng.below(reqs.len() as u64) as usize;
-            (0..reqs.len())
-                .map(|k| (start + k) % reqs.len())
-                .map(|i| (next_cmd(&ch, &reqs[i]), Some(i)))
-                .find(|(cmd, _)| ch.can_issue(cmd, now))
+            first_legal(&ch, &reqs, now, &mut rng).map(|(cmd, i)| (cmd, Some(i)))
         };
         let Some((cmd, req)) = pick else { continue };
         let free_before = trace.last().is_none_or(|l: &TraceCmd| l.cycle + 1 < now);
@@ -126,6 +133,19 @@ fn greedy(
                 reqs[i] = new_req(&mut rng, &t);
             }
         }
+        if t.dual_bus && !refresh {
+            if let Some((cmd, i)) = first_legal(&ch, &reqs, now, &mut rng) {
+                assert_ne!(
+                    cmd.kind.is_column(),
+                    trace[trace.len() - 1].kind.is_column()
+                );
+                ch.issue(&cmd, now).expect("can_issue said yes");
+                trace.push(TraceCmd::new(now, 0, &cmd));
+                if cmd.kind.is_column() {
+                    reqs[i] = new_req(&mut rng, &t);
+                }
+            }
+        }
     }
     Traffic {
         trace,
@@ -138,6 +158,8 @@ fn presets() -> Vec<(&'static str, ChannelTiming)> {
     vec![
         ("GDDR5", ChannelTiming::gddr5_gtx480()),
         ("GDDR6", ChannelTiming::gddr6_rtx2060s()),
+        ("HBM2", ChannelTiming::hbm2_v100()),
+        ("GDDR5X", ChannelTiming::gddr5x_titanx()),
     ]
 }
 
@@ -177,6 +199,9 @@ fn variants() -> Vec<(&'static str, ChannelTiming)> {
     ));
     v
 }
+
+/// How many [`variants`] there are.
+const VARIANTS: usize = 7;
 
 const TRAFFIC_CYCLES: u64 = 200_000;
 
@@ -298,7 +323,7 @@ proptest! {
     /// For random state-legal probes during random traffic, the checker accepts the probe at the
     /// model's earliest cycle and rejects it one cycle before.
     #[test]
-    fn checker_and_channel_agree_on_earliest(seed in any::<u64>(), which in 0usize..5) {
+    fn checker_and_channel_agree_on_earliest(seed in any::<u64>(), which in 0usize..VARIANTS) {
         let (name, t) = variants()[which];
         let reach = max_reach(&t);
         let mut failures = Vec::new();
@@ -335,7 +360,7 @@ proptest! {
     /// During random traffic, a bank's earliest CAS / PRE / ACT as the schedulers read them
     /// ([`Channel::bank_earliest`]) are those [`Channel::earliest`] gives the commands.
     #[test]
-    fn bank_earliest_is_earliest(seed in any::<u64>(), which in 0usize..5) {
+    fn bank_earliest_is_earliest(seed in any::<u64>(), which in 0usize..VARIANTS) {
         let (name, t) = variants()[which];
         let mut failures = Vec::new();
         greedy(t, 2000, seed, |ch, _, now, _| {
@@ -363,7 +388,10 @@ proptest! {
     /// [`Channel::stale_local`] keep their [`Channel::bank_local`] exactly (the rank-wide part
     /// of their bounds is [`Channel::rank_floor`], read whole each time).
     #[test]
-    fn banks_outside_stale_local_keep_their_bounds(seed in any::<u64>(), which in 0usize..5) {
+    fn banks_outside_stale_local_keep_their_bounds(
+        seed in any::<u64>(),
+        which in 0usize..VARIANTS,
+    ) {
         let (name, t) = variants()[which];
         let snapshot = |ch: &Channel| -> Vec<[u64; 4]> {
             (0..t.banks)
@@ -512,6 +540,7 @@ fn rule_table_is_well_formed() {
             assert!((r.delay)(&t) >= 1, "{}", r.id);
         }
     }
+    assert_eq!(variants().len(), VARIANTS);
     let fams: std::collections::BTreeSet<&str> = RULES.iter().map(|r| rule_family(r.id)).collect();
     let want = [
         "B1", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "C1", "C2", "C3", "C4", "C5", "C6",

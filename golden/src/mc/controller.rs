@@ -11,6 +11,8 @@
 //! 3. a refresh that is due takes the cycle (PREA while any bank is open, then REF);
 //! 4. otherwise the scheduler picks at most one command among the requests of the current mode
 //!    (reads, or writes while draining) and issues it; a column command completes its request;
+//!    with HBM2's row and column command buses, a scheduler that may ([`Scheduler::DUAL_ISSUE`])
+//!    then picks again, a command for the other bus;
 //! 5. the write-drain mode is updated.
 //!
 //! The scheduler ([`Scheduler`]) is told of every change it may keep state about: a request
@@ -525,12 +527,15 @@ impl Controllers {
         }
     }
 
-    /// Steps 3 and 4 for controller `c`: a due refresh, else the scheduler's pick, issued.
+    /// Steps 3 and 4 for controller `c`: a due refresh, else the scheduler's pick, issued;
+    /// with a row and a column command bus (HBM2) and a scheduler that picks more than once a
+    /// cycle ([`Scheduler::DUAL_ISSUE`]), then its pick for the other bus (decision MEM-25).
     /// Whether a command issued.
     #[inline(always)]
     fn decide<S: Scheduler>(&mut self, s: &mut S, c: usize, now: u64) -> Result<bool, McError> {
         let x = &mut self.ctrls[c];
-        let pick = if x.ch.refresh_due(now) {
+        let refresh = x.ch.refresh_due(now);
+        let pick = if refresh {
             x.refresh_command(now)
         } else {
             s.pick(c, x, now)
@@ -539,6 +544,14 @@ impl Controllers {
             return Ok(false);
         };
         self.issue(s, c, cmd, entry, now)?;
+        if S::DUAL_ISSUE && !refresh && self.ctrls[c].ch.timing().dual_bus {
+            // The first command's bus is taken for this cycle, so what the scheduler picks
+            // now, with what it keeps brought up to date, is for the other bus.
+            s.changed(c);
+            if let Some((cmd, entry)) = s.pick(c, &mut self.ctrls[c], now) {
+                self.issue(s, c, cmd, entry, now)?;
+            }
+        }
         Ok(true)
     }
 

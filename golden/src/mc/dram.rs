@@ -1,7 +1,7 @@
-//! One GDDR channel (one rank), cycle-level: bank state, every command timing rule of the notes'
-//! tables (`dram-timing-and-frfcfs.md` §4) and refresh bookkeeping. The model never issues a
-//! command itself; a controller asks [`Channel::earliest`] / [`Channel::can_issue`] and calls
-//! [`Channel::issue`].
+//! One GDDR or HBM2 channel (one rank), cycle-level: bank state, every command timing rule of
+//! the notes' tables (`dram-timing-and-frfcfs.md` §4) and refresh bookkeeping. The model never
+//! issues a command itself; a controller asks [`Channel::earliest`] / [`Channel::can_issue`]
+//! and calls [`Channel::issue`].
 //!
 //! Implementation (notes §4.6): per scope node (bank, bank group, rank) one "earliest cycle"
 //! register per next-command class, raised to `max(earliest, t_A + X)` on every issue; a ring of
@@ -17,6 +17,8 @@
 //!   after it.
 //! * REF needs every bank closed; it holds ACT and REF for tRFC (F2). PREA is not held by REF.
 //! * tPPD (R8) is one cycle, which B1 already enforces.
+//! * B1 holds per command bus: one for GDDR5/5X/6; HBM2's row bus (ACT, PRE, PREA, REF) and
+//!   column bus (RD, WR, RDA, WRA) each take one command a cycle (decision MEM-25).
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -107,7 +109,7 @@ macro_rules! timing_rules {
 }
 
 timing_rules! {
-    B1 => "B1 one command per cycle",
+    B1 => "B1 one command per command bus and cycle",
     B2 => "B2 data bus busy",
     R1 => "R1 ACT->RD tRCD",
     R2 => "R2 ACT->WR tRCDWR",
@@ -224,7 +226,7 @@ impl Delays {
     }
 }
 
-/// One GDDR channel: banks, bank groups, one rank. See the module documentation.
+/// One GDDR or HBM2 channel: banks, bank groups, one rank. See the module documentation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Channel {
     t: ChannelTiming,
@@ -235,13 +237,15 @@ pub struct Channel {
     group_banks: Vec<u64>,
     /// Bit `b` set: bank `b` has a row open.
     open_mask: u64,
-    /// Rank-wide registers: `_S` delays and B1 / C4 / F1 / F2.
+    /// Rank-wide registers: `_S` delays and C4 / F1 / F2; B1 per command bus (`rank_any` for
+    /// row commands, `col_any` for column commands: the same register value with one bus).
     rank_act: Bound,
     rank_rd: Bound,
     rank_wr: Bound,
     rank_prea: Bound,
     rank_ref: Bound,
     rank_any: Bound,
+    col_any: Bound,
     /// Cycles of the last four ACTs (ring; `faw_len` valid entries, oldest at `faw_head`).
     faw: [u64; 4],
     faw_head: usize,
@@ -295,6 +299,7 @@ impl Channel {
             rank_prea: Bound::ZERO,
             rank_ref: Bound::ZERO,
             rank_any: Bound::ZERO,
+            col_any: Bound::ZERO,
             faw: [0; 4],
             faw_head: 0,
             faw_len: 0,
@@ -337,8 +342,8 @@ impl Channel {
         self.bound(cmd).ok().map(|b| b.at.max(now))
     }
 
-    /// Whether `cmd` may issue at `now`: `earliest == Some(now)`, at most one command per cycle
-    /// (B1) included.
+    /// Whether `cmd` may issue at `now`: `earliest == Some(now)`, at most one command per
+    /// command bus and cycle (B1) included.
     pub fn can_issue(&self, cmd: &Command, now: u64) -> bool {
         matches!(self.bound(cmd), Ok(b) if b.at <= now)
     }
@@ -448,10 +453,12 @@ impl Channel {
 
     /// The rank-wide part of [`Channel::bank_earliest`], the same for every bank:
     /// `[CAS to an open bank (WR if `write`, else RD; rank bounds, data bus, one command per
-    /// cycle), ACT to a closed bank (rank bounds, tFAW), PRE (one command per cycle)]`.
+    /// cycle on its bus), ACT to a closed bank (rank bounds, tFAW), PRE (one command per cycle
+    /// on its bus)]`.
     #[inline]
     pub fn rank_floor(&self, write: bool) -> [u64; 3] {
         let any = self.rank_any.at;
+        let col_any = self.col_any.at;
         let (lat, cas) = if write {
             (self.t.t_cwl, self.rank_wr.at)
         } else {
@@ -462,7 +469,7 @@ impl Channel {
         if self.faw_len == 4 {
             act = act.max(self.faw[self.faw_head] + u64::from(self.t.t_faw));
         }
-        [cas.max(any).max(bus), act, any]
+        [cas.max(col_any).max(bus), act, any]
     }
 
     /// The banks whose [`Channel::bank_local`] may have changed when a `kind` command to
@@ -483,7 +490,11 @@ impl Channel {
     /// The binding bound of `cmd` (not clamped to any `now`), or the state rule forbidding it.
     #[inline]
     fn bound(&self, cmd: &Command) -> Result<Bound, &'static str> {
-        let mut b = self.rank_any;
+        let mut b = if cmd.kind.is_column() {
+            self.col_any
+        } else {
+            self.rank_any
+        };
         match cmd.kind {
             CmdKind::PreA => return Ok(self.rank_prea.max(b)),
             CmdKind::Ref => {
@@ -539,10 +550,17 @@ impl Channel {
         // (The timing is read in place, not copied.)
         let u = u64::from;
         self.stats.commands[cmd.kind.index()] += 1;
-        self.rank_any = Bound {
+        let next = Bound {
             at: now + 1,
             rule: B1,
         };
+        // B1: the command's bus (both, with one bus) is taken for this cycle.
+        if !self.t.dual_bus || !cmd.kind.is_column() {
+            self.rank_any = next;
+        }
+        if !self.t.dual_bus || cmd.kind.is_column() {
+            self.col_any = next;
+        }
         match cmd.kind {
             CmdKind::PreA => {
                 for bank in &mut self.banks {

@@ -9,6 +9,9 @@
 //! Bank groups: bank `b` is in group `b % bank_groups` (GPGPU-Sim 4.x
 //! `-dram_bnkgrp_indexing_policy 1`, the lower bank bits). With `bank_groups == 1` groups are
 //! disabled and the `_S` values apply to every pair of banks (DRAMsim3's `bankgroup_enable=false`).
+//!
+//! Command buses: one for GDDR5, GDDR5X and GDDR6 (one command per cycle); HBM2 has a row and a
+//! column command bus (`dual_bus`), so B1 holds per bus (decision MEM-25).
 
 use spec::DramSpec;
 pub use spec::Timing;
@@ -23,6 +26,9 @@ pub struct ChannelTiming {
     pub bank_groups: u32,
     /// Whether refresh is modelled.
     pub refresh: bool,
+    /// Separate row and column command buses (HBM2): a row command (ACT, PRE, PREA, REF) and a
+    /// column command (RD, WR, RDA, WRA) may issue in the same cycle; B1 holds per bus.
+    pub dual_bus: bool,
     /// The timing, with tRC in effect ([`Timing::t_rc_effective`]).
     pub t: Timing,
 }
@@ -43,6 +49,7 @@ impl ChannelTiming {
             banks: d.banks,
             bank_groups: d.bank_groups,
             refresh: d.refresh,
+            dual_bus: d.standard.dual_command_bus(),
             t: Timing {
                 t_rc: d.timing.t_rc_effective(),
                 ..d.timing
@@ -113,9 +120,95 @@ impl ChannelTiming {
         ChannelTiming::preset("turing-rtx2060s")
     }
 
+    /// The HBM2 of the V100 (docs/dram-timing.md): [`hbm2_v100_spec`]'s channel.
+    pub fn hbm2_v100() -> ChannelTiming {
+        ChannelTiming::of(&hbm2_v100_spec().dram)
+    }
+
+    /// The GDDR5X of the TITAN X Pascal (docs/dram-timing.md): [`gddr5x_titanx_spec`]'s
+    /// channel.
+    pub fn gddr5x_titanx() -> ChannelTiming {
+        ChannelTiming::of(&gddr5x_titanx_spec().dram)
+    }
+
     /// This timing with some parameters changed.
     pub fn with(mut self, f: impl FnOnce(&mut Timing)) -> ChannelTiming {
         f(&mut self.t);
         self
     }
 }
+
+/// The V100's HBM2 as `docs/dram-timing.md` lists it, until a Volta preset holds it: the
+/// turing-rtx2060s preset with GPGPU-Sim's QV100 files imported (`dram.standard = hbm2` from
+/// `-dram_dual_bus_interface 1`; 32 channels of 16 B at 850 MHz, the timing of
+/// `-gpgpu_dram_timing_opt`) and the values GPGPU-Sim does not have (tFAW, refresh).
+#[cfg(test)]
+pub fn hbm2_v100_spec() -> spec::Spec {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../spec/tests-data/gpgpusim-configs/QV100");
+    spec::ConfigRequest {
+        preset: Some("turing-rtx2060s".into()),
+        gpgpusim: vec![dir.join("gpgpusim.config"), dir.join("trace.config")],
+        file: None,
+        overrides: HBM2_V100_SETS.iter().map(|s| s.to_string()).collect(),
+    }
+    .resolve()
+    .expect("turing-rtx2060s with the QV100 import")
+}
+
+/// The keys `docs/dram-timing.md` gives the V100's HBM2 beyond GPGPU-Sim's QV100 files.
+#[cfg(test)]
+pub const HBM2_V100_SETS: &[&str] = &[
+    "dram.refresh=true",
+    "dram.t_faw=26",
+    "dram.t_refi=3315",
+    "dram.t_rfc=221",
+];
+
+/// The TITAN X Pascal's GDDR5X as `docs/dram-timing.md` lists it, until a Pascal preset holds
+/// it: the turing-rtx2060s preset with these DRAM keys.
+#[cfg(test)]
+pub fn gddr5x_titanx_spec() -> spec::Spec {
+    let mut req = spec::ConfigRequest::preset("turing-rtx2060s");
+    for kv in GDDR5X_TITANX_SETS {
+        req = req.with(kv);
+    }
+    req.resolve()
+        .expect("turing-rtx2060s with the TITAN X Pascal's GDDR5X")
+}
+
+/// The DRAM keys of the TITAN X Pascal's GDDR5X (docs/dram-timing.md): 12 channels of 32 bits,
+/// BL16 in QDR mode (64 B per column command, 4 cycles of the 2500 MHz command clock).
+#[cfg(test)]
+pub const GDDR5X_TITANX_SETS: &[&str] = &[
+    "dram.standard=gddr5x",
+    "dram.channels=12",
+    "dram.atom_bytes=64",
+    "dram.clock_mhz=2500",
+    "dram.address_map=dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.\
+        RBBBCCCC.BCCSSSSS",
+    "dram.partition_indexing=linear",
+    "dram.banks=16",
+    "dram.bank_groups=4",
+    "dram.refresh=true",
+    "dram.t_bl=4",
+    "dram.t_rcd=40",
+    "dram.t_rcdwr=34",
+    "dram.t_rp=40",
+    "dram.t_ras=94",
+    "dram.t_rc=134",
+    "dram.t_cl=40",
+    "dram.t_cwl=12",
+    "dram.t_ccds=4",
+    "dram.t_ccdl=6",
+    "dram.t_rrds=17",
+    "dram.t_rrdl=17",
+    "dram.t_faw=67",
+    "dram.t_wtrs=17",
+    "dram.t_wtrl=17",
+    "dram.t_rtp=4",
+    "dram.t_wr=40",
+    "dram.t_rtw=2",
+    "dram.t_refi=4750",
+    "dram.t_rfc=300",
+];

@@ -33,6 +33,8 @@ impl<const DF: bool> Scheduler for DivFirst<DF> {
     const HAS_DEMAND_FIRST: bool = true;
     const EVENTFUL: bool = true;
     const WATCHABLE: bool = true;
+    /// The block selects one command a cycle (its RTL), on HBM2 too (decision MEM-25).
+    const DUAL_ISSUE: bool = false;
 
     fn new(spec: &Spec) -> Self {
         DivFirst {

@@ -35,6 +35,11 @@ pub(super) trait Scheduler: Sized {
     const EVENTFUL: bool = false;
     /// It runs Warped-MC blocks that a co-simulation can watch ([`Scheduler::watch`]).
     const WATCHABLE: bool = false;
+    /// With a row and a column command bus (HBM2), it is asked for a second pick in a cycle
+    /// in which it issued a command: [`Scheduler::pick`] then finds only commands for the other
+    /// bus ready. Off for the schedulers whose pick is the Warped-MC block's one selection a
+    /// cycle (decision MEM-25).
+    const DUAL_ISSUE: bool = true;
 
     /// Its state for the idle controllers of a validated spec.
     fn new(spec: &Spec) -> Self;

@@ -20,6 +20,8 @@ impl Scheduler for Warped {
     type DemandFirst = Warped;
     const EVENTFUL: bool = true;
     const WATCHABLE: bool = true;
+    /// The block selects one command a cycle (its RTL), on HBM2 too (decision MEM-25).
+    const DUAL_ISSUE: bool = false;
 
     fn new(spec: &Spec) -> Self {
         Warped {
