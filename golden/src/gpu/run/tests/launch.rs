@@ -130,7 +130,7 @@ fn a_workloads_host_copies_fill_the_l2_before_its_kernel() {
     let cold = run(&off, w, None).unwrap();
     let warm = run(&on, w, None).unwrap();
     assert_eq!((cold.copies, warm.copies), (3, 3));
-    let reads = |r: &RunSummary| r.l2.by_kind[&crate::mem::slice::AccessKind::Read].clone();
+    let reads = |r: &RunSummary| r.l2.by_kind[&crate::mem::slice::AccessKind::Read];
     // 2 arrays x 8 KB / 32-byte sectors.
     assert_eq!(reads(&cold).accesses, 512);
     assert_eq!(reads(&cold).hits, 0);
