@@ -195,8 +195,10 @@ fn clog2_matches_systemverilog() {
 fn preset_hashes_are_those_of_earlier_releases() {
     // The canonical TOML (and so every config hash, RTL header and reproducer name) must not
     // change when the schema's Rust shape does (the DRAM timing is a flattened section). They
-    // change when keys are added or a preset's value changes: last with the idle SMs'
-    // L1 invalidation (`gpu.flush_l1`; before: 060449f4abb23c49, a56b7390ce72be94,
+    // change when keys are added or a preset's value changes: last with the kernel launch
+    // latency and the L2 fill of host copies (`gpu.kernel_launch_latency`, `l2.fill_on_copy`;
+    // before: fbc12ac808fc846d, 7c265a81b2f115ab, 4bada7d8eb37d244), before that with the idle
+    // SMs' L1 invalidation (`gpu.flush_l1`; before: 060449f4abb23c49, a56b7390ce72be94,
     // 463843542c61fed2), before that with the two-level warp
     // scheduler's active set (`gpu.active_warps`; before: e48cae9663c6d493, d723e6329b1a0b4e,
     // 23c8cd14cee22ae1), before that with the execution units'
@@ -216,9 +218,9 @@ fn preset_hashes_are_those_of_earlier_releases() {
     // memory partitions, interconnect and clock domains of issue 13 (8d3c348ddc952f94,
     // 5b831cf4d18acb2f, c8a06d8822da4d42).
     for (name, hash) in [
-        ("fermi-gtx480", "fbc12ac808fc846d"),
-        ("turing-rtx2060s", "7c265a81b2f115ab"),
-        ("tiny", "4bada7d8eb37d244"),
+        ("fermi-gtx480", "f4cd113456c9e125"),
+        ("turing-rtx2060s", "a76087a7ee4895ac"),
+        ("tiny", "bf633cfe4d052ab4"),
     ] {
         let s = ConfigRequest::preset(name).resolve().unwrap();
         assert_eq!(s.hash.0, hash, "{name}");
