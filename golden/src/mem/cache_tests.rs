@@ -421,8 +421,9 @@ fn a_copied_sector_is_filled_clean_and_its_line_made_most_recent() {
     assert!(t.holds(0x020) && !t.holds(0x000) && !t.holds(0x040));
     let read = t.access(0x000, false).unwrap();
     assert_eq!(read.outcome, Outcome::SectorMiss { fetch: true });
-    t.access(0x080, true).unwrap(); // line 1, sector 0 dirty, most recent
-                                    // Copying into line 0 makes it the most recent: line 1 becomes the victim.
+    // Line 1, sector 0 dirty, most recent; then copying into line 0 makes line 0 the most
+    // recent and line 1 the victim.
+    t.access(0x080, true).unwrap();
     assert_eq!(t.fill_copied(0x060), None);
     assert!(t.holds(0x060));
     let e = t.fill_copied(0x100).unwrap();

@@ -392,10 +392,9 @@ impl<P: Copy> Slice<P> {
         });
     }
 
-    /// A prefetched line arrived (seed 001, prefetching into the L1): `addr`'s whole line is
-    /// installed, every sector valid, as a read miss would allocate it (LRU victim, written
-    /// back when dirty), with no MSHR entry and nothing to answer. Refused (false, nothing
-    /// changes) when its victim is dirty and the miss queue has no room for the write-back.
+    /// A prefetched line arrived (seed 001, into the L1): its whole line installed, every sector
+    /// valid, as a read miss allocates (LRU victim, written back if dirty), no MSHR entry and
+    /// nothing to answer; refused (false, no change) if the victim is dirty and the queue full.
     pub fn install(&mut self, addr: u64) -> bool {
         if self.tags.install_evicts_dirty(addr) && self.miss_queue.len() >= self.miss_cap {
             return false;
@@ -406,8 +405,7 @@ impl<P: Copy> Slice<P> {
         true
     }
 
-    /// A host-to-device copy wrote `addr`'s sector: it is valid in the tag array at once
-    /// ([`TagArray::fill_copied`]; a victim is dropped, decision MEM-24).
+    /// A host copy wrote `addr`'s sector ([`TagArray::fill_copied`], decision MEM-24).
     pub fn fill_copied(&mut self, addr: u64) {
         self.tags.fill_copied(addr);
     }

@@ -119,8 +119,8 @@ fn a_host_copy_fills_exactly_the_sectors_it_writes_into_the_l2_when_configured()
 #[test]
 fn a_workloads_host_copies_fill_the_l2_before_its_kernel() {
     // vectoradd, 2,048 floats: the host copies a, b and c (8 KB each, as the source does),
-    // the kernel reads a and b and writes c. With the copies filling the L2, no read reaches the DRAM. (Its 1,024-thread
-    // blocks do not fit tiny's SM.)
+    // the kernel reads a and b and writes c. With the copies filling the L2, no read reaches
+    // the DRAM. (Its 1,024-thread blocks do not fit tiny's SM.)
     let off = preset("turing-rtx2060s");
     let on = off.variant(&["l2.fill_on_copy=true"]).unwrap();
     let w = Workload::Suite {
