@@ -1485,6 +1485,22 @@ fn icnt_layer(
 /// again): the spec checks them with every other key, and an error about a key this layer set
 /// names its option ([`ImportedKey::out_of_range`]). A value that does not fit 64 bits is a
 /// range error here, never saturated.
+/// The boolean key `key` from the option `-option` where the files set it; else the key keeps
+/// its value and `kept` says so.
+fn flag_or_kept(
+    keys: &mut Keys<'_>,
+    kept: &mut Vec<String>,
+    key: &'static str,
+    option: &'static str,
+) -> Result<(), ImportError> {
+    if keys.opts.get(option).is_none() {
+        kept.push(format!("{key}: -{option} is not set"));
+        return Ok(());
+    }
+    let v = flag(keys.opts, option)?;
+    keys.put(key, Val::from(toml::Value::Boolean(v)), option)
+}
+
 pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     let d = import(opts)?;
     let mut kept = Vec::new();
@@ -1781,31 +1797,15 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
             "gpgpu_gmem_skip_L1D",
         )?;
     }
-    if opts.get("gpgpu_flush_l1_cache").is_some() {
-        keys.put(
-            "gpu.flush_l1",
-            Val::from(toml::Value::Boolean(flag(opts, "gpgpu_flush_l1_cache")?)),
-            "gpgpu_flush_l1_cache",
-        )?;
-    } else {
-        kept.push("gpu.flush_l1: -gpgpu_flush_l1_cache is not set".into());
-    }
+    flag_or_kept(&mut keys, &mut kept, "gpu.flush_l1", "gpgpu_flush_l1_cache")?;
     // GPGPU-Sim's default launch latency is 0: a file without the option launches at once.
     keys.put(
         "gpu.kernel_launch_latency",
         Val::from(u64::from(uint(opts, "gpgpu_kernel_launch_latency", 0)?)),
         "gpgpu_kernel_launch_latency",
     )?;
-    if opts.get("gpgpu_perf_sim_memcpy").is_some() {
-        keys.put(
-            "l2.fill_on_copy",
-            Val::from(toml::Value::Boolean(flag(opts, "gpgpu_perf_sim_memcpy")?)),
-            "gpgpu_perf_sim_memcpy",
-        )?;
-    } else {
-        // (GPGPU-Sim 4.x fills by default; 3.2.2 has no such option and never fills.)
-        kept.push("l2.fill_on_copy: -gpgpu_perf_sim_memcpy is not set".into());
-    }
+    // (Where unset, kept: GPGPU-Sim 4.x fills by default; 3.2.2 has no such option, no fill.)
+    flag_or_kept(&mut keys, &mut kept, "l2.fill_on_copy", "gpgpu_perf_sim_memcpy")?;
     // Execution units: what Accel-Sim's trace-driven model runs traces with, else the first
     // fields (add and the like) of a PTX-mode file's tables.
     exec_units(opts, &mut keys, &mut kept)?;
