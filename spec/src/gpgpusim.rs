@@ -1805,7 +1805,12 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         "gpgpu_kernel_launch_latency",
     )?;
     // (Where unset, kept: GPGPU-Sim 4.x fills by default; 3.2.2 has no such option, no fill.)
-    flag_or_kept(&mut keys, &mut kept, "l2.fill_on_copy", "gpgpu_perf_sim_memcpy")?;
+    flag_or_kept(
+        &mut keys,
+        &mut kept,
+        "l2.fill_on_copy",
+        "gpgpu_perf_sim_memcpy",
+    )?;
     // Execution units: what Accel-Sim's trace-driven model runs traces with, else the first
     // fields (add and the like) of a PTX-mode file's tables.
     exec_units(opts, &mut keys, &mut kept)?;
