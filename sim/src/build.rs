@@ -3,9 +3,10 @@
 //! `verilator --cc` turns the RTL into C++; we compile that, a small generated shim (one setter
 //! and getter per port, wide ports as 32-bit word arrays, clocking, VCD, assertion status) and
 //! the Verilator runtime into `libws_<key>.so`, which [`crate::model::Model`] loads with
-//! `libloading`. Builds are cached under [`cache_root`] keyed by a SHA-256 of the RTL,
-//! the ports, the flags, the shim and the tool versions, and locked so that parallel tests
-//! neither collide nor build twice. The runtime objects (`verilated*.o`) are cached separately
+//! `libloading`. Builds are cached under [`cache_root`] keyed by a SHA-256 of the RTL (less
+//! the header lines naming the configuration, [`rtlgen::without_provenance`]), the ports, the
+//! flags, the shim and the tool versions, and locked so that parallel tests neither collide nor
+//! build twice. The runtime objects (`verilated*.o`) are cached separately
 //! and shared by every model.
 
 use crate::toolchain::{cxx_version, Verilator};
@@ -42,6 +43,9 @@ pub struct BuiltModel {
     pub key: String,
     /// Whether this call compiled it (false: found in the cache).
     pub built_now: bool,
+    /// Of the C++ units this call compiled, how many objects came from the object cache
+    /// (unchanged units of another build: a mutant's, or an earlier version's).
+    pub units_reused: usize,
     pub seconds: f64,
 }
 
@@ -64,7 +68,7 @@ fn cxx() -> String {
     std::env::var("CXX").unwrap_or_else(|_| "g++".into())
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -145,6 +149,18 @@ extern "C" int ws_vl_printf(const char* fmt, ...);
 #endif
 "#;
 
+/// Feed RTL files (name, contents) into a cache key: names and texts less the header lines
+/// naming the configuration ([`rtlgen::without_provenance`]), so that a block a configuration
+/// change leaves alone keeps its cached builds, lint and synthesis.
+pub(crate) fn hash_rtl(h: &mut Sha256, files: &[(String, String)]) {
+    for (name, text) in files {
+        h.update(name.as_bytes());
+        h.update([0]);
+        h.update(rtlgen::without_provenance(text).as_bytes());
+        h.update([0]);
+    }
+}
+
 /// Build (or fetch from the cache) a model library.
 pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> {
     let start = Instant::now();
@@ -162,12 +178,7 @@ pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> 
         h.update([0]);
     }
     h.update([u8::from(req.trace)]);
-    for (name, text) in req.files {
-        h.update(name.as_bytes());
-        h.update([0]);
-        h.update(text.as_bytes());
-        h.update([0]);
-    }
+    hash_rtl(&mut h, req.files);
     let key = hex(&h.finalize()[..12]);
     let root = cache_root();
     std::fs::create_dir_all(&root).map_err(|e| io_err("cannot create", &root, e))?;
@@ -182,6 +193,7 @@ pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> 
             top: req.top.to_string(),
             key,
             built_now: false,
+            units_reused: 0,
             seconds: start.elapsed().as_secs_f64(),
         });
     }
@@ -232,19 +244,34 @@ pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> 
     let shim_path = tmp.join("ws_shim.cpp");
     std::fs::write(&shim_path, &shim).map_err(|e| io_err("cannot write", &shim_path, e))?;
 
-    let runtime = runtime_objects(v, req.trace, &obj)?;
-    let mut units: Vec<PathBuf> = std::fs::read_dir(&obj)
+    let classes = read_classes(&obj)?;
+    let runtime = runtime_objects(v, req.trace, &classes)?;
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&obj)
         .map_err(|e| io_err("cannot list", &obj, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
         .collect();
-    units.sort();
-    units.push(shim_path);
+    sources.sort();
+    sources.push(shim_path);
+    let slow = [
+        make_list(&classes, "VM_CLASSES_SLOW"),
+        make_list(&classes, "VM_SUPPORT_SLOW"),
+    ]
+    .concat();
     let mut flags = cxx_flags(v, req.trace);
+    let context = unit_context(&flags, &obj)?;
     flags.push("-include".into());
     flags.push(prelude.display().to_string());
     flags.push(format!("-I{}", obj.display()));
-    let objs = compile_parallel(&units, &flags)?;
+    let units = sources
+        .into_iter()
+        .map(|src| {
+            let stem = src.file_stem().map(|s| s.to_string_lossy().to_string());
+            let slow = stem.is_some_and(|s| slow.contains(&s));
+            Unit::cached(src, slow, &context)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let (objs, units_reused) = compile_parallel(&units, &flags)?;
     let tmp_lib = tmp.join(format!("libws_{key}.so"));
     let mut link = Command::new(cxx());
     link.arg("-shared")
@@ -260,27 +287,143 @@ pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> 
         top: req.top.to_string(),
         key,
         built_now: true,
+        units_reused,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
 
-/// Compile C++ units, as many at a time as there are cores.
-fn compile_parallel(units: &[PathBuf], flags: &[String]) -> Result<Vec<PathBuf>, SimError> {
+/// One C++ unit to compile.
+struct Unit {
+    src: PathBuf,
+    /// Verilator's slow code (construction, initial and settle blocks, run once) is compiled
+    /// without optimisation, as Verilator's own makefile does (`OPT_SLOW` is empty there): it
+    /// is up to half the compile time of a large model and none of its simulation time.
+    slow: bool,
+    /// Its key in the object cache (`<cache>/objects`), or `None` when it is not cached there.
+    cache_key: Option<String>,
+}
+
+impl Unit {
+    fn uncached(src: PathBuf) -> Unit {
+        Unit {
+            src,
+            slow: false,
+            cache_key: None,
+        }
+    }
+
+    /// A model unit whose object is cached by its content in `context` ([`unit_context`]): a
+    /// mutant changes one or two of a model's units, and every other unit's object is reused.
+    fn cached(src: PathBuf, slow: bool, context: &[u8]) -> Result<Unit, SimError> {
+        let text = std::fs::read(&src).map_err(|e| io_err("cannot read", &src, e))?;
+        let mut h = Sha256::new();
+        h.update(context);
+        h.update([u8::from(slow)]);
+        h.update(src.file_name().unwrap_or_default().as_encoded_bytes());
+        h.update([0]);
+        h.update(&text);
+        Ok(Unit {
+            src,
+            slow,
+            cache_key: Some(hex(&h.finalize()[..16])),
+        })
+    }
+}
+
+/// What every unit of a model is compiled against, as a digest: the recipe, the tool versions,
+/// the flags, the prelude and every header Verilator wrote into `obj` (a unit may include any
+/// of them). The paths of `obj` and of the prelude, which differ per build, are not part of it.
+fn unit_context(flags: &[String], obj: &Path) -> Result<Vec<u8>, SimError> {
+    let mut h = Sha256::new();
+    for part in [RECIPE, &cxx_version(&cxx()), PRELUDE] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    for f in flags {
+        h.update(f.as_bytes());
+        h.update([0]);
+    }
+    let mut headers: Vec<PathBuf> = std::fs::read_dir(obj)
+        .map_err(|e| io_err("cannot list", obj, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "h"))
+        .collect();
+    headers.sort();
+    for p in headers {
+        let text = std::fs::read(&p).map_err(|e| io_err("cannot read", &p, e))?;
+        h.update(p.file_name().unwrap_or_default().as_encoded_bytes());
+        h.update([0]);
+        h.update(&text);
+        h.update([0]);
+    }
+    Ok(h.finalize().to_vec())
+}
+
+/// Put `from` at `to`: a hard link where the file system allows, else a copy.
+fn link_or_copy(from: &Path, to: &Path) -> std::io::Result<()> {
+    let _ = std::fs::remove_file(to);
+    std::fs::hard_link(from, to).or_else(|_| std::fs::copy(from, to).map(|_| ()))
+}
+
+/// Compile one unit into `obj`, or take its object from the object cache (then true).
+fn compile_unit(unit: &Unit, flags: &[String], obj: &Path) -> Result<bool, SimError> {
+    let cached = unit
+        .cache_key
+        .as_ref()
+        .map(|k| cache_root().join("objects").join(format!("{k}.o")));
+    if let Some(c) = cached.as_ref().filter(|c| c.exists()) {
+        if link_or_copy(c, obj).is_ok() {
+            return Ok(true);
+        }
+    }
+    let mut cmd = Command::new(cxx());
+    cmd.args(flags);
+    if unit.slow {
+        cmd.arg("-O0");
+    }
+    cmd.arg("-c").arg(&unit.src).arg("-o").arg(obj);
+    run(&mut cmd, &format!("compiling {}", unit.src.display()))?;
+    if let Some(c) = cached {
+        // Best effort: a unit that cannot be cached is compiled again next time. Written under
+        // a unique name and renamed, so that a concurrent reader never sees half an object.
+        let dir = cache_root().join("objects");
+        let tmp = dir.join(format!("{}.{}.tmp", std::process::id(), unit_tmp_id()));
+        if std::fs::create_dir_all(&dir).is_ok() && link_or_copy(obj, &tmp).is_ok() {
+            let _ = std::fs::rename(&tmp, &c);
+        }
+    }
+    Ok(false)
+}
+
+/// A number unique within this process, for temporary file names.
+fn unit_tmp_id() -> usize {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Compile C++ units, as many at a time as there are cores: their objects, and how many of
+/// them came from the object cache.
+fn compile_parallel(units: &[Unit], flags: &[String]) -> Result<(Vec<PathBuf>, usize), SimError> {
     let jobs = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    let objs: Vec<PathBuf> = units.iter().map(|u| u.with_extension("o")).collect();
+    let objs: Vec<PathBuf> = units.iter().map(|u| u.src.with_extension("o")).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
+    let reused = std::sync::atomic::AtomicUsize::new(0);
     let errors = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let Some(unit) = units.get(i) else { break };
-                let mut cmd = Command::new(cxx());
-                cmd.args(flags).arg("-c").arg(unit).arg("-o").arg(&objs[i]);
-                if let Err(e) = run(&mut cmd, &format!("compiling {}", unit.display())) {
-                    errors.lock().map(|mut v| v.push(e.to_string())).ok();
+                match compile_unit(unit, flags, &objs[i]) {
+                    Ok(true) => {
+                        reused.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
+                    Ok(false) => {}
+                    Err(e) => {
+                        errors.lock().map(|mut v| v.push(e.to_string())).ok();
+                    }
                 }
             });
         }
@@ -289,38 +432,51 @@ fn compile_parallel(units: &[PathBuf], flags: &[String]) -> Result<Vec<PathBuf>,
     if let Some(e) = errors.into_iter().next() {
         return Err(SimError::Build(e));
     }
-    Ok(objs)
+    Ok((objs, reused.into_inner()))
 }
 
-/// The Verilator runtime units a model needs (read from its `_classes.mk`), compiled once per
-/// Verilator version and flag set.
-fn runtime_objects(v: &Verilator, trace: bool, obj: &Path) -> Result<Vec<PathBuf>, SimError> {
-    let mut names: Vec<String> = Vec::new();
+/// A model's `_classes.mk`: Verilator's lists of the units it wrote and the runtime it needs.
+fn read_classes(obj: &Path) -> Result<String, SimError> {
     let classes = std::fs::read_dir(obj)
         .map_err(|e| io_err("cannot list", obj, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.to_string_lossy().ends_with("_classes.mk"))
         .ok_or_else(|| SimError::Build("verilator wrote no _classes.mk".into()))?;
-    let text = std::fs::read_to_string(&classes).map_err(|e| io_err("cannot read", &classes, e))?;
-    let mut in_global = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with("VM_GLOBAL_") {
-            in_global = true;
+    std::fs::read_to_string(&classes).map_err(|e| io_err("cannot read", &classes, e))
+}
+
+/// The names a `_classes.mk` list holds: `VAR += \` followed by one name per continued line.
+fn make_list(classes: &str, var: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut lines = classes.lines().map(str::trim);
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix(var) else {
+            continue;
+        };
+        if !rest.trim_start().starts_with("+=") || !line.ends_with('\\') {
             continue;
         }
-        if in_global {
-            let name = t.trim_end_matches('\\').trim();
-            if name.is_empty() || t.starts_with("VM_") || t.starts_with('#') {
-                in_global = t.ends_with('\\');
-                continue;
+        for item in lines.by_ref() {
+            let name = item.trim_end_matches('\\').trim();
+            if !name.is_empty() {
+                names.push(name.to_string());
             }
-            names.push(name.to_string());
-            if !t.ends_with('\\') {
-                in_global = false;
+            if !item.ends_with('\\') {
+                break;
             }
         }
     }
+    names
+}
+
+/// The Verilator runtime units a model needs (read from its `_classes.mk`), compiled once per
+/// Verilator version and flag set.
+fn runtime_objects(v: &Verilator, trace: bool, classes: &str) -> Result<Vec<PathBuf>, SimError> {
+    let mut names = [
+        make_list(classes, "VM_GLOBAL_FAST"),
+        make_list(classes, "VM_GLOBAL_SLOW"),
+    ]
+    .concat();
     if trace && !names.iter().any(|n| n == "verilated_vcd_c") {
         names.push("verilated_vcd_c".into());
     }
@@ -361,6 +517,7 @@ fn runtime_objects(v: &Verilator, trace: bool, obj: &Path) -> Result<Vec<PathBuf
     let mut f = flags;
     f.push("-include".into());
     f.push(prelude.display().to_string());
+    let units: Vec<Unit> = units.into_iter().map(Unit::uncached).collect();
     compile_parallel(&units, &f)?;
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::rename(&tmp, &dir).map_err(|e| io_err("cannot move", &dir, e))?;
@@ -725,7 +882,7 @@ pub fn bench_executable(
     );
     let main = dir.join("ws_bench_main.cpp");
     std::fs::write(&main, &src).map_err(|e| io_err("cannot write", &main, e))?;
-    let runtime = runtime_objects(v, false, &obj)?;
+    let runtime = runtime_objects(v, false, &read_classes(&obj)?)?;
     let model_objs: Vec<PathBuf> = std::fs::read_dir(&obj)
         .map_err(|e| io_err("cannot list", &obj, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -750,6 +907,23 @@ pub fn bench_executable(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn make_lists_are_read_by_name() {
+        let mk = "VM_TRACE = 0\nVM_CLASSES_FAST += \\\n\tVx \\\n\tVx__1 \\\n\n\
+            VM_CLASSES_SLOW += \\\n\tVx__Slow \\\n\tVx__0__Slow \\\n\n\
+            VM_SUPPORT_SLOW += \\\n\tVx__Syms \\\n\nVM_GLOBAL_FAST += \\\n\tverilated \\\n\n\
+            VM_GLOBAL_SLOW += \\\n\n";
+        assert_eq!(make_list(mk, "VM_CLASSES_FAST"), ["Vx", "Vx__1"]);
+        assert_eq!(
+            make_list(mk, "VM_CLASSES_SLOW"),
+            ["Vx__Slow", "Vx__0__Slow"]
+        );
+        assert_eq!(make_list(mk, "VM_SUPPORT_SLOW"), ["Vx__Syms"]);
+        assert_eq!(make_list(mk, "VM_GLOBAL_FAST"), ["verilated"]);
+        assert!(make_list(mk, "VM_GLOBAL_SLOW").is_empty());
+        assert!(make_list(mk, "VM_TRACE").is_empty());
+    }
 
     #[test]
     fn header_ports_are_parsed_with_widths() {

@@ -1,9 +1,10 @@
 //! Lint (Verilator) and synthesis (Yosys with the slang front-end) of generated RTL.
 
-use crate::build::cache_root;
+use crate::build::{cache_root, hash_rtl, hex};
 use crate::toolchain::{project_root, Verilator};
 use crate::SimError;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -25,15 +26,13 @@ fn write_files(dir: &Path, files: &[(String, String)]) -> Result<Vec<PathBuf>, S
     Ok(sources)
 }
 
+/// The cache key of a tool's result on `files` ([`hash_rtl`]) with `extra` (top, version).
 fn key_of(files: &[(String, String)], extra: &str) -> String {
-    let mut all = String::from(extra);
-    for (n, t) in files {
-        all.push_str(n);
-        all.push('\0');
-        all.push_str(t);
-        all.push('\0');
-    }
-    rtlgen::sha256_hex(all.as_bytes())[..24].to_string()
+    let mut h = Sha256::new();
+    h.update(extra.as_bytes());
+    h.update([0]);
+    hash_rtl(&mut h, files);
+    hex(&h.finalize()[..12])
 }
 
 /// Result of `verilator --lint-only -Wall`.
@@ -324,6 +323,37 @@ pub fn synth(y: &Yosys, files: &[(String, String)], top: &str) -> Result<SynthRe
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spec::ConfigRequest;
+
+    fn tiny(sets: &[&str]) -> spec::Spec {
+        sets.iter()
+            .fold(ConfigRequest::preset("tiny"), |r, s| r.with(s))
+            .resolve()
+            .expect("a legal configuration")
+    }
+
+    /// A configuration change that leaves a block's parameters alone (so changes only the hash
+    /// its headers name) keeps the block's cache key; one that changes them does not. The keys
+    /// of the other blocks serve as the wrong variant: an edit to `ot.ways` changes the OT's.
+    #[test]
+    fn a_blocks_cache_key_ignores_the_configuration_hash_in_its_headers() {
+        let base = tiny(&[]);
+        let ot_edit = tiny(&["ot.ways=2"]);
+        assert_ne!(base.hash, ot_edit.hash);
+        for block in crate::blocks::BLOCKS {
+            let a = block.generate(&base, "").expect("tiny generates");
+            let b = block
+                .generate(&ot_edit, "")
+                .expect("tiny+ot.ways=2 generates");
+            assert_ne!(
+                a.rtl(),
+                b.rtl(),
+                "{block}: the headers name different hashes"
+            );
+            let same = key_of(&a.rtl(), &a.top) == key_of(&b.rtl(), &b.top);
+            assert_eq!(same, block.name != "ot", "{block}");
+        }
+    }
 
     #[test]
     fn stat_table_is_parsed() {
