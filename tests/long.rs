@@ -6,7 +6,7 @@ use common::*;
 use serde_json::Value;
 
 #[test]
-#[ignore = "an hour on 2 cores: cargo test --release --test long -- --ignored"]
+#[ignore = "an hour on 2 cores: cargo test --profile release-tests --test long -- --ignored"]
 fn a_million_cycles_per_block_preset_and_stimulus() {
     for block in sim::blocks::BLOCKS {
         for p in spec::PRESETS {

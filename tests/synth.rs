@@ -87,7 +87,7 @@ fn synthesis_matches_the_cost_model_bit_for_bit() {
 }
 
 #[test]
-#[ignore = "hours on 2 cores: cargo test --release --test synth -- --ignored"]
+#[ignore = "hours on 2 cores: cargo test --profile release-tests --test synth -- --ignored"]
 fn synthesis_of_the_large_configurations_matches_the_cost_model() {
     synth_all(large);
 }

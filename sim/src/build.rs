@@ -202,16 +202,21 @@ pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> 
     let src = tmp.join("src");
     let obj = tmp.join("obj");
     std::fs::create_dir_all(&src).map_err(|e| io_err("cannot create", &src, e))?;
-    let mut sv_paths = Vec::new();
+    let mut sv_names = Vec::new();
     for (name, text) in req.files {
         let p = src.join(name);
         std::fs::write(&p, text).map_err(|e| io_err("cannot write", &p, e))?;
         // Include files (the assertion macros) are found through the include path.
         if rtlgen::is_source(name) {
-            sv_paths.push(p);
+            sv_names.push(name);
         }
     }
+    // Verilator runs in the sources' folder and is given their bare names: the names it writes
+    // into the model (assertion messages) are then the same in every build of the same RTL, so a
+    // unit's object can be reused, and a message names the file as the user has it.
+    let obj = std::path::absolute(&obj).map_err(|e| io_err("cannot resolve", &obj, e))?;
     let mut cmd = Command::new(&v.bin);
+    cmd.current_dir(&src);
     cmd.args([
         "--cc",
         "--assert",
@@ -228,13 +233,13 @@ pub fn build(v: &Verilator, req: &BuildRequest) -> Result<BuiltModel, SimError> 
         "--top-module",
         req.top,
     ])
-    .arg(format!("-I{}", src.display()))
+    .arg("-I.")
     .arg("--Mdir")
     .arg(&obj);
     if req.trace {
         cmd.arg("--trace");
     }
-    cmd.args(&sv_paths);
+    cmd.args(&sv_names);
     run(&mut cmd, "verilator")?;
 
     check_ports(&obj.join(format!("V{}.h", req.top)), req.ports)?;
