@@ -372,10 +372,11 @@ fn link_or_copy(from: &Path, to: &Path) -> std::io::Result<()> {
 
 /// Compile one unit into `obj`, or take its object from the object cache (then true).
 fn compile_unit(unit: &Unit, flags: &[String], obj: &Path) -> Result<bool, SimError> {
+    let objects = cache_root().join("objects");
     let cached = unit
         .cache_key
         .as_ref()
-        .map(|k| cache_root().join("objects").join(format!("{k}.o")));
+        .map(|k| objects.join(format!("{k}.o")));
     if let Some(c) = cached.as_ref().filter(|c| c.exists()) {
         if link_or_copy(c, obj).is_ok() {
             return Ok(true);
@@ -389,21 +390,19 @@ fn compile_unit(unit: &Unit, flags: &[String], obj: &Path) -> Result<bool, SimEr
     cmd.arg("-c").arg(&unit.src).arg("-o").arg(obj);
     run(&mut cmd, &format!("compiling {}", unit.src.display()))?;
     if let Some(c) = cached {
-        // Best effort: a unit that cannot be cached is compiled again next time. Written under
-        // a unique name and renamed, so that a concurrent reader never sees half an object.
-        let dir = cache_root().join("objects");
-        let tmp = dir.join(format!("{}.{}.tmp", std::process::id(), unit_tmp_id()));
-        if std::fs::create_dir_all(&dir).is_ok() && link_or_copy(obj, &tmp).is_ok() {
-            let _ = std::fs::rename(&tmp, &c);
+        // Best effort: a unit that cannot be cached is compiled again next time. Placed under a
+        // fresh temporary name and renamed, so that a concurrent reader never sees half an
+        // object; a temporary that cannot be renamed is removed.
+        if std::fs::create_dir_all(&objects).is_ok() {
+            let placed = tempfile::Builder::new()
+                .suffix(".tmp")
+                .make_in(&objects, |tmp| link_or_copy(obj, tmp));
+            if let Ok(t) = placed {
+                let _ = t.persist(&c);
+            }
         }
     }
     Ok(false)
-}
-
-/// A number unique within this process, for temporary file names.
-fn unit_tmp_id() -> usize {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Compile C++ units, as many at a time as there are cores: their objects, and how many of
