@@ -238,6 +238,16 @@ pub enum Format {
     Json,
 }
 
+/// What the caches hold when a kernel starts, named as Nsight Compute's `--cache-control`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheControl {
+    /// Every L1 and L2 line invalidated before each kernel (dirty ones dropped), as Nsight
+    /// Compute flushes them before each kernel it profiles by default
+    All,
+    /// A kernel finds the caches as the one before left them, as an unprofiled run does
+    None,
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CostFormat {
     Table,
@@ -535,6 +545,11 @@ pub struct CorrelateArgs {
     /// Seed of the workloads' generated input
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// What the caches hold when each kernel starts: `all` flushes them first, as Nsight
+    /// Compute does by default before each kernel it profiles (how AccelWattch's V100 table was
+    /// measured); `none` leaves them as the previous kernel did (decision GPU-33)
+    #[arg(long, value_enum, default_value = "all")]
+    pub cache_control: CacheControl,
     /// Stop a workload's run that has not ended by this core cycle, with an error (exit 2)
     #[arg(long, value_name = "CYCLES", default_value_t = golden::gpu::run::DEFAULT_MAX_CYCLES,
           value_parser = clap::value_parser!(u64).range(1..))]

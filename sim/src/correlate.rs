@@ -341,6 +341,8 @@ pub struct Report {
     pub unmatched_hardware: Vec<String>,
     /// Simulated kernels the table does not have.
     pub unmatched_simulated: Vec<String>,
+    /// Whether every kernel started with cold caches (`--cache-control all`, decision GPU-33).
+    pub cold_caches: bool,
 }
 
 /// Pearson's correlation coefficient of `(x, y)` pairs (`None`: fewer than two, or either
@@ -418,6 +420,7 @@ pub fn compare(config: &str, table: &str, hw: &[HwKernel], sim: &[SimKernel]) ->
         metrics,
         unmatched_hardware,
         unmatched_simulated,
+        cold_caches: false,
     }
 }
 

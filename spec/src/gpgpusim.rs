@@ -1040,6 +1040,9 @@ const READ: &[&str] = &[
     "gpgpu_shmem_warp_parts",
     "gpgpu_gmem_skip_L1D",
     "gpgpu_flush_l1_cache",
+    "gpgpu_adaptive_cache_config",
+    "gpgpu_unified_l1d_size",
+    "gpgpu_shmem_option",
     "gpgpu_kernel_launch_latency",
     "gpgpu_perf_sim_memcpy",
     "gpgpu_smem_latency",
@@ -1501,6 +1504,43 @@ fn flag_or_kept(
     keys.put(key, Val::from(toml::Value::Boolean(v)), option)
 }
 
+/// The L1's share of the storage it shares with shared memory (decision GPU-32): with
+/// `-gpgpu_adaptive_cache_config 1`, `-gpgpu_unified_l1d_size` and `-gpgpu_shmem_option`; without
+/// it (GPGPU-Sim's default 0), every kernel's L1 is `-gpgpu_cache:dl1`.
+fn unified_l1(keys: &mut Keys<'_>, kept: &mut Vec<String>) -> Result<(), ImportError> {
+    const ADAPTIVE: &str = "gpgpu_adaptive_cache_config";
+    if !flag(keys.opts, ADAPTIVE)? {
+        return keys.put("gpu.unified_l1_kb", Val::from(0u64), ADAPTIVE);
+    }
+    match keys.opts.get("gpgpu_unified_l1d_size") {
+        Some(_) => {
+            let kb = uint(keys.opts, "gpgpu_unified_l1d_size", 0)?;
+            keys.put(
+                "gpu.unified_l1_kb",
+                Val::from(u64::from(kb)),
+                "gpgpu_unified_l1d_size",
+            )?;
+        }
+        None => kept.push(format!(
+            "gpu.unified_l1_kb: -{ADAPTIVE} 1 without -gpgpu_unified_l1d_size"
+        )),
+    }
+    match keys.opts.get("gpgpu_shmem_option") {
+        Some(v) => {
+            let list: String = v.chars().filter(|c| !c.is_whitespace()).collect();
+            keys.put(
+                "gpu.shmem_carveouts",
+                Val::from(toml::Value::String(list)),
+                "gpgpu_shmem_option",
+            )?;
+        }
+        None => kept.push(format!(
+            "gpu.shmem_carveouts: -{ADAPTIVE} 1 without -gpgpu_shmem_option"
+        )),
+    }
+    Ok(())
+}
+
 pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     let d = import(opts)?;
     let mut kept = Vec::new();
@@ -1798,6 +1838,7 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         )?;
     }
     flag_or_kept(&mut keys, &mut kept, "gpu.flush_l1", "gpgpu_flush_l1_cache")?;
+    unified_l1(&mut keys, &mut kept)?;
     // GPGPU-Sim's default launch latency is 0: a file without the option launches at once.
     keys.put(
         "gpu.kernel_launch_latency",

@@ -1227,3 +1227,92 @@ fn dual_bus_interface_imports_hbm2() {
     .unwrap();
     assert_eq!(s.dram.standard, crate::DramStandard::Gddr6);
 }
+
+/// `-gpgpu_adaptive_cache_config 1` imports the storage the L1 shares with shared memory
+/// (`-gpgpu_unified_l1d_size`) and its carve-outs (`-gpgpu_shmem_option`, spaces dropped);
+/// without it (GPGPU-Sim's default 0) the L1 is the cache string for every kernel (GPU-32).
+#[test]
+fn import_the_unified_l1_and_its_carveouts() {
+    for (rel, kb, carveouts) in [
+        ("QV100/gpgpusim.config", 128, Some("0,8,16,32,64,96")),
+        ("RTX2060/gpgpusim.config", 96, Some("32,64")),
+        ("RTX3070/gpgpusim.config", 128, Some("0,8,16,32,64,100")),
+        ("GTX480/gpgpusim-4.x/gpgpusim.config", 0, None),
+        ("GTX480/gpgpusim-3.2.2/gpgpusim.config", 0, None),
+    ] {
+        let r = layer(&file_opts(rel)).unwrap();
+        assert_eq!(
+            imported(&r, "gpu.unified_l1_kb").as_integer(),
+            Some(kb),
+            "{rel}"
+        );
+        let c = r.imported.iter().find(|k| k.key == "gpu.shmem_carveouts");
+        assert_eq!(
+            c.map(|_| imported(&r, "gpu.shmem_carveouts")),
+            carveouts.map(|s| toml::Value::String(s.into())),
+            "{rel}"
+        );
+    }
+    let mut o = file_opts("GTX480/gpgpusim-4.x/gpgpusim.config");
+    o.layer(opts(
+        "-gpgpu_adaptive_cache_config 1\n-gpgpu_shmem_option \"0, 16\"\n",
+        "a.config",
+    ));
+    let r = layer(&o).unwrap();
+    assert_eq!(
+        imported(&r, "gpu.shmem_carveouts"),
+        toml::Value::String("0,16".into())
+    );
+    assert!(r.kept.iter().any(|m| m.starts_with("gpu.unified_l1_kb")));
+    let mut bad = file_opts("GTX480/gpgpusim-4.x/gpgpusim.config");
+    bad.layer(opts("-gpgpu_adaptive_cache_config 2\n", "b.config"));
+    let e = layer(&bad).unwrap_err().to_string();
+    assert!(
+        names_option(&e, "gpgpu_adaptive_cache_config", "b.config", 1),
+        "{e}"
+    );
+}
+
+/// The volta-v100 preset is Accel-Sim's QV100 configuration but for the three latencies
+/// calibrated on the pointer chase: importing its two files on it changes those only.
+#[test]
+fn volta_preset_is_its_gpgpusim_configuration() {
+    const CALIBRATED: [(&str, i64); 3] = [
+        ("gpu.l1_latency", 20),
+        ("l2.rop_latency", 160),
+        ("l2.dram_latency", 100),
+    ];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data/gpgpusim-configs");
+    let plain = crate::ConfigRequest::preset("volta-v100")
+        .resolve()
+        .unwrap();
+    let mut req = crate::ConfigRequest::preset("volta-v100");
+    req.gpgpusim = vec![
+        dir.join("QV100/gpgpusim.config"),
+        dir.join("QV100/trace.config"),
+    ];
+    let imported = req.resolve().unwrap();
+    let mut back = req.clone();
+    for (key, _) in CALIBRATED {
+        let (section, k) = key.split_once('.').unwrap();
+        let t: toml::Table = toml::from_str(&plain.to_toml()).unwrap();
+        back = back.with(&format!("{key}={}", t[section][k]));
+    }
+    assert_eq!(back.resolve().unwrap().hash, plain.hash);
+    assert_ne!(imported.hash, plain.hash);
+    // The same files on another preset give every key they set the same value.
+    let mut other = crate::ConfigRequest::preset("turing-rtx2060s");
+    other.gpgpusim = req.gpgpusim.clone();
+    let other = other.resolve().unwrap();
+    for k in &other.import_report().unwrap().imported {
+        let of = |s: &crate::Spec| {
+            let t: toml::Table = toml::from_str(&s.to_toml()).unwrap();
+            let (section, key) = k.key.split_once('.').unwrap();
+            t[section][key].clone()
+        };
+        match CALIBRATED.iter().find(|(key, _)| *key == k.key) {
+            Some((_, qv100)) => assert_eq!(of(&other).as_integer(), Some(*qv100), "{}", k.key),
+            None => assert_eq!(of(&other), of(&plain), "{}", k.key),
+        }
+    }
+}

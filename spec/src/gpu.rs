@@ -133,6 +133,15 @@ section! {
             "core cycles from a kernel's launch to the first cycle its blocks may be placed, \
                 counted in the kernel's cycles while the memory side goes on \
                 (-gpgpu_kernel_launch_latency; decision GPU-30)";
+        unified_l1_kb: u32 = Legal::Range { min: 0, max: 4096 },
+            "KB of an SM's storage shared by its L1 data cache and its shared memory, as Volta \
+                and later have it: each kernel's L1 is what the smallest carve-out \
+                (gpu.shmem_carveouts) holding its resident blocks' shared memory leaves, in ways \
+                of gpu.l1_cache's sets; 0: every kernel's L1 is gpu.l1_cache \
+                (-gpgpu_unified_l1d_size under -gpgpu_adaptive_cache_config 1; decision GPU-32)";
+        shmem_carveouts: String = Legal::Text,
+            "the shared-memory carve-outs of the unified storage in KB, increasing, e.g. \
+                `0,8,16,32,64,96` (-gpgpu_shmem_option); used when gpu.unified_l1_kb is not 0";
     }
 }
 
@@ -202,11 +211,117 @@ fn l1_cache(g: &GpuConfig) -> Result<CacheString, String> {
     CacheString::required(&g.l1_cache, "gpu.l1_cache", "the SM model needs an L1")
 }
 
+/// The unified L1 and shared-memory storage of a configuration, decoded and checked against
+/// its L1 (`None` when `gpu.unified_l1_kb` is 0).
+fn unified(g: &GpuConfig, l1: &CacheString) -> Result<Option<UnifiedL1>, String> {
+    if g.unified_l1_kb == 0 {
+        return Ok(None);
+    }
+    let mut carveouts = Vec::new();
+    for f in g.shmem_carveouts.split(',') {
+        let kb: u32 = f.trim().parse().map_err(|_| {
+            format!(
+                "gpu.shmem_carveouts = {:?}: {:?} is not a whole number of KB (write e.g. \
+                    `0,8,16,32,64,96`)",
+                g.shmem_carveouts, f
+            )
+        })?;
+        if carveouts.last().is_some_and(|&last| kb <= last) {
+            return Err(format!(
+                "gpu.shmem_carveouts = {:?}: the carve-outs must increase",
+                g.shmem_carveouts
+            ));
+        }
+        carveouts.push(kb);
+    }
+    let largest = carveouts.last().copied().unwrap_or(0);
+    if largest >= g.unified_l1_kb {
+        return Err(format!(
+            "gpu.shmem_carveouts = {:?}: a carve-out of {largest} KB leaves no L1 in \
+                gpu.unified_l1_kb = {} KB",
+            g.shmem_carveouts, g.unified_l1_kb
+        ));
+    }
+    if u64::from(largest) * 1024 < u64::from(g.shmem_bytes) {
+        return Err(format!(
+            "gpu.shmem_carveouts = {:?}: the largest carve-out ({largest} KB) is below \
+                gpu.shmem_bytes = {}, so a kernel using all of it would have none",
+            g.shmem_carveouts, g.shmem_bytes
+        ));
+    }
+    let way_bytes = u64::from(l1.sets) * u64::from(l1.line_bytes);
+    let unified = u64::from(g.unified_l1_kb) * 1024;
+    let l1_bytes = way_bytes * u64::from(l1.ways);
+    if unified % l1_bytes != 0 {
+        return Err(format!(
+            "gpu.unified_l1_kb = {}: not a whole multiple of gpu.l1_cache's {} bytes (GPGPU-Sim \
+                scales the L1's ways by the ratio)",
+            g.unified_l1_kb, l1_bytes
+        ));
+    }
+    let max_ways = unified / way_bytes;
+    if max_ways > u64::from(crate::cache::MAX_WAYS) {
+        return Err(format!(
+            "gpu.unified_l1_kb = {}: {max_ways} ways of gpu.l1_cache's sets, above the {} a \
+                cache may have",
+            g.unified_l1_kb,
+            crate::cache::MAX_WAYS
+        ));
+    }
+    Ok(Some(UnifiedL1 {
+        bytes: g.unified_l1_kb * 1024,
+        carveouts,
+        max_ways: u32::try_from(max_ways).map_err(|e| e.to_string())?,
+    }))
+}
+
 /// Rules between GPU keys.
-pub(crate) const RULES: &[Rule] = &[Rule {
-    text: "gpu.l1_cache is a GPGPU-Sim cache string",
-    check: |c: &UserConfig| l1_cache(&c.gpu).map(|_| ()),
-}];
+pub(crate) const RULES: &[Rule] = &[
+    Rule {
+        text: "gpu.l1_cache is a GPGPU-Sim cache string",
+        check: |c: &UserConfig| l1_cache(&c.gpu).map(|_| ()),
+    },
+    Rule {
+        text: "gpu.unified_l1_kb, when not 0, is a whole multiple of gpu.l1_cache's size, and \
+            gpu.shmem_carveouts are increasing KB below it, the largest at least \
+            gpu.shmem_bytes",
+        check: |c: &UserConfig| unified(&c.gpu, &l1_cache(&c.gpu)?).map(|_| ()),
+    },
+];
+
+/// An SM's storage shared by its L1 and its shared memory (GPGPU-Sim's adaptive cache
+/// configuration, decision GPU-32).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnifiedL1 {
+    /// Its bytes.
+    pub bytes: u32,
+    /// The shared-memory carve-outs in KB, increasing.
+    pub carveouts: Vec<u32>,
+    /// Ways of the L1's sets the whole storage would hold.
+    pub max_ways: u32,
+}
+
+impl UnifiedL1 {
+    /// The L1's ways for a kernel whose resident blocks take `shmem` bytes of an SM's shared
+    /// memory: the smallest carve-out holding them (the largest when none does; the
+    /// occupancy keeps them within gpu.shmem_bytes, which a rule makes the largest hold), and
+    /// the ways of what it leaves rounded to the nearest (half up), as GPGPU-Sim's `max_cta`
+    /// sets them.
+    pub fn l1_ways(&self, shmem: u64) -> u32 {
+        let kb = self
+            .carveouts
+            .iter()
+            .copied()
+            .find(|&kb| shmem <= u64::from(kb) * 1024)
+            .or(self.carveouts.last().copied())
+            .unwrap_or(0);
+        let (unified, max_ways) = (u64::from(self.bytes), u64::from(self.max_ways));
+        let left = unified.saturating_sub(u64::from(kb) * 1024);
+        let ways = (2 * max_ways * left + unified) / (2 * unified);
+        // (At most max_ways, a u32.)
+        u32::try_from(ways).unwrap_or(self.max_ways)
+    }
+}
 
 /// Validated GPU-level parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -234,12 +349,15 @@ pub struct GpuSpec {
     pub shmem_bytes: u32,
     /// Core cycles from a kernel's launch to its first block's placement.
     pub kernel_launch_latency: u32,
+    /// The storage the L1 shares with shared memory, when each kernel's L1 is sized by it.
+    pub unified_l1: Option<UnifiedL1>,
 }
 
 impl GpuSpec {
     /// From keys the rules have checked.
     pub(crate) fn new(g: &GpuConfig) -> Result<GpuSpec, String> {
         let l1 = l1_cache(g)?;
+        let unified_l1 = unified(g, &l1)?;
         Ok(GpuSpec {
             sms: g.sms,
             warps_per_sm: g.warps_per_sm,
@@ -261,6 +379,7 @@ impl GpuSpec {
             registers: g.registers,
             shmem_bytes: g.shmem_bytes,
             kernel_launch_latency: g.kernel_launch_latency,
+            unified_l1,
         })
     }
 

@@ -195,7 +195,10 @@ fn clog2_matches_systemverilog() {
 fn preset_hashes_are_those_of_earlier_releases() {
     // The canonical TOML (and so every config hash, RTL header and reproducer name) must not
     // change when the schema's Rust shape does (the DRAM timing is a flattened section). They
-    // change when keys are added or a preset's value changes: last with the kernel launch
+    // change when keys are added or a preset's value changes: last with the L1's share of the
+    // storage it shares with shared memory (`gpu.unified_l1_kb`, `gpu.shmem_carveouts`; before:
+    // f4cd113456c9e125, a76087a7ee4895ac, bf633cfe4d052ab4), when volta-v100 was added,
+    // before that with the kernel launch
     // latency and the L2 fill of host copies (`gpu.kernel_launch_latency`, `l2.fill_on_copy`;
     // before: fbc12ac808fc846d, 7c265a81b2f115ab, 4bada7d8eb37d244), before that with the idle
     // SMs' L1 invalidation (`gpu.flush_l1`; before: 060449f4abb23c49, a56b7390ce72be94,
@@ -218,9 +221,10 @@ fn preset_hashes_are_those_of_earlier_releases() {
     // memory partitions, interconnect and clock domains of issue 13 (8d3c348ddc952f94,
     // 5b831cf4d18acb2f, c8a06d8822da4d42).
     for (name, hash) in [
-        ("fermi-gtx480", "f4cd113456c9e125"),
-        ("turing-rtx2060s", "a76087a7ee4895ac"),
-        ("tiny", "bf633cfe4d052ab4"),
+        ("fermi-gtx480", "ed1055c8676e8ad6"),
+        ("turing-rtx2060s", "5f1d9dd944092e82"),
+        ("tiny", "db7cb61c3c32e343"),
+        ("volta-v100", "f164bd9bc2df1dcd"),
     ] {
         let s = ConfigRequest::preset(name).resolve().unwrap();
         assert_eq!(s.hash.0, hash, "{name}");
@@ -509,4 +513,88 @@ fn l2_cache_string_is_checked_when_the_spec_is_built() {
         (f.l2.fetch_bytes(), f.l2.cache.size_bytes()),
         (128, 64 * 1024)
     );
+}
+
+#[test]
+fn a_kernels_l1_is_what_its_carveout_leaves_of_the_unified_storage() {
+    // QV100: 32 KB of 4 sets in 128 KB: 256 ways at most.
+    let v = ConfigRequest::preset("volta-v100").resolve().unwrap();
+    let u = v.gpu.unified_l1.as_ref().unwrap();
+    assert_eq!((u.bytes, u.max_ways), (131072, 256));
+    for (shmem, ways) in [
+        (0, 256),
+        (1, 240),
+        (8192, 240),
+        (8193, 224),
+        (32768, 192),
+        (65536, 128),
+        (65537, 64),
+        (98304, 64),
+        // (Above every carve-out: the largest; the occupancy never asks for more.)
+        (1 << 20, 64),
+    ] {
+        assert_eq!(u.l1_ways(shmem), ways, "{shmem}");
+    }
+    let with = |sets: &[&str]| {
+        let mut r = ConfigRequest::preset("tiny");
+        for s in sets {
+            r = r.with(s);
+        }
+        r.resolve()
+    };
+    // RTX2060's: 32 KB in 96 KB (192 ways), carve-outs of 32 and 64 KB.
+    let t = with(&[
+        "gpu.l1_cache=S:4:128:64,L:T:m:L:L,A:256:32,16:0,32",
+        "gpu.unified_l1_kb=96",
+        "gpu.shmem_carveouts=32,64",
+    ])
+    .unwrap();
+    let u = t.gpu.unified_l1.as_ref().unwrap();
+    assert_eq!((u.l1_ways(0), u.l1_ways(40000)), (128, 64));
+    // Ways of 2 KB (16 sets) in 8 KB: a 1 KB carve-out leaves 3.5 ways, rounded up to 4, as
+    // GPGPU-Sim's `max_assoc * ratio + 0.5`; 3 KB leaves 2.5: 3.
+    let h = with(&[
+        "gpu.l1_cache=S:16:128:2,L:T:m:L:L,A:16:4,4:0,32",
+        "gpu.unified_l1_kb=8",
+        "gpu.shmem_carveouts=0,1,3",
+        "gpu.shmem_bytes=3072",
+    ])
+    .unwrap();
+    let u = h.gpu.unified_l1.as_ref().unwrap();
+    assert_eq!((u.l1_ways(0), u.l1_ways(1024), u.l1_ways(1025)), (4, 4, 3));
+    // Off, there is none; and the bad forms are refused, naming the key.
+    assert!(ConfigRequest::preset("tiny")
+        .resolve()
+        .unwrap()
+        .gpu
+        .unified_l1
+        .is_none());
+    for (sets, says) in [
+        (&["gpu.unified_l1_kb=3"][..], "gpu.unified_l1_kb = 3"),
+        (
+            &["gpu.unified_l1_kb=8", "gpu.shmem_carveouts=0,x"],
+            "not a whole number",
+        ),
+        (
+            &["gpu.unified_l1_kb=8", "gpu.shmem_carveouts=4,2"],
+            "must increase",
+        ),
+        (
+            &["gpu.unified_l1_kb=8", "gpu.shmem_carveouts=0,8"],
+            "leaves no L1",
+        ),
+        (
+            &["gpu.unified_l1_kb=8", "gpu.shmem_bytes=2048"],
+            "below gpu.shmem_bytes",
+        ),
+        (
+            &["gpu.unified_l1_kb=8", "gpu.shmem_carveouts="],
+            "not a whole number",
+        ),
+    ] {
+        let mut all = vec!["gpu.shmem_bytes=1024", "gpu.shmem_carveouts=0,1"];
+        all.extend_from_slice(sets);
+        let e = with(&all).unwrap_err().to_string();
+        assert!(e.contains(says) && e.contains("gpu."), "{sets:?}: {e}");
+    }
 }

@@ -1,6 +1,6 @@
 //! `correlate`: workloads of the library on the GPU, held against a table of hardware counters.
 
-use crate::args::{CorrelateArgs, Format};
+use crate::args::{CacheControl, CorrelateArgs, Format};
 use crate::{bad, CliResult};
 use golden::gpu::run::{RunOptions, Workload};
 use sim::correlate::{self, Report, METRICS};
@@ -35,6 +35,7 @@ pub fn run(a: &CorrelateArgs) -> CliResult<ExitCode> {
         let mut opts = RunOptions {
             progress: Some(&progress),
             max_cycles: Some(a.max_cycles),
+            cold_caches: a.cache_control == CacheControl::All,
             ..RunOptions::default()
         };
         let r = golden::gpu::run::run_with(
@@ -59,7 +60,9 @@ pub fn run(a: &CorrelateArgs) -> CliResult<ExitCode> {
         };
         sim.extend(correlate::sim_kernels(w, &r.kernels));
     }
-    let report = correlate::compare(&spec.name, &a.hardware.display().to_string(), &table, &sim);
+    let mut report =
+        correlate::compare(&spec.name, &a.hardware.display().to_string(), &table, &sim);
+    report.cold_caches = a.cache_control == CacheControl::All;
     if report.pairs.is_empty() {
         return Err(bad(anyhow::anyhow!(
             "no kernel of the workloads run ({}) is in {} ({}): nothing was compared",
@@ -106,7 +109,12 @@ fn cell(f: &correlate::Figure) -> String {
 }
 
 fn print(r: &Report) -> CliResult {
-    outln!("correlate  config {}  hardware {}", r.config, r.table)?;
+    outln!(
+        "correlate  config {}  hardware {}  caches {} at each kernel's start",
+        r.config,
+        r.table,
+        if r.cold_caches { "flushed" } else { "kept" }
+    )?;
     // Per kernel, the metrics the table measures for some kernel.
     let shown: Vec<usize> = r
         .metrics

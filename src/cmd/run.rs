@@ -99,6 +99,14 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
         )?;
     }
     for k in &r.kernels {
+        if let Some(kb) = k.l1_kb {
+            outln!(
+                "  note: kernel {} runs with a {kb} KB L1: what its {} bytes of shared memory \
+                    per SM leave of the unified storage (gpu.unified_l1_kb)",
+                k.id,
+                thousands(u64::from(k.occupancy.blocks) * u64::from(k.occupancy.block_shmem))
+            )?;
+        }
         if let Some(n) = k.occupancy.ignored_regs {
             outln!(
                 "  note: kernel {} declares {n} registers a thread (more than {}): not used for \

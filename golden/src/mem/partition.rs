@@ -266,6 +266,15 @@ impl Partitions {
         }
     }
 
+    /// Invalidate every L2 line, dirty ones dropped without a write-back (a profiler's cache
+    /// flush before a kernel, decision GPU-33): the flush's own write-backs are not the
+    /// kernel's traffic. Requests in flight are untouched.
+    pub fn invalidate_l2(&mut self) {
+        for sub in &mut self.subs {
+            sub.slice.invalidate();
+        }
+    }
+
     /// Core cycles passed.
     pub fn core_cycle(&self) -> u64 {
         self.core

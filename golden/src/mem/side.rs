@@ -171,6 +171,11 @@ impl MemorySide {
         }
     }
 
+    /// Invalidate every L2 line ([`Partitions::invalidate_l2`]).
+    pub fn invalidate_l2(&mut self) {
+        self.parts.invalidate_l2();
+    }
+
     /// Replies landed at the ports, over every port (none: no port has one to pop).
     pub fn replies_landed(&self) -> usize {
         self.rep.landed()

@@ -682,6 +682,25 @@ impl<P: Copy> Slice<P> {
         });
     }
 
+    /// Give every set `ways` ways (an L1 resized for a kernel's shared memory, decision
+    /// GPU-32): a change invalidates every line as [`Slice::invalidate`] does. The caller
+    /// resizes an idle slice only ([`Slice::busy`] 0): no fill is owed to a way.
+    pub fn set_ways(&mut self, ways: u32) {
+        debug_assert_eq!(self.busy(), 0, "a slice is resized only when idle");
+        if ways == self.tags.config().ways {
+            return;
+        }
+        self.invalidate();
+        let mut cfg = *self.tags.config();
+        cfg.ways = ways;
+        self.tags = TagArray::new(cfg);
+    }
+
+    /// Its ways a set.
+    pub fn ways(&self) -> u32 {
+        self.tags.config().ways
+    }
+
     /// The next request for the next level, if any (it stays until [`Slice::pop_fetch`]).
     pub fn peek_fetch(&self) -> Option<&Fetch<P>> {
         self.miss_queue.front()

@@ -117,8 +117,15 @@ impl Gpu<'_, '_> {
             spec.gpu.line_bytes,
             self.unit.take(),
         )?;
+        // Volta's L1 takes what the kernel's shared memory leaves of the storage they share
+        // (decision GPU-32).
+        let l1_ways = spec
+            .gpu
+            .unified_l1
+            .as_ref()
+            .map(|u| u.l1_ways(u64::from(occupancy.blocks) * u64::from(occupancy.block_shmem)));
         for sm in self.sms.iter_mut() {
-            sm.launch_kernel(occupancy.blocks);
+            sm.launch_kernel(occupancy.blocks, l1_ways);
         }
         self.ot_chunk
             .push(crate::ot::GpuTxn::Launch(crate::ot::OtTxn::Launch {
@@ -126,6 +133,11 @@ impl Gpu<'_, '_> {
                 block: h.block.map(u64::from).to_vec(),
             }));
         let start = self.side.core_cycle();
+        if opts.cold_caches {
+            // (Every SM is idle between kernels, so every L1 is flushed.)
+            flush_empty_l1s(&mut self.sms, start, &mut self.side);
+            self.side.invalidate_l2();
+        }
         // (GPGPU-Sim places the first block in the core cycle after `latency` cycles of
         // waiting, as the first cycle after the launch is when it places it without one.)
         let opens = start + 1 + u64::from(spec.gpu.kernel_launch_latency);
@@ -162,6 +174,10 @@ impl Gpu<'_, '_> {
             cycles,
             ipc: instructions as f64 / cycles.max(1) as f64,
             occupancy,
+            l1_kb: l1_ways.map(|w| {
+                let l1 = &spec.gpu.l1;
+                w * l1.sets * l1.line_bytes / 1024
+            }),
             peak_blocks_per_sm: kr.peak,
             l1: l1_total(&self.sms).since(&l1_before),
             l2: self.side.stats().0.slices.since(&l2_before),

@@ -130,6 +130,10 @@ pub struct KernelSummary {
     pub ipc: f64,
     /// Resident blocks per SM at most, and what bounds them; the most any SM held.
     pub occupancy: Occupancy,
+    /// The KB of its L1 when the L1 shares its storage with shared memory (decision GPU-32;
+    /// absent otherwise: the L1 is `gpu.l1_cache`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub l1_kb: Option<u32>,
     pub peak_blocks_per_sm: u32,
     /// The L1s' (summed) and the L2 slices' counts during this kernel.
     pub l1: SliceStats,
@@ -322,6 +326,11 @@ pub struct RunOptions<'a, 'h> {
     /// sleep until their next work and jumping over idle time (the figures are the same; tests
     /// compare the two).
     pub step_every_cycle: bool,
+    /// Start every kernel with every L1 and L2 line invalidated, dirty ones dropped, as Nsight
+    /// Compute's default `--cache-control all` flushes the caches before each kernel it
+    /// profiles: the condition hardware counter tables taken with it were measured in
+    /// (decision GPU-33).
+    pub cold_caches: bool,
 }
 
 impl RunOptions<'_, '_> {

@@ -276,8 +276,11 @@ impl<'p> Sm<'p> {
 
     /// A kernel is launched whose blocks an SM holds `max_blocks` of at most (its
     /// [`occupancy`](super::occupancy)): the prefetcher forgets what it learned.
-    pub fn launch_kernel(&mut self, max_blocks: u32) {
+    pub fn launch_kernel(&mut self, max_blocks: u32, l1_ways: Option<u32>) {
         self.max_blocks = max_blocks as usize;
+        if let Some(w) = l1_ways {
+            self.l1.set_ways(w);
+        }
         if let Some(p) = &mut self.pf {
             p.launch();
         }

@@ -1,5 +1,6 @@
-//! What happens around a kernel: its launch latency (decision GPU-30) and the host's copies
-//! filling the L2 (decision MEM-24).
+//! What happens around a kernel: its launch latency (decision GPU-30), the host's copies
+//! filling the L2 (decision MEM-24), its L1's share of unified storage (GPU-32) and caches
+//! flushed before it (GPU-33).
 
 use super::*;
 
@@ -136,4 +137,90 @@ fn a_workloads_host_copies_fill_the_l2_before_its_kernel() {
     assert_eq!(reads(&cold).hits, 0);
     assert_eq!(reads(&warm).hits, 512, "{:?}", warm.l2);
     assert!(warm.cycles < cold.cycles);
+}
+
+/// Lane 0 of one warp loads `lines` lines of L1 set 0 (512 bytes apart on tiny's 4 sets of
+/// 128-byte lines) in order, twice, each value used before the next load; the kernel declares
+/// `shmem` bytes of shared memory.
+fn twice_through_one_set(s: &Spec, lines: u64, shmem: u32) -> RunSummary {
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = Vec::new();
+    for k in 0..2 * lines {
+        let pc = 0x40 * k;
+        body.push(load1(pc, 4, 0x10000 + 512 * (k % lines)));
+        body.extend(chain(pc + 0x10, 4, 1));
+    }
+    blocks_trace(dir.path(), &[body]);
+    let path = dir.path().join("kernel-1.traceg");
+    let t = std::fs::read_to_string(&path).unwrap().replacen(
+        "-block dim = (32,1,1)\n",
+        &format!("-block dim = (32,1,1)\n-shmem = {shmem}\n"),
+        1,
+    );
+    std::fs::write(&path, t).unwrap();
+    run_trace(s, dir.path(), None).unwrap()
+}
+
+#[test]
+fn each_kernels_l1_is_what_its_shared_memory_leaves_of_the_unified_storage() {
+    // tiny's L1 is 4 ways of 4 sets of 128 bytes (2 KB); 8 KB unified is 16 ways at most.
+    let fixed = quiet()
+        .variant(&["gpu.sms=1", "gpu.shmem_bytes=6144"])
+        .unwrap();
+    let unified = fixed
+        .variant(&["gpu.unified_l1_kb=8", "gpu.shmem_carveouts=0,2,6"])
+        .unwrap();
+    let hits = |r: &RunSummary| r.l1.hits;
+    // (shared memory a block, KB of L1, lines the second pass hits of 8 and of 14.) The
+    // carve-out holds the shared memory of as many blocks as the SM holds: 512 bytes a block
+    // and 4 blocks take 2 KB; 3,072 bytes and 2 blocks take the whole 6 KB.
+    for (shmem, kb, of8, of14) in [(0, 8, 8, 14), (512, 6, 8, 0), (3072, 2, 0, 0)] {
+        let r8 = twice_through_one_set(&unified, 8, shmem);
+        let r14 = twice_through_one_set(&unified, 14, shmem);
+        assert_eq!(r8.kernels[0].l1_kb, Some(kb), "{shmem}");
+        assert_eq!((hits(&r8), hits(&r14)), (of8, of14), "{shmem}");
+        // Without the unified storage the L1 is gpu.l1_cache's 4 ways, whatever the kernel.
+        let f8 = twice_through_one_set(&fixed, 8, shmem);
+        assert_eq!(f8.kernels[0].l1_kb, None);
+        assert_eq!(hits(&f8), 0, "{shmem}");
+    }
+    // The 4-way L1 of the last row is gpu.l1_cache's own: the same run as without.
+    let (a, b) = (
+        twice_through_one_set(&unified, 8, 3072),
+        twice_through_one_set(&fixed, 8, 3072),
+    );
+    assert_eq!((a.cycles, a.l1.clone()), (b.cycles, b.l1.clone()));
+}
+
+#[test]
+fn cold_caches_start_each_kernel_with_nothing_cached() {
+    // The same kernel twice: its second launch finds the first's lines in the L2 (tiny keeps
+    // the L1 between kernels), unless every kernel starts cold, as under Nsight Compute.
+    let s = quiet();
+    let dir = tempfile::tempdir().unwrap();
+    blocks_trace(dir.path(), &two_blocks());
+    std::fs::write(
+        dir.path().join("kernelslist.g"),
+        "kernel-1.traceg\nkernel-1.traceg\n",
+    )
+    .unwrap();
+    let go = |cold_caches: bool| {
+        let mut o = RunOptions {
+            cold_caches,
+            ..RunOptions::default()
+        };
+        run_with(&s, Workload::Trace(dir.path()), &mut o).unwrap()
+    };
+    let (warm, cold) = (go(false), go(true));
+    let first = &warm.kernels[0];
+    // The first launch is the same either way.
+    assert_eq!(cold.kernels[0].cycles, first.cycles);
+    assert_eq!(cold.kernels[0].l2, first.l2);
+    // Warm, the second launch's line is cached (an L1 hit on tiny, which keeps its L1); cold,
+    // it runs exactly as the first.
+    assert!(warm.kernels[1].l1.hits > 0, "{:?}", warm.kernels[1].l1);
+    assert!(warm.kernels[1].cycles < first.cycles);
+    assert_eq!(cold.kernels[1].cycles, first.cycles);
+    assert_eq!(cold.kernels[1].l1, first.l1);
+    assert_eq!(cold.kernels[1].l2, first.l2);
 }

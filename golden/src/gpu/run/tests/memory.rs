@@ -130,9 +130,11 @@ fn a_warp_stalls_exactly_until_its_load_is_answered_and_only_if_it_reads_it() {
         assert_eq!(dependent.load_latency.max, lat, "{p}");
         // Independent: the addition and EXIT issue at cycles 2 and 3; the block leaves when
         // the load is answered, at 1 + lat. Dependent: the addition issues in the cycle the
-        // load is answered, EXIT one cycle later, and the block leaves then.
-        assert_eq!(free.kernels[0].cycles, 1 + lat, "{p}");
-        assert_eq!(dependent.kernels[0].cycles, 2 + lat, "{p}");
+        // load is answered, EXIT one cycle later, and the block leaves then. (After the
+        // launch latency, GPU-30.)
+        let launch = u64::from(s.gpu.kernel_launch_latency);
+        assert_eq!(free.kernels[0].cycles, launch + 1 + lat, "{p}");
+        assert_eq!(dependent.kernels[0].cycles, launch + 2 + lat, "{p}");
     }
 }
 
