@@ -2,8 +2,9 @@
 """Calibrate a preset's latencies on the pointer-chase microbenchmark, as Accel-Sim's tuner
 turns a GPU's measured latencies into configuration values (issue 39).
 
-    scripts/calibrate.py --preset P --gpu NAME [--set K=V ...] [--bin B] [--steps N] [--json]
-    scripts/calibrate.py --preset P --target l1=C,l2=C,dram=C ...
+    scripts/calibrate.py [--preset P] [--config FILE] --gpu NAME [--set K=V ...] [--bin B]
+                         [--steps N] [--json]
+    scripts/calibrate.py [--preset P] [--config FILE] --target l1=C,l2=C,dram=C ...
 
 The targets are a GPU's published load-to-use latencies per level in core cycles
 (shared/reference/hardware/SOURCES.md; `--gpu` names one of that table's GPUs). Each level's
@@ -52,7 +53,8 @@ def latencies(binary, layers, sets, steps):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--preset", required=True)
+    ap.add_argument("--preset", default="turing-rtx2060s")
+    ap.add_argument("--config", help="a TOML configuration over the preset")
     ap.add_argument("--set", action="append", default=[], metavar="K=V",
                     help="a key fixed for the calibration (repeatable)")
     which = ap.add_mutually_exclusive_group(required=True)
@@ -79,20 +81,10 @@ def main():
             ap.error(f"--target {a.target!r}: write l1=C,l2=C,dram=C (cycles)")
         if sorted(target) != sorted(LEVELS):
             ap.error(f"--target {a.target!r}: give l1, l2 and dram")
-    layers = ["--preset", a.preset]
+    layers = ["--preset", a.preset] + (["--config", a.config] if a.config else [])
     for kv in a.set:
         layers += ["--set", kv]
-    import tomllib  # (3.11 and later, as ubench.py)
-    import tempfile
-    import subprocess
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "c.toml")
-        subprocess.run([a.bin, "run", "--kernel", "cp", "--max-cycles", "1", "--emit-config",
-                        path] + layers, capture_output=True, text=True)
-        if not os.path.exists(path):
-            sys.exit(f"calibrate: the configuration does not resolve: {' '.join(layers)}")
-        with open(path, "rb") as f:
-            c = tomllib.load(f)
+    c = ubench.Gpu(a.bin, layers).config
     sets = {k: c[k.split(".")[0]][k.split(".")[1]] for _, k in KEYS}
     start = dict(sets)
     before, _ = latencies(a.bin, layers, sets, a.steps)
@@ -114,12 +106,12 @@ def main():
         if not moved:
             break
     off = {lv: now[lv] / target[lv] - 1 for lv in LEVELS}
-    out = {"preset": a.preset, "set": a.set, "target": target, "keys_before": start,
+    out = {"preset": a.preset, "config": a.config, "set": a.set, "target": target, "keys_before": start,
            "keys": sets, "latency_before": before, "latency": now, "error": off}
     if a.json:
         print(json.dumps(out, indent=2))
     else:
-        print(f"{a.preset}: latencies in core cycles (target {a.gpu or a.target})")
+        print(f"{a.config or a.preset}: latencies in core cycles (target {a.gpu or a.target})")
         print("level    before    after   target   error")
         for lv in LEVELS:
             print(f"{lv:<6} {before[lv]:8.1f} {now[lv]:8.1f} {target[lv]:8.2f} "

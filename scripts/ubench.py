@@ -85,6 +85,7 @@ class Gpu:
                 sys.exit(f"ubench: the configuration does not resolve: {' '.join(layers)}")
             with open(path, "rb") as f:
                 c = tomllib.load(f)
+        self.config = c
         g, dram = c["gpu"], c["dram"]
         self.core_khz = c["clocks"]["core_khz"]
         self.sms, self.warps = g["sms"], g["warps_per_sm"]

@@ -183,12 +183,6 @@ pub const PRESETS: &[Preset] = &[
         toml: include_str!("../presets/turing-rtx2060s.toml"),
     },
     Preset {
-        name: "volta-v100",
-        summary: "Accel-Sim's SM7_QV100: Tesla V100, 80 SMs x 64 warps, 128 KB unified L1 and \
-            shared memory, 6 MB L2, 32 HBM2 channels; for correlation with V100 measurements",
-        toml: include_str!("../presets/volta-v100.toml"),
-    },
-    Preset {
         name: "tiny",
         summary: "small tables for fast tests: 16-entry 4-way tree-PLRU OT, 2 addresses/entry, \
             threshold 3",

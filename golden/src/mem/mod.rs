@@ -1,7 +1,8 @@
 //! The memory side of the GPU around the DRAM controllers, as streaming components.
 //!
 //! * [`cache`]: a cache's tag array; [`mshr`] its miss status holding registers, indexed by
-//!   [`block_index`]; [`slice`]: a cache slice (an L1, or the L2 slice of a sub-partition).
+//!   [`block_index`]; [`slice`]: a cache slice (an L1, or the L2 slice of a sub-partition), counted
+//!   as [`slice_stats`] says.
 //! * [`icnt`]: the interconnect's crossbars; [`partition`]: the memory partitions (L2 slices,
 //!   GPGPU-Sim's queues, the DRAM controllers behind them); [`side`]: the memory side as one
 //!   component (SM ports, request and reply networks, partitions).
@@ -16,3 +17,4 @@ pub mod mshr;
 pub mod partition;
 pub mod side;
 pub mod slice;
+pub mod slice_stats;

@@ -252,27 +252,10 @@ impl Partitions {
         self.dram.address_map().route(addr).1 as usize
     }
 
-    /// The host copied `bytes` bytes to `addr` on (`l2.fill_on_copy`, decision MEM-24): every
-    /// 32-byte sector the copy touches is filled into its sub-partition's slice, as
-    /// GPGPU-Sim's `perf_memcpy_to_gpu` does, in address order and taking no time.
-    pub fn host_copy(&mut self, addr: u64, bytes: u64) {
-        let sector = u64::from(spec::cache::SECTOR_BYTES);
-        let end = addr.saturating_add(bytes);
-        let mut a = addr - addr % sector;
-        while a < end {
-            let s = self.sub_of(a);
-            self.subs[s].slice.fill_copied(a);
-            a = a.saturating_add(sector);
-        }
-    }
-
-    /// Invalidate every L2 line, dirty ones dropped without a write-back (a profiler's cache
-    /// flush before a kernel, decision GPU-33): the flush's own write-backs are not the
-    /// kernel's traffic. Requests in flight are untouched.
-    pub fn invalidate_l2(&mut self) {
-        for sub in &mut self.subs {
-            sub.slice.invalidate();
-        }
+    /// Sub-partition `s`'s L2 slice (what acts on the L2 between kernels: host copies and
+    /// flushes, [`super::side::MemorySide`]).
+    pub fn slice_mut(&mut self, s: usize) -> &mut Slice<MemRequest> {
+        &mut self.subs[s].slice
     }
 
     /// Core cycles passed.

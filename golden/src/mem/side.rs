@@ -163,17 +163,31 @@ impl MemorySide {
         self.rep.repeat(icnt);
     }
 
-    /// The host copied `bytes` bytes to `addr` on: under `l2.fill_on_copy` the L2 holds them
-    /// ([`Partitions::host_copy`]); otherwise nothing changes.
+    /// The host copied `bytes` bytes to `addr` on: under `l2.fill_on_copy` (decision MEM-24)
+    /// every 32-byte sector the copy touches is filled into its sub-partition's slice, as
+    /// GPGPU-Sim's `perf_memcpy_to_gpu` does, in address order and taking no time; otherwise
+    /// nothing changes.
     pub fn host_copy(&mut self, addr: u64, bytes: u64) {
-        if self.fill_on_copy {
-            self.parts.host_copy(addr, bytes);
+        if !self.fill_on_copy {
+            return;
+        }
+        let sector = u64::from(spec::cache::SECTOR_BYTES);
+        let end = addr.saturating_add(bytes);
+        let mut a = addr - addr % sector;
+        while a < end {
+            let s = self.parts.sub_of(a);
+            self.parts.slice_mut(s).fill_copied(a);
+            a = a.saturating_add(sector);
         }
     }
 
-    /// Invalidate every L2 line ([`Partitions::invalidate_l2`]).
+    /// Invalidate every L2 line, dirty ones dropped without a write-back (a profiler's cache
+    /// flush before a kernel, decision GPU-33): the flush's own write-backs are not the
+    /// kernel's traffic. Requests in flight are untouched.
     pub fn invalidate_l2(&mut self) {
-        self.parts.invalidate_l2();
+        for s in 0..self.parts.len() {
+            self.parts.slice_mut(s).invalidate();
+        }
     }
 
     /// Replies landed at the ports, over every port (none: no port has one to pop).

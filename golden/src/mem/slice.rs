@@ -20,7 +20,8 @@
 //! 32 B port in every reference configuration).
 
 use super::cache::{Eviction, Found, Outcome, TagArray};
-use super::mshr::{Added, Lookup, MshrTable, Refusal};
+use super::mshr::{Added, Lookup, MshrTable};
+pub use super::slice_stats::{AccessKind, KindStats, SliceStats, Stall};
 use crate::stream::{Component, Offer};
 use serde::Serialize;
 use spec::cache::CacheString;
@@ -34,119 +35,6 @@ pub struct SliceRequest<P> {
     pub payload: P,
     /// What it is, for the statistics by kind (the slice's behaviour depends on `write` only).
     pub kind: AccessKind,
-}
-
-/// The kind of an access, as the statistics count them (GPGPU-Sim's access types): an SM's L1
-/// sees global and local reads and writes; an L2 slice sees reads (an L1 miss's fetch, or a
-/// read that bypassed the L1), writes (written-through data, atomics and reductions) and
-/// prefetches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AccessKind {
-    GlobalRead,
-    GlobalWrite,
-    LocalRead,
-    LocalWrite,
-    Read,
-    Write,
-    Prefetch,
-}
-
-impl AccessKind {
-    /// Every kind, in order (the order of [`SliceStats::by_kind`]).
-    pub const ALL: [AccessKind; 7] = [
-        AccessKind::GlobalRead,
-        AccessKind::GlobalWrite,
-        AccessKind::LocalRead,
-        AccessKind::LocalWrite,
-        AccessKind::Read,
-        AccessKind::Write,
-        AccessKind::Prefetch,
-    ];
-
-    /// A plain read or write (an L2 request, or a test's).
-    pub fn of(write: bool) -> AccessKind {
-        if write {
-            AccessKind::Write
-        } else {
-            AccessKind::Read
-        }
-    }
-
-    /// Its name in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            AccessKind::GlobalRead => "global reads",
-            AccessKind::GlobalWrite => "global writes",
-            AccessKind::LocalRead => "local reads",
-            AccessKind::LocalWrite => "local writes",
-            AccessKind::Read => "reads",
-            AccessKind::Write => "writes",
-            AccessKind::Prefetch => "prefetches",
-        }
-    }
-}
-
-/// A slice's counters of one kind of access.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct KindStats {
-    pub accesses: u64,
-    pub hits: u64,
-    /// Merged into the MSHR entry of a line or sector being fetched (GPGPU-Sim's hit-reserved).
-    pub mshr_merges: u64,
-    pub sector_misses: u64,
-    pub misses: u64,
-    /// Cycles it was refused at the head of the input queue (any cause).
-    pub reservation_failures: u64,
-}
-
-impl SliceStats {
-    /// Whether the counts by kind add up to the totals, every kind being one of `kinds`
-    /// (for checks); the first difference otherwise.
-    pub fn kinds_add_up(&self, kinds: &[AccessKind]) -> Result<(), String> {
-        let mut sum = KindStats::default();
-        for (k, v) in &self.by_kind {
-            if !kinds.contains(k) {
-                return Err(format!("an access of kind {k:?}"));
-            }
-            sum.add(v);
-        }
-        let totals = KindStats {
-            accesses: self.accesses,
-            hits: self.hits,
-            mshr_merges: self.mshr_merges,
-            sector_misses: self.sector_misses,
-            misses: self.misses,
-            reservation_failures: self.reservation_failures.values().sum(),
-        };
-        if sum == totals {
-            Ok(())
-        } else {
-            Err(format!("by kind {sum:?}, in total {totals:?}"))
-        }
-    }
-}
-
-impl KindStats {
-    fn add(&mut self, x: &KindStats) {
-        self.accesses += x.accesses;
-        self.hits += x.hits;
-        self.mshr_merges += x.mshr_merges;
-        self.sector_misses += x.sector_misses;
-        self.misses += x.misses;
-        self.reservation_failures += x.reservation_failures;
-    }
-
-    fn since(&self, e: &KindStats) -> KindStats {
-        KindStats {
-            accesses: self.accesses - e.accesses,
-            hits: self.hits - e.hits,
-            mshr_merges: self.mshr_merges - e.mshr_merges,
-            sector_misses: self.sector_misses - e.sector_misses,
-            misses: self.misses - e.misses,
-            reservation_failures: self.reservation_failures - e.reservation_failures,
-        }
-    }
 }
 
 /// What an access did, as [`Slice`] counts it.
@@ -169,99 +57,6 @@ pub struct Fetch<P> {
     /// The request that caused it (none for a write-back of an evicted line): the miss path
     /// keeps who asked (a memory controller scheduling by warp reads it).
     pub origin: Option<P>,
-}
-
-/// Why the slice could not take the head request this cycle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub enum Stall {
-    MshrEntriesFull,
-    MshrMergeFull,
-    MissQueueFull,
-}
-
-impl Stall {
-    /// Every cause, in order (the order of [`SliceStats::reservation_failures`]).
-    pub const ALL: [Stall; 3] = [
-        Stall::MshrEntriesFull,
-        Stall::MshrMergeFull,
-        Stall::MissQueueFull,
-    ];
-
-    /// Its name in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stall::MshrEntriesFull => "MSHR entries full",
-            Stall::MshrMergeFull => "MSHR merges full",
-            Stall::MissQueueFull => "miss queue full",
-        }
-    }
-}
-
-impl From<Refusal> for Stall {
-    fn from(r: Refusal) -> Stall {
-        match r {
-            Refusal::MergeFull => Stall::MshrMergeFull,
-            Refusal::EntriesFull => Stall::MshrEntriesFull,
-        }
-    }
-}
-
-/// Counters of a slice.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct SliceStats {
-    pub accesses: u64,
-    pub hits: u64,
-    pub sector_misses: u64,
-    pub misses: u64,
-    pub mshr_merges: u64,
-    pub writebacks: u64,
-    /// Cycles the head request was refused, by cause.
-    pub reservation_failures: std::collections::BTreeMap<Stall, u64>,
-    /// The same counts by kind of access (the kinds seen).
-    pub by_kind: std::collections::BTreeMap<AccessKind, KindStats>,
-}
-
-/// The slice.
-impl SliceStats {
-    /// Add `x`'s counts (several caches' totals).
-    pub fn add(&mut self, x: &SliceStats) {
-        self.accesses += x.accesses;
-        self.hits += x.hits;
-        self.sector_misses += x.sector_misses;
-        self.misses += x.misses;
-        self.mshr_merges += x.mshr_merges;
-        self.writebacks += x.writebacks;
-        for (k, v) in &x.reservation_failures {
-            *self.reservation_failures.entry(*k).or_insert(0) += v;
-        }
-        for (k, v) in &x.by_kind {
-            self.by_kind.entry(*k).or_default().add(v);
-        }
-    }
-
-    /// The counts since `earlier` (an earlier copy of these counters).
-    pub fn since(&self, earlier: &SliceStats) -> SliceStats {
-        let mut failures = self.reservation_failures.clone();
-        for (k, v) in failures.iter_mut() {
-            *v -= earlier.reservation_failures.get(k).copied().unwrap_or(0);
-        }
-        failures.retain(|_, v| *v > 0);
-        let mut by_kind = self.by_kind.clone();
-        for (k, v) in by_kind.iter_mut() {
-            *v = v.since(&earlier.by_kind.get(k).copied().unwrap_or_default());
-        }
-        by_kind.retain(|_, v| *v != KindStats::default());
-        SliceStats {
-            by_kind,
-            accesses: self.accesses - earlier.accesses,
-            hits: self.hits - earlier.hits,
-            sector_misses: self.sector_misses - earlier.sector_misses,
-            misses: self.misses - earlier.misses,
-            mshr_merges: self.mshr_merges - earlier.mshr_merges,
-            writebacks: self.writebacks - earlier.writebacks,
-            reservation_failures: failures,
-        }
-    }
 }
 
 /// A cache slice (an L2 slice, or an SM's L1). (Fields in this order, `repr(C)`: those every

@@ -19,6 +19,18 @@ fn two_blocks() -> Vec<Vec<String>> {
     vec![first, late]
 }
 
+/// A trace folder launching the kernel of [`two_blocks`] twice.
+fn two_blocks_twice() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    blocks_trace(dir.path(), &two_blocks());
+    std::fs::write(
+        dir.path().join("kernelslist.g"),
+        "kernel-1.traceg\nkernel-1.traceg\n",
+    )
+    .unwrap();
+    dir
+}
+
 #[test]
 fn a_kernel_waits_exactly_its_launch_latency_and_then_runs_as_without_it() {
     let s = quiet();
@@ -47,13 +59,7 @@ fn each_kernel_of_a_list_waits_its_launch_latency() {
     // The same kernel twice: the second starts after the first has ended, every store
     // acknowledged, and waits again.
     let s = quiet();
-    let dir = tempfile::tempdir().unwrap();
-    blocks_trace(dir.path(), &two_blocks());
-    std::fs::write(
-        dir.path().join("kernelslist.g"),
-        "kernel-1.traceg\nkernel-1.traceg\n",
-    )
-    .unwrap();
+    let dir = two_blocks_twice();
     let at_once = run_trace(&s, dir.path(), None).unwrap();
     let l = s.variant(&["gpu.kernel_launch_latency=900"]).unwrap();
     let late = run_trace(&l, dir.path(), None).unwrap();
@@ -197,13 +203,7 @@ fn cold_caches_start_each_kernel_with_nothing_cached() {
     // The same kernel twice: its second launch finds the first's lines in the L2 (tiny keeps
     // the L1 between kernels), unless every kernel starts cold, as under Nsight Compute.
     let s = quiet();
-    let dir = tempfile::tempdir().unwrap();
-    blocks_trace(dir.path(), &two_blocks());
-    std::fs::write(
-        dir.path().join("kernelslist.g"),
-        "kernel-1.traceg\nkernel-1.traceg\n",
-    )
-    .unwrap();
+    let dir = two_blocks_twice();
     let go = |cold_caches: bool| {
         let mut o = RunOptions {
             cold_caches,
