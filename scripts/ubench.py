@@ -89,15 +89,13 @@ class Gpu:
         g, dram = c["gpu"], c["dram"]
         self.core_khz = c["clocks"]["core_khz"]
         self.sms, self.warps = g["sms"], g["warps_per_sm"]
-        # A kernel without shared memory: the L1 of the smallest carve-out of the unified
-        # storage when there is one (decision GPU-32), else the L1 string's.
         self.l1 = cache_bytes(g["l1_cache"])
-        if g["unified_l1_kb"]:
-            smallest = int(g["shmem_carveouts"].split(",")[0])
-            way = self.l1 // int(g["l1_cache"].split(",")[0].split(":")[-1])
-            ways = (2 * (g["unified_l1_kb"] - smallest) * 1024 + way) // (2 * way)
-            self.l1 = ways * way
         self.l2 = cache_bytes(c["l2"]["cache"]) * dram["channels"] * dram["sub_partitions"]
+        if g["unified_l1_kb"]:
+            # The L1 a kernel without shared memory gets of the unified storage (decision
+            # GPU-32), as the model sizes it: a one-step chase's kernel reports it.
+            chase = self.run("ubench-chase:footprint=512,stride=128,warm=0,steps=1")
+            self.l1 = chase["kernels"][0]["l1_kb"] * 1024
 
     def run(self, workload, skip_l1=False):
         """The run's figures (its JSON), the kernels' cycles summed as `cycles`."""

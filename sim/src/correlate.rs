@@ -366,8 +366,14 @@ pub fn pearson(xy: &[(f64, f64)]) -> Option<f64> {
 }
 
 /// Match the table's kernels with the simulated ones (by full name, else by
-/// [`base_name`]) and compare them.
-pub fn compare(config: &str, table: &str, hw: &[HwKernel], sim: &[SimKernel]) -> Report {
+/// [`base_name`]) and compare them; `cold_caches`: how the simulated kernels were run.
+pub fn compare(
+    config: &str,
+    table: &str,
+    hw: &[HwKernel],
+    sim: &[SimKernel],
+    cold_caches: bool,
+) -> Report {
     let mut pairs = Vec::new();
     let mut unmatched_hardware = Vec::new();
     let mut used = vec![false; sim.len()];
@@ -420,7 +426,7 @@ pub fn compare(config: &str, table: &str, hw: &[HwKernel], sim: &[SimKernel]) ->
         metrics,
         unmatched_hardware,
         unmatched_simulated,
-        cold_caches: false,
+        cold_caches,
     }
 }
 

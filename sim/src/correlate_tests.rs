@@ -109,7 +109,7 @@ fn kernels_are_matched_by_name_and_compared_exactly() {
         ),
         sim("_Z5otheri", &[]),
     ];
-    let r = compare("cfg", "t.csv", &hw, &s);
+    let r = compare("cfg", "t.csv", &hw, &s, false);
     assert_eq!(r.pairs.len(), 2);
     assert_eq!(r.unmatched_simulated, vec!["_Z5otheri (w)".to_string()]);
     assert!(r.unmatched_hardware.is_empty());
@@ -131,7 +131,7 @@ fn kernels_are_matched_by_name_and_compared_exactly() {
     let w = &r.metrics[ix["l2_write_hits"]];
     assert_eq!((w.kernels, w.mape, w.pearson), (0, None, None));
     // A kernel of another name is not matched: the table's row is reported.
-    let r = compare("cfg", "t.csv", &hw, &s[1..]);
+    let r = compare("cfg", "t.csv", &hw, &s[1..], false);
     assert_eq!(
         r.unmatched_hardware,
         vec!["b+tree-rodinia-3.1 findRangeK (line 2)"]
@@ -146,7 +146,7 @@ fn the_plot_and_the_gpgpusim_names_carry_every_kernel() {
         sim("findRangeK", &[(ix["cycles"], 1100.0)]),
         sim("_Z14CUDAkernel1DCTPfiiiy", &[(ix["cycles"], 0.0)]),
     ];
-    let r = compare("cfg", "t.csv", &hw, &s);
+    let r = compare("cfg", "t.csv", &hw, &s, false);
     let svg = scatter_svg(&r, ix["cycles"]);
     assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
     assert_eq!(svg.matches("<circle").count(), 1);

@@ -26,6 +26,7 @@ pub fn run(a: &CorrelateArgs) -> CliResult<ExitCode> {
     if let Some(dir) = &a.out {
         crate::out::check_claim(dir, &names, "--out")?;
     }
+    let cold_caches = a.cache_control == CacheControl::All;
     let mut sim = Vec::new();
     let n = a.workload.len();
     for (i, w) in a.workload.iter().enumerate() {
@@ -35,7 +36,7 @@ pub fn run(a: &CorrelateArgs) -> CliResult<ExitCode> {
         let mut opts = RunOptions {
             progress: Some(&progress),
             max_cycles: Some(a.max_cycles),
-            cold_caches: a.cache_control == CacheControl::All,
+            cold_caches,
             ..RunOptions::default()
         };
         let r = golden::gpu::run::run_with(
@@ -60,9 +61,13 @@ pub fn run(a: &CorrelateArgs) -> CliResult<ExitCode> {
         };
         sim.extend(correlate::sim_kernels(w, &r.kernels));
     }
-    let mut report =
-        correlate::compare(&spec.name, &a.hardware.display().to_string(), &table, &sim);
-    report.cold_caches = a.cache_control == CacheControl::All;
+    let report = correlate::compare(
+        &spec.name,
+        &a.hardware.display().to_string(),
+        &table,
+        &sim,
+        cold_caches,
+    );
     if report.pairs.is_empty() {
         return Err(bad(anyhow::anyhow!(
             "no kernel of the workloads run ({}) is in {} ({}): nothing was compared",

@@ -60,6 +60,14 @@ pub struct Occupancy {
     pub ignored_regs: Option<u32>,
 }
 
+impl Occupancy {
+    /// Shared-memory bytes of an SM its blocks take at most (GPGPU-Sim's `smem * max_cta`, what
+    /// sizes a unified L1's carve-out, decision GPU-32).
+    pub fn shmem_per_sm(&self) -> u64 {
+        u64::from(self.blocks) * u64::from(self.block_shmem)
+    }
+}
+
 /// The occupancy of kernel `h` on an SM of `g`; an error when one block does not fit an
 /// empty SM.
 pub fn occupancy(g: &GpuSpec, h: &KernelHeader) -> Result<Occupancy, GpuError> {

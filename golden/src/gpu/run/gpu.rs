@@ -123,7 +123,7 @@ impl Gpu<'_, '_> {
             .gpu
             .unified_l1
             .as_ref()
-            .map(|u| u.l1_ways(u64::from(occupancy.blocks) * u64::from(occupancy.block_shmem)));
+            .map(|u| u.l1_ways(occupancy.shmem_per_sm()));
         for sm in self.sms.iter_mut() {
             sm.launch_kernel(occupancy.blocks, l1_ways);
         }
