@@ -104,7 +104,7 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
                 "  note: kernel {} runs with a {kb} KB L1: what its {} bytes of shared memory \
                     per SM leave of the unified storage (gpu.unified_l1_kb)",
                 k.id,
-                thousands(k.occupancy.shmem_per_sm())
+                thousands(k.occupancy.shmem_per_sm(k.blocks, spec.gpu.sms))
             )?;
         }
         if let Some(n) = k.occupancy.ignored_regs {

@@ -61,10 +61,14 @@ pub struct Occupancy {
 }
 
 impl Occupancy {
-    /// Shared-memory bytes of an SM its blocks take at most (GPGPU-Sim's `smem * max_cta`, what
-    /// sizes a unified L1's carve-out, decision GPU-32).
-    pub fn shmem_per_sm(&self) -> u64 {
-        u64::from(self.blocks) * u64::from(self.block_shmem)
+    /// Shared-memory bytes of an SM its blocks take at most, what sizes a unified L1's
+    /// carve-out (decision GPU-32): GPGPU-Sim's `smem * max_cta`, where `max_cta` is cut to the
+    /// blocks a grid of `grid_blocks` gives each of `sms` SMs when it is too small to fill them
+    /// all (`max_cta`'s `num_blocks() < result * num_shader()` rule: a 512-block kernel on 80
+    /// SMs takes 7 blocks' shared memory, not 25).
+    pub fn shmem_per_sm(&self, grid_blocks: u64, sms: u32) -> u64 {
+        let share = grid_blocks.div_ceil(u64::from(sms.max(1)));
+        u64::from(self.blocks).min(share) * u64::from(self.block_shmem)
     }
 }
 

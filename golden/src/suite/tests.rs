@@ -97,6 +97,51 @@ fn trace_of(spec: &str) -> tempfile::TempDir {
     dir
 }
 
+/// A memory instruction no lane runs (backprop's shared-memory reduction steps past a warp's
+/// lanes) is written as Accel-Sim's tracer writes it: its width and an empty base-and-stride
+/// record. Accel-Sim stops (`assert(data_size > 0)`) on a memory opcode written without a width.
+#[test]
+fn a_memory_instruction_no_lane_runs_keeps_its_width_in_the_written_trace() {
+    let dir = trace_of("backprop:in=512");
+    let memory = [
+        "LDG", "STG", "LDS", "STS", "LDL", "STL", "LD", "ST", "ATOM", "ATOMG", "RED",
+    ];
+    let mut laneless = 0;
+    for e in std::fs::read_dir(dir.path()).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_none_or(|x| x != "traceg") {
+            continue;
+        }
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            let t: Vec<&str> = line.split_whitespace().collect();
+            // PC mask dest_num [dest] opcode src_num [srcs] width ...
+            if t.len() < 5 || t[0].len() != 4 || t[1].len() != 8 {
+                continue;
+            }
+            let op_at = if t[2] == "1" { 4 } else { 3 };
+            let base = t[op_at].split('.').next().unwrap();
+            if !memory.contains(&base) {
+                continue;
+            }
+            let srcs: usize = t[op_at + 1].parse().unwrap();
+            let width = t[op_at + 2 + srcs];
+            assert_ne!(width, "0", "{line}");
+            if t[1] == "00000000" {
+                laneless += 1;
+                assert_eq!(
+                    &t[op_at + 3 + srcs..],
+                    ["1", "0x0000000000000000", "0", "0"],
+                    "{line}"
+                );
+            }
+        }
+    }
+    assert!(
+        laneless > 0,
+        "backprop:in=512 has memory instructions no lane runs"
+    );
+}
+
 /// Each workload's small run and the run of its written trace give the same figures, on
 /// every preset whose SM holds the workload's blocks (a preset that cannot is refused with the
 /// key to raise; every workload runs on turing-rtx2060s).

@@ -119,7 +119,8 @@ fn write_block(f: &mut dyn Write, tb: &TraceBlock, opcodes: &[String]) -> std::i
 
 /// `PC mask dest_num [dest] opcode src_num [srcs] width [mode addresses] immediate`; the
 /// addresses in mode 1 (base and stride) when the lanes step by one stride, else mode 0 (each
-/// listed).
+/// listed). A memory instruction no lane runs is written as Accel-Sim's tracer writes it, base
+/// 0 and stride 0 in mode 1.
 fn write_inst(f: &mut dyn Write, i: &Inst, opcode: &str) -> std::io::Result<()> {
     write!(f, "{:04x} {:08x} ", i.pc, i.mask)?;
     match i.dest {
@@ -135,6 +136,7 @@ fn write_inst(f: &mut dyn Write, i: &Inst, opcode: &str) -> std::io::Result<()> 
     }
     write!(f, " {}", i.mem_bytes)?;
     match &i.addrs {
+        LaneAddrs::Empty => write!(f, " 1 0x{:016x} 0", 0)?,
         LaneAddrs::Strided { base, stride, .. } => {
             write!(f, " 1 0x{base:016x} {}", *stride as i64)?
         }

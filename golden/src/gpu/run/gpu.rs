@@ -123,7 +123,7 @@ impl Gpu<'_, '_> {
             .gpu
             .unified_l1
             .as_ref()
-            .map(|u| u.l1_ways(occupancy.shmem_per_sm()));
+            .map(|u| u.l1_ways(occupancy.shmem_per_sm(h.blocks(), spec.gpu.sms)));
         for sm in self.sms.iter_mut() {
             sm.launch_kernel(occupancy.blocks, l1_ways);
         }

@@ -330,9 +330,10 @@ impl WarpEmu {
             }
         }
         let opcode = &code.opcodes[usize::from(inst.opcode)];
-        // (A memory instruction no lane runs accesses nothing: it is recorded as the tracer's
-        // lines for it are read, without a width.)
-        let is_mem = run != 0 && matches!(inst.op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. });
+        // A memory instruction no lane runs keeps its width and has no addresses: Accel-Sim's
+        // tracer writes the width of every instruction with a memory operand, whatever its mask
+        // (Accel-Sim stops on a memory opcode without one).
+        let is_mem = matches!(inst.op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. });
         Inst {
             pc: inst.pc,
             mask: run,
