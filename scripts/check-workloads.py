@@ -152,9 +152,10 @@ def drop_one(lines):
 
 
 def move_one(lines):
-    """The first memory instruction with addresses has its first address moved by 1 GiB."""
+    """The first memory instruction with addresses has its first address moved by 1 GiB (one
+    some lane runs: a memory instruction no lane runs has a base address that means nothing)."""
     for k, line in enumerate(lines):
-        if INST.match(line):
+        if INST.match(line) and line.split()[1] != "00000000":
             m = re.search(r" (0x[0-9a-f]{16})", line)
             if m:
                 moved = f" 0x{int(m.group(1), 16) + (1 << 30):016x}"
