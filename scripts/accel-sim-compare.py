@@ -34,7 +34,10 @@ from Accel-Sim's output and mapped from warpsmith's JSON:
 GPGPU-Sim prints its cache and DRAM counters summed since the start of the run; a launch's
 figure is the difference from the launch before.
 
-A run that exceeds --timeout seconds (default 3600) is stopped and reported as such. Writes
+Accel-Sim simulates about 100 to 300 cycles a CPU-second on these 80-SM runs: dct8x8,
+quasirandomgenerator, backprop, hotspot, srad_v1 and b+tree take it 7 to 18 minutes each (the
+figures in docs/correlation.md); sad, mri-q, binomialoptions and fastwalshtransform would take
+hours. A run that exceeds --timeout seconds (default 3600) is stopped and reported as such. Writes
 DIR/results.json and DIR/table.md (default DIR: target/accel-sim-compare) and prints the table.
 Accel-Sim is built by scripts/build-accel-sim.sh when --accel-sim is not given (about 5
 minutes, once). Exit 0 when every run finished, 1 when one failed or timed out, 2 on bad usage.
