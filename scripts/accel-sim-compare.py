@@ -168,8 +168,8 @@ def main():
     trace_cfg = os.path.join(framework, "gpu-simulator", "configs", "tested-cfgs", "SM7_QV100",
                              "trace.config")
     # accel-sim.out links GPGPU-Sim's own libcudart.so, built beside it.
-    libs = glob.glob(os.path.join(framework, "gpu-simulator", "gpgpu-sim", "lib", "*", "*", "release",
-                                  "libcudart.so"))
+    libs = glob.glob(os.path.join(framework, "gpu-simulator", "gpgpu-sim", "lib", "*", "*",
+                                  "release", "libcudart.so"))
     if not libs:
         ap.error(f"no GPGPU-Sim libcudart.so under {framework}/gpu-simulator/gpgpu-sim/lib")
     asim_env = dict(os.environ)
@@ -189,7 +189,6 @@ def main():
         f.write("\n# Added by warpsmith's accel-sim-compare.py for sm_75 traces:\n"
                 "-specialized_unit_4 1,4,4,4,4,UDP\n"
                 "-trace_opcode_latency_initiation_spec_op_4 4,1\n")
-    env_cache = os.environ.get("WARPSMITH_CACHE_DIR")
     pin = ["taskset", "-c", str(a.cpu)]
 
     results, failed = [], False
@@ -228,7 +227,7 @@ def main():
         failed |= row["warpsmith"]["status"] != "ok" or row["accel_sim"]["status"] != "ok"
         results.append(row)
         with open(os.path.join(a.out, "results.json"), "w") as f:
-            json.dump({"warpsmith_cache": env_cache, "results": results}, f, indent=1)
+            json.dump({"results": results}, f, indent=1)
     table = render(results)
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write(table)
@@ -267,9 +266,9 @@ def render(results):
             if who == "Accel-Sim" and rate and rates["warpsmith"]:
                 ratio = f"{rates['warpsmith'] / rate:,.1f}x"
             cpu = f"{x['cpu_s']:,.1f}" if x["cpu_s"] is not None else f">{x['wall_s']:,.0f} wall"
+            per_s = f"{rate:,.0f}" if rate else "–"
             speed.append(f"| {r['workload']} | {who} | {x['status']} | {cyc:,} | {cpu} | "
-                         f"{rate:,.0f} | {ratio} |" if rate else
-                         f"| {r['workload']} | {who} | {x['status']} | {cyc:,} | {cpu} | – | |")
+                         f"{per_s} | {ratio} |")
     return "\n".join(t + speed) + "\n"
 
 

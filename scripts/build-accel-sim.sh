@@ -2,7 +2,7 @@
 # Build the reference simulator Accel-Sim (its trace-driven accel-sim.out, GPGPU-Sim 4.2.0) into
 # .tools/accel-sim, for scripts/accel-sim-compare.py. Idempotent: an existing binary is kept.
 #
-#   scripts/build-accel-sim.sh [DEST]            (default .tools/accel-sim; prints the binary's path)
+#   scripts/build-accel-sim.sh [DEST]   (default .tools/accel-sim; prints the binary's path)
 #
 # Sources: accel-sim/accel-sim-framework and accel-sim/gpgpu-sim_distribution (the GPGPU-Sim fork
 # Accel-Sim's own setup clones), at the pinned dev commits of 2024-10; ACCEL_SIM_GIT and
@@ -20,7 +20,7 @@ mkdir -p "$DEST" && DEST=$(cd "$DEST" && pwd)
 ASIM_GIT=${ACCEL_SIM_GIT:-https://github.com/accel-sim/accel-sim-framework}
 GSIM_GIT=${GPGPU_SIM_GIT:-https://github.com/accel-sim/gpgpu-sim_distribution}
 ASIM_COMMIT=73f9fac68a1a717750da54d2d867c7524b47b4c3 # accel-sim-framework dev, 2024-10-08
-GSIM_COMMIT=667834cfe5214523edd7769aeab77f91b7137686 # gpgpu-sim_distribution dev (4.2.0), 2024-10-07
+GSIM_COMMIT=667834cfe5214523edd7769aeab77f91b7137686 # gpgpu-sim_distribution dev, 2024-10-07
 BIN=$DEST/accel-sim-framework/gpu-simulator/bin/release/accel-sim.out
 say() { printf 'build-accel-sim: %s\n' "$*" >&2; }
 if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
