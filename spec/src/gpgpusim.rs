@@ -1757,9 +1757,13 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     )?;
     if d.scheduler_queue_size > 0 {
         let q = u64::from(d.scheduler_queue_size);
+        // GPGPU-Sim's FR-FCFS queue holds the requests no bank has taken yet: each bank takes
+        // the request it serves out of it (dram.cc, `bk[b]->mrq`), so a channel holds up to the
+        // queue's size plus one request a bank. Our pending queue holds a request until its
+        // column command: the same capacity is the queue plus the banks (decision CFG-5).
         keys.put(
             "mc.queue_entries",
-            Val::from(q),
+            Val::from(q + u64::from(d.timing.nbk)),
             "gpgpu_frfcfs_dram_sched_queue_size",
         )?;
         // GPGPU-Sim's FR-FCFS queue serves reads and writes together; the drain thresholds

@@ -715,6 +715,37 @@ fn import_memory_partitions_and_clocks() {
     ));
 }
 
+/// GPGPU-Sim's FR-FCFS queue holds the requests no bank has taken, and each bank holds the one
+/// it serves: the pending queue, which holds both, gets the queue's size plus the banks. The
+/// drain thresholds stay at 3/4 and 1/4 of GPGPU-Sim's queue.
+#[test]
+fn the_pending_queue_holds_the_scheduler_queue_and_one_request_a_bank() {
+    let int = |v: i64| toml::Value::Integer(v);
+    // (configuration, its queue size and banks): QV100 64 and 16, GTX480 (4.x) 64 and 16.
+    for (o, q, nbk) in [
+        (layered(QV100, QV100_TRACE), 64, 16),
+        (file_opts("GTX480/gpgpusim-4.x/gpgpusim.config"), 64, 16),
+    ] {
+        let r = layer(&o).unwrap();
+        assert_eq!(imported(&r, "mc.queue_entries"), int(q + nbk));
+        assert_eq!(imported(&r, "mc.write_high"), int(q * 3 / 4));
+        assert_eq!(imported(&r, "mc.write_low"), int(q / 4));
+    }
+    // The banks come from -gpgpu_dram_timing_opt: eight banks (three bank bits), a queue of 20.
+    let mut o = file_opts("GTX480/gpgpusim-4.x/gpgpusim.config");
+    o.layer(opts(
+        "-gpgpu_frfcfs_dram_sched_queue_size 20\n-gpgpu_mem_addr_mapping dramid@8;00000000.\
+            00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBCCCCB.CCSSSSSS\n\
+            -gpgpu_dram_timing_opt \
+            nbk=8:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12:nbkgrp=1:CCDL=0:\
+            RTPL=0\n",
+        "small.config",
+    ));
+    let r = layer(&o).unwrap();
+    assert_eq!(imported(&r, "mc.queue_entries"), int(28));
+    assert_eq!(imported(&r, "mc.write_high"), int(15));
+}
+
 #[test]
 fn import_the_interconnect() {
     let s = |v: &str| toml::Value::String(v.into());
@@ -1273,38 +1304,46 @@ fn import_the_unified_l1_and_its_carveouts() {
     );
 }
 
-/// The V100 configuration (`configs/volta-v100.toml`) is Accel-Sim's QV100 configuration but
-/// for the three latencies calibrated on the pointer chase: every key QV100's two files import
-/// has the file's value, those three QV100's.
+/// Each GPU configuration of `configs/` is its Accel-Sim configuration but for the three
+/// latencies calibrated on the pointer chase: every key the two GPGPU-Sim files import has the
+/// file's value, those three the GPGPU-Sim files' (and the file's own differ from them).
 #[test]
-fn volta_configuration_is_its_gpgpusim_configuration() {
-    const CALIBRATED: [(&str, i64); 3] = [
-        ("gpu.l1_latency", 20),
-        ("l2.rop_latency", 160),
-        ("l2.dram_latency", 100),
-    ];
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data/gpgpusim-configs");
-    let volta = crate::tests::volta().resolve().unwrap();
-    let mut req = crate::ConfigRequest::preset("turing-rtx2060s");
-    req.gpgpusim = vec![
-        dir.join("QV100/gpgpusim.config"),
-        dir.join("QV100/trace.config"),
-    ];
-    let imported = req.resolve().unwrap();
-    let report = imported.import_report().unwrap();
-    assert!(report.imported.len() > 70, "{}", report.imported.len());
-    let of = |s: &crate::Spec, key: &str| {
-        let t: toml::Table = toml::from_str(&s.to_toml()).unwrap();
-        let (section, k) = key.split_once('.').unwrap();
-        t[section][k].clone()
-    };
-    for k in &report.imported {
-        match CALIBRATED.iter().find(|(key, _)| *key == k.key) {
-            Some((_, qv100)) => {
-                assert_eq!(of(&imported, k.key).as_integer(), Some(*qv100), "{}", k.key);
-                assert_ne!(of(&volta, k.key), of(&imported, k.key), "{}", k.key);
+fn gpu_configurations_are_their_gpgpusim_configurations() {
+    // (file, Accel-Sim's configuration, its l1, ROP and DRAM latencies.)
+    for (file, dir, latencies) in [
+        ("volta-v100.toml", "QV100", [20, 160, 100]),
+    ] {
+        let calibrated = ["gpu.l1_latency", "l2.rop_latency", "l2.dram_latency"];
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = root.join("tests-data/gpgpusim-configs").join(dir);
+        let ours = crate::tests::config_file(file).resolve().unwrap();
+        let mut req = crate::ConfigRequest::preset("turing-rtx2060s");
+        req.gpgpusim = vec![dir.join("gpgpusim.config"), dir.join("trace.config")];
+        let imported = req.resolve().unwrap();
+        let report = imported.import_report().unwrap();
+        assert!(
+            report.imported.len() > 70,
+            "{file}: {}",
+            report.imported.len()
+        );
+        let of = |s: &crate::Spec, key: &str| {
+            let t: toml::Table = toml::from_str(&s.to_toml()).unwrap();
+            let (section, k) = key.split_once('.').unwrap();
+            t[section][k].clone()
+        };
+        for k in &report.imported {
+            match calibrated.iter().position(|key| *key == k.key) {
+                Some(i) => {
+                    assert_eq!(
+                        of(&imported, k.key).as_integer(),
+                        Some(latencies[i]),
+                        "{file}: {}",
+                        k.key
+                    );
+                    assert_ne!(of(&ours, k.key), of(&imported, k.key), "{file}: {}", k.key);
+                }
+                None => assert_eq!(of(&imported, k.key), of(&ours, k.key), "{file}: {}", k.key),
             }
-            None => assert_eq!(of(&imported, k.key), of(&volta, k.key), "{}", k.key),
         }
     }
 }

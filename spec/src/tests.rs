@@ -599,7 +599,16 @@ fn a_kernels_l1_is_what_its_carveout_leaves_of_the_unified_storage() {
 
 /// The V100 configuration (`configs/volta-v100.toml`, every key set) on a preset it replaces.
 pub(crate) fn volta() -> ConfigRequest {
+    config_file("volta-v100.toml")
+}
+
+/// A GPU configuration of `configs/` (every key set) on a preset it replaces.
+pub(crate) fn config_file(name: &str) -> ConfigRequest {
     let mut r = ConfigRequest::preset("tiny");
-    r.file = Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/volta-v100.toml"));
+    r.file = Some(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../configs")
+            .join(name),
+    );
     r
 }
