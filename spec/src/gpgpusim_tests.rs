@@ -1312,6 +1312,7 @@ fn gpu_configurations_are_their_gpgpusim_configurations() {
     // (file, Accel-Sim's configuration, its l1, ROP and DRAM latencies.)
     for (file, dir, latencies) in [
         ("volta-v100.toml", "QV100", [20, 160, 100]),
+        ("ampere-rtx3070.toml", "RTX3070", [39, 187, 254]),
     ] {
         let calibrated = ["gpu.l1_latency", "l2.rop_latency", "l2.dram_latency"];
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
