@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """warpsmith and Accel-Sim side by side on the same traces and the same configuration.
 
-    scripts/accel-sim-compare.py [--workload W ...] [--timeout S] [--out DIR]
-                                 [--accel-sim BIN] [--bin WARPSMITH] [--cpu N]
+    scripts/accel-sim-compare.py [--workload W ...] [--launches LIST] [--timeout S]
+                                 [--out DIR] [--accel-sim BIN] [--bin WARPSMITH] [--cpu N]
 
 Each workload of the library (default: every line of scripts/volta-workloads.txt, the V100
 kernels of AccelWattch's table) is written once as an Accel-Sim trace (`warpsmith trace`), then
@@ -11,7 +11,7 @@ run by both simulators, one after the other, each pinned to one CPU (`taskset -c
     Accel-Sim does) on `--preset turing-rtx2060s --config configs/volta-v100.toml` with the
     three latencies calibrated on the TITAN V set back to Accel-Sim's QV100 values
     (gpu.l1_latency 20, l2.rop_latency 160, l2.dram_latency 100): the file is then Accel-Sim's
-    SM7_QV100 imported key for key (spec test volta_configuration_is_its_gpgpusim_configuration),
+    SM7_QV100 imported key for key (spec test gpu_configurations_are_their_gpgpusim_configurations),
     plus the HBM2 timing GPGPU-Sim has no option for;
   * Accel-Sim: `accel-sim.out -trace DIR/kernelslist.g -config gpgpusim.config -config
     trace.config` in a folder holding its own tested SM7_QV100 configuration.
@@ -23,8 +23,10 @@ Accel-Sim's fill misses every line of a trace's copies (NO_COPY_FILL below says 
 --copies-fill-l2 keeps the fill.
 
 Per kernel launch it tabulates cycles, L1D and L2 accesses and misses, DRAM reads and writes (32 B
-sectors) of both and their difference, and per workload each simulator's CPU seconds (user + sys
-of its process) and simulated cycles per CPU-second. The counters are GPGPU-Sim's totals, read
+sectors) of both and their difference (--launches 1,7 keeps only those launches of each trace, in
+both simulators, with every host copy: one of each kernel of a long application), and per
+workload each simulator's CPU seconds (user + sys of its process) and simulated cycles per
+CPU-second. The counters are GPGPU-Sim's totals, read
 from Accel-Sim's output and mapped from warpsmith's JSON:
   L1D_total_cache_accesses   l1.accesses (every access kind; HIT, HIT_RESERVED, MISS, SECTOR_MISS)
   L1D_total_cache_misses     l1.misses + l1.sector_misses (MISS + SECTOR_MISS)
@@ -106,6 +108,26 @@ def accel_sim_launches(text):
     return out
 
 
+def keep_launches(path, keep):
+    """Rewrite a trace's kernelslist.g with only the kernel launches numbered in `keep` (from
+    1, in the list's order) and every host copy."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    out, n = [], 0
+    for ln in lines:
+        if ln.strip().startswith("Memcpy") or not ln.strip():
+            out.append(ln)
+            continue
+        n += 1
+        if n in keep:
+            out.append(ln)
+    if max(keep) > n:
+        print(f"--launches: {path} has {n} launches, not {max(keep)}", file=sys.stderr)
+        sys.exit(2)
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 def timed(cmd, cwd, timeout, log, env=None):
     """Run cmd; its stdout, CPU seconds (user + sys) and whether it finished in time."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -136,6 +158,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="\n".join(__doc__.split("\n")[1:]))
     ap.add_argument("--workload", action="append", help="a workload (repeatable)")
+    ap.add_argument("--launches", help="comma-separated launch numbers (from 1) to keep of "
+                    "each trace, e.g. 1,7 (default: every launch)")
     ap.add_argument("--timeout", type=float, default=3600.0, help="seconds per run")
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "accel-sim-compare"))
     ap.add_argument("--accel-sim", help="accel-sim.out (default: built by build-accel-sim.sh)")
@@ -147,6 +171,14 @@ def main():
     a = ap.parse_args()
     if a.timeout <= 0:
         ap.error("--timeout must be positive")
+    keep = None
+    if a.launches is not None:
+        try:
+            keep = {int(x) for x in a.launches.split(",")}
+        except ValueError:
+            ap.error(f"--launches `{a.launches}`: expected launch numbers like 1,7")
+        if not keep or min(keep) < 1:
+            ap.error(f"--launches `{a.launches}`: launch numbers start at 1")
     if not os.access(a.bin, os.X_OK):
         ap.error(f"no warpsmith binary at {a.bin}: run cargo build --release (or give --bin)")
     if shutil.which("taskset") is None:
@@ -198,6 +230,8 @@ def main():
         print(f"[{n}/{len(workloads)}] {w}: writing its trace", file=sys.stderr, flush=True)
         subprocess.run([a.bin, "trace", "--workload", w, "--out", tdir], check=True,
                        stdout=subprocess.DEVNULL)
+        if keep is not None:
+            keep_launches(os.path.join(tdir, "kernelslist.g"), keep)
         row = {"workload": w}
         print(f"[{n}/{len(workloads)}] {w}: warpsmith", file=sys.stderr, flush=True)
         cmd = pin + [a.bin, "run", "--trace", tdir, "--no-trace-cache", "--format", "json",
