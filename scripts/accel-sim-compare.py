@@ -26,8 +26,8 @@ Per kernel launch it tabulates cycles, L1D and L2 accesses and misses, DRAM read
 sectors) of both and their difference (--launches 1,7 keeps only those launches of each trace, in
 both simulators, with every host copy: one of each kernel of a long application), and per
 workload each simulator's CPU seconds (user + sys of its process) and simulated cycles per
-CPU-second. The counters are GPGPU-Sim's totals, read
-from Accel-Sim's output and mapped from warpsmith's JSON:
+CPU-second. The counters are GPGPU-Sim's totals, read from Accel-Sim's output and mapped from
+warpsmith's JSON:
   L1D_total_cache_accesses   l1.accesses (every access kind; HIT, HIT_RESERVED, MISS, SECTOR_MISS)
   L1D_total_cache_misses     l1.misses + l1.sector_misses (MISS + SECTOR_MISS)
   L2_total_cache_accesses    l2.accesses
