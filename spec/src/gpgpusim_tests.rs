@@ -1309,15 +1309,22 @@ fn import_the_unified_l1_and_its_carveouts() {
 /// file's value, those three the GPGPU-Sim files' (and the file's own differ from them).
 #[test]
 fn gpu_configurations_are_their_gpgpusim_configurations() {
+    let calibrated = ["gpu.l1_latency", "l2.rop_latency", "l2.dram_latency"];
+    let configs =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data/gpgpusim-configs");
+    // A resolved configuration's keys, as the TOML it writes.
+    let table = |s: &crate::Spec| -> toml::Table { toml::from_str(&s.to_toml()).unwrap() };
+    let of = |t: &toml::Table, key: &str| {
+        let (section, k) = key.split_once('.').unwrap();
+        t[section][k].clone()
+    };
     // (file, Accel-Sim's configuration, its l1, ROP and DRAM latencies.)
     for (file, dir, latencies) in [
         ("volta-v100.toml", "QV100", [20, 160, 100]),
         ("ampere-rtx3070.toml", "RTX3070", [39, 187, 254]),
     ] {
-        let calibrated = ["gpu.l1_latency", "l2.rop_latency", "l2.dram_latency"];
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let dir = root.join("tests-data/gpgpusim-configs").join(dir);
-        let ours = crate::tests::config_file(file).resolve().unwrap();
+        let dir = configs.join(dir);
+        let ours = table(&crate::tests::config_file(file).resolve().unwrap());
         let mut req = crate::ConfigRequest::preset("turing-rtx2060s");
         req.gpgpusim = vec![dir.join("gpgpusim.config"), dir.join("trace.config")];
         let imported = req.resolve().unwrap();
@@ -1327,11 +1334,7 @@ fn gpu_configurations_are_their_gpgpusim_configurations() {
             "{file}: {}",
             report.imported.len()
         );
-        let of = |s: &crate::Spec, key: &str| {
-            let t: toml::Table = toml::from_str(&s.to_toml()).unwrap();
-            let (section, k) = key.split_once('.').unwrap();
-            t[section][k].clone()
-        };
+        let imported = table(&imported);
         for k in &report.imported {
             match calibrated.iter().position(|key| *key == k.key) {
                 Some(i) => {
