@@ -1304,12 +1304,11 @@ fn import_the_unified_l1_and_its_carveouts() {
     );
 }
 
-/// Each GPU configuration of `configs/` is its Accel-Sim configuration but for the three
-/// latencies calibrated on the pointer chase: every key the two GPGPU-Sim files import has the
-/// file's value, those three the GPGPU-Sim files' (and the file's own differ from them).
+/// Each GPU configuration of `configs/` is its Accel-Sim configuration but for the latencies
+/// calibrated on the pointer chase: every key the two GPGPU-Sim files import has the file's
+/// value, the calibrated ones the GPGPU-Sim files' (and the file's own differ from them).
 #[test]
 fn gpu_configurations_are_their_gpgpusim_configurations() {
-    let calibrated = ["gpu.l1_latency", "l2.rop_latency", "l2.dram_latency"];
     let configs =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests-data/gpgpusim-configs");
     // A resolved configuration's keys, as the TOML it writes.
@@ -1318,11 +1317,17 @@ fn gpu_configurations_are_their_gpgpusim_configurations() {
         let (section, k) = key.split_once('.').unwrap();
         t[section][k].clone()
     };
-    // (file, Accel-Sim's configuration, its l1, ROP and DRAM latencies.)
-    for (file, dir, latencies) in [
-        ("volta-v100.toml", "QV100", [20, 160, 100]),
-        ("ampere-rtx3070.toml", "RTX3070", [39, 187, 254]),
-    ] {
+    // (file, Accel-Sim's configuration, its values of the first keys of `keys`: those the file
+    // calibrates). The RTX 2070's chase has no DRAM figure, so turing-rtx2060 keeps RTX2060's
+    // DRAM latency.
+    let keys = ["gpu.l1_latency", "l2.rop_latency", "l2.dram_latency"];
+    let files: [(&str, &str, &[i64]); 3] = [
+        ("volta-v100.toml", "QV100", &[20, 160, 100]),
+        ("ampere-rtx3070.toml", "RTX3070", &[39, 187, 254]),
+        ("turing-rtx2060.toml", "RTX2060", &[32, 194]),
+    ];
+    for (file, dir, values) in files {
+        let calibrated: Vec<(&str, i64)> = keys.into_iter().zip(values.iter().copied()).collect();
         let dir = configs.join(dir);
         let ours = table(&crate::tests::config_file(file).resolve().unwrap());
         let mut req = crate::ConfigRequest::preset("turing-rtx2060s");
@@ -1336,11 +1341,11 @@ fn gpu_configurations_are_their_gpgpusim_configurations() {
         );
         let imported = table(&imported);
         for k in &report.imported {
-            match calibrated.iter().position(|key| *key == k.key) {
-                Some(i) => {
+            match calibrated.iter().find(|(key, _)| *key == k.key) {
+                Some((_, value)) => {
                     assert_eq!(
                         of(&imported, k.key).as_integer(),
-                        Some(latencies[i]),
+                        Some(*value),
                         "{file}: {}",
                         k.key
                     );
