@@ -1034,6 +1034,9 @@ const READ: &[&str] = &[
     "gpgpu_cache:dl1",
     "gpgpu_cache:dl2",
     "gpgpu_l1_latency",
+    "gpgpu_l1_banks",
+    "gpgpu_l1_banks_byte_interleaving",
+    "gpgpu_l1_banks_hashing_function",
     "gpgpu_num_sched_per_core",
     "gpgpu_scheduler",
     "gpgpu_coalesce_arch",
@@ -1843,6 +1846,32 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     }
     flag_or_kept(&mut keys, &mut kept, "gpu.flush_l1", "gpgpu_flush_l1_cache")?;
     unified_l1(&mut keys, &mut kept)?;
+    // GPGPU-Sim's default is one bank; its banks interleave 32-byte sectors, linearly, which
+    // is what gpu.l1_banks models (decision GPU-34).
+    let banks = positive(opts, "gpgpu_l1_banks", 1)?;
+    keys.put(
+        "gpu.l1_banks",
+        Val::from(u64::from(banks)),
+        "gpgpu_l1_banks",
+    )?;
+    for (option, default, what) in [
+        (
+            "gpgpu_l1_banks_byte_interleaving",
+            32,
+            "32 (sectors interleaved)",
+        ),
+        ("gpgpu_l1_banks_hashing_function", 0, "0 (linear)"),
+    ] {
+        let v = uint(opts, option, default)?;
+        if v != default {
+            return Err(ImportError::BadValue {
+                option,
+                value: v.to_string(),
+                location: location(opts, option),
+                expected: what,
+            });
+        }
+    }
     // GPGPU-Sim's default launch latency is 0: a file without the option launches at once.
     keys.put(
         "gpu.kernel_launch_latency",

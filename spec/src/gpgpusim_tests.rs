@@ -1069,6 +1069,59 @@ fn import_the_launch_latency_and_the_copies_filling_the_l2() {
     );
 }
 
+/// `-gpgpu_l1_banks` sets `gpu.l1_banks` (GPGPU-Sim's default 1 where a file does not set it;
+/// decision GPU-34); the banks' interleaving and hashing are GPGPU-Sim's defaults or refused,
+/// naming the option, its file and line.
+#[test]
+fn import_the_l1_banks() {
+    for (rel, banks) in [
+        ("GTX480/gpgpusim-4.x/gpgpusim.config", 1),
+        ("QV100/gpgpusim.config", 4),
+        ("RTX2060/gpgpusim.config", 4),
+        ("RTX3070/gpgpusim.config", 4),
+    ] {
+        let r = layer(&file_opts(rel)).unwrap();
+        assert_eq!(
+            imported(&r, "gpu.l1_banks").as_integer(),
+            Some(banks),
+            "{rel}"
+        );
+    }
+    let mut o = file_opts("QV100/gpgpusim.config");
+    o.layer(opts(
+        "-gpgpu_l1_banks 8\n-gpgpu_l1_banks_byte_interleaving 32\n\
+            -gpgpu_l1_banks_hashing_function 0\n",
+        "over.config",
+    ));
+    assert_eq!(
+        imported(&layer(&o).unwrap(), "gpu.l1_banks").as_integer(),
+        Some(8)
+    );
+    for (line, option) in [
+        (
+            "-gpgpu_l1_banks_byte_interleaving 64\n",
+            "gpgpu_l1_banks_byte_interleaving",
+        ),
+        (
+            "-gpgpu_l1_banks_hashing_function 1\n",
+            "gpgpu_l1_banks_hashing_function",
+        ),
+        ("-gpgpu_l1_banks 0\n", "gpgpu_l1_banks"),
+    ] {
+        let mut bad = file_opts("QV100/gpgpusim.config");
+        bad.layer(opts(line, "bad.config"));
+        let e = layer(&bad).unwrap_err().to_string();
+        assert!(names_option(&e, option, "bad.config", 1), "{e}");
+    }
+    // Three banks are no power of two: the key's rule refuses it.
+    let e = crate::ConfigRequest::preset("turing-rtx2060s")
+        .with("gpu.l1_banks=3")
+        .resolve()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("gpu.l1_banks"), "{e}");
+}
+
 /// Whether an import error names the option `-option`, its file and its line (what every import
 /// error must do).
 fn names_option(err: &str, option: &str, file: &str, line: usize) -> bool {

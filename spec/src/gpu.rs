@@ -38,6 +38,12 @@ section! {
                 `S:4:128:64,L:T:m:L:L,A:256:32,16:0,32`";
         l1_latency: u32 = Legal::Range { min: 0, max: 10000 },
             "core cycles from an L1 access to its answer (-gpgpu_l1_latency)";
+        l1_banks: u32 = Legal::Pow2 { min: 1, max: 32 },
+            "banks of an SM's L1 (-gpgpu_l1_banks): each cycle the LD/ST unit hands the L1, and \
+                the L1 takes, up to this many accesses in order, each to another bank; banks \
+                interleave 32-byte sectors (bank = address / 32 mod banks, GPGPU-Sim's defaults \
+                -gpgpu_l1_banks_byte_interleaving 32 and -gpgpu_l1_banks_hashing_function 0; \
+                decision GPU-34)";
         schedulers: u32 = Legal::Range { min: 1, max: 16 },
             "warp schedulers per SM, each issuing one instruction per cycle \
                 (-gpgpu_num_sched_per_core); warp w belongs to scheduler w mod schedulers";
@@ -335,6 +341,8 @@ pub struct GpuSpec {
     pub line_bits: u32,
     pub l1: CacheString,
     pub l1_latency: u32,
+    /// Banks of the L1: accesses a cycle, each to another bank.
+    pub l1_banks: u32,
     pub schedulers: u32,
     pub scheduler: WarpScheduler,
     pub active_warps: u32,
@@ -367,6 +375,7 @@ impl GpuSpec {
             line_bits: g.line_bytes.trailing_zeros(),
             l1,
             l1_latency: g.l1_latency,
+            l1_banks: g.l1_banks,
             schedulers: g.schedulers,
             scheduler: g.scheduler,
             active_warps: g.active_warps,

@@ -17,7 +17,10 @@
 //! * A fill frees its MSHR entry and answers every merged request `latency` cycles later.
 //!
 //! One access per cycle models a data port at least as wide as a request (32 B sectors on a
-//! 32 B port in every reference configuration).
+//! 32 B port in every reference configuration). A banked slice (an SM's L1 under
+//! `gpu.l1_banks`, [`Slice::set_banks`]) takes, after its head, more requests in the same cycle
+//! in queue order, each to another bank (32-byte sectors interleaved), while each would be taken;
+//! the first that would not, or whose bank is taken, waits for the next cycle (decision GPU-34).
 
 use super::cache::{Eviction, Found, Outcome, TagArray};
 use super::mshr::{Added, Lookup, MshrTable};
@@ -72,6 +75,8 @@ pub struct Slice<P> {
     answering: VecDeque<(u64, P, Served)>,
     input_cap: usize,
     miss_cap: usize,
+    /// Banks (accesses a cycle, each to another bank), a power of two.
+    banks: u32,
     seen: u8,
     /// The last cycle refused its head ([`Slice::cycle`], [`Slice::repeat`]).
     refused: bool,
@@ -132,6 +137,7 @@ impl<P: Copy> Slice<P> {
             latency,
             input: VecDeque::new(),
             input_cap: input_cap.max(1),
+            banks: 1,
             miss_queue: VecDeque::new(),
             answering: VecDeque::new(),
             now: 0,
@@ -143,6 +149,24 @@ impl<P: Copy> Slice<P> {
             evictions: None,
             ack_writes: false,
         }
+    }
+
+    /// Give it `banks` banks (a power of two; an SM's L1 under `gpu.l1_banks`): up to that many
+    /// accesses a cycle, each to another 32-byte-interleaved bank ([`Slice::bank_of`]).
+    pub fn set_banks(&mut self, banks: u32) {
+        debug_assert!(banks.is_power_of_two());
+        self.banks = banks.max(1);
+    }
+
+    /// The bank of `addr`: its 32-byte sector's number modulo the banks (GPGPU-Sim's linear
+    /// `-gpgpu_l1_banks_hashing_function 0` at `-gpgpu_l1_banks_byte_interleaving 32`).
+    pub fn bank_of(&self, addr: u64) -> u32 {
+        (addr >> 5) as u32 & (self.banks - 1)
+    }
+
+    /// Its banks ([`Slice::set_banks`]).
+    pub fn banks(&self) -> u32 {
+        self.banks
     }
 
     /// Leave a write that goes on to the next level (written through, or into a read-only
@@ -291,11 +315,35 @@ impl<P: Copy> Slice<P> {
             self.refused = !taken;
             if taken {
                 crate::ring::pop_front(&mut self.input);
+                if self.banks > 1 {
+                    self.more_banks(r.addr);
+                }
             }
         } else {
             self.refused = false;
         }
         self.now += 1;
+    }
+
+    /// A banked slice's further accesses of the cycle, after a head to `first`'s bank: the
+    /// next requests in order, each to a bank not yet used this cycle and each one that would be
+    /// taken ([`Slice::prepare`]; one that would be refused waits, not counted, for its turn
+    /// as the head).
+    fn more_banks(&mut self, first: u64) {
+        let mut used = 1u32 << self.bank_of(first);
+        for _ in 1..self.banks {
+            let Some(&r) = self.input.front() else {
+                return;
+            };
+            let bank = 1u32 << self.bank_of(r.addr);
+            if used & bank != 0 || self.prepare(&r).is_err() {
+                return;
+            }
+            used |= bank;
+            let taken = self.access(r);
+            debug_assert!(taken, "a prepared access was refused");
+            crate::ring::pop_front(&mut self.input);
+        }
     }
 
     /// Whether its last cycle ([`Slice::cycle`] or [`Slice::repeat`]) refused its head: a

@@ -99,14 +99,28 @@ pub(super) fn requests_of(
 }
 
 impl Sm<'_> {
-    /// Step 4: the LD/ST unit's next request. The prefetcher sees every global access first: a
-    /// load its cache holds, or one whose prefetch is in flight, goes no further; a store drops
-    /// its line. Then it goes into the L1's input queue or, bypassing the L1, into the port's
-    /// register, if there is room.
+    /// Step 4: the LD/ST unit's next requests: one, or with a banked L1 (`gpu.l1_banks`) up to
+    /// one a bank, in order, until one is refused or would go to a bank already fed this cycle
+    /// (GPGPU-Sim's bank conflict; decision GPU-34). See [`Sm::ldst_access`].
     pub(super) fn ldst_step(&mut self, now: u64) {
+        let mut fed = 0u32;
+        for _ in 0..self.l1.banks() {
+            if !self.ldst_access(now, &mut fed) {
+                return;
+            }
+        }
+    }
+
+    /// One request of the LD/ST unit. The prefetcher sees every global access first: a load
+    /// its cache holds, or one whose prefetch is in flight, goes no further; a store drops its
+    /// line. Then it goes into the L1's input queue or, bypassing the L1, into the port's
+    /// register, if there is room. `fed`: the L1 banks fed this cycle. True when an access went
+    /// into the L1 and another of the same instruction may follow in this cycle.
+    fn ldst_access(&mut self, now: u64, fed: &mut u32) -> bool {
         let Some(u) = &mut self.ldst.inst else {
-            return;
+            return false;
         };
+        let mut more = false;
         if let Some(&addr) = u.addrs.front() {
             let (payload, write) = (u.payload, u.write);
             let at_pf = match &mut self.pf {
@@ -151,8 +165,11 @@ impl Sm<'_> {
                     payload,
                     kind,
                 };
-                if self.l1.offer(r) == Offer::Accepted {
+                let bank = 1u32 << self.l1.bank_of(addr);
+                if *fed & bank == 0 && self.l1.offer(r) == Offer::Accepted {
                     u.addrs.pop_front();
+                    *fed |= bank;
+                    more = true;
                 }
             }
             // Looked up, and still waiting: not again.
@@ -163,7 +180,9 @@ impl Sm<'_> {
                 self.ldst.spare = u.addrs;
             }
             self.idle.fill(0);
+            return false;
         }
+        more
     }
 
     /// An access of memory instruction `p` is answered at `now`.

@@ -189,6 +189,7 @@ impl<'p> Sm<'p> {
         let schedulers = g.schedulers as usize;
         let pf = PrefetchUnit::new(spec).map(Box::new);
         let mut l1 = Slice::new(g.l1, u64::from(g.l1_latency), 8);
+        l1.set_banks(g.l1_banks);
         // A store completes when the L2 acknowledges it.
         l1.answer_writes_on_ack();
         if pf.is_some() && spec.prefetch.into_l1 {
