@@ -312,47 +312,45 @@ fn a_kernel_ends_when_the_l2_has_acknowledged_its_stores() {
 /// instruction's access a cycle either way, take exactly the same cycles.
 #[test]
 fn a_banked_l1_takes_a_lines_four_sectors_in_one_cycle() {
-    // (A preset whose L1 has sectors and room for the lines: tiny's 16 lines are bound by
-    // its miss queue, fermi's L1 has whole lines.)
-    for p in ["turing-rtx2060s"] {
-        let one = preset(p);
-        assert_eq!(one.gpu.l1_banks, 1, "{p}");
-        let four = ConfigRequest::preset(p)
-            .with("gpu.l1_banks=4")
-            .resolve()
-            .unwrap();
-        // Eight independent loads of a whole line each (32 lanes, 4 bytes apart), twice: the
-        // second time they hit.
-        let line = |k: u64| {
-            format!(
-                "{:04x} ffffffff 1 R{} LDG.E.SYS 1 R2 4 1 {:#x} 4 0",
-                16 * k,
-                20 + k % 8,
-                0x10000 + 0x1000 * (k % 8)
-            )
-        };
-        let wide: Vec<String> = (0..16).map(line).collect();
-        let (a, b) = (
-            blocks_run(&one, &[wide.clone()]),
-            blocks_run(&four, &[wide]),
-        );
-        let counts = |r: &RunSummary| (r.l1.accesses, r.l1.hits, r.l1.misses, r.l1.sector_misses);
-        assert_eq!(counts(&a), counts(&b), "{p}");
-        assert_eq!(a.l1.accesses, 64, "{p}");
-        assert!(
-            b.kernels[0].cycles < a.kernels[0].cycles,
-            "{p}: {} with four banks, {} with one",
-            b.kernels[0].cycles,
-            a.kernels[0].cycles
-        );
-        let narrow: Vec<String> = (0..16)
-            .map(|k| load1(16 * k, 20 + k as u32 % 8, 0x10000 + 0x1000 * (k % 8)))
-            .collect();
-        let (a, b) = (
-            blocks_run(&one, &[narrow.clone()]),
-            blocks_run(&four, &[narrow]),
-        );
-        assert_eq!(a.kernels[0].cycles, b.kernels[0].cycles, "{p}");
-        assert_eq!(counts(&a), counts(&b), "{p}");
-    }
+    // turing-rtx2060s: its L1 has sectors and room for the lines (tiny's 16 lines are bound by
+    // its miss queue; fermi's L1 has whole lines).
+    let one = preset("turing-rtx2060s");
+    assert_eq!(one.gpu.l1_banks, 1);
+    let four = ConfigRequest::preset("turing-rtx2060s")
+        .with("gpu.l1_banks=4")
+        .resolve()
+        .unwrap();
+    // Eight independent loads of a whole line each (32 lanes, 4 bytes apart), twice: the
+    // second time they hit.
+    let line = |k: u64| {
+        format!(
+            "{:04x} ffffffff 1 R{} LDG.E.SYS 1 R2 4 1 {:#x} 4 0",
+            16 * k,
+            20 + k % 8,
+            0x10000 + 0x1000 * (k % 8)
+        )
+    };
+    let wide: Vec<String> = (0..16).map(line).collect();
+    let (a, b) = (
+        blocks_run(&one, std::slice::from_ref(&wide)),
+        blocks_run(&four, &[wide]),
+    );
+    let counts = |r: &RunSummary| (r.l1.accesses, r.l1.hits, r.l1.misses, r.l1.sector_misses);
+    assert_eq!(counts(&a), counts(&b));
+    assert_eq!(a.l1.accesses, 64);
+    assert!(
+        b.kernels[0].cycles < a.kernels[0].cycles,
+        "{} with four banks, {} with one",
+        b.kernels[0].cycles,
+        a.kernels[0].cycles
+    );
+    let narrow: Vec<String> = (0..16)
+        .map(|k| load1(16 * k, 20 + k as u32 % 8, 0x10000 + 0x1000 * (k % 8)))
+        .collect();
+    let (a, b) = (
+        blocks_run(&one, std::slice::from_ref(&narrow)),
+        blocks_run(&four, &[narrow]),
+    );
+    assert_eq!(a.kernels[0].cycles, b.kernels[0].cycles);
+    assert_eq!(counts(&a), counts(&b));
 }
