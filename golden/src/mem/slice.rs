@@ -336,11 +336,14 @@ impl<P: Copy> Slice<P> {
                 return;
             };
             let bank = 1u32 << self.bank_of(r.addr);
-            if used & bank != 0 || self.prepare(&r).is_err() {
+            if used & bank != 0 {
                 return;
             }
+            let Ok(p) = self.prepare(&r) else {
+                return;
+            };
             used |= bank;
-            let taken = self.access(r);
+            let taken = self.take(r, p);
             debug_assert!(taken, "a prepared access was refused");
             crate::ring::pop_front(&mut self.input);
         }
@@ -425,11 +428,23 @@ impl<P: Copy> Slice<P> {
 
     /// The head request's access; false when it is refused (nothing changed).
     fn access(&mut self, r: SliceRequest<P>) -> bool {
+        match self.prepare(&r) {
+            Ok(p) => self.take(r, p),
+            Err(why) => {
+                self.fail(why, r.kind);
+                false
+            }
+        }
+    }
+
+    /// The access of `r`, which [`Slice::prepare`] found `p` for; false when it is refused
+    /// after all (nothing changed).
+    fn take(&mut self, r: SliceRequest<P>, p: Prepared) -> bool {
         let sector = spec::cache::SECTOR_BYTES;
         let unit = self.tags.config().atom_bytes();
-        let (m, way) = match self.prepare(&r) {
-            Ok(Prepared::Access(m, way)) => (m, way),
-            Ok(Prepared::Merge(m)) => {
+        let (m, way) = match p {
+            Prepared::Access(m, way) => (m, way),
+            Prepared::Merge(m) => {
                 return match self.mshr.add_at(m, r.addr, r.payload) {
                     Ok(_) => {
                         self.count(r.kind, Counted::MshrMerge);
@@ -440,10 +455,6 @@ impl<P: Copy> Slice<P> {
                         false
                     }
                 };
-            }
-            Err(why) => {
-                self.fail(why, r.kind);
-                return false;
             }
         };
         let Ok(a) = self.tags.access_at(r.addr, r.write, way) else {
