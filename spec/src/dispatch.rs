@@ -30,6 +30,12 @@ section! {
         policy: DispatchPolicy = Legal::OneOf(DispatchPolicy::NAMES),
             "thread-block dispatch: rr (round-robin), bcs (two consecutive blocks per SM), \
                 locality (seed 002), map-x / map-y / map-auto (seed 003 CTA mapping)";
+        blocks_per_cycle: u32 = Legal::Range { min: 1, max: 65536 },
+            "SMs the queue policies (rr, bcs, map-*) give a block (bcs: two) in one core cycle, \
+                each SM at most one: 1 is one dispatch decision a cycle, as seed 002's hardware \
+                makes; GPGPU-Sim's issue_block2core serves each of its -gpgpu_n_clusters clusters \
+                every cycle. The locality unit decides one block a cycle whatever this is \
+                (decision GPU-35)";
         queue_entries: u32 = Legal::Range { min: 1, max: 1024 },
             "block-queue entries: the waiting blocks the locality-aware dispatcher scores";
         block_cycles: u32 = Legal::Range { min: 1, max: 100_000_000 },
@@ -72,6 +78,8 @@ pub(crate) const RULES: &[Rule] = &[Rule {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DispatchSpec {
     pub policy: DispatchPolicy,
+    /// SMs the queue policies serve in one cycle.
+    pub blocks_per_cycle: u32,
     /// Block-queue entries: the candidates the locality-aware policy scores.
     pub queue_entries: u32,
     /// Base running time of a block in the completion model.
@@ -111,6 +119,7 @@ impl DispatchSpec {
         let else_bits = area + clog2(u64::from(sms) * u64::from(slots) * u64::from(d.arrays));
         DispatchSpec {
             policy: d.policy,
+            blocks_per_cycle: d.blocks_per_cycle,
             queue_entries: d.queue_entries,
             block_cycles: d.block_cycles,
             arrays: d.arrays,

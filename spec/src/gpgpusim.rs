@@ -1560,6 +1560,13 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
         Val::from(u64::from(clusters) * u64::from(per_cluster)),
         &["gpgpu_n_clusters", "gpgpu_n_cores_per_cluster"],
     )?;
+    // issue_block2core gives each cluster at most one block a cycle, to one of its cores: as
+    // many blocks a cycle as clusters (to any SMs when a cluster has several; decision GPU-35).
+    keys.put(
+        "dispatch.blocks_per_cycle",
+        Val::from(u64::from(clusters)),
+        "gpgpu_n_clusters",
+    )?;
     if let Some(pipe) = opts.get("gpgpu_shader_core_pipeline") {
         let mut it = pipe.trim().split(':').map(|f| f.trim().parse::<u64>());
         match (it.next(), it.next()) {

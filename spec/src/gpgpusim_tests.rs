@@ -1357,6 +1357,24 @@ fn import_the_unified_l1_and_its_carveouts() {
     );
 }
 
+/// `-gpgpu_n_clusters` is also the blocks GPGPU-Sim's `issue_block2core` places a cycle, one a
+/// cluster (decision GPU-35).
+#[test]
+fn import_the_clusters_as_the_blocks_dispatched_a_cycle() {
+    for (rel, clusters) in [
+        ("QV100/gpgpusim.config", 80),
+        ("RTX2060/gpgpusim.config", 30),
+        ("GTX480/gpgpusim-4.x/gpgpusim.config", 15),
+    ] {
+        let r = layer(&file_opts(rel)).unwrap();
+        assert_eq!(
+            imported(&r, "dispatch.blocks_per_cycle").as_integer(),
+            Some(clusters),
+            "{rel}"
+        );
+    }
+}
+
 /// Each GPU configuration of `configs/` is its Accel-Sim configuration but for the latencies
 /// calibrated on the pointer chase: every key the two GPGPU-Sim files import has the file's
 /// value, the calibrated ones the GPGPU-Sim files' (and the file's own differ from them).

@@ -7,7 +7,10 @@
 //! * `rr`, `bcs`, `map-*`: the first SM, round-robin from the one after the SM served last,
 //!   that can take what the policy would give it, gets it (the oldest waiting block; BCS: the
 //!   two oldest together, into an SM that can take two, the last block of the grid alone; a
-//!   mapping: the SM's own next block in the mapping's order);
+//!   mapping: the SM's own next block in the mapping's order); then, up to
+//!   `dispatch.blocks_per_cycle` SMs a cycle, the next such SM round-robin, each SM served at
+//!   most once a cycle (GPGPU-Sim's `issue_block2core` serves every cluster each cycle;
+//!   decision GPU-35);
 //! * `locality`: the unit's offered decision is committed when its SM can take a block (the
 //!   unit's `disp_ready_i`), then the unit steps with the next block of the grid (while it has
 //!   room) and one reported finished block.
@@ -73,6 +76,8 @@ pub struct Dispatcher<'a> {
     policy: DispatchPolicy,
     sms: usize,
     next_sm: usize,
+    /// SMs a queue policy may serve in one cycle (`dispatch.blocks_per_cycle`).
+    per_cycle: usize,
     mode: Mode<'a>,
     blocks: u64,
     placed: u64,
@@ -160,6 +165,7 @@ impl<'a> Dispatcher<'a> {
             policy,
             sms,
             next_sm: 0,
+            per_cycle: unit.blocks_per_cycle as usize,
             mode,
             blocks: n,
             placed: 0,
@@ -257,42 +263,52 @@ impl<'a> Dispatcher<'a> {
         let before = out.len();
         match &mut self.mode {
             Mode::Queues { queues, pairs } => {
-                let wants = |s: usize| -> bool {
-                    match &*queues {
-                        Queues::Own { own, .. } => !own[s].is_empty() && room(s, 1),
-                        Queues::Shared(q) if *pairs => {
-                            !q.is_empty() && (room(s, 2) || (q.end - q.start == 1 && room(s, 1)))
+                // Each round serves the first SM, round-robin from the one after the SM served
+                // last, that wants a block; later rounds look only at the SMs the earlier ones
+                // passed over, so no SM gets two in a cycle.
+                let mut unscanned = self.sms;
+                for _ in 0..self.per_cycle {
+                    let wants = |s: usize| -> bool {
+                        match &*queues {
+                            Queues::Own { own, .. } => !own[s].is_empty() && room(s, 1),
+                            Queues::Shared(q) if *pairs => {
+                                !q.is_empty()
+                                    && (room(s, 2) || (q.end - q.start == 1 && room(s, 1)))
+                            }
+                            Queues::Shared(q) => !q.is_empty() && room(s, 1),
                         }
-                        Queues::Shared(q) => !q.is_empty() && room(s, 1),
-                    }
-                };
-                // (From the next SM round: without a division per SM, a scan per cycle.)
-                let Some(s) = (self.next_sm..self.sms)
-                    .chain(0..self.next_sm)
-                    .find(|&s| wants(s))
-                else {
-                    return Ok(());
-                };
-                let take = if *pairs { 2 } else { 1 };
-                let mut next = || match queues {
-                    Queues::Own { order, own } => {
-                        let q = &mut own[s];
-                        let pos = q.front_mut()?.next()?;
-                        if q.front().is_some_and(|r| r.is_empty()) {
-                            q.pop_front();
+                    };
+                    // (From the next SM round: without a division per SM, a scan per cycle.)
+                    let Some((step, s)) = (self.next_sm..self.sms)
+                        .chain(0..self.next_sm)
+                        .take(unscanned)
+                        .enumerate()
+                        .find(|&(_, s)| wants(s))
+                    else {
+                        break;
+                    };
+                    unscanned -= step + 1;
+                    let take = if *pairs { 2 } else { 1 };
+                    let mut next = || match queues {
+                        Queues::Own { order, own } => {
+                            let q = &mut own[s];
+                            let pos = q.front_mut()?.next()?;
+                            if q.front().is_some_and(|r| r.is_empty()) {
+                                q.pop_front();
+                            }
+                            Some(order.block_at(pos))
                         }
-                        Some(order.block_at(pos))
+                        Queues::Shared(q) => q.next(),
+                    };
+                    for block in (0..take).map_while(|_| next()) {
+                        out.push(Placed {
+                            block,
+                            sm: s as u32,
+                            slot: None,
+                        });
                     }
-                    Queues::Shared(q) => q.next(),
-                };
-                for block in (0..take).map_while(|_| next()) {
-                    out.push(Placed {
-                        block,
-                        sm: s as u32,
-                        slot: None,
-                    });
+                    self.next_sm = (s + 1) % self.sms;
                 }
-                self.next_sm = (s + 1) % self.sms;
             }
             Mode::Unit(l) => {
                 let k = self.kernel;

@@ -221,6 +221,69 @@ fn round_robin_and_bcs_orders() {
     assert_eq!(b.dispatches.len(), 32);
 }
 
+/// `dispatch.blocks_per_cycle` (decision GPU-35, GPGPU-Sim's `issue_block2core`): up to that
+/// many SMs get a block (BCS: two) in a cycle, round-robin from the one after the SM served
+/// last, and no SM two in one cycle; the locality unit decides one a cycle whatever it is.
+#[test]
+fn several_sms_get_a_block_a_cycle_and_none_gets_two() {
+    let k = kernel("rowmajor");
+    let rects = access_ranges(&k, 128).unwrap();
+    let n = block_count(&k) as usize;
+    let go = |per: u32, policy| {
+        let unit = spec::ConfigRequest::preset("tiny")
+            .with("dispatch.queue_entries=16")
+            .with("dispatch.scored_per_cycle=16")
+            .with("gpu.sms=3")
+            .with("gpu.ctas_per_sm=2")
+            .with(&format!("dispatch.blocks_per_cycle={per}"))
+            .resolve()
+            .unwrap()
+            .dispatch
+            .clone();
+        let times = BlockTimes::Given(vec![100; n]);
+        dispatch(&k, &rects, &unit, policy, &times, 128).unwrap()
+    };
+    let r = go(2, DispatchPolicy::Rr);
+    assert_eq!(
+        first(&r, 6),
+        vec![
+            (0, 0, 0),
+            (1, 1, 0),
+            (2, 2, 1),
+            (3, 0, 1),
+            (4, 1, 2),
+            (5, 2, 2)
+        ]
+    );
+    // Blocks 0 and 1 end at cycle 100: their SMs get the next two together.
+    assert_eq!(first(&r, 8)[6..], [(6, 0, 100), (7, 1, 100)]);
+    // More than the SMs: each SM once a cycle, the first SM again in the next.
+    assert_eq!(
+        first(&go(8, DispatchPolicy::Rr), 6),
+        vec![
+            (0, 0, 0),
+            (1, 1, 0),
+            (2, 2, 0),
+            (3, 0, 1),
+            (4, 1, 1),
+            (5, 2, 1)
+        ]
+    );
+    assert_eq!(
+        first(&go(2, DispatchPolicy::Bcs), 6),
+        vec![
+            (0, 0, 0),
+            (1, 0, 0),
+            (2, 1, 0),
+            (3, 1, 0),
+            (4, 2, 1),
+            (5, 2, 1)
+        ]
+    );
+    let one = go(1, DispatchPolicy::Locality);
+    assert_eq!(go(3, DispatchPolicy::Locality).dispatches, one.dispatches);
+}
+
 #[test]
 fn locality_matches_bcs_on_row_major_and_beats_it_on_column_major() {
     let k = kernel("rowmajor");
