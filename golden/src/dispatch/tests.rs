@@ -13,17 +13,18 @@ fn kernel(name: &str) -> KernelDesc {
     load_kernel_file(&path).unwrap()
 }
 
-/// The decision unit of `tiny` with a 16-entry queue scored in one cycle, on `sms` x `slots`.
-fn unit_spec(sms: u32, slots: u32) -> spec::DispatchSpec {
+/// `tiny` with a 16-entry block queue scored in one cycle, on `sms` x `slots`.
+fn unit_request(sms: u32, slots: u32) -> spec::ConfigRequest {
     spec::ConfigRequest::preset("tiny")
         .with("dispatch.queue_entries=16")
         .with("dispatch.scored_per_cycle=16")
         .with(&format!("gpu.sms={sms}"))
         .with(&format!("gpu.ctas_per_sm={slots}"))
-        .resolve()
-        .unwrap()
-        .dispatch
-        .clone()
+}
+
+/// The decision unit of [`unit_request`].
+fn unit_spec(sms: u32, slots: u32) -> spec::DispatchSpec {
+    unit_request(sms, slots).resolve().unwrap().dispatch.clone()
 }
 
 /// Run a policy on 2 SMs x 2 slots with every block taking 100 cycles.
@@ -230,11 +231,7 @@ fn several_sms_get_a_block_a_cycle_and_none_gets_two() {
     let rects = access_ranges(&k, 128).unwrap();
     let n = block_count(&k) as usize;
     let go = |per: u32, policy| {
-        let unit = spec::ConfigRequest::preset("tiny")
-            .with("dispatch.queue_entries=16")
-            .with("dispatch.scored_per_cycle=16")
-            .with("gpu.sms=3")
-            .with("gpu.ctas_per_sm=2")
+        let unit = unit_request(3, 2)
             .with(&format!("dispatch.blocks_per_cycle={per}"))
             .resolve()
             .unwrap()
