@@ -321,3 +321,47 @@ fn warped_mc_cosimulates_inside_the_gpu() {
         "",
     );
 }
+
+/// DRAM energy (decision MEM-28) in `golden --block mc` and `run`: the channels add up to the
+/// total, and FCFS, whose row conflicts each cost an activate and a precharge, spends more of
+/// it on them per column command than FR-FCFS on the same traffic.
+#[test]
+fn dram_energy_is_reported_and_row_misses_cost_activations() {
+    let part = |v: &Value, k: &str| v["energy"]["total"][k].as_f64().unwrap();
+    let t = "turing-rtx2060s";
+    let fr = summary(t, "hoa@3", "frfcfs", "30000");
+    let fcfs = summary(t, "hoa@3", "fcfs", "30000");
+    for v in [&fr, &fcfs] {
+        let e = &v["energy"];
+        let channels: f64 = e["per_channel_nj"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .sum();
+        let total = e["total_nj"].as_f64().unwrap();
+        assert_eq!(e["per_channel_nj"].as_array().unwrap().len(), 16, "{e:#}");
+        assert!((channels - total).abs() < 1e-6 * total, "{e:#}");
+        assert!(part(v, "read_pj") > 0.0 && e["power_mw"].as_f64().unwrap() > 0.0);
+    }
+    // One activate on the RTX 2060 Super's GDDR6: (71 - 61) mA · 50 cycles · 1.35 V / 3.5 GHz.
+    for v in [&fr, &fcfs] {
+        let per_act = part(v, "activate_pj") / v["activations"].as_f64().unwrap();
+        assert!((per_act - 192.857_142_857).abs() < 1e-6, "{per_act}");
+    }
+    let per_column =
+        |v: &Value| (part(v, "activate_pj") + part(v, "precharge_pj")) / part(v, "read_pj");
+    let hits = |v: &Value| v["row_hit_rate"].as_f64().unwrap();
+    assert!(
+        hits(&fcfs) < hits(&fr) && per_column(&fcfs) > per_column(&fr),
+        "{} vs {}",
+        per_column(&fcfs),
+        per_column(&fr)
+    );
+    let run = json(&[
+        "run", "--preset", "tiny", "--kernel", "matmul3d", "--format", "json",
+    ]);
+    let e = &run["dram"]["energy"];
+    assert_eq!(e["per_channel_nj"].as_array().unwrap().len(), 2, "{e:#}");
+    assert!(e["total"]["read_pj"].as_f64().unwrap() > 0.0, "{e:#}");
+}

@@ -97,6 +97,32 @@ impl Timing {
 }
 
 section! {
+    /// What one channel's devices draw: the datasheet's supply voltage and IDD currents, from
+    /// which DRAMPower's method gives each command's energy and the background energy
+    /// (decision MEM-28). Currents are per device, in mA; a channel's devices draw alike.
+    #[derive(Copy)]
+    pub struct DramPower in "dram" {
+        vdd_mv: u32 = Legal::Range { min: 100, max: 5000 },
+            "supply voltage VDD in millivolts (DRAM energy only)";
+        devices: u32 = Legal::Range { min: 1, max: 64 },
+            "DRAM devices per channel whose currents add: the channel's bus width over one \
+                device's (DRAM energy only)";
+        idd0_ma: u32 = Legal::Range { min: 0, max: 100000 },
+            "IDD0 in mA: one bank activating and precharging, tRC apart (DRAM energy only)";
+        idd2n_ma: u32 = Legal::Range { min: 0, max: 100000 },
+            "IDD2N in mA: precharge standby, every bank closed (DRAM energy only)";
+        idd3n_ma: u32 = Legal::Range { min: 0, max: 100000 },
+            "IDD3N in mA: active standby, a bank open (DRAM energy only)";
+        idd4r_ma: u32 = Legal::Range { min: 0, max: 100000 },
+            "IDD4R in mA: burst reads (DRAM energy only)";
+        idd4w_ma: u32 = Legal::Range { min: 0, max: 100000 },
+            "IDD4W in mA: burst writes (DRAM energy only)";
+        idd5_ma: u32 = Legal::Range { min: 0, max: 100000 },
+            "IDD5 in mA: all-bank refresh (IDD5B; DRAM energy only)";
+    }
+}
+
+section! {
     /// The DRAM behind each memory controller.
     pub struct DramConfig in "dram" {
         standard: DramStandard = Legal::OneOf(DramStandard::NAMES),
@@ -130,6 +156,7 @@ section! {
         refresh: bool = Legal::Bool,
             "model all-bank refresh (REF every t_refi, blocking t_rfc)";
         @flatten timing: Timing;
+        @flatten power: DramPower;
     }
 }
 
@@ -241,6 +268,29 @@ pub(crate) const RULES: &[Rule] = &[
         },
     },
     Rule {
+        text: "dram.idd0_ma >= dram.idd3n_ma >= dram.idd2n_ma, and dram.idd4r_ma, dram.idd4w_ma, \
+            dram.idd5_ma >= dram.idd3n_ma (no command draws less than the standby it rises from)",
+        check: |c: &UserConfig| {
+            let p = &c.dram.power;
+            for (hi, lo, hn, ln) in [
+                (p.idd0_ma, p.idd3n_ma, "idd0_ma", "idd3n_ma"),
+                (p.idd3n_ma, p.idd2n_ma, "idd3n_ma", "idd2n_ma"),
+                (p.idd4r_ma, p.idd3n_ma, "idd4r_ma", "idd3n_ma"),
+                (p.idd4w_ma, p.idd3n_ma, "idd4w_ma", "idd3n_ma"),
+                (p.idd5_ma, p.idd3n_ma, "idd5_ma", "idd3n_ma"),
+            ] {
+                if hi < lo {
+                    return Err(format!(
+                        "`dram.{hn}` = {hi} is below `dram.{ln}` = {lo}: a command's energy is \
+                            its current above that standby current (DRAMPower), so it would be \
+                            negative; check the datasheet's values"
+                    ));
+                }
+            }
+            Ok(())
+        },
+    },
+    Rule {
         text: "dram.sub_partitions <= dram.banks (the lowest bank bits pick the L2 slice)",
         check: |c: &UserConfig| {
             let d = &c.dram;
@@ -272,6 +322,8 @@ pub struct DramSpec {
     pub refresh: bool,
     /// The timing parameters in command-clock cycles, as configured.
     pub timing: Timing,
+    /// The devices' voltage and currents, for the DRAM energy.
+    pub power: DramPower,
     /// The address map (bank XOR applied when `bank_xor`).
     pub map: AddressMap,
     /// log2(banks).
@@ -298,6 +350,7 @@ impl DramSpec {
             partition_indexing: d.partition_indexing,
             refresh: d.refresh,
             timing: d.timing,
+            power: d.power,
             bank_bits: clog2(d.banks.into()),
             rows_per_bank: map.rows(),
             row_bytes: map.columns(),

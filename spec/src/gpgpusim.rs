@@ -1752,6 +1752,11 @@ pub fn layer(opts: &GpgpusimOptions) -> Result<ImportReport, ImportError> {
     }
     kept.push("dram.t_faw: GPGPU-Sim has no four-activate window".into());
     kept.push("dram.refresh, dram.t_refi, dram.t_rfc: GPGPU-Sim does not model refresh".into());
+    kept.push(
+        "dram.vdd_mv, dram.devices, dram.idd*_ma: GPGPU-Sim has no DRAM power model (set the \
+            standard's datasheet values; docs/dram-timing.md lists DRAMsim3's)"
+            .into(),
+    );
 
     // The controller.
     keys.put(

@@ -30,7 +30,7 @@ pub mod prefetch;
 pub mod schema;
 
 pub use dispatch::{DispatchConfig, DispatchPolicy, DispatchSpec};
-pub use dram::{DramConfig, DramSpec, DramStandard, Timing};
+pub use dram::{DramConfig, DramPower, DramSpec, DramStandard, Timing};
 pub use gpu::{GpuConfig, GpuSpec};
 pub use mc::{BankCmd, Class, McConfig, McSpec, Scheduler, WarpedMcConfig, WarpedMcSpec};
 pub use mem::{ClockConfig, ClockSpec, IcntArbiter, IcntConfig, IcntSpec, L2Config, L2Spec};

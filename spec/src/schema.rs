@@ -151,21 +151,21 @@ pub struct Rule {
 }
 
 /// Declares a configuration section: the serde struct and, next to each field, its key's legal
-/// values and meaning (one line each). `@flatten NAME: TYPE;` inlines another section's keys.
+/// values and meaning (one line each). Each `@flatten NAME: TYPE;` inlines another section's keys.
 #[macro_export]
 macro_rules! section {
     (
         $(#[$meta:meta])*
         $vis:vis struct $name:ident in $section:literal {
             $( $field:ident : $ty:ty = $legal:expr, $meaning:literal; )*
-            $( @flatten $ffield:ident : $fty:ty; )?
+            $( @flatten $ffield:ident : $fty:ty; )*
         }
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
         $vis struct $name {
             $( #[doc = $meaning] pub $field: $ty, )*
-            $( #[serde(flatten)] pub $ffield: $fty, )?
+            $( #[serde(flatten)] pub $ffield: $fty, )*
         }
 
         impl $name {
@@ -184,7 +184,7 @@ macro_rules! section {
             fn keys() -> Vec<&'static $crate::schema::KeyInfo> {
                 #[allow(unused_mut)]
                 let mut v: Vec<&'static $crate::schema::KeyInfo> = Self::KEYS.iter().collect();
-                $( v.extend(<$fty as $crate::schema::Section>::keys()); )?
+                $( v.extend(<$fty as $crate::schema::Section>::keys()); )*
                 v
             }
         }

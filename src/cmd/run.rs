@@ -187,6 +187,7 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
         100.0 * r.dram.bandwidth_util,
         100.0 * r.dram.row_hit_rate
     )?;
+    outln!("  DRAM energy: {}", r.dram.energy)?;
     let o = &r.ot;
     outln!(
         "  OT predictor: {} queries, {} hits: PCOV {:.3}; {} hits resolved, {} correct: PACC \

@@ -55,6 +55,12 @@ pub struct ChannelStats {
     pub row_hits: u64,
     /// Column commands that are the first to use their row since its ACT (they needed the ACT).
     pub row_misses: u64,
+    /// Banks precharged: one a PRE, RDA or WRA, one for each bank a PREA finds open.
+    pub bank_precharges: u64,
+    /// Cycles with a bank open, up to the last time every bank closed (a bank an RDA or WRA
+    /// closes counts as open until its internal precharge). [`Channel::active_cycles`] adds the
+    /// open period still running.
+    pub active_cycles: u64,
 }
 
 impl ChannelStats {
@@ -253,6 +259,11 @@ pub struct Channel {
     /// First cycle after the last scheduled burst on the data bus.
     bus_free: u64,
     last_ref: Option<u64>,
+    /// The period a bank has been open in, for the active-standby energy: from `open_from`; it
+    /// ends at `open_until` once every bank is closed (the latest precharge, an RDA's or WRA's
+    /// internal one included), and an ACT before that continues it.
+    open_from: u64,
+    open_until: u64,
     stats: ChannelStats,
 }
 
@@ -305,6 +316,8 @@ impl Channel {
             faw_len: 0,
             bus_free: 0,
             last_ref: None,
+            open_from: 0,
+            open_until: 0,
             stats: ChannelStats::default(),
         }
     }
@@ -333,6 +346,32 @@ impl Channel {
     /// The counters so far.
     pub fn stats(&self) -> ChannelStats {
         self.stats
+    }
+
+    /// Cycles before `now` with a bank open (DRAMPower's active cycles): the closed periods of
+    /// [`ChannelStats::active_cycles`] and the one still running.
+    pub fn active_cycles(&self, now: u64) -> u64 {
+        let end = if self.open_mask != 0 {
+            now
+        } else {
+            self.open_until.min(now)
+        };
+        self.stats.active_cycles + end.saturating_sub(self.open_from)
+    }
+
+    /// Book a bank opening at `now` into the open period.
+    fn opened(&mut self, now: u64) {
+        if self.open_mask == 0 && now > self.open_until {
+            self.stats.active_cycles += self.open_until - self.open_from;
+            self.open_from = now;
+            self.open_until = now;
+        }
+    }
+
+    /// Book `banks` banks precharged, the last at `at`, into the counters and the open period.
+    fn precharged(&mut self, banks: u64, at: u64) {
+        self.stats.bank_precharges += banks;
+        self.open_until = self.open_until.max(at);
     }
 
     /// Earliest cycle `>= now` at which `cmd` satisfies every timing rule and the state rules
@@ -563,6 +602,7 @@ impl Channel {
         }
         match cmd.kind {
             CmdKind::PreA => {
+                self.precharged(u64::from(self.open_mask.count_ones()), now);
                 for bank in &mut self.banks {
                     bank.open_row = None;
                     bank.act.raise(now + u(self.t.t_rp), R5);
@@ -583,6 +623,7 @@ impl Channel {
         let g = self.banks[b].group as usize;
         match cmd.kind {
             CmdKind::Act => {
+                self.opened(now);
                 let bank = &mut self.banks[b];
                 bank.open_row = Some(cmd.row);
                 bank.act_at = now;
@@ -606,6 +647,7 @@ impl Channel {
                 None
             }
             CmdKind::Pre => {
+                self.precharged(1, now);
                 let bank = &mut self.banks[b];
                 bank.open_row = None;
                 bank.act.raise(now + u(self.t.t_rp), R5);
@@ -628,6 +670,7 @@ impl Channel {
                     // keeps its label on a tie.
                     bank.act.raise(pre_at + u(self.t.t_rp), C7);
                     self.rank_ref.raise(pre_at + u(self.t.t_rp), F1_RDA);
+                    self.precharged(1, pre_at);
                 }
                 Some(self.column_done(cmd, now, self.t.t_cl))
             }
@@ -644,6 +687,7 @@ impl Channel {
                     let pre_at = (now + self.d.wr_pre).max(bank.act_at + u(self.t.t_ras));
                     bank.act.raise(pre_at + u(self.t.t_rp), C8);
                     self.rank_ref.raise(pre_at + u(self.t.t_rp), F1_WRA);
+                    self.precharged(1, pre_at);
                 }
                 Some(self.column_done(cmd, now, self.t.t_cwl))
             }

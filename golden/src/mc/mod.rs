@@ -13,6 +13,7 @@ pub mod checker;
 pub mod command;
 mod controller;
 pub mod dram;
+pub mod energy;
 pub mod fastline;
 pub mod generate;
 pub mod open_loop;

@@ -399,6 +399,7 @@ impl<S: Iterator<Item = Request>> OpenLoop<S> {
             commands: d.commands,
             activations: d.activations,
             refreshes: d.refreshes,
+            energy: d.energy,
         }
     }
 

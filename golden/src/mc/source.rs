@@ -322,6 +322,7 @@ fn write_summary(
         "# bandwidth_util {:.4}  row_hit_rate {:.4}  commands {}  activations {}  refreshes {}",
         s.bandwidth_util, s.row_hit_rate, s.commands, s.activations, s.refreshes
     )?;
+    writeln!(out, "# DRAM energy {}", s.energy)?;
     let classes = s.demand_latency.zip(s.prefetch_latency);
     // (The names' column is as wide as before when there are no classes to show.)
     let w = if classes.is_some() { 14 } else { 10 };

@@ -12,6 +12,7 @@
 
 use super::controller::{Controllers, Entry};
 use super::dram::{CmdKind, Command, TraceCmd};
+use super::energy::{Energy, EnergyModel};
 use super::sched::{Policies, Props, Scheduler, Visit};
 use super::stimulus::Request;
 use super::warped::{gwid, WmcIn, WmcOut};
@@ -35,7 +36,7 @@ pub struct Completion {
 }
 
 /// The DRAM side of a run's statistics ([`MemSystem::dram_totals`]).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DramTotals {
     pub scheduler: &'static str,
     pub cycles: u64,
@@ -44,6 +45,53 @@ pub struct DramTotals {
     pub commands: u64,
     pub activations: u64,
     pub refreshes: u64,
+    /// The channels' energy over the cycles so far ([`super::energy`]).
+    pub energy: DramEnergy,
+}
+
+/// The channels' energy (DRAMPower's method, [`super::energy`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DramEnergy {
+    /// Every channel's, by part.
+    pub total: Energy,
+    /// The sum of the parts, in nanojoules.
+    pub total_nj: f64,
+    /// Average power over the cycles so far, in milliwatts.
+    pub power_mw: f64,
+    /// Each channel's sum, in nanojoules.
+    pub per_channel_nj: Vec<f64>,
+}
+
+impl std::fmt::Display for DramEnergy {
+    /// One line: the total, the average power, each part's share and the channels' range.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let e = &self.total;
+        let all = e.total_pj();
+        let share = |pj: f64| if all > 0.0 { 100.0 * pj / all } else { 0.0 };
+        let lo = self
+            .per_channel_nj
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        let hi = self.per_channel_nj.iter().copied().fold(0.0, f64::max);
+        write!(
+            f,
+            "{:.1} nJ, {:.0} mW: activate {:.1}%, precharge {:.1}%, read {:.1}%, write {:.1}%, \
+                refresh {:.1}%, active standby {:.1}%, precharge standby {:.1}%; a channel \
+                {:.1}-{:.1} nJ",
+            self.total_nj,
+            self.power_mw,
+            share(e.activate_pj),
+            share(e.precharge_pj),
+            share(e.read_pj),
+            share(e.write_pj),
+            share(e.refresh_pj),
+            share(e.active_standby_pj),
+            share(e.precharge_standby_pj),
+            if lo.is_finite() { lo } else { 0.0 },
+            hi
+        )
+    }
 }
 
 /// Distribution summary, in cycles.
@@ -99,6 +147,8 @@ pub struct McSummary {
     pub commands: u64,
     pub activations: u64,
     pub refreshes: u64,
+    /// The channels' energy over the run.
+    pub energy: DramEnergy,
 }
 
 /// What one cycle of a WET group did, for co-simulation of its block
@@ -153,6 +203,10 @@ pub struct MemSystem {
     map: AddressMap,
     /// dram.atom_bytes: a column is this many bytes.
     atom: u64,
+    /// Prices the channels' commands and standby cycles.
+    energy: EnergyModel,
+    /// dram.clock_mhz, for the average power.
+    clock_mhz: u32,
     /// warped_mc.pt_slots: a request's column slot is its column modulo this.
     pt_slots: u32,
     /// The Warped-MC tables' spec: a request's global warp id (its warp alias table).
@@ -228,6 +282,8 @@ impl MemSystem {
             ctl: Controllers::new(spec),
             map: spec.dram.map.clone(),
             atom: u64::from(spec.dram.atom_bytes),
+            energy: EnergyModel::of(&spec.dram),
+            clock_mhz: spec.dram.clock_mhz,
             pt_slots: spec.wmc.pt_slots,
             wmc: spec.wmc.clone(),
             offered: None,
@@ -540,6 +596,36 @@ impl MemSystem {
             commands,
             activations: acts,
             refreshes,
+            energy: self.dram_energy(),
+        }
+    }
+
+    /// The channels' energy over the cycles so far.
+    fn dram_energy(&self) -> DramEnergy {
+        let now = self.ctl.now;
+        let per_channel: Vec<Energy> = self
+            .ctl
+            .ctrls
+            .iter()
+            .map(|c| {
+                self.energy
+                    .energy(&c.ch.stats(), c.ch.active_cycles(now), now)
+            })
+            .collect();
+        let total = per_channel
+            .iter()
+            .fold(Energy::default(), |sum, e| sum.plus(e));
+        // pJ over cycles of 1 / clock_mhz microseconds: pJ / µs = µW.
+        let power_mw = if now == 0 {
+            0.0
+        } else {
+            total.total_pj() * f64::from(self.clock_mhz) / now as f64 / 1000.0
+        };
+        DramEnergy {
+            total_nj: total.total_pj() / 1000.0,
+            power_mw,
+            per_channel_nj: per_channel.iter().map(|e| e.total_pj() / 1000.0).collect(),
+            total,
         }
     }
 }

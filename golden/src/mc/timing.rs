@@ -156,13 +156,22 @@ pub fn hbm2_v100_spec() -> spec::Spec {
     .expect("turing-rtx2060s with the QV100 import")
 }
 
-/// The keys `docs/dram-timing.md` gives the V100's HBM2 beyond GPGPU-Sim's QV100 files.
+/// The keys `docs/dram-timing.md` gives the V100's HBM2 beyond GPGPU-Sim's QV100 files (its
+/// refresh, tFAW and DRAMsim3's HBM2 currents).
 #[cfg(test)]
 pub const HBM2_V100_SETS: &[&str] = &[
     "dram.refresh=true",
     "dram.t_faw=26",
     "dram.t_refi=3315",
     "dram.t_rfc=221",
+    "dram.vdd_mv=1200",
+    "dram.devices=1",
+    "dram.idd0_ma=65",
+    "dram.idd2n_ma=40",
+    "dram.idd3n_ma=55",
+    "dram.idd4r_ma=390",
+    "dram.idd4w_ma=500",
+    "dram.idd5_ma=250",
 ];
 
 /// The TITAN X Pascal's GDDR5X as `docs/dram-timing.md` lists it, until a Pascal preset holds
@@ -178,7 +187,8 @@ pub fn gddr5x_titanx_spec() -> spec::Spec {
 }
 
 /// The DRAM keys of the TITAN X Pascal's GDDR5X (docs/dram-timing.md): 12 channels of 32 bits,
-/// BL16 in QDR mode (64 B per column command, 4 cycles of the 2500 MHz command clock).
+/// BL16 in QDR mode (64 B per column command, 4 cycles of the 2500 MHz command clock), and
+/// DRAMsim3's GDDR5X currents (one x32 device a channel).
 #[cfg(test)]
 pub const GDDR5X_TITANX_SETS: &[&str] = &[
     "dram.standard=gddr5x",
@@ -211,4 +221,12 @@ pub const GDDR5X_TITANX_SETS: &[&str] = &[
     "dram.t_rtw=2",
     "dram.t_refi=4750",
     "dram.t_rfc=300",
+    "dram.vdd_mv=1350",
+    "dram.devices=1",
+    "dram.idd0_ma=500",
+    "dram.idd2n_ma=260",
+    "dram.idd3n_ma=480",
+    "dram.idd4r_ma=2160",
+    "dram.idd4w_ma=2320",
+    "dram.idd5_ma=600",
 ];

@@ -431,6 +431,7 @@ fn write_text(s: &MemorySummary, out: &mut dyn Write) -> std::io::Result<()> {
         d.commands,
         d.activations
     )?;
+    writeln!(out, "DRAM energy: {}", d.energy)?;
     writeln!(out, "latency (core cycles): all {}", dist(&s.latency.all))?;
     writeln!(out, "  L2 hits {}", dist(&s.latency.l2_hit))?;
     writeln!(out, "  DRAM    {}", dist(&s.latency.dram))?;
