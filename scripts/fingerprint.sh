@@ -119,9 +119,9 @@ for p in $PRESETS; do
       *) input=(--kernel "$w" --seed 3); name=$w ;;
     esac
     for v in default gpu.scheduler=lrr gpu.scheduler=gto gpu.scheduler=two-level \
-      prefetch.kind=mt-hwp prefetch.kind=stridepc mc.scheduler=fcfs mc.scheduler=frfcfs \
-      mc.scheduler=warped mc.scheduler=divfirst dispatch.policy=rr dispatch.policy=bcs \
-      dispatch.policy=locality dispatch.policy=map-x dispatch.policy=map-y \
+      prefetch.kind=mt-hwp prefetch.kind=stridepc prefetch.kind=stream mc.scheduler=fcfs \
+      mc.scheduler=frfcfs mc.scheduler=warped mc.scheduler=divfirst dispatch.policy=rr \
+      dispatch.policy=bcs dispatch.policy=locality dispatch.policy=map-x dispatch.policy=map-y \
       dispatch.policy=map-auto; do
       sets=()
       [ "$v" = default ] || sets=(--set "$v")

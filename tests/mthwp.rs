@@ -139,6 +139,14 @@ fn bad_stimulus_and_settings_are_exit_2_with_the_reason() {
         ),
         "prefetch.kind = none",
     );
+    exits_2_saying(
+        &tiny(
+            "cosim",
+            &["--stimulus", "gpu:pfstream"],
+            &["prefetch.kind=stream"],
+        ),
+        "prefetch.kind = stream",
+    );
 }
 
 /// `warpsmith CMD --block mt-hwp --preset tiny`, then `extra`, then `--set S` for each of `sets`.

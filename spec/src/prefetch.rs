@@ -17,6 +17,9 @@ word_enum! {
         Stridepc = "stridepc",
         /// Seed 001's MT-HWP: the PWS, GS and IP tables.
         MtHwp = "mt-hwp",
+        /// Seed 001's Stream baseline (the POWER5 stream prefetcher it cites), trained per warp:
+        /// golden model only, no RTL.
+        Stream = "stream",
     }
 }
 
@@ -25,9 +28,9 @@ section! {
     /// SM).
     pub struct PrefetchConfig in "prefetch" {
         kind: PrefetchKind = Legal::OneOf(PrefetchKind::NAMES),
-            "the GPU's prefetcher: none, stridepc (PWS table only, seed 001's enhanced StridePC) \
-                or mt-hwp (PWS, GS and IP tables); the generated RTL is MT-HWP unless this is \
-                stridepc";
+            "the GPU's prefetcher: none, stridepc (PWS table only, seed 001's enhanced StridePC), \
+                mt-hwp (PWS, GS and IP tables) or stream (seed 001's Stream baseline trained per \
+                warp, golden model only); the generated RTL is MT-HWP unless this is stridepc";
         throttle: bool = Legal::Bool,
             "adaptive prefetch throttling (seed 001 section V): early-eviction rate and merge \
                 ratio per period, Table I";
@@ -79,6 +82,13 @@ section! {
         into_l1: bool = Legal::Bool,
             "fill prefetched lines into the L1 instead of a separate prefetch cache (then \
                 `cache_kb` and `cache_ways` are unused)";
+        stream_entries: u32 = Legal::Range { min: 1, max: 4096 },
+            "stream prefetcher (`kind = stream`): streams tracked per SM, fully associative by \
+                warp and line, LRU (seed 001 Table V: 512)";
+        stream_window: u32 = Legal::Range { min: 1, max: 64 },
+            "stream prefetcher: a warp's access within this many lines of one of its streams \
+                trains that stream, and its direction is confirmed by the next such access \
+                (decision HWP-13)";
         demand_first: bool = Legal::Bool,
             "the DRAM controllers serve demand requests before prefetches (seed 001 Table II): \
                 FCFS, FR-FCFS and Div-First try the demand requests' commands first; not with \
@@ -255,6 +265,8 @@ pub struct PrefetchSpec {
     pub cache_kb: u32,
     pub cache_ways: u32,
     pub into_l1: bool,
+    pub stream_entries: u32,
+    pub stream_window: u32,
     pub demand_first: bool,
     /// Line size of the GPU (`gpu.line_bytes`).
     pub line_bytes: u32,
@@ -319,6 +331,8 @@ impl PrefetchSpec {
             cache_kb: c.cache_kb,
             cache_ways: c.cache_ways,
             into_l1: c.into_l1,
+            stream_entries: c.stream_entries,
+            stream_window: c.stream_window,
             demand_first: c.demand_first,
             line_bytes: gpu.line_bytes,
             pws_only: c.kind == PrefetchKind::Stridepc,
