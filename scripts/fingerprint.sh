@@ -119,10 +119,10 @@ for p in $PRESETS; do
       *) input=(--kernel "$w" --seed 3); name=$w ;;
     esac
     for v in default gpu.scheduler=lrr gpu.scheduler=gto gpu.scheduler=two-level \
-      prefetch.kind=mt-hwp prefetch.kind=stridepc prefetch.kind=stream mc.scheduler=fcfs \
-      mc.scheduler=frfcfs mc.scheduler=warped mc.scheduler=divfirst dispatch.policy=rr \
-      dispatch.policy=bcs dispatch.policy=locality dispatch.policy=map-x dispatch.policy=map-y \
-      dispatch.policy=map-auto; do
+      prefetch.kind=mt-hwp prefetch.kind=stridepc prefetch.kind=stream prefetch.kind=ghb \
+      mc.scheduler=fcfs mc.scheduler=frfcfs mc.scheduler=warped mc.scheduler=divfirst \
+      dispatch.policy=rr dispatch.policy=bcs dispatch.policy=locality dispatch.policy=map-x \
+      dispatch.policy=map-y dispatch.policy=map-auto; do
       sets=()
       [ "$v" = default ] || sets=(--set "$v")
       # The locality policy runs built-in kernels only (a trace has no access ranges).

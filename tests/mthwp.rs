@@ -147,6 +147,14 @@ fn bad_stimulus_and_settings_are_exit_2_with_the_reason() {
         ),
         "prefetch.kind = stream",
     );
+    exits_2_saying(
+        &tiny(
+            "cosim",
+            &["--stimulus", "gpu:pfstream"],
+            &["prefetch.kind=ghb"],
+        ),
+        "prefetch.kind = ghb",
+    );
 }
 
 /// `warpsmith CMD --block mt-hwp --preset tiny`, then `extra`, then `--set S` for each of `sets`.

@@ -20,6 +20,9 @@ word_enum! {
         /// Seed 001's Stream baseline (the POWER5 stream prefetcher it cites), trained per warp:
         /// golden model only, no RTL.
         Stream = "stream",
+        /// Seed 001's GHB baseline (AC/DC: a global history buffer with delta correlation in
+        /// concentration zones), trained per warp: golden model only, no RTL.
+        Ghb = "ghb",
     }
 }
 
@@ -29,8 +32,9 @@ section! {
     pub struct PrefetchConfig in "prefetch" {
         kind: PrefetchKind = Legal::OneOf(PrefetchKind::NAMES),
             "the GPU's prefetcher: none, stridepc (PWS table only, seed 001's enhanced StridePC), \
-                mt-hwp (PWS, GS and IP tables) or stream (seed 001's Stream baseline trained per \
-                warp, golden model only); the generated RTL is MT-HWP unless this is stridepc";
+                mt-hwp (PWS, GS and IP tables), stream or ghb (seed 001's Stream and GHB AC/DC \
+                baselines trained per warp, golden models only); the generated RTL is MT-HWP \
+                unless this is stridepc";
         throttle: bool = Legal::Bool,
             "adaptive prefetch throttling (seed 001 section V): early-eviction rate and merge \
                 ratio per period, Table I";
@@ -89,6 +93,15 @@ section! {
             "stream prefetcher: a warp's access within this many lines of one of its streams \
                 trains that stream, and its direction is confirmed by the next such access \
                 (decision HWP-13)";
+        ghb_entries: u32 = Legal::Range { min: 2, max: 65536 },
+            "GHB prefetcher (`kind = ghb`): lines its global history buffer holds, a FIFO (seed \
+                001 Table V: 1024)";
+        ghb_index_entries: u32 = Legal::Range { min: 1, max: 4096 },
+            "GHB prefetcher: (warp, concentration zone) entries of its index table, LRU (seed 001 \
+                Table V: 128)";
+        ghb_czone_bits: u32 = Legal::Range { min: 1, max: 63 },
+            "GHB prefetcher: a concentration zone is the address above these low bits (seed 001 \
+                Table V: 12-bit CZone; decision HWP-14)";
         demand_first: bool = Legal::Bool,
             "the DRAM controllers serve demand requests before prefetches (seed 001 Table II): \
                 FCFS, FR-FCFS and Div-First try the demand requests' commands first; not with \
@@ -267,6 +280,9 @@ pub struct PrefetchSpec {
     pub into_l1: bool,
     pub stream_entries: u32,
     pub stream_window: u32,
+    pub ghb_entries: u32,
+    pub ghb_index_entries: u32,
+    pub ghb_czone_bits: u32,
     pub demand_first: bool,
     /// Line size of the GPU (`gpu.line_bytes`).
     pub line_bytes: u32,
@@ -333,6 +349,9 @@ impl PrefetchSpec {
             into_l1: c.into_l1,
             stream_entries: c.stream_entries,
             stream_window: c.stream_window,
+            ghb_entries: c.ghb_entries,
+            ghb_index_entries: c.ghb_index_entries,
+            ghb_czone_bits: c.ghb_czone_bits,
             demand_first: c.demand_first,
             line_bytes: gpu.line_bytes,
             pws_only: c.kind == PrefetchKind::Stridepc,

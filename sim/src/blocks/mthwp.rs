@@ -106,18 +106,17 @@ pub struct PfDriver {
 
 /// The spec with a prefetcher in the GPU: the spec itself when it has one, else a variant
 /// with MT-HWP (the same RTL); `prefetch.kind = none` set explicitly is an error, and so is a
-/// prefetcher without the engine (`stream`).
+/// prefetcher without the engine (`stream`, `ghb`).
 fn with_prefetcher(spec: &Spec) -> Result<Spec, CosimError> {
     use spec::PrefetchKind;
     match spec.prefetch.kind {
         PrefetchKind::Stridepc | PrefetchKind::MtHwp => return Ok(spec.clone()),
-        PrefetchKind::Stream => {
-            return Err(CosimError::BadInput(
+        kind @ (PrefetchKind::Stream | PrefetchKind::Ghb) => {
+            return Err(CosimError::BadInput(format!(
                 "co-simulating the prefetch engine in the GPU needs the engine, but the \
-                    configuration sets prefetch.kind = stream, a golden model with no RTL: set \
+                    configuration sets prefetch.kind = {kind}, a golden model with no RTL: set \
                     stridepc or mt-hwp"
-                    .into(),
-            ))
+            )))
         }
         PrefetchKind::None => {}
     }

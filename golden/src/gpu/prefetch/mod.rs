@@ -1,5 +1,5 @@
 //! An SM's prefetcher (seed 001): what to prefetch ([`Prefetcher`], one implementation per
-//! file: StridePC, MT-HWP, Stream) and everything around it that every prefetcher shares
+//! file: StridePC, MT-HWP, Stream, GHB) and everything around it that every prefetcher shares
 //! ([`PrefetchUnit`]: its training queue, prefetch cache, prefetches queued and in flight, and
 //! the events its throttle counts). The SM trains the unit with every global load, asks it
 //! about every demand access before the L1, sends its prefetches when the port has no demand
@@ -165,6 +165,7 @@ macro_rules! prefetchers {
     };
 }
 
+mod ghb;
 mod mt_hwp;
 #[cfg(test)]
 mod next_line;
@@ -175,6 +176,7 @@ prefetchers! {
     stride_pc::StridePc,
     mt_hwp::MtHwp,
     stream::Stream,
+    ghb::Ghb,
     #[cfg(test)] next_line::NextLine,
 }
 
