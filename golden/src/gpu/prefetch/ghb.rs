@@ -202,38 +202,22 @@ impl Prefetcher for Ghb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::prefetch::{Events, Train};
+    use crate::gpu::prefetch::examples;
 
     fn ghb(entries: u32, index: u32, distance: u32, degree: u32) -> Ghb {
-        let spec = spec::ConfigRequest::preset("tiny")
-            .with(&format!("prefetch.ghb_entries={entries}"))
-            .with(&format!("prefetch.ghb_index_entries={index}"))
-            .with("prefetch.ghb_czone_bits=16")
-            .with(&format!("prefetch.distance={distance}"))
-            .with(&format!("prefetch.degree={degree}"))
-            .resolve()
-            .unwrap();
-        Ghb::new(&spec)
+        examples::on_tiny(&[
+            format!("prefetch.ghb_entries={entries}"),
+            format!("prefetch.ghb_index_entries={index}"),
+            "prefetch.ghb_czone_bits=16".into(),
+            format!("prefetch.distance={distance}"),
+            format!("prefetch.degree={degree}"),
+        ])
     }
 
     /// The lines `g` prefetches for warp `warp`'s access to line `line`.
     fn access(g: &mut Ghb, warp: u32, line: u64) -> Vec<u64> {
-        let lb = g.line_bytes;
-        let t = Tick {
-            launch: false,
-            train: Some(Train {
-                pc: 0x80,
-                warp,
-                addr: line * lb + 8,
-            }),
-            events: Events::default(),
-        };
-        let mut stats = PrefetchStats::default();
-        let p = g.cycle(&t, &mut stats).unwrap();
-        assert!(p.took);
-        let lines: Vec<u64> = p.addrs.iter().map(|a| a / lb).collect();
-        assert_eq!(stats.predictions, u64::from(!lines.is_empty()));
-        lines
+        let line_bytes = g.line_bytes;
+        examples::access(g, line_bytes, warp, line)
     }
 
     /// A miss stream of alternating deltas +1, +2 (lines 0, 1, 3, 4, 6, 7): once the latest
@@ -335,16 +319,7 @@ mod tests {
         for line in [0, 3, 6] {
             access(&mut g, 0, line);
         }
-        let t = Tick {
-            launch: true,
-            train: None,
-            events: Events::default(),
-        };
-        assert!(g
-            .cycle(&t, &mut PrefetchStats::default())
-            .unwrap()
-            .addrs
-            .is_empty());
+        examples::launch(&mut g);
         assert_eq!(access(&mut g, 0, 9), Vec::<u64>::new());
     }
 }

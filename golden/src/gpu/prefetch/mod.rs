@@ -211,6 +211,55 @@ pub(crate) fn with_prefetcher<T>(name: &'static str, f: impl FnOnce() -> T) -> T
     super::chosen::with_chosen(&CHOSEN, name, f)
 }
 
+/// What the prefetchers' worked examples share: a prefetcher on `tiny` with some keys set, and
+/// one training access or launch at a time.
+#[cfg(test)]
+pub(crate) mod examples {
+    use super::*;
+
+    /// A prefetcher of kind `P` on the `tiny` preset with the `key=value` settings `sets`.
+    pub fn on_tiny<P: Prefetcher>(sets: &[String]) -> P {
+        let mut req = spec::ConfigRequest::preset("tiny");
+        for set in sets {
+            req = req.with(set);
+        }
+        P::new(&req.resolve().expect("tiny with the example's settings"))
+    }
+
+    /// The lines (address / `line_bytes`) `p` prefetches for warp `warp`'s access to a word of
+    /// line `line`. It must take the access, and count a prediction exactly when it prefetches.
+    pub fn access<P: Prefetcher>(p: &mut P, line_bytes: u64, warp: u32, line: u64) -> Vec<u64> {
+        let t = Tick {
+            launch: false,
+            train: Some(Train {
+                pc: 0x100,
+                warp,
+                addr: line * line_bytes + 4,
+            }),
+            events: Events::default(),
+        };
+        let mut stats = PrefetchStats::default();
+        let predicted = p
+            .cycle(&t, &mut stats)
+            .expect("a golden prefetcher takes any access");
+        assert!(predicted.took);
+        let lines: Vec<u64> = predicted.addrs.iter().map(|a| a / line_bytes).collect();
+        assert_eq!(stats.predictions, u64::from(!lines.is_empty()));
+        lines
+    }
+
+    /// A launch: no training access is taken and nothing is prefetched.
+    pub fn launch<P: Prefetcher>(p: &mut P) {
+        let t = Tick {
+            launch: true,
+            train: None,
+            events: Events::default(),
+        };
+        let predicted = p.cycle(&t, &mut PrefetchStats::default()).unwrap();
+        assert!(!predicted.took && predicted.addrs.is_empty());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -135,37 +135,21 @@ impl Prefetcher for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::prefetch::{Events, Train};
+    use crate::gpu::prefetch::examples;
 
     fn stream(entries: u32, window: u32, distance: u32, degree: u32) -> Stream {
-        let spec = spec::ConfigRequest::preset("tiny")
-            .with(&format!("prefetch.stream_entries={entries}"))
-            .with(&format!("prefetch.stream_window={window}"))
-            .with(&format!("prefetch.distance={distance}"))
-            .with(&format!("prefetch.degree={degree}"))
-            .resolve()
-            .unwrap();
-        Stream::new(&spec)
+        examples::on_tiny(&[
+            format!("prefetch.stream_entries={entries}"),
+            format!("prefetch.stream_window={window}"),
+            format!("prefetch.distance={distance}"),
+            format!("prefetch.degree={degree}"),
+        ])
     }
 
-    /// The lines (not addresses) `s` prefetches for warp `warp`'s access to line `line`.
+    /// The lines `s` prefetches for warp `warp`'s access to line `line`.
     fn access(s: &mut Stream, warp: u32, line: u64) -> Vec<u64> {
-        let lb = s.line_bytes;
-        let t = Tick {
-            launch: false,
-            train: Some(Train {
-                pc: 0x100,
-                warp,
-                addr: line * lb + 4,
-            }),
-            events: Events::default(),
-        };
-        let mut stats = PrefetchStats::default();
-        let p = s.cycle(&t, &mut stats).unwrap();
-        assert!(p.took);
-        let lines: Vec<u64> = p.addrs.iter().map(|a| a / lb).collect();
-        assert_eq!(stats.predictions, u64::from(!lines.is_empty()));
-        lines
+        let line_bytes = s.line_bytes;
+        examples::access(s, line_bytes, warp, line)
     }
 
     #[test]
@@ -244,13 +228,7 @@ mod tests {
         let mut s = stream(16, 4, 1, 1);
         access(&mut s, 0, 100);
         access(&mut s, 0, 101);
-        let t = Tick {
-            launch: true,
-            train: None,
-            events: Events::default(),
-        };
-        let p = s.cycle(&t, &mut PrefetchStats::default()).unwrap();
-        assert!(!p.took && p.addrs.is_empty());
+        examples::launch(&mut s);
         assert_eq!(access(&mut s, 0, 102), Vec::<u64>::new());
     }
 }
