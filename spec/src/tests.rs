@@ -197,8 +197,9 @@ fn preset_hashes_are_those_of_earlier_releases() {
     // change when the schema's Rust shape does (the DRAM timing is a flattened section). They
     // change when keys are added or a preset's value changes: last with the GHB prefetcher's
     // keys (`prefetch.ghb_*`; before: b5e7a486e2e55242, 185a349f8edc606a, 5c49b987f5f88d80),
-    // before that with the Stream prefetcher's keys (`prefetch.stream_entries`, `prefetch.stream_window`; before: 91fa5e45e237e434,
-    // 11cf652c62d88b19, fcefd60f49eda572), before that with the DRAM's currents
+    // before that with the Stream prefetcher's keys (`prefetch.stream_entries`,
+    // `prefetch.stream_window`; before: 91fa5e45e237e434, 11cf652c62d88b19, fcefd60f49eda572),
+    // before that with the DRAM's currents
     // (`dram.vdd_mv`, `dram.devices`, `dram.idd*_ma`; before: 42bccdf6dc9c5fd4, 3115c6346268c521,
     // 52e01e7c128572fd), before that with the blocks dispatched
     // a cycle (`dispatch.blocks_per_cycle`; before: 728f624668893848, a80106eb981e404d,
