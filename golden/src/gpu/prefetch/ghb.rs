@@ -13,7 +13,7 @@
 //! line. The lines they reach, from the `prefetch.distance`-th on, `prefetch.degree` of them,
 //! are prefetched. A launch forgets everything.
 
-use super::{Predicted, PrefetchStats, Prefetcher, Tick};
+use super::{insert_replacing_lru, Predicted, PrefetchStats, Prefetcher, Tick};
 use spec::Spec;
 
 /// The longest history a delta correlation reads.
@@ -96,12 +96,7 @@ impl Ghb {
         };
         match at {
             Some(i) => self.index[i] = entry,
-            None if self.index.len() < self.index_capacity => self.index.push(entry),
-            None => {
-                if let Some(lru) = self.index.iter_mut().min_by_key(|e| e.used) {
-                    *lru = entry;
-                }
-            }
+            None => insert_replacing_lru(&mut self.index, self.index_capacity, entry, |e| e.used),
         }
         self.correlate(seq);
     }

@@ -113,6 +113,17 @@ pub trait Prefetcher: Sized {
     }
 }
 
+/// Put `entry` in a fully associative table of `capacity` entries: in a free entry, else in
+/// place of the least recently used one (`used`: when an entry was last used). The Stream and
+/// GHB prefetchers' tables replace so.
+fn insert_replacing_lru<T>(table: &mut Vec<T>, capacity: usize, entry: T, used: fn(&T) -> u64) {
+    if table.len() < capacity {
+        table.push(entry);
+    } else if let Some(lru) = table.iter_mut().min_by_key(|e| used(e)) {
+        *lru = entry;
+    }
+}
+
 /// The registry: `module::Type` of each prefetcher, one line each. Its module is declared
 /// with a plain `mod` line above the registry, where rustfmt finds it.
 macro_rules! prefetchers {

@@ -12,7 +12,7 @@
 //! none of the warp's streams starts a new one, replacing the least recently trained stream
 //! when every entry is taken. A launch forgets every stream.
 
-use super::{Predicted, PrefetchStats, Prefetcher, Tick};
+use super::{insert_replacing_lru, Predicted, PrefetchStats, Prefetcher, Tick};
 use spec::Spec;
 
 /// One warp's stream.
@@ -60,11 +60,7 @@ impl Stream {
                 dir: 0,
                 used: self.clock,
             };
-            if self.entries.len() < self.capacity {
-                self.entries.push(fresh);
-            } else if let Some(lru) = self.entries.iter_mut().min_by_key(|e| e.used) {
-                *lru = fresh;
-            }
+            insert_replacing_lru(&mut self.entries, self.capacity, fresh, |e| e.used);
             return;
         };
         let e = &mut self.entries[i];
