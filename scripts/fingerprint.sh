@@ -19,7 +19,8 @@
 #   rtl/P/B       the code lines of the generated SystemVerilog (comments and blank lines removed)
 #   run/P/W/V     `run --format json`: the GPU on every built-in kernel and on the reference,
 #                 built-in and generated traces, under variants V: every warp scheduler, DRAM
-#                 scheduler, dispatch policy and prefetcher (each set alone over the preset)
+#                 scheduler, dispatch policy, prefetcher and address predictor (each set alone
+#                 over the preset)
 # Inputs are this tree's files (tests/data), so a build of another commit is fingerprinted on
 # the same inputs when WARPSMITH_BIN points at it.
 set -euo pipefail
@@ -119,6 +120,7 @@ for p in $PRESETS; do
       *) input=(--kernel "$w" --seed 3); name=$w ;;
     esac
     for v in default gpu.scheduler=lrr gpu.scheduler=gto gpu.scheduler=two-level \
+      gpu.scheduler=cta-aware predictor.kind=cta-aware ot.lec=false \
       prefetch.kind=mt-hwp prefetch.kind=stridepc prefetch.kind=stream prefetch.kind=ghb \
       mc.scheduler=fcfs mc.scheduler=frfcfs mc.scheduler=warped mc.scheduler=divfirst \
       dispatch.policy=rr dispatch.policy=bcs dispatch.policy=locality dispatch.policy=map-x \

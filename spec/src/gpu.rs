@@ -16,6 +16,10 @@ word_enum! {
         /// load, or that waits at a barrier or has ended, leaves it for the back of the
         /// pending queue, whose front warps fill the set.
         TwoLevel = "two-level",
+        /// CTA-aware (Jeon et al.'s rule, which seed 000's CTA-aware predictor runs with): the
+        /// leading warp (warp 0) of each block first, the oldest such warp first, else greedy
+        /// then oldest.
+        CtaAware = "cta-aware",
     }
 }
 
@@ -48,9 +52,10 @@ section! {
             "warp schedulers per SM, each issuing one instruction per cycle \
                 (-gpgpu_num_sched_per_core); warp w belongs to scheduler w mod schedulers";
         scheduler: WarpScheduler = Legal::OneOf(WarpScheduler::NAMES),
-            "warp scheduling policy: lrr (loose round robin), gto (greedy then oldest) or \
+            "warp scheduling policy: lrr (loose round robin), gto (greedy then oldest), \
                 two-level (loose round robin within an active set, refilled from a pending queue) \
-                (-gpgpu_scheduler)";
+                (-gpgpu_scheduler), or cta-aware (each block's leading warp first, else gto; the \
+                rule seed 000's CTA-aware baseline runs with, decision OT-12)";
         active_warps: u32 = Legal::Range { min: 1, max: 128 },
             "warps in each scheduler's active set under the two-level scheduler (-gpgpu_scheduler \
                 two_level_active:N:0:1)";

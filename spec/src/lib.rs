@@ -9,9 +9,9 @@
 //! SM count) is a new layer on top ([`Spec::variant`]), so its name and hash describe it.
 //!
 //! Modules: [`schema`] (every key's type, range and meaning), one module per section of the
-//! configuration ([`ot`], [`prefetch`], [`dispatch`], [`mc`], [`dram`], [`mem`], [`gpu`],
-//! [`cache`] for GPGPU-Sim cache strings, [`mapping`] for the address map), [`port`] (block
-//! interfaces, declared once), [`gpgpusim`] (importing GPGPU-Sim option files), [`input`] and
+//! configuration ([`ot`], [`predictor`], [`prefetch`], [`dispatch`], [`mc`], [`dram`], [`mem`],
+//! [`gpu`], [`cache`] for GPGPU-Sim cache strings, [`mapping`] for the address map), [`port`]
+//! (block interfaces, declared once), [`gpgpusim`] (importing GPGPU-Sim option files), [`input`] and
 //! [`output`] (reading users' files, writing without losing any).
 
 pub mod cache;
@@ -26,6 +26,7 @@ pub mod mem;
 pub mod ot;
 pub mod output;
 pub mod port;
+pub mod predictor;
 pub mod prefetch;
 pub mod schema;
 
@@ -36,6 +37,7 @@ pub use mc::{BankCmd, Class, McConfig, McSpec, Scheduler, WarpedMcConfig, Warped
 pub use mem::{ClockConfig, ClockSpec, IcntArbiter, IcntConfig, IcntSpec, L2Config, L2Spec};
 pub use ot::{FieldSpec, OtConfig, OtEvent, OtSpec, Replacement};
 pub use port::{Dir, Elem, EnumDecl, Interface, Param, ParamValue, PortSpec, Role};
+pub use predictor::{PredictorConfig, PredictorKind, PredictorSpec};
 pub use prefetch::{PfSource, PrefetchConfig, PrefetchKind, PrefetchSpec};
 
 use schema::{KeyInfo, Rule, Section};
@@ -119,6 +121,7 @@ pub struct UserConfig {
     pub warped_mc: WarpedMcConfig,
     pub dispatch: DispatchConfig,
     pub prefetch: PrefetchConfig,
+    pub predictor: PredictorConfig,
 }
 
 impl UserConfig {
@@ -134,6 +137,7 @@ impl UserConfig {
         v.extend(WarpedMcConfig::keys());
         v.extend(DispatchConfig::keys());
         v.extend(PrefetchConfig::keys());
+        v.extend(PredictorConfig::keys());
         v
     }
 
@@ -520,6 +524,7 @@ pub struct Resolved {
     pub wmc: WarpedMcSpec,
     pub dispatch: DispatchSpec,
     pub prefetch: PrefetchSpec,
+    pub predictor: PredictorSpec,
     /// Keys a layer above the preset set.
     user_keys: BTreeSet<String>,
     /// What a GPGPU-Sim layer imported and ignored.
@@ -571,6 +576,7 @@ impl Spec {
         let wmc = WarpedMcSpec::new(&config.warped_mc, &gpu, &dram, &mc);
         let dispatch = DispatchSpec::new(&config.dispatch, &gpu);
         let prefetch = PrefetchSpec::new(&config.prefetch, &gpu);
+        let predictor = config.predictor.clone();
         let hash = ConfigHash(hash_config(&config));
         Ok(Spec(Arc::new(Resolved {
             name,
@@ -586,6 +592,7 @@ impl Spec {
             wmc,
             dispatch,
             prefetch,
+            predictor,
             user_keys,
             import,
         })))

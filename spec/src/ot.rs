@@ -38,6 +38,10 @@ section! {
             "width of the load PC field";
         lec_bits: u32 = Legal::Range { min: 1, max: 32 },
             "width of the load execution count (LEC) field; the per-warp count wraps at 2^lec_bits";
+        lec: bool = Legal::Bool,
+            "the SMs tell the predictor each load's execution count; false tells it 0 for every \
+                load, seed 000's 'without LEC' variant (the table and its RTL are unchanged; \
+                decision OT-13)";
         tb_bits: u32 = Legal::Range { min: 1, max: 31 },
             "width of each thread-block id component; grids may have up to 2^tb_bits blocks per \
                 dimension";
@@ -142,6 +146,8 @@ pub struct OtSpec {
     pub grid_dims: u32,
     pub pc_bits: u32,
     pub lec_bits: u32,
+    /// The SMs tell the predictor each load's execution count (`ot.lec`).
+    pub lec: bool,
     pub tb_bits: u32,
     pub warp_bits: u32,
     pub addr_bits: u32,
@@ -172,6 +178,15 @@ pub struct OtSpec {
 }
 
 impl OtSpec {
+    /// What the SMs tell the predictor of a load's execution count: its low `lec_bits` bits
+    /// (the counter wraps there), or nothing at all without `ot.lec`.
+    pub fn lec_mask(&self) -> u32 {
+        match self.lec {
+            false => 0,
+            true => u32::MAX >> (32 - self.lec_bits),
+        }
+    }
+
     /// Derive every width from keys that are in range and keep [`RULES`].
     pub(crate) fn new(c: &OtConfig) -> OtSpec {
         let sets = c.entries / c.ways;
@@ -193,6 +208,7 @@ impl OtSpec {
             grid_dims: c.grid_dims,
             pc_bits: c.pc_bits,
             lec_bits: c.lec_bits,
+            lec: c.lec,
             tb_bits: c.tb_bits,
             warp_bits: c.warp_bits,
             addr_bits: c.addr_bits,

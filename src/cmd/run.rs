@@ -60,6 +60,9 @@ fn pct(a: u64, b: u64) -> f64 {
     }
 }
 
+/// Loads the text report scores one by one.
+const LOADS_SHOWN: usize = 8;
+
 fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
     let config = &spec.name;
     outln!(
@@ -190,8 +193,10 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
     outln!("  DRAM energy: {}", r.dram.energy)?;
     let o = &r.ot;
     outln!(
-        "  OT predictor: {} queries, {} hits: PCOV {:.3}; {} hits resolved, {} correct: PACC \
-            {:.3}{}",
+        "  address predictor ({}{}): {} queries, {} hits: PCOV {:.3}; {} hits resolved, {} \
+            correct: PACC {:.3}{}",
+        spec.predictor.kind.name(),
+        if spec.ot.lec { "" } else { ", without LEC" },
         thousands(o.queries),
         thousands(o.hits),
         o.pcov,
@@ -203,6 +208,24 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
             .map(|e| format!(" (stopped early: {e})"))
             .unwrap_or_default()
     )?;
+    // The loads queried most, each scored as the total is (all of them: `--format json`).
+    let mut loads: Vec<_> = o.per_load.iter().collect();
+    loads.sort_by_key(|l| std::cmp::Reverse(l.queries));
+    for l in loads.iter().take(LOADS_SHOWN) {
+        outln!(
+            "    load {:#x}: {} queries, PCOV {:.3}, PACC {:.3}",
+            l.pc,
+            thousands(l.queries),
+            l.pcov,
+            l.pacc
+        )?;
+    }
+    if loads.len() > LOADS_SHOWN {
+        outln!(
+            "    ({} more loads: --format json lists every one)",
+            loads.len() - LOADS_SHOWN
+        )?;
+    }
     if let Some(p) = &r.prefetch {
         outln!(
             "  prefetcher: {} loads trained ({} dropped: queue full), {} predictions ({} dropped \

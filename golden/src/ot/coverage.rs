@@ -10,6 +10,7 @@ use crate::block::{CycleModel, IllegalInput};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+/// A load instance: its PC and LEC, its warp's block and index in it.
 type Key = (u64, u32, [u32; 3], u32);
 
 /// The figures of a run.
@@ -23,52 +24,113 @@ pub struct OtFigures {
     pub correct: u64,
     pub pcov: f64,
     pub pacc: f64,
+    /// The same figures per load PC, in PC order.
+    pub per_load: Vec<LoadFigures>,
     /// Why the predictor stopped early (a field wider than its table's), if it did.
     pub refused: Option<String>,
 }
 
-/// Counts queries, hits and their resolution, cycle by cycle.
+/// The figures of one load PC.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LoadFigures {
+    pub pc: u64,
+    pub queries: u64,
+    pub hits: u64,
+    pub resolved: u64,
+    pub correct: u64,
+    pub pcov: f64,
+    pub pacc: f64,
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Counts queries, hits and their resolution, in total and per load PC: the one scoring of
+/// every address predictor (seed 000 eqs. 3 and 4).
 #[derive(Debug, Default)]
 pub struct Coverage {
     f: OtFigures,
+    per_load: FxHashMap<u64, LoadFigures>,
     pending: FxHashMap<Key, ([u64; super::MAX_ADDRS], u32)>,
 }
 
 impl Coverage {
-    /// One cycle's inputs and the outputs after it.
+    /// One cycle of the OT: its inputs and the outputs after it.
     pub fn record(&mut self, inp: &OtIn, out: &OtOut) {
-        let f = &mut self.f;
         if inp.launch.is_some() {
-            self.pending.clear();
+            self.launch();
         }
         if let Some(q) = &inp.predict {
-            f.queries += 1;
-            if out.pred_hit {
-                f.hits += 1;
-                // A bound on what is kept: hits never resolved (their warp ended) are dropped.
-                if self.pending.len() > 1 << 20 {
-                    self.pending.clear();
-                }
-                self.pending.insert(
-                    (q.pc, q.lec, q.tb, q.warp),
-                    (out.pred_addrs, out.pred_count),
-                );
-            }
+            let hit = out
+                .pred_hit
+                .then_some(&out.pred_addrs[..out.pred_count as usize]);
+            self.query((q.pc, q.lec, q.tb, q.warp), hit);
         }
         if let Some(o) = &inp.observe {
-            f.observations += 1;
-            if let Some((addrs, n)) = self.pending.remove(&(o.pc, o.lec, o.tb, o.warp)) {
-                f.resolved += 1;
-                f.correct += u64::from(addrs[..n as usize].contains(&o.addr));
-            }
+            self.observe((o.pc, o.lec, o.tb, o.warp), o.addr);
+        }
+    }
+
+    /// A kernel launch: predictions still unresolved are dropped.
+    pub fn launch(&mut self) {
+        self.pending.clear();
+    }
+
+    /// A query for load instance `key`, and the addresses predicted for it if it hit.
+    pub fn query(&mut self, key: Key, hit: Option<&[u64]>) {
+        let l = self.per_load.entry(key.0).or_default();
+        self.f.queries += 1;
+        l.queries += 1;
+        let Some(addrs) = hit else {
+            return;
+        };
+        self.f.hits += 1;
+        l.hits += 1;
+        // A bound on what is kept: hits never resolved (their warp ended) are dropped.
+        if self.pending.len() > 1 << 20 {
+            self.pending.clear();
+        }
+        let mut kept = [0; super::MAX_ADDRS];
+        let n = addrs.len().min(kept.len());
+        kept[..n].copy_from_slice(&addrs[..n]);
+        self.pending.insert(key, (kept, n as u32));
+    }
+
+    /// An observation of load instance `key` at line `addr`: the first one after a hit
+    /// resolves it.
+    pub fn observe(&mut self, key: Key, addr: u64) {
+        self.f.observations += 1;
+        if let Some((addrs, n)) = self.pending.remove(&key) {
+            let correct = u64::from(addrs[..n as usize].contains(&addr));
+            let l = self.per_load.entry(key.0).or_default();
+            self.f.resolved += 1;
+            self.f.correct += correct;
+            l.resolved += 1;
+            l.correct += correct;
         }
     }
 
     pub fn figures(&self) -> OtFigures {
-        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let mut per_load: Vec<LoadFigures> = self
+            .per_load
+            .iter()
+            .map(|(&pc, l)| LoadFigures {
+                pc,
+                pcov: ratio(l.hits, l.queries),
+                pacc: ratio(l.correct, l.resolved),
+                ..*l
+            })
+            .collect();
+        per_load.sort_by_key(|l| l.pc);
         OtFigures {
             pcov: ratio(self.f.hits, self.f.queries),
             pacc: ratio(self.f.correct, self.f.resolved),
+            per_load,
             ..self.f.clone()
         }
     }

@@ -75,7 +75,7 @@ pub fn check_ot_fit(k: &KernelDesc, spec: &Spec) -> Result<(), WorkloadError> {
 /// The OT transactions of one warp load: a prediction query for the warp, then one observation
 /// per line request.
 fn warp_txns(w: &WarpLoad, ot: &OtSpec) -> impl Iterator<Item = OtTxn> {
-    let lec = u64::from(w.lec) & mask(ot.lec_bits);
+    let lec = u64::from(w.lec & ot.lec_mask());
     let addr_mask = mask(ot.addr_bits);
     let (pc, tb, warp) = (w.pc, super::txn::tb_of(w.tb), u64::from(w.warp));
     let predict = OtTxn::Predict {
@@ -106,7 +106,7 @@ fn warp_txns(w: &WarpLoad, ot: &OtSpec) -> impl Iterator<Item = OtTxn> {
 /// Two fields are narrowed the way the hardware narrows them:
 /// * the **LEC wraps modulo `2^ot.lec_bits`**: the per-warp load execution counter is an
 ///   `lec_bits`-wide hardware counter, so iteration `2^lec_bits` of a loop shares its LEC (and
-///   its table entry) with iteration 0;
+///   its table entry) with iteration 0 (and without `ot.lec`, every load has LEC 0);
 /// * **addresses are reduced modulo `2^ot.addr_bits`**: the predictor snoops and stores only the
 ///   low `addr_bits` bits of each line address.
 ///

@@ -7,7 +7,7 @@ pub mod random;
 mod source;
 mod txn;
 
-pub use coverage::{Coverage, OtFigures, OtRun};
+pub use coverage::{Coverage, LoadFigures, OtFigures, OtRun};
 pub use kernel::{check_ot_fit, ot_stimulus};
 pub use source::{run_golden, Source, Stimulus, FORMS};
 

@@ -115,8 +115,13 @@ pub trait Prefetcher: Sized {
 
 /// Put `entry` in a fully associative table of `capacity` entries: in a free entry, else in
 /// place of the least recently used one (`used`: when an entry was last used). The Stream and
-/// GHB prefetchers' tables replace so.
-fn insert_replacing_lru<T>(table: &mut Vec<T>, capacity: usize, entry: T, used: fn(&T) -> u64) {
+/// GHB prefetchers' tables and the CTA-aware predictor's replace so.
+pub(crate) fn insert_replacing_lru<T>(
+    table: &mut Vec<T>,
+    capacity: usize,
+    entry: T,
+    used: fn(&T) -> u64,
+) {
     if table.len() < capacity {
         table.push(entry);
     } else if let Some(lru) = table.iter_mut().min_by_key(|e| used(e)) {

@@ -6,7 +6,7 @@ use super::blocks::Blocks;
 use super::{l1_total, GpuError, KernelSummary, RunOptions, STALL_CYCLES};
 use crate::dispatch::{Dispatcher, Placed, Rect};
 use crate::gpu::occupancy::occupancy;
-use crate::gpu::predict::AnyPredictor;
+use crate::gpu::predict::{AnyPredictor, SmTxn};
 use crate::gpu::sm::Sm;
 use crate::mem::partition::CORE;
 use crate::mem::side::MemorySide;
@@ -38,10 +38,12 @@ pub(super) struct Gpu<'s, 'p> {
     pub pf_cycles: u64,
     /// The locality policy's decision unit: one for the whole run, kernel after kernel.
     pub unit: Option<crate::dispatch::DispatchUnit>,
-    /// The address predictor in place (the OT), fed the SMs' transactions every cycle.
+    /// The address predictor in place (`predictor.kind`), fed the SMs' transactions every
+    /// cycle.
     pub ot: AnyPredictor,
-    /// The cycle's transactions (a launch, the SMs' queries and observations, in SM order).
-    pub ot_chunk: Vec<crate::ot::GpuTxn>,
+    /// The cycle's transactions (a launch, the SMs' queries and observations, in SM order),
+    /// each with its SM ([`crate::gpu::predict::SmTxn`]).
+    pub ot_chunk: Vec<SmTxn>,
 }
 
 /// The SM whose prefetcher a probe watches, and the cycles its engine is to step.
@@ -127,11 +129,11 @@ impl Gpu<'_, '_> {
         for sm in self.sms.iter_mut() {
             sm.launch_kernel(occupancy.blocks, l1_ways);
         }
-        self.ot_chunk
-            .push(crate::ot::GpuTxn::Launch(crate::ot::OtTxn::Launch {
-                grid: h.grid.map(u64::from).to_vec(),
-                block: h.block.map(u64::from).to_vec(),
-            }));
+        let launch = crate::ot::OtTxn::Launch {
+            grid: h.grid.map(u64::from).to_vec(),
+            block: h.block.map(u64::from).to_vec(),
+        };
+        self.ot_chunk.push((0, crate::ot::GpuTxn::Launch(launch)));
         let start = self.side.core_cycle();
         if opts.cold_caches {
             // (Every SM is idle between kernels, so every L1 is flushed.)
@@ -367,7 +369,7 @@ impl Gpu<'_, '_> {
                 kr.full = false;
             }
             if let Some(t) = sm.take_ot() {
-                self.ot_chunk.extend(t);
+                self.ot_chunk.extend(t.map(|t| (s as u32, t)));
             }
         }
         Ok(first_wake)
@@ -381,7 +383,7 @@ impl Gpu<'_, '_> {
         }
         if let Some(most) = opts.keep_ot {
             opts.ot_txns
-                .extend(self.ot_chunk.iter().map(crate::ot::GpuTxn::txn));
+                .extend(self.ot_chunk.iter().map(|(_, t)| t.txn()));
             if opts.ot_txns.len() >= most {
                 self.stopped = true;
             }

@@ -200,6 +200,7 @@ macro_rules! schedulers {
     };
 }
 
+mod cta_aware;
 mod gto;
 #[cfg(test)]
 mod lowest_first;
@@ -210,6 +211,7 @@ schedulers! {
     lrr::Lrr,
     gto::Gto,
     two_level::TwoLevel,
+    cta_aware::CtaAware,
     #[cfg(test)] lowest_first::LowestFirst,
 }
 

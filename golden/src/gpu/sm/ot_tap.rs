@@ -10,7 +10,8 @@ use crate::ot::{GpuTxn, Observe, Query};
 /// The OT predictor's view of an SM: its transactions since they were last taken.
 pub(super) struct OtTap {
     txns: Vec<GpuTxn>,
-    /// The predictor's LEC field (`ot.lec_bits` is at most 32) and address field, as masks.
+    /// What the predictor is told of a LEC ([`spec::OtSpec::lec_mask`]) and its address
+    /// field, as masks.
     lec_mask: u32,
     addr_mask: u64,
     /// Clears the offset within a line.
@@ -34,7 +35,7 @@ impl Sm<'_> {
     pub fn observe_ot(&mut self, ot: &spec::OtSpec, line_bytes: u32) {
         self.ot = Some(OtTap {
             txns: Vec::new(),
-            lec_mask: crate::block::mask(ot.lec_bits) as u32,
+            lec_mask: ot.lec_mask(),
             addr_mask: crate::block::mask(ot.addr_bits),
             line_mask: !(u64::from(line_bytes.max(1)) - 1),
         });
