@@ -120,7 +120,7 @@ for p in $PRESETS; do
       *) input=(--kernel "$w" --seed 3); name=$w ;;
     esac
     for v in default gpu.scheduler=lrr gpu.scheduler=gto gpu.scheduler=two-level \
-      gpu.scheduler=cta-aware predictor.kind=cta-aware ot.lec=false \
+      gpu.scheduler=cta-aware gpu.scheduler=programmable predictor.kind=cta-aware ot.lec=false \
       prefetch.kind=mt-hwp prefetch.kind=stridepc prefetch.kind=stream prefetch.kind=ghb \
       mc.scheduler=fcfs mc.scheduler=frfcfs mc.scheduler=warped mc.scheduler=divfirst \
       dispatch.policy=rr dispatch.policy=bcs dispatch.policy=locality dispatch.policy=map-x \

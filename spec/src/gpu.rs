@@ -20,6 +20,10 @@ word_enum! {
         /// leading warp (warp 0) of each block first, the oldest such warp first, else greedy
         /// then oldest.
         CtaAware = "cta-aware",
+        /// Seed 003's programmable warp scheduler: only the warps of the SM's high-priority
+        /// group (its oldest blocks, `gpu.priority_warps` warps at most) issue, greedy then
+        /// oldest.
+        Programmable = "programmable",
     }
 }
 
@@ -54,11 +58,16 @@ section! {
         scheduler: WarpScheduler = Legal::OneOf(WarpScheduler::NAMES),
             "warp scheduling policy: lrr (loose round robin), gto (greedy then oldest), \
                 two-level (loose round robin within an active set, refilled from a pending queue) \
-                (-gpgpu_scheduler), or cta-aware (each block's leading warp first, else gto; the \
-                rule seed 000's CTA-aware baseline runs with, decision OT-12)";
+                (-gpgpu_scheduler), cta-aware (each block's leading warp first, else gto; the rule \
+                seed 000's CTA-aware baseline runs with, decision OT-12) or programmable (seed \
+                003's: only a high-priority group of the oldest blocks issues, decision GPU-36)";
         active_warps: u32 = Legal::Range { min: 1, max: 128 },
             "warps in each scheduler's active set under the two-level scheduler (-gpgpu_scheduler \
                 two_level_active:N:0:1)";
+        priority_warps: u32 = Legal::Range { min: 1, max: 128 },
+            "warps of each SM's high-priority group under the programmable scheduler (seed 003): \
+                the oldest resident blocks whose warps fit, the oldest block always (decision \
+                GPU-36)";
         coalesce_arch: u32 = Legal::Range { min: 10, max: 99 },
             "coalescing rules (-gpgpu_coalesce_arch): from 20 to 38, 128- and 64-byte segments \
                 through the L1; from 40, 32-byte sectors";
@@ -351,6 +360,7 @@ pub struct GpuSpec {
     pub schedulers: u32,
     pub scheduler: WarpScheduler,
     pub active_warps: u32,
+    pub priority_warps: u32,
     pub coalesce_arch: u32,
     pub warp_parts: u32,
     pub skip_l1: bool,
@@ -384,6 +394,7 @@ impl GpuSpec {
             schedulers: g.schedulers,
             scheduler: g.scheduler,
             active_warps: g.active_warps,
+            priority_warps: g.priority_warps,
             coalesce_arch: g.coalesce_arch,
             warp_parts: g.warp_parts,
             skip_l1: g.skip_l1,

@@ -205,6 +205,7 @@ mod gto;
 #[cfg(test)]
 mod lowest_first;
 mod lrr;
+mod programmable;
 mod two_level;
 
 schedulers! {
@@ -212,6 +213,7 @@ schedulers! {
     gto::Gto,
     two_level::TwoLevel,
     cta_aware::CtaAware,
+    programmable::Programmable,
     #[cfg(test)] lowest_first::LowestFirst,
 }
 

@@ -212,6 +212,49 @@ fn the_cta_aware_scheduler_runs_each_blocks_leading_warp_first() {
     assert!(!leads("gto"));
 }
 
+/// The programmable scheduler with a group of one block's warps runs an SM's blocks one after
+/// another, oldest first: on one SM, each block's loads form one unbroken run of the load
+/// stream. Greedy then oldest with the same blocks (no group) interleaves them.
+#[test]
+fn the_programmable_scheduler_runs_its_group_alone() {
+    let k = crate::dispatch::kernel("scalarprod").unwrap();
+    let w = Workload::Kernel {
+        kernel: &k,
+        seed: 1,
+    };
+    let group = format!("gpu.priority_warps={}", k.warps_per_block(32));
+    let runs_alone = |scheduler: &str| {
+        let s = preset("tiny")
+            .variant(&["gpu.sms=1", &group, &format!("gpu.scheduler={scheduler}")])
+            .unwrap();
+        let once = run(&s, w, None).unwrap().ot;
+        let mut o = RunOptions {
+            keep_ot: Some(usize::try_from(1 + once.queries + once.observations).unwrap()),
+            ..RunOptions::default()
+        };
+        run_with(&s, w, &mut o).unwrap();
+        let mut order: Vec<crate::ot::Tb> = Vec::new();
+        for t in &o.ot_txns {
+            if let crate::ot::OtTxn::Predict { tb, .. } = t {
+                if order.last() != Some(tb) {
+                    order.push(tb.clone());
+                }
+            }
+        }
+        let mut blocks = order.clone();
+        blocks.sort();
+        blocks.dedup();
+        assert_eq!(
+            u64::try_from(blocks.len()).unwrap(),
+            k.num_blocks(),
+            "{scheduler}"
+        );
+        blocks.len() == order.len()
+    };
+    assert!(runs_alone("programmable"));
+    assert!(!runs_alone("gto"));
+}
+
 /// A kernel of `blocks` one-warp blocks, each a load and a chain that reads it, declaring
 /// `nregs` registers a thread and `shmem` bytes of shared memory, on one SM of `preset_name`.
 fn occupancy_run(preset_name: &str, blocks: u32, nregs: u32, shmem: u32) -> RunSummary {
