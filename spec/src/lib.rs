@@ -11,8 +11,8 @@
 //! Modules: [`schema`] (every key's type, range and meaning), one module per section of the
 //! configuration ([`ot`], [`predictor`], [`prefetch`], [`dispatch`], [`mc`], [`dram`], [`mem`],
 //! [`gpu`], [`cache`] for GPGPU-Sim cache strings, [`mapping`] for the address map), [`port`]
-//! (block interfaces, declared once), [`gpgpusim`] (importing GPGPU-Sim option files), [`input`] and
-//! [`output`] (reading users' files, writing without losing any).
+//! (block interfaces, declared once), [`gpgpusim`] (importing GPGPU-Sim option files),
+//! [`input`] and [`output`] (reading users' files, writing without losing any).
 
 pub mod cache;
 pub mod dispatch;

@@ -22,7 +22,7 @@ section! {
         kind: PredictorKind = Legal::OneOf(PredictorKind::NAMES),
             "the address predictor the SMs' loads are shown to: ot (seed 000's observation \
                 table) or cta-aware (Jeon et al.'s per-SM predictor, seed 000's baseline; golden \
-                model only, decision OT-29); both are scored by the same PCOV and PACC";
+                model only, decision OT-12); both are scored by the same PCOV and PACC";
         cta_loads: u32 = Legal::Range { min: 1, max: 1024 },
             "CTA-aware predictor: load PCs each SM tracks a stride and a mispredict counter for \
                 (its DIST table, LRU), and the base addresses each resident block keeps";
