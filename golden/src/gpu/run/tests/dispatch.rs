@@ -177,6 +177,18 @@ fn every_address_predictor_is_scored_on_the_same_stream() {
     assert!(cta.hits > 0 && cta.correct > 0, "{cta:?}");
 }
 
+/// The address predictor's stream of one run of `w`: its launch, queries and observations.
+/// (A run that keeps them relaunches the workload until it has kept as many as asked.)
+fn predictor_stream(s: &Spec, w: Workload<'_>) -> Vec<crate::ot::OtTxn> {
+    let once = run(s, w, None).unwrap().ot;
+    let mut o = RunOptions {
+        keep_ot: Some(usize::try_from(1 + once.queries + once.observations).unwrap()),
+        ..RunOptions::default()
+    };
+    run_with(s, w, &mut o).unwrap();
+    o.ot_txns
+}
+
 /// Under the `cta-aware` scheduler each block's leading warp runs each load before the
 /// block's other warps (what gives the CTA-aware predictor its bases); under greedy then
 /// oldest, the rule it changes (as under lrr and two-level), some block's other warp runs one
@@ -191,17 +203,9 @@ fn the_cta_aware_scheduler_runs_each_blocks_leading_warp_first() {
         let s = preset("tiny")
             .variant(&[&format!("gpu.scheduler={scheduler}")])
             .unwrap();
-        // The stream of one run: its launch, queries and observations (a run that keeps
-        // them relaunches the kernel until it has kept that many).
-        let once = run(&s, w, None).unwrap().ot;
-        let mut o = RunOptions {
-            keep_ot: Some(usize::try_from(1 + once.queries + once.observations).unwrap()),
-            ..RunOptions::default()
-        };
-        run_with(&s, w, &mut o).unwrap();
         // Per (block, load PC), whether warp 0 queried it first.
         let mut first = std::collections::HashMap::new();
-        for t in &o.ot_txns {
+        for t in &predictor_stream(&s, w) {
             if let crate::ot::OtTxn::Predict { pc, tb, warp, .. } = t {
                 first.entry((tb.clone(), *pc)).or_insert(*warp == 0);
             }
@@ -227,14 +231,8 @@ fn the_programmable_scheduler_runs_its_group_alone() {
         let s = preset("tiny")
             .variant(&["gpu.sms=1", &group, &format!("gpu.scheduler={scheduler}")])
             .unwrap();
-        let once = run(&s, w, None).unwrap().ot;
-        let mut o = RunOptions {
-            keep_ot: Some(usize::try_from(1 + once.queries + once.observations).unwrap()),
-            ..RunOptions::default()
-        };
-        run_with(&s, w, &mut o).unwrap();
         let mut order: Vec<crate::ot::Tb> = Vec::new();
-        for t in &o.ot_txns {
+        for t in &predictor_stream(&s, w) {
             if let crate::ot::OtTxn::Predict { tb, .. } = t {
                 if order.last() != Some(tb) {
                     order.push(tb.clone());
