@@ -54,8 +54,9 @@ fn ratio(a: u64, b: u64) -> f64 {
 /// every address predictor (seed 000 eqs. 3 and 4).
 #[derive(Debug, Default)]
 pub struct Coverage {
-    f: OtFigures,
+    /// Counts per load PC (the totals are their sums).
     per_load: FxHashMap<u64, LoadFigures>,
+    observations: u64,
     pending: FxHashMap<Key, ([u64; super::MAX_ADDRS], u32)>,
 }
 
@@ -84,12 +85,10 @@ impl Coverage {
     /// A query for load instance `key`, and the addresses predicted for it if it hit.
     pub fn query(&mut self, key: Key, hit: Option<&[u64]>) {
         let l = self.per_load.entry(key.0).or_default();
-        self.f.queries += 1;
         l.queries += 1;
         let Some(addrs) = hit else {
             return;
         };
-        self.f.hits += 1;
         l.hits += 1;
         // A bound on what is kept: hits never resolved (their warp ended) are dropped.
         if self.pending.len() > 1 << 20 {
@@ -104,14 +103,11 @@ impl Coverage {
     /// An observation of load instance `key` at line `addr`: the first one after a hit
     /// resolves it.
     pub fn observe(&mut self, key: Key, addr: u64) {
-        self.f.observations += 1;
+        self.observations += 1;
         if let Some((addrs, n)) = self.pending.remove(&key) {
-            let correct = u64::from(addrs[..n as usize].contains(&addr));
             let l = self.per_load.entry(key.0).or_default();
-            self.f.resolved += 1;
-            self.f.correct += correct;
             l.resolved += 1;
-            l.correct += correct;
+            l.correct += u64::from(addrs[..n as usize].contains(&addr));
         }
     }
 
@@ -127,11 +123,19 @@ impl Coverage {
             })
             .collect();
         per_load.sort_by_key(|l| l.pc);
+        let sum = |count: fn(&LoadFigures) -> u64| per_load.iter().map(count).sum::<u64>();
+        let (hits, queries) = (sum(|l| l.hits), sum(|l| l.queries));
+        let (correct, resolved) = (sum(|l| l.correct), sum(|l| l.resolved));
         OtFigures {
-            pcov: ratio(self.f.hits, self.f.queries),
-            pacc: ratio(self.f.correct, self.f.resolved),
+            queries,
+            hits,
+            observations: self.observations,
+            resolved,
+            correct,
+            pcov: ratio(hits, queries),
+            pacc: ratio(correct, resolved),
             per_load,
-            ..self.f.clone()
+            refused: None,
         }
     }
 }

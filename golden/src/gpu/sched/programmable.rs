@@ -6,8 +6,8 @@
 //! one outside it. Only the group's warps issue, greedy then oldest; as a block ends, the next
 //! oldest joins.
 
+use super::gto::oldest_ready;
 use super::{FromGpu, Ready, WarpScheduler};
-use crate::bitset::members128;
 use spec::GpuSpec;
 
 #[derive(Debug, Clone)]
@@ -64,9 +64,7 @@ impl WarpScheduler for Programmable {
         if let Some(w) = self.last.filter(|&w| member(w) && v.ready(w)) {
             return Some(w);
         }
-        members128(v.candidates())
-            .filter(|&w| member(w) && v.ready(w))
-            .min_by_key(|&w| v.warp(w).map_or(u64::MAX, |x| x.age))
+        oldest_ready(v, member)
     }
 
     fn issued(&mut self, w: usize) {
