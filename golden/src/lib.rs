@@ -3,7 +3,8 @@
 //! Models of the blocks warpsmith generates RTL for, and of the GPU around them:
 //! * [`ot`]: the observation-table address predictor of seed 000; [`prefetch`]: MT-HWP, the
 //!   many-thread-aware prefetcher of seed 001; [`dispatch`]: the locality-aware thread-block
-//!   dispatcher (seed 002) and CTA mapping (seed 003); [`mc`]: the DRAM controllers and the
+//!   dispatcher (seed 002) and CTA mapping (seed 003); [`lws`]: seed 002's locality-aware warp
+//!   scheduler; [`mc`]: the DRAM controllers and the
 //!   Warped-MC tables (seed 004). Each block is a [`block`] (a cycle model with exactly its
 //!   RTL's interface, and a codec onto the RTL's ports).
 //! * [`gpu`]: SMs, warp schedulers, coalescer and L1 in front of [`mem`], the memory side
@@ -24,6 +25,7 @@ pub mod cost;
 pub mod dispatch;
 pub mod gpu;
 pub mod hint;
+pub mod lws;
 pub mod mc;
 pub mod mem;
 pub mod ot;

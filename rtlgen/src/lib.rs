@@ -336,6 +336,8 @@ macro_rules! module_view {
             ports: Vec<PortView>,
             asserts_off: String,
             assert_svh: String,
+            // Not every block instantiates a primitive.
+            #[allow(dead_code)]
             prim: PrimNames,
         }
 
@@ -361,6 +363,7 @@ module_view!(OtModule, "ot/ws_ot_predictor.sv");
 module_view!(WmcModule, "wmc/ws_warped_mc.sv");
 module_view!(DispatchModule, "dispatch/ws_dispatch.sv");
 module_view!(MtHwpModule, "mthwp/ws_mt_hwp.sv");
+module_view!(LwsModule, "lws/ws_lws.sv");
 
 /// How rtlgen spells one block.
 struct BlockRtl {
@@ -418,6 +421,18 @@ const MT_HWP: BlockRtl = BlockRtl {
         enum_prefixes: &[("pf_src", "PfSrc")],
     },
     prims: &[Prim::Match, Prim::RankLru],
+};
+
+const LWS: BlockRtl = BlockRtl {
+    pkg: "ws_lws_pkg",
+    top: "ws_lws",
+    description: "Package of the locality-aware warp scheduler's unit: the configuration it was \
+        generated for.",
+    naming: Naming {
+        param_prefix: "Lws",
+        enum_prefixes: &[],
+    },
+    prims: &[],
 };
 
 /// The primitives a block's output holds: those its module instantiates and those they do, in
@@ -589,6 +604,13 @@ pub fn warped_mc(spec: &Spec, t: &Target) -> Result<Generated, GenError> {
 pub fn dispatch(spec: &Spec, t: &Target) -> Result<Generated, GenError> {
     render(spec, t, &DISPATCH, &spec.dispatch.interface(), |p| {
         DispatchModule::of(p).render()
+    })
+}
+
+/// One warp scheduler's unit of the locality-aware warp scheduler (seed 002).
+pub fn lws(spec: &Spec, t: &Target) -> Result<Generated, GenError> {
+    render(spec, t, &LWS, &spec.lws.interface(), |p| {
+        LwsModule::of(p).render()
     })
 }
 

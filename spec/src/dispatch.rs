@@ -51,11 +51,6 @@ section! {
         scored_per_cycle: u32 = Legal::Range { min: 1, max: 1024 },
             "block-queue entries the decision unit scores per cycle (a decision scans \
                 ceil(queue_entries / this) cycles)";
-        region_bits: u32 = Legal::Range { min: 1, max: 32 },
-            "warp level (seed 002 section 3.4): bits of a warp's region index per array (thesis: \
-                10)";
-        subregion_bits: u32 = Legal::Range { min: 1, max: 64 },
-            "warp level: sub-regions per region, one bit each in a warp's vector (thesis: 16)";
     }
 }
 
@@ -92,9 +87,6 @@ pub struct DispatchSpec {
     pub id_bits: u32,
     /// Queue entries the decision unit scores per cycle.
     pub scored_per_cycle: u32,
-    /// Warp level (seed 002 §3.4): region index bits and sub-regions per region.
-    pub region_bits: u32,
-    pub subregion_bits: u32,
     /// SMs and block slots per SM (`gpu.sms`, `gpu.ctas_per_sm`).
     pub sms: u32,
     pub slots: u32,
@@ -126,8 +118,6 @@ impl DispatchSpec {
             coord_bits: d.coord_bits,
             id_bits: d.id_bits,
             scored_per_cycle: d.scored_per_cycle,
-            region_bits: d.region_bits,
-            subregion_bits: d.subregion_bits,
             sms,
             slots,
             sm_bits: clog2(sms.into()).max(1),

@@ -24,6 +24,11 @@ word_enum! {
         /// group (its oldest blocks, `gpu.priority_warps` warps at most) issue, greedy then
         /// oldest.
         Programmable = "programmable",
+        /// Seed 002's locality-aware two-level scheduler (`[lws]`): an active group of
+        /// `gpu.active_warps` warps, greedy then the warp sharing the most with the last one
+        /// issued; a warp that waits long leaves it and the waiting warp sharing the most with
+        /// the group joins; starved warps first.
+        Locality = "locality",
     }
 }
 
@@ -59,11 +64,12 @@ section! {
             "warp scheduling policy: lrr (loose round robin), gto (greedy then oldest), \
                 two-level (loose round robin within an active set, refilled from a pending queue) \
                 (-gpgpu_scheduler), cta-aware (each block's leading warp first, else gto; the rule \
-                seed 000's CTA-aware baseline runs with, decision OT-12) or programmable (seed \
-                003's: only a high-priority group of the oldest blocks issues, decision GPU-36)";
+                seed 000's CTA-aware baseline runs with, decision OT-12), programmable (seed 003's: \
+                only a high-priority group of the oldest blocks issues, decision GPU-36) or \
+                locality (seed 002's locality-aware two-level scheduler, [lws], decision LWS-2)";
         active_warps: u32 = Legal::Range { min: 1, max: 128 },
             "warps in each scheduler's active set under the two-level scheduler (-gpgpu_scheduler \
-                two_level_active:N:0:1)";
+                two_level_active:N:0:1) and the locality-aware one (seed 002)";
         priority_warps: u32 = Legal::Range { min: 1, max: 128 },
             "warps of each SM's high-priority group under the programmable scheduler (seed 003): \
                 the oldest resident blocks whose warps fit, the oldest block always (decision \

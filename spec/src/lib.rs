@@ -9,9 +9,9 @@
 //! SM count) is a new layer on top ([`Spec::variant`]), so its name and hash describe it.
 //!
 //! Modules: [`schema`] (every key's type, range and meaning), one module per section of the
-//! configuration ([`ot`], [`predictor`], [`prefetch`], [`dispatch`], [`mc`], [`dram`], [`mem`],
-//! [`gpu`], [`cache`] for GPGPU-Sim cache strings, [`mapping`] for the address map), [`port`]
-//! (block interfaces, declared once), [`gpgpusim`] (importing GPGPU-Sim option files),
+//! configuration ([`ot`], [`predictor`], [`prefetch`], [`dispatch`], [`lws`], [`mc`], [`dram`],
+//! [`mem`], [`gpu`], [`cache`] for GPGPU-Sim cache strings, [`mapping`] for the address map),
+//! [`port`] (block interfaces, declared once), [`gpgpusim`] (importing GPGPU-Sim option files),
 //! [`input`] and [`output`] (reading users' files, writing without losing any).
 
 pub mod cache;
@@ -20,6 +20,7 @@ pub mod dram;
 pub mod gpgpusim;
 pub mod gpu;
 pub mod input;
+pub mod lws;
 pub mod mapping;
 pub mod mc;
 pub mod mem;
@@ -33,6 +34,7 @@ pub mod schema;
 pub use dispatch::{DispatchConfig, DispatchPolicy, DispatchSpec};
 pub use dram::{DramConfig, DramPower, DramSpec, DramStandard, Timing};
 pub use gpu::{GpuConfig, GpuSpec};
+pub use lws::{LwsConfig, LwsSpec};
 pub use mc::{BankCmd, Class, McConfig, McSpec, Scheduler, WarpedMcConfig, WarpedMcSpec};
 pub use mem::{ClockConfig, ClockSpec, IcntArbiter, IcntConfig, IcntSpec, L2Config, L2Spec};
 pub use ot::{FieldSpec, OtConfig, OtEvent, OtSpec, Replacement};
@@ -120,6 +122,7 @@ pub struct UserConfig {
     pub clocks: ClockConfig,
     pub warped_mc: WarpedMcConfig,
     pub dispatch: DispatchConfig,
+    pub lws: LwsConfig,
     pub prefetch: PrefetchConfig,
     pub predictor: PredictorConfig,
 }
@@ -136,6 +139,7 @@ impl UserConfig {
         v.extend(ClockConfig::keys());
         v.extend(WarpedMcConfig::keys());
         v.extend(DispatchConfig::keys());
+        v.extend(LwsConfig::keys());
         v.extend(PrefetchConfig::keys());
         v.extend(PredictorConfig::keys());
         v
@@ -523,6 +527,7 @@ pub struct Resolved {
     pub clocks: ClockSpec,
     pub wmc: WarpedMcSpec,
     pub dispatch: DispatchSpec,
+    pub lws: LwsSpec,
     pub prefetch: PrefetchSpec,
     pub predictor: PredictorSpec,
     /// Keys a layer above the preset set.
@@ -575,6 +580,7 @@ impl Spec {
         let clocks = ClockSpec::new(&config);
         let wmc = WarpedMcSpec::new(&config.warped_mc, &gpu, &dram, &mc);
         let dispatch = DispatchSpec::new(&config.dispatch, &gpu);
+        let lws = LwsSpec::new(&config.lws, &gpu);
         let prefetch = PrefetchSpec::new(&config.prefetch, &gpu);
         let predictor = config.predictor.clone();
         let hash = ConfigHash(hash_config(&config));
@@ -591,6 +597,7 @@ impl Spec {
             clocks,
             wmc,
             dispatch,
+            lws,
             prefetch,
             predictor,
             user_keys,

@@ -60,39 +60,7 @@ pub fn dispatch_cost(spec: &Spec) -> BlockCost {
         },
     ];
     let comparison = table_5_2(spec);
-    let mut cost = finish(spec, "dispatch", tables, registers, Some(comparison));
-    let warps = u64::from(spec.gpu.warps_per_sm);
-    cost.related = vec![
-        table(
-            &format!("warp access ranges, per SM (thesis 3.4; {a} arrays)"),
-            warps,
-            vec![
-                field(
-                    "region",
-                    d.region_bits,
-                    a,
-                    "region index of the warp's lines, per array",
-                ),
-                field(
-                    "subregions",
-                    d.subregion_bits,
-                    a,
-                    "sub-regions of that region the warp touches, per array",
-                ),
-            ],
-        ),
-        table(
-            "locality degree table, per SM (thesis Fig. 3.13)",
-            warps * (warps - 1) / 2,
-            vec![field(
-                "degree",
-                8,
-                1,
-                "shared sub-regions of a pair of warps (i < j)",
-            )],
-        ),
-    ];
-    cost
+    finish(spec, "dispatch", tables, registers, Some(comparison))
 }
 
 /// The block queue's entry beside the thesis's Table 5.2.
@@ -100,7 +68,6 @@ fn table_5_2(spec: &Spec) -> Comparison {
     let d = &spec.dispatch;
     let (a, w) = (d.arrays, d.coord_bits);
     let entry_bits = u64::from(d.id_bits + a * (1 + 4 * w));
-    let warps = spec.gpu.warps_per_sm;
     Comparison {
         source: "thesis (seed 002) Table 5.2: 15 B per block-queue entry".into(),
         unit: "block-queue entry".into(),
@@ -113,12 +80,7 @@ fn table_5_2(spec: &Spec) -> Comparison {
             "The thesis gives 1 byte per rectangle element and 15 B per entry; we read it as {a} \
                 arrays x (x, y, w, h) x 1 B + a 3 B block id (dispatch.arrays, \
                 dispatch.coord_bits, dispatch.id_bits). The per-array `has` bit is ours: a block \
-                need not read every array. Warp level (thesis section 3.4, per SM, listed below \
-                as related storage, not part of this block): Table 5.2 prints 48 x 48 / 2 x 1 B = \
-                1.1 KB for the locality degree table (one byte per warp pair; the pairs i < j are \
-                48 x 47 / 2) and 48 x 16 B = 1 KB of warp access ranges (6 B region + 10 B \
-                sub-region vectors; its section 5.2 gives 10 + 16 bits per array, which is what \
-                we count, for {warps} warps).",
+                need not read every array. Table 5.2's warp-queue rows are the lws block's.",
         ),
         rows: vec![
             ComparisonRow {

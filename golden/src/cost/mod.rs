@@ -10,11 +10,13 @@
 //! and [`wmc_cost`] (seed 004 Table 3).
 
 mod dispatch;
+mod lws;
 mod mthwp;
 mod ot;
 mod wmc;
 
 pub use dispatch::dispatch_cost;
+pub use lws::lws_cost;
 pub use mthwp::mthwp_cost;
 pub use ot::ot_cost;
 pub use wmc::wmc_cost;

@@ -15,7 +15,8 @@ use super::DispatchError;
 use crate::workload::KernelDesc;
 
 /// A warp's vector for one array: region index and sub-region bitmap.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct WarpRange {
     pub region: u64,
     pub subregions: u64,

@@ -4,6 +4,7 @@
 //! modules names a block.
 
 pub mod dispatch;
+pub mod lws;
 pub mod mthwp;
 pub mod ot;
 pub mod wmc;
@@ -92,7 +93,7 @@ fn replayed<I>(items: Vec<I>) -> Option<std::sync::Arc<Vec<(usize, I)>>> {
 /// Every block, in the order `flow` runs them.
 pub static BLOCKS: &[BlockEntry] = &ENTRIES;
 
-static ENTRIES: [BlockEntry; 4] = [
+static ENTRIES: [BlockEntry; 5] = [
     BlockEntry {
         info: BlockInfo {
             name: "ot",
@@ -284,6 +285,29 @@ static ENTRIES: [BlockEntry; 4] = [
         // of Table I (golden::prefetch::Traffic), with launches between.
         mutant_cycles: 400_000,
         driver: DriverFns::of::<mthwp::PfDriver>(),
+        system_throughput: None,
+    },
+    BlockEntry {
+        info: BlockInfo {
+            name: "lws",
+            title: "locality-aware warp scheduler (seed 002)",
+            seed: "002",
+            interface: |s| s.lws.interface(),
+            render: rtlgen::lws,
+        },
+        cost: golden::cost::lws_cost,
+        golden: &[],
+        stimuli: lws::STIMULI,
+        flow: &["random", "gpu:stencil2d"],
+        key_sections: &["lws"],
+        options: &[],
+        mutants: Catalogue::new(
+            "sim/mutants/lws.toml",
+            include_str!("../../mutants/lws.toml"),
+            &[],
+        ),
+        mutant_cycles: crate::harness::DEFAULT_CYCLES,
+        driver: DriverFns::of::<lws::LwsDriver>(),
         system_throughput: None,
     },
 ];

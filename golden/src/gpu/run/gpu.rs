@@ -36,6 +36,8 @@ pub(super) struct Gpu<'s, 'p> {
     pub unit_cycles: u64,
     /// Core cycles a watched prefetch engine stepped.
     pub pf_cycles: u64,
+    /// Cycles a watched locality unit stepped (a [`super::LwsWatch`]).
+    pub lws_cycles: u64,
     /// The locality policy's decision unit: one for the whole run, kernel after kernel.
     pub unit: Option<crate::dispatch::DispatchUnit>,
     /// The address predictor in place (`predictor.kind`), fed the SMs' transactions every
@@ -77,6 +79,8 @@ struct KernelRun<'k> {
     /// The first core cycle the dispatcher may place a block: the kernel's launch plus
     /// `gpu.kernel_launch_latency` (decision GPU-30).
     opens: u64,
+    /// The kernel whose warps' access ranges the warp schedulers read, if they read them.
+    ranges_of: Option<&'k KernelDesc>,
 }
 
 impl KernelRun<'_> {
@@ -158,6 +162,7 @@ impl Gpu<'_, '_> {
             full: false,
             before: self.sms.iter().map(Sm::instructions).sum(),
             opens,
+            ranges_of: self.sms.iter().any(Sm::reads_ranges).then_some(k),
         };
         while self.cycle(&mut kr, src, opts)? {}
         if spec.gpu.flush_l1 {
@@ -213,7 +218,7 @@ impl Gpu<'_, '_> {
             flush_empty_l1s(&mut self.sms, now, &mut self.side);
         }
         let first_wake = self.run_sms(kr, opts, now)?;
-        if self.stopped && self.pf_watch.is_some() {
+        if self.stopped && (self.pf_watch.is_some() || opts.lws.is_some()) {
             return Ok(false);
         }
         if opts.check_bounds {
@@ -323,8 +328,12 @@ impl Gpu<'_, '_> {
             }
         }
         let rest = src.take_rest(self.shift);
+        let ranges = match kr.ranges_of {
+            Some(k) => crate::lws::vectors(&self.spec.lws, k, b.id, &self.spec.gpu)?,
+            None => Vec::new(),
+        };
         let sm = &mut self.sms[p.sm as usize];
-        if !sm.launch(b, kinds, rest, p.slot) {
+        if !sm.launch(b, kinds, rest, &ranges, p.slot) {
             return Err(GpuError::Placement {
                 block: p.block,
                 sm: p.sm,
@@ -340,7 +349,7 @@ impl Gpu<'_, '_> {
     fn run_sms(
         &mut self,
         kr: &mut KernelRun<'_>,
-        opts: &RunOptions<'_, '_>,
+        opts: &mut RunOptions<'_, '_>,
         now: u64,
     ) -> Result<u64, GpuError> {
         let side = &mut self.side;
@@ -358,6 +367,15 @@ impl Gpu<'_, '_> {
                 self.pf_cycles += 1;
                 if self.pf_cycles >= w.cycles {
                     self.stopped = true;
+                }
+            }
+            if let Some(w) = opts.lws.as_mut().filter(|w| w.sm == s) {
+                if let Some((i, o)) = sm.take_lws_cycle(w.scheduler) {
+                    (w.hook)(&i, &o).map_err(GpuError::LwsHook)?;
+                    self.lws_cycles += 1;
+                    if self.lws_cycles >= w.cycles {
+                        self.stopped = true;
+                    }
                 }
             }
             if sm.instructions() != issued || sm.replies() != replies {

@@ -82,6 +82,16 @@ pub enum GpuError {
     )]
     TracePolicy { policy: &'static str },
     #[error(
+        "gpu.scheduler = {scheduler} reads each warp's access range from the kernel's \
+        description (seed 002's address pre-computation), which an Accel-Sim trace or a workload \
+        of the library does not carry; run a kernel, or another scheduler (--set \
+        gpu.scheduler=gto)"
+    )]
+    TraceScheduler { scheduler: &'static str },
+    /// A co-simulation's hook on a locality unit stopped the run (or the unit is not there).
+    #[error("{0}")]
+    LwsHook(String),
+    #[error(
         "gpu.warp_size = {size}: the GPU runs 32-thread warps (Accel-Sim's lane masks); use \
         --set gpu.warp_size=32"
     )]
@@ -285,6 +295,20 @@ pub struct UnitWatch<'a, 'h> {
     pub cycles: u64,
 }
 
+/// A co-simulation's view of one warp scheduler's locality unit (`gpu.scheduler = locality`):
+/// `hook` sees its inputs and outputs every cycle it steps, and the kernel runs again and again
+/// until it has stepped `cycles` cycles.
+pub struct LwsWatch<'a, 'h> {
+    pub sm: usize,
+    pub scheduler: usize,
+    pub hook: &'a mut LwsHook<'h>,
+    pub cycles: u64,
+}
+
+/// A watch on a locality unit's cycles: its inputs and outputs; an error stops the run.
+pub type LwsHook<'h> =
+    dyn FnMut(&crate::lws::LwsIn, &crate::lws::LwsOut) -> Result<(), String> + 'h;
+
 /// A co-simulation's view of one SM's prefetch engine (`prefetch.kind` other than none):
 /// `probe` sees its inputs and outputs every core cycle (it is installed in the SM,
 /// [`Sm::watch_prefetch`]), and the workload runs again and again until it has stepped
@@ -302,6 +326,7 @@ pub struct RunOptions<'a, 'h> {
     pub watch: Option<Watch<'a, 'h>>,
     pub unit: Option<UnitWatch<'a, 'h>>,
     pub prefetch: Option<PfWatch<'a, 'h>>,
+    pub lws: Option<LwsWatch<'a, 'h>>,
     /// Keep the requests the DRAM controllers accept, with their arrival cycles, in `offers`
     /// ([`crate::mc::system::MemSystem::log_offers`]).
     pub log_offers: bool,
@@ -340,6 +365,7 @@ impl RunOptions<'_, '_> {
             && self.watch.is_none()
             && self.unit.is_none()
             && self.prefetch.is_none()
+            && self.lws.is_none()
     }
 
     /// The workload runs once (no co-simulation relaunches it until a budget), and what it
@@ -348,6 +374,7 @@ impl RunOptions<'_, '_> {
         self.watch.is_none()
             && self.unit.is_none()
             && self.prefetch.is_none()
+            && self.lws.is_none()
             && self.keep_ot.is_none()
     }
 }
@@ -401,6 +428,7 @@ impl<'s, 'p> Gpu<'s, 'p> {
             shift: 0,
             unit_cycles: 0,
             pf_cycles: 0,
+            lws_cycles: 0,
             unit: None,
             ot: AnyPredictor::of(spec),
             ot_chunk: Vec::new(),
@@ -424,6 +452,17 @@ impl<'s, 'p> Gpu<'s, 'p> {
                 cycles: w.cycles,
             });
         }
+        if let Some(w) = &opts.lws {
+            let watched = w.scheduler < spec.gpu.schedulers as usize
+                && gpu.sms.get(w.sm).is_some_and(Sm::reads_ranges);
+            if !watched {
+                return Err(GpuError::LwsHook(format!(
+                    "SM {} has no warp scheduler {} with a locality unit to watch \
+                        (gpu.scheduler = locality)",
+                    w.sm, w.scheduler
+                )));
+            }
+        }
         if opts.log_offers {
             gpu.side.dram_mut().log_offers();
         }
@@ -446,6 +485,11 @@ fn launch_all(
     let spec = gpu.spec;
     while !gpu.stopped {
         match w {
+            Workload::Trace(_) | Workload::Suite { .. } if gpu.sms.iter().any(Sm::reads_ranges) => {
+                return Err(GpuError::TraceScheduler {
+                    scheduler: spec.gpu.scheduler.name(),
+                });
+            }
             Workload::Trace(list) => {
                 let policy = spec.dispatch.policy;
                 if !matches!(policy, DispatchPolicy::Rr | DispatchPolicy::Bcs) {

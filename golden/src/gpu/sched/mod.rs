@@ -12,27 +12,27 @@ use crate::bitset::members128;
 use crate::gpu::sm::warp::{Gates, Warp};
 use crate::workload::opcode::Kind;
 use spec::gpu::ExecClass;
-use spec::{GpuSpec, Spec};
+use spec::Spec;
 
 #[cfg(test)]
 pub(crate) use two_level::LAX_TWO_LEVEL;
 
-/// How a warp scheduling policy is made for warp scheduler `s` of an SM of `g`'s GPU (its warp
-/// slots: `s`, `s + schedulers`, ...). A policy that takes nothing from them derives `Default`,
-/// which makes it.
-pub trait FromGpu {
-    fn from_gpu(g: &GpuSpec, s: usize) -> Self;
+/// How a warp scheduling policy is made for warp scheduler `s` of an SM of `spec`'s GPU (its
+/// warp slots: `s`, `s + gpu.schedulers`, ...). A policy that takes nothing from them derives
+/// `Default`, which makes it.
+pub trait FromSpec {
+    fn from_spec(spec: &Spec, s: usize) -> Self;
 }
 
-impl<T: Default> FromGpu for T {
-    fn from_gpu(_: &GpuSpec, _: usize) -> T {
+impl<T: Default> FromSpec for T {
+    fn from_spec(_: &Spec, _: usize) -> T {
         T::default()
     }
 }
 
 /// A warp scheduling policy (one instance per warp scheduler of an SM), its own state made by
-/// [`FromGpu`].
-pub trait WarpScheduler: FromGpu + Sized {
+/// [`FromSpec`].
+pub trait WarpScheduler: FromSpec + Sized {
     /// Its `gpu.scheduler` word.
     const NAME: &'static str;
     /// Whether it may sleep after finding no warp to issue, until an event or a time the SM
@@ -43,6 +43,12 @@ pub trait WarpScheduler: FromGpu + Sized {
     fn pick(&mut self, v: &Ready<'_>) -> Option<usize>;
     /// Warp slot `w`, its pick, issued.
     fn issued(&mut self, w: usize);
+    /// Whether it reads each warp's access range ([`WarpScheduler::placed`]): the GPU computes
+    /// them only for such a policy, and runs it only on kernels that describe them.
+    const READS_RANGES: bool = false;
+    /// A warp entered slot `w` (one of the scheduler's) with access range `range`; `first`:
+    /// the first of its block's warps this scheduler holds.
+    fn placed(&mut self, _w: usize, _range: &crate::lws::Vector, _first: bool) {}
 }
 
 /// What a warp scheduler sees of its SM in one cycle.
@@ -154,8 +160,10 @@ fn lax_initiation() -> bool {
 /// plain `mod` line above the registry, where rustfmt finds it.
 macro_rules! schedulers {
     ($( $(#[$m:meta])* $module:ident::$ty:ident, )*) => {
-        /// One warp scheduler of an SM, of a registered policy.
+        /// One warp scheduler of an SM, of a registered policy. (A few per SM: a policy's
+        /// size does not matter, so none is boxed.)
         #[derive(Debug, Clone)]
+        #[allow(clippy::large_enum_variant)]
         pub enum Scheduler {
             $( $(#[$m])* $ty($module::$ty), )*
         }
@@ -165,10 +173,10 @@ macro_rules! schedulers {
 
         impl Scheduler {
             /// Warp scheduler `s` of an SM, of the policy named `name` (if registered).
-            fn named(name: &str, g: &GpuSpec, s: usize) -> Option<Scheduler> {
+            fn named(name: &str, spec: &Spec, s: usize) -> Option<Scheduler> {
                 $( $(#[$m])*
                 if name == <$module::$ty as WarpScheduler>::NAME {
-                    return Some(Scheduler::$ty(<$module::$ty as FromGpu>::from_gpu(g, s)));
+                    return Some(Scheduler::$ty(<$module::$ty as FromSpec>::from_spec(spec, s)));
                 } )*
                 None
             }
@@ -196,12 +204,28 @@ macro_rules! schedulers {
                     $( $(#[$m])* Scheduler::$ty(_) => <$module::$ty as WarpScheduler>::SLEEPS, )*
                 }
             }
+
+            /// [`WarpScheduler::READS_RANGES`].
+            pub fn reads_ranges(&self) -> bool {
+                match self {
+                    $( $(#[$m])*
+                    Scheduler::$ty(_) => <$module::$ty as WarpScheduler>::READS_RANGES, )*
+                }
+            }
+
+            /// [`WarpScheduler::placed`].
+            pub fn placed(&mut self, w: usize, range: &crate::lws::Vector, first: bool) {
+                match self {
+                    $( $(#[$m])* Scheduler::$ty(x) => x.placed(w, range, first), )*
+                }
+            }
         }
     };
 }
 
 mod cta_aware;
 mod gto;
+mod locality;
 #[cfg(test)]
 mod lowest_first;
 mod lrr;
@@ -214,6 +238,7 @@ schedulers! {
     two_level::TwoLevel,
     cta_aware::CtaAware,
     programmable::Programmable,
+    locality::Locality,
     #[cfg(test)] lowest_first::LowestFirst,
 }
 
@@ -222,8 +247,19 @@ impl Scheduler {
     /// tests, of the one [`with_policy`] names, if any).
     pub fn of(spec: &Spec, s: usize) -> Scheduler {
         let name = super::chosen::chosen(&CHOSEN).unwrap_or(spec.gpu.scheduler.name());
-        Scheduler::named(name, &spec.gpu, s)
+        Scheduler::named(name, spec, s)
             .unwrap_or_else(|| panic!("gpu.scheduler = {name} has no registered scheduler"))
+    }
+}
+
+impl Scheduler {
+    /// The locality unit's inputs and outputs of the cycle it last stepped, if not taken yet
+    /// (what a co-simulation in place checks); `None` under another policy.
+    pub fn take_lws_cycle(&mut self) -> Option<(crate::lws::LwsIn, crate::lws::LwsOut)> {
+        match self {
+            Scheduler::Locality(x) => x.take_cycle(),
+            _ => None,
+        }
     }
 }
 
@@ -252,7 +288,7 @@ mod tests {
         let s = spec::ConfigRequest::preset("tiny").resolve().unwrap();
         for &name in spec::gpu::WarpScheduler::NAMES {
             assert!(NAMES.contains(&name), "{name}");
-            assert!(Scheduler::named(name, &s.gpu, 0).is_some());
+            assert!(Scheduler::named(name, &s, 0).is_some());
         }
     }
 }

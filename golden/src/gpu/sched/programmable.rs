@@ -7,8 +7,8 @@
 //! oldest joins.
 
 use super::gto::oldest_ready;
-use super::{FromGpu, Ready, WarpScheduler};
-use spec::GpuSpec;
+use super::{FromSpec, Ready, WarpScheduler};
+use spec::Spec;
 
 #[derive(Debug, Clone)]
 pub struct Programmable {
@@ -20,10 +20,10 @@ pub struct Programmable {
     blocks: Vec<(u64, usize, u32)>,
 }
 
-impl FromGpu for Programmable {
-    fn from_gpu(g: &GpuSpec, _: usize) -> Programmable {
+impl FromSpec for Programmable {
+    fn from_spec(spec: &Spec, _: usize) -> Programmable {
         Programmable {
-            group: g.priority_warps,
+            group: spec.gpu.priority_warps,
             last: None,
             blocks: Vec::new(),
         }

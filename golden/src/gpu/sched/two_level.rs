@@ -6,11 +6,11 @@
 //! after the one issued comes first. Every slot of the scheduler is in one of the two, resident
 //! or not. The sets change every cycle, events or not, so it never sleeps.
 
-use super::{FromGpu, Ready, WarpScheduler};
+use super::{FromSpec, Ready, WarpScheduler};
 use crate::gpu::sm::warp::Warp;
 #[cfg(test)]
 use crate::gpu::sm::warp::RZ;
-use spec::GpuSpec;
+use spec::Spec;
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone)]
@@ -34,7 +34,7 @@ thread_local! {
 /// `waiting()` or a source register awaiting a long operation): no warp, an ended warp, one
 /// at a barrier, or one whose next instruction reads a register a load will write. A wait on
 /// an arithmetic result does not count.
-fn waits_long(x: Option<&Warp>) -> bool {
+pub(super) fn waits_long(x: Option<&Warp>) -> bool {
     let Some(x) = x else {
         return true;
     };
@@ -55,8 +55,9 @@ fn waits_long(x: Option<&Warp>) -> bool {
     i.srcs.iter().any(|&r| x.loads_into(r))
 }
 
-impl FromGpu for TwoLevel {
-    fn from_gpu(g: &GpuSpec, s: usize) -> TwoLevel {
+impl FromSpec for TwoLevel {
+    fn from_spec(spec: &Spec, s: usize) -> TwoLevel {
+        let g = &spec.gpu;
         TwoLevel {
             active_warps: g.active_warps as usize,
             active: VecDeque::new(),

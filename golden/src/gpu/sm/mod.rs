@@ -298,6 +298,19 @@ impl<'p> Sm<'p> {
         }
     }
 
+    /// Warp scheduler `s`'s locality unit's inputs and outputs of the cycle it last stepped, if
+    /// not taken yet ([`Scheduler::take_lws_cycle`]).
+    pub fn take_lws_cycle(&mut self, s: usize) -> Option<(crate::lws::LwsIn, crate::lws::LwsOut)> {
+        self.sched.get_mut(s)?.take_lws_cycle()
+    }
+
+    /// Whether its warp schedulers read each warp's access range ([`Sm::launch`]).
+    pub fn reads_ranges(&self) -> bool {
+        self.sched
+            .iter()
+            .any(crate::gpu::sched::Scheduler::reads_ranges)
+    }
+
     /// Blocks resident now.
     pub fn resident(&self) -> usize {
         self.blocks.len() - self.free.blocks
@@ -348,15 +361,17 @@ impl<'p> Sm<'p> {
     }
 
     /// Launch `block` (its instructions' kinds `kinds`, per warp; `rest`, per warp, the
-    /// generator of its later instructions, if any) into block slot `slot` (the locality
-    /// unit's choice; `None`: the first free one). The caller checked [`Sm::room`]; false
-    /// (nothing launched) if the slot is taken or the warps do not fit.
+    /// generator of its later instructions, if any; `ranges`, per warp, its access range, for a
+    /// warp scheduler that reads them) into block slot `slot` (the locality unit's choice;
+    /// `None`: the first free one). The caller checked [`Sm::room`]; false (nothing launched)
+    /// if the slot is taken or the warps do not fit.
     #[must_use]
     pub fn launch(
         &mut self,
         block: TraceBlock,
         kinds: &[Vec<Kind>],
         rest: Vec<WarpGen>,
+        ranges: &[crate::lws::Vector],
         slot: Option<u32>,
     ) -> bool {
         let slot = match slot {
@@ -393,6 +408,14 @@ impl<'p> Sm<'p> {
             self.warps[w] = Some(x);
             self.launched += 1;
             ids.push(w);
+        }
+        // Each scheduler that reads access ranges gets its warps' (`first`: the first warp of
+        // the block it holds).
+        let mut took = 0u32;
+        for (&w, r) in ids.iter().zip(ranges) {
+            let s = w % self.sched.len();
+            self.sched[s].placed(w, r, took >> s & 1 == 0);
+            took |= 1 << s;
         }
         self.free.blocks -= 1;
         self.free.warps -= ids.len();

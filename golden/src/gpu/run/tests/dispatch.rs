@@ -64,7 +64,8 @@ fn generated_instructions(k: &KernelDesc) -> u64 {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
 
-    /// Random kernels under every dispatch policy on random presets: every block is dispatched
+    /// Random kernels under every dispatch policy and every registered warp scheduler (those
+    /// that read warps' access ranges included) on random presets: every block is dispatched
     /// and runs exactly once (its warps' instructions, counted from the description, all issue
     /// once), and a second run is identical.
     #[test]
@@ -76,16 +77,40 @@ proptest::proptest! {
         compute in 0u32..4,
         preset_pick in 0usize..3,
         policy in 0usize..spec::DispatchPolicy::ALL.len(),
+        scheduler in 0usize..crate::gpu::sched::NAMES.len(),
     ) {
+        crate::gpu::sched::with_policy(crate::gpu::sched::NAMES[scheduler], || {
+            every_block_runs_once(grid, block, loads, trips, compute, preset_pick, policy)
+        })?;
+    }
+}
+
+/// The body of [`every_block_runs_once_under_every_dispatch_policy`].
+fn every_block_runs_once(
+    grid: (u32, u32),
+    block: (u32, u32),
+    loads: usize,
+    trips: u32,
+    compute: u32,
+    preset_pick: usize,
+    policy: usize,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    {
         let policy = spec::DispatchPolicy::ALL[policy];
         let s = ConfigRequest::preset(spec::PRESETS[preset_pick].name)
             .with(&format!("dispatch.policy={}", policy.name()))
             .resolve()
             .unwrap();
         let k = affine_kernel([grid.0, grid.1], [block.0, block.1], loads, trips, compute);
-        let w = Workload::Kernel { kernel: &k, seed: 1 };
+        let w = Workload::Kernel {
+            kernel: &k,
+            seed: 1,
+        };
         // (No L1 queue or MSHR ever over its size: checked every cycle.)
-        let mut o = RunOptions { check_bounds: true, ..RunOptions::default() };
+        let mut o = RunOptions {
+            check_bounds: true,
+            ..RunOptions::default()
+        };
         let a = run_with(&s, w, &mut o).unwrap();
         proptest::prop_assert_eq!(a.kernels[0].blocks, k.num_blocks());
         proptest::prop_assert_eq!(a.instructions, generated_instructions(&k));
@@ -94,6 +119,7 @@ proptest::proptest! {
         let b = run(&s, w, None).unwrap();
         proptest::prop_assert_eq!(a, b);
     }
+    Ok(())
 }
 
 /// The OT predictor in place sees one query per global load a warp issues (counted from the
