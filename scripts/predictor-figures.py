@@ -5,14 +5,12 @@ accuracy (PACC) of the OT, the OT without LEC (`ot.lec = false`) and the CTA-awa
 scored by the same counts (decision OT-12). Numbers only: no direction is asserted.
 
 Usage: predictor-figures.py [PRESET]   (default: turing-rtx2060s)
-Set WARPSMITH to the binary (default target/release/warpsmith).
+Set WARPSMITH to the binary (default target/release/warpsmith; scripts/figures.py).
 """
-import json
-import os
-import subprocess
 import sys
 
-BIN = os.environ.get("WARPSMITH", "target/release/warpsmith")
+from figures import run
+
 # Seed 000 Fig. 10's benchmarks that the library has (BFS, Histogram, ScalarProd, Stencil),
 # at the library's defaults, and the built-in 2-D stencil kernel.
 WORKLOADS = [
@@ -30,16 +28,6 @@ VARIANTS = [
 ]
 
 
-def run(preset, sets, target):
-    args = [BIN, "run", "--preset", preset, "--format", "json"] + target
-    for s in sets:
-        args += ["--set", s]
-    p = subprocess.run(args, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{' '.join(args)}: {p.stderr.strip()}")
-    return json.loads(p.stdout)
-
-
 def main():
     preset = sys.argv[1] if len(sys.argv) > 1 else "turing-rtx2060s"
     print(f"== {preset}: PCOV / PACC (queries)")
@@ -47,7 +35,10 @@ def main():
     for target in WORKLOADS:
         cells = []
         for _, sets in VARIANTS:
-            o = run(preset, sets, target)["ot"]
+            summary, err = run(preset, sets, target)
+            if err:
+                sys.exit(f"{target[1]} {sets}: {err}")
+            o = summary["ot"]
             cells.append(f"{o['pcov']:.3f} / {o['pacc']:.3f} ({o['queries']:,})")
         print(f"{target[1]:20}" + "".join(f"{c:>30}" for c in cells))
 

@@ -5,30 +5,19 @@ MT-HWP, each without and with adaptive throttling, on strided built-in kernels a
 Accel-Sim traces. Reported, no direction required.
 
 Usage: prefetch-figures.py [PRESET ...]   (default: turing-rtx2060s fermi-gtx480)
-Set WARPSMITH to the binary (default target/release/warpsmith).
+Set WARPSMITH to the binary (default target/release/warpsmith; scripts/figures.py).
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
-BIN = os.environ.get("WARPSMITH", "target/release/warpsmith")
+from figures import run
+
 TRACES = "golden/tests-data/accelsim-traces"
 LUD = f"{TRACES}/rodinia2-lud-kernel8-volta-legacy-format"
 POW = f"{TRACES}/pytorch-pow-kernel593-tracer-v5-excerpt/kernel-593-ctx_0x55c28dad19e0.traceg.excerpt-TB0-TB1"
 KINDS = [("none", "false"), ("stridepc", "false"), ("stridepc", "true"),
          ("mt-hwp", "false"), ("mt-hwp", "true")]
-
-
-def run(preset, sets, target):
-    args = [BIN, "run", "--preset", preset, "--format", "json"] + target
-    for s in sets:
-        args += ["--set", s]
-    p = subprocess.run(args, capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, p.stderr.strip().splitlines()[-1] if p.stderr else "failed"
-    return json.loads(p.stdout), None
 
 
 def main():

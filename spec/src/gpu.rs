@@ -64,8 +64,8 @@ section! {
             "warp scheduling policy: lrr (loose round robin), gto (greedy then oldest), \
                 two-level (loose round robin within an active set, refilled from a pending queue) \
                 (-gpgpu_scheduler), cta-aware (each block's leading warp first, else gto; the rule \
-                seed 000's CTA-aware baseline runs with, decision OT-12), programmable (seed 003's: \
-                only a high-priority group of the oldest blocks issues, decision GPU-36) or \
+                seed 000's CTA-aware baseline runs with, decision OT-12), programmable (seed \
+                003's: only a high-priority group of the oldest blocks issues, decision GPU-36) or \
                 locality (seed 002's locality-aware two-level scheduler, [lws], decision LWS-2)";
         active_warps: u32 = Legal::Range { min: 1, max: 128 },
             "warps in each scheduler's active set under the two-level scheduler (-gpgpu_scheduler \

@@ -169,7 +169,7 @@ impl LwsSpec {
                 "set_sub_i",
                 arr,
                 Elem::Param("num_sub"),
-                "per array: sub-regions of that region the warp touches (none: it does not read it)",
+                "per array: sub-regions of that region the warp touches (none: it reads none)",
             )
             .input(
                 "ready_i",
