@@ -29,6 +29,10 @@ word_enum! {
         /// issued; a warp that waits long leaves it and the waiting warp sharing the most with
         /// the group joins; starved warps first.
         Locality = "locality",
+        /// Cache-conscious wavefront scheduling (Rogers et al., MICRO 2012; seed 003's
+        /// baseline): greedy then oldest, but only the warps with the highest lost-locality
+        /// scores, up to a cutoff, may issue loads.
+        Ccws = "ccws",
     }
 }
 
@@ -65,8 +69,9 @@ section! {
                 two-level (loose round robin within an active set, refilled from a pending queue) \
                 (-gpgpu_scheduler), cta-aware (each block's leading warp first, else gto; the rule \
                 seed 000's CTA-aware baseline runs with, decision OT-12), programmable (seed \
-                003's: only a high-priority group of the oldest blocks issues, decision GPU-36) or \
-                locality (seed 002's locality-aware two-level scheduler, [lws], decision LWS-2)";
+                003's: only a high-priority group of the oldest blocks issues, decision GPU-36), \
+                locality (seed 002's locality-aware two-level scheduler, [lws], decision LWS-2) or \
+                ccws (cache-conscious wavefront scheduling, seed 003's baseline, decision GPU-37)";
         active_warps: u32 = Legal::Range { min: 1, max: 128 },
             "warps in each scheduler's active set under the two-level scheduler (-gpgpu_scheduler \
                 two_level_active:N:0:1) and the locality-aware one (seed 002)";
@@ -74,6 +79,16 @@ section! {
             "warps of each SM's high-priority group under the programmable scheduler (seed 003): \
                 the oldest resident blocks whose warps fit, the oldest block always (decision \
                 GPU-36)";
+        ccws_vta_entries: u32 = Legal::Range { min: 1, max: 64 },
+            "ccws: victim tags per warp (the lines the warp brought into the L1 that were \
+                evicted, most recent kept; Rogers et al.: 8 per warp)";
+        ccws_base_score: u32 = Legal::Range { min: 1, max: 1_000_000 },
+            "ccws: a warp's lost-locality score at rest; the scores of a warp scheduler's live \
+                warps may sum to live warps x this before their loads are cut off";
+        ccws_hit_points: u32 = Legal::Range { min: 0, max: 1_000_000 },
+            "ccws: points a warp's score gains when one of its L1 misses finds its line in its \
+                victim tags (lost intra-warp locality); a score above the base loses one point a \
+                core cycle";
         coalesce_arch: u32 = Legal::Range { min: 10, max: 99 },
             "coalescing rules (-gpgpu_coalesce_arch): from 20 to 38, 128- and 64-byte segments \
                 through the L1; from 40, 32-byte sectors";
@@ -367,6 +382,10 @@ pub struct GpuSpec {
     pub scheduler: WarpScheduler,
     pub active_warps: u32,
     pub priority_warps: u32,
+    /// CCWS: victim tags per warp, the score at rest, the points per victim-tag hit.
+    pub ccws_vta_entries: u32,
+    pub ccws_base_score: u32,
+    pub ccws_hit_points: u32,
     pub coalesce_arch: u32,
     pub warp_parts: u32,
     pub skip_l1: bool,
@@ -401,6 +420,9 @@ impl GpuSpec {
             scheduler: g.scheduler,
             active_warps: g.active_warps,
             priority_warps: g.priority_warps,
+            ccws_vta_entries: g.ccws_vta_entries,
+            ccws_base_score: g.ccws_base_score,
+            ccws_hit_points: g.ccws_hit_points,
             coalesce_arch: g.coalesce_arch,
             warp_parts: g.warp_parts,
             skip_l1: g.skip_l1,

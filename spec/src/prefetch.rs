@@ -17,6 +17,10 @@ word_enum! {
         Stridepc = "stridepc",
         /// Seed 001's MT-HWP: the PWS, GS and IP tables.
         MtHwp = "mt-hwp",
+        /// MT-HWP without its IP table (seed 001 Fig. 14's PWS+GS): golden model only.
+        PwsGs = "pws-gs",
+        /// MT-HWP without its GS table (seed 001 Fig. 14's PWS+IP): golden model only.
+        PwsIp = "pws-ip",
         /// Seed 001's Stream baseline (the POWER5 stream prefetcher it cites), trained per warp:
         /// golden model only, no RTL.
         Stream = "stream",
@@ -32,9 +36,10 @@ section! {
     pub struct PrefetchConfig in "prefetch" {
         kind: PrefetchKind = Legal::OneOf(PrefetchKind::NAMES),
             "the GPU's prefetcher: none, stridepc (PWS table only, seed 001's enhanced StridePC), \
-                mt-hwp (PWS, GS and IP tables), stream or ghb (seed 001's Stream and GHB AC/DC \
-                baselines trained per warp, golden models only); the generated RTL is MT-HWP \
-                unless this is stridepc";
+                mt-hwp (PWS, GS and IP tables), pws-gs or pws-ip (MT-HWP with two of its tables, \
+                seed 001 Fig. 14; golden models only), stream or ghb (seed 001's Stream and GHB \
+                AC/DC baselines trained per warp, golden models only); the generated RTL is \
+                MT-HWP unless this is stridepc";
         throttle: bool = Legal::Bool,
             "adaptive prefetch throttling (seed 001 section V): early-eviction rate and merge \
                 ratio per period, Table I";
@@ -290,6 +295,11 @@ pub struct PrefetchSpec {
     // ---- derived ----
     /// The RTL holds the PWS table only (`kind = stridepc`).
     pub pws_only: bool,
+    /// The engine uses its GS table (promotion and lookup) and its IP table (training and
+    /// lookup): as the RTL holds them (both but under stridepc); the GPU's pws-gs and pws-ip
+    /// engines turn one off.
+    pub gs_table: bool,
+    pub ip_table: bool,
     /// LRU rank width of each table: log2(entries).
     pub pws_rank_bits: u32,
     pub gs_rank_bits: u32,
@@ -355,6 +365,8 @@ impl PrefetchSpec {
             demand_first: c.demand_first,
             line_bytes: gpu.line_bytes,
             pws_only: c.kind == PrefetchKind::Stridepc,
+            gs_table: c.kind != PrefetchKind::Stridepc,
+            ip_table: c.kind != PrefetchKind::Stridepc,
             pws_rank_bits: rank(c.pws_entries),
             gs_rank_bits: rank(c.gs_entries),
             ip_rank_bits: rank(c.ip_entries),

@@ -93,6 +93,9 @@ pub struct Slice<P> {
     stalls: [u64; Stall::ALL.len()],
     /// The lines evicted since [`Slice::take_evictions`], when kept ([`Slice::keep_evictions`]).
     evictions: Option<Vec<u64>>,
+    /// The reads that missed (a line allocated for them) since [`Slice::take_misses`], when
+    /// kept ([`Slice::keep_misses`]): address and requester.
+    misses: Option<Vec<(u64, P)>>,
 }
 
 /// Where an answered request's data came from.
@@ -147,6 +150,7 @@ impl<P: Copy> Slice<P> {
             refused: false,
             stalls: [0; Stall::ALL.len()],
             evictions: None,
+            misses: None,
             ack_writes: false,
         }
     }
@@ -185,6 +189,16 @@ impl<P: Copy> Slice<P> {
     /// The lines evicted since the last call (when kept), in order.
     pub fn take_evictions(&mut self) -> impl Iterator<Item = u64> + '_ {
         self.evictions.iter_mut().flat_map(|v| v.drain(..))
+    }
+
+    /// From now on, keep every read that misses (for [`Slice::take_misses`]).
+    pub fn keep_misses(&mut self) {
+        self.misses.get_or_insert_with(Vec::new);
+    }
+
+    /// The reads that missed since the last call (when kept), in order: address and requester.
+    pub fn take_misses(&mut self) -> impl Iterator<Item = (u64, P)> + '_ {
+        self.misses.iter_mut().flat_map(|v| v.drain(..))
     }
 
     /// A line left: noted when evictions are kept, and written back when dirty (a place in
@@ -483,6 +497,9 @@ impl<P: Copy> Slice<P> {
                 self.count(r.kind, Counted::Miss);
                 if let Some(e) = evicted {
                     self.evicted(e);
+                }
+                if let (Some(v), false) = (&mut self.misses, r.write) {
+                    v.push((r.addr, r.payload));
                 }
                 fetch
             }

@@ -325,7 +325,7 @@ impl MtHwp {
             return (None, false);
         }
         let mut promoted = false;
-        if !self.spec.pws_only {
+        if self.spec.gs_table {
             let agree = self
                 .pws
                 .entries
@@ -490,11 +490,19 @@ impl CycleModel for MtHwp {
                 None => self.emit(&mut o, &a, PfSource::None, 0),
             }
         } else if let Some(a) = inp.acc {
-            if self.spec.pws_only {
+            if !self.spec.gs_table && !self.spec.ip_table {
                 self.pending = Some(a);
             } else {
-                let gs = self.gs.entries.iter().position(|e| e.valid && e.pc == a.pc);
-                let ip = self.ip_lookup(&a);
+                let gs = if self.spec.gs_table {
+                    self.gs.entries.iter().position(|e| e.valid && e.pc == a.pc)
+                } else {
+                    None
+                };
+                let ip = if self.spec.ip_table {
+                    self.ip_lookup(&a)
+                } else {
+                    None
+                };
                 match (gs, ip) {
                     (Some(g), _) => {
                         self.gs.touch(g);

@@ -127,6 +127,46 @@ fn ip_trains_on_three_accesses_from_three_warps() {
     assert!(m.ip.entries.iter().all(|e| !e.train));
 }
 
+/// Seed 001 Fig. 14's configurations (the GPU's `stridepc`, `pws-gs`, `pws-ip`, `mt-hwp`): on
+/// one access stream that promotes a stride and trains the IP table, each prefetches from the
+/// tables it has and from no other.
+#[test]
+fn each_table_configuration_prefetches_from_its_tables_only() {
+    let s = spec(&["prefetch.throttle=false"]);
+    let base = |w: u32| 0x10_0000 + u64::from(w * w) * 0x1_0000;
+    let mut stream: Vec<PfIn> = Vec::new();
+    for w in 0..3 {
+        for i in 0..3 {
+            stream.push(acc(0x40, w, base(w) + i * 0x100));
+        }
+    }
+    stream.push(acc(0x40, 7, 0x90_0000));
+    for (w, addr) in [(0, 0x1000), (1, 0x1200), (2, 0x1400)] {
+        stream.push(acc(0x80, w, addr));
+    }
+    for (gs, ip) in [(false, false), (true, false), (false, true), (true, true)] {
+        let p = spec::PrefetchSpec {
+            gs_table: gs,
+            ip_table: ip,
+            ..s.prefetch.clone()
+        };
+        let mut m = MtHwp::new(&p);
+        let sources: Vec<PfSource> = stream
+            .iter()
+            .map(|a| lookup(&mut m, a.clone()).src)
+            .collect();
+        let has = |src| sources.contains(&src);
+        assert!(has(PfSource::Pws), "{gs} {ip}: {sources:?}");
+        assert_eq!(has(PfSource::Gs), gs, "GS table {gs}: {sources:?}");
+        assert_eq!(has(PfSource::Ip), ip, "IP table {ip}: {sources:?}");
+        assert_eq!(
+            m.gs.entries.iter().any(|g| g.valid),
+            gs,
+            "promotion needs the GS table"
+        );
+    }
+}
+
 #[test]
 fn gs_wins_a_double_hit() {
     let s = spec(&["prefetch.throttle=false"]);

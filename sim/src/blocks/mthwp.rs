@@ -106,12 +106,15 @@ pub struct PfDriver {
 
 /// The spec with a prefetcher in the GPU: the spec itself when it has one, else a variant
 /// with MT-HWP (the same RTL); `prefetch.kind = none` set explicitly is an error, and so is a
-/// prefetcher without the engine (`stream`, `ghb`).
+/// prefetcher the RTL is not (`stream`, `ghb`, and the two-table `pws-gs`, `pws-ip`).
 fn with_prefetcher(spec: &Spec) -> Result<Spec, CosimError> {
     use spec::PrefetchKind;
     match spec.prefetch.kind {
         PrefetchKind::Stridepc | PrefetchKind::MtHwp => return Ok(spec.clone()),
-        kind @ (PrefetchKind::Stream | PrefetchKind::Ghb) => {
+        kind @ (PrefetchKind::Stream
+        | PrefetchKind::Ghb
+        | PrefetchKind::PwsGs
+        | PrefetchKind::PwsIp) => {
             return Err(CosimError::BadInput(format!(
                 "co-simulating the prefetch engine in the GPU needs the engine, but the \
                     configuration sets prefetch.kind = {kind}, a golden model with no RTL: set \

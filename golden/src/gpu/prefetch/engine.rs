@@ -1,23 +1,30 @@
 //! The MT-HWP engine (`crate::prefetch::MtHwp`, the very block model that is co-simulated) run
 //! in an SM: each cycle's training access and throttle events put on its input ports, its
-//! lookup's prefetch addresses and throttle figures taken from its outputs. StridePC and
-//! MT-HWP are this engine with the PWS table alone or with every table.
+//! lookup's prefetch addresses and throttle figures taken from its outputs. StridePC, MT-HWP and
+//! seed 001's two-table configurations are this engine with the tables they name.
 
 use super::{Predicted, PrefetchStats, Prefetcher, Tick};
 use crate::block::CycleModel;
 use crate::prefetch::{Access, MtHwp, PfIn, PfOut};
 use spec::{PrefetchSpec, Spec};
 
-/// The engine as a prefetcher: with every table (MT-HWP, `PWS_ONLY` false) or with its PWS
-/// table alone (StridePC).
-pub struct EnginePrefetcher<const PWS_ONLY: bool>(Engine);
+/// The engine as a prefetcher: its PWS table, with its GS table if `GS` and its IP table if
+/// `IP` (StridePC: neither; MT-HWP: both).
+pub struct EnginePrefetcher<const GS: bool, const IP: bool>(Engine);
 
-impl<const PWS_ONLY: bool> Prefetcher for EnginePrefetcher<PWS_ONLY> {
-    const NAME: &'static str = if PWS_ONLY { "stridepc" } else { "mt-hwp" };
+impl<const GS: bool, const IP: bool> Prefetcher for EnginePrefetcher<GS, IP> {
+    const NAME: &'static str = match (GS, IP) {
+        (false, false) => "stridepc",
+        (true, false) => "pws-gs",
+        (false, true) => "pws-ip",
+        (true, true) => "mt-hwp",
+    };
 
     fn new(spec: &Spec) -> Self {
         EnginePrefetcher(Engine::new(&PrefetchSpec {
-            pws_only: PWS_ONLY,
+            pws_only: !GS && !IP,
+            gs_table: GS,
+            ip_table: IP,
             ..spec.prefetch.clone()
         }))
     }

@@ -191,6 +191,8 @@ mod stride_pc;
 prefetchers! {
     stride_pc::StridePc,
     mt_hwp::MtHwp,
+    mt_hwp::PwsGs,
+    mt_hwp::PwsIp,
     stream::Stream,
     ghb::Ghb,
     #[cfg(test)] next_line::NextLine,

@@ -49,6 +49,14 @@ pub trait WarpScheduler: FromSpec + Sized {
     /// A warp entered slot `w` (one of the scheduler's) with access range `range`; `first`:
     /// the first of its block's warps this scheduler holds.
     fn placed(&mut self, _w: usize, _range: &crate::lws::Vector, _first: bool) {}
+    /// Whether it watches the L1 ([`WarpScheduler::l1_miss`], [`WarpScheduler::l1_evicted`]):
+    /// the SM reports them only to such a policy.
+    const WATCHES_L1: bool = false;
+    /// A read of warp slot `w` (one of the scheduler's) missed in the L1 and allocated line
+    /// `line`.
+    fn l1_miss(&mut self, _w: usize, _line: u64) {}
+    /// Line `line` left the L1 (every scheduler of the SM is told).
+    fn l1_evicted(&mut self, _line: u64) {}
 }
 
 /// What a warp scheduler sees of its SM in one cycle.
@@ -213,6 +221,28 @@ macro_rules! schedulers {
                 }
             }
 
+            /// [`WarpScheduler::WATCHES_L1`].
+            pub fn watches_l1(&self) -> bool {
+                match self {
+                    $( $(#[$m])*
+                    Scheduler::$ty(_) => <$module::$ty as WarpScheduler>::WATCHES_L1, )*
+                }
+            }
+
+            /// [`WarpScheduler::l1_miss`].
+            pub fn l1_miss(&mut self, w: usize, line: u64) {
+                match self {
+                    $( $(#[$m])* Scheduler::$ty(x) => x.l1_miss(w, line), )*
+                }
+            }
+
+            /// [`WarpScheduler::l1_evicted`].
+            pub fn l1_evicted(&mut self, line: u64) {
+                match self {
+                    $( $(#[$m])* Scheduler::$ty(x) => x.l1_evicted(line), )*
+                }
+            }
+
             /// [`WarpScheduler::placed`].
             pub fn placed(&mut self, w: usize, range: &crate::lws::Vector, first: bool) {
                 match self {
@@ -223,6 +253,7 @@ macro_rules! schedulers {
     };
 }
 
+mod ccws;
 mod cta_aware;
 mod gto;
 mod locality;
@@ -239,6 +270,7 @@ schedulers! {
     cta_aware::CtaAware,
     programmable::Programmable,
     locality::Locality,
+    ccws::Ccws,
     #[cfg(test)] lowest_first::LowestFirst,
 }
 

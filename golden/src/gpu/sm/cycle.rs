@@ -57,10 +57,19 @@ impl Sm<'_> {
         self.l1.cycle();
         if let Some(pf) = &mut self.pf {
             pf.l1_events(self.l1.mshr_merges() - merges, 0);
-            // (Kept only when prefetching into the L1.)
-            for line in self.l1.take_evictions() {
+        }
+        // (Kept only when prefetching into the L1, or for a scheduler that watches the L1.)
+        for line in self.l1.take_evictions() {
+            if let Some(pf) = &mut self.pf {
                 pf.evicted(line);
             }
+            for s in &mut self.sched {
+                s.l1_evicted(line);
+            }
+        }
+        let n = self.sched.len();
+        for (addr, p) in self.l1.take_misses() {
+            self.sched[p.warp() % n].l1_miss(p.warp(), addr);
         }
         while let Some((p, _)) = self.l1.pop_answer() {
             self.answered(p, now);

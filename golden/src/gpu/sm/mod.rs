@@ -196,12 +196,18 @@ impl<'p> Sm<'p> {
             // The prefetcher tracks which of its lines the L1 still holds.
             l1.keep_evictions();
         }
+        let sched: Vec<Scheduler> = (0..schedulers).map(|s| Scheduler::of(spec, s)).collect();
+        if sched.iter().any(Scheduler::watches_l1) {
+            // The scheduler tracks which warp brought each line and what left (CCWS).
+            l1.keep_evictions();
+            l1.keep_misses();
+        }
         Sm {
             id,
             last_cycle: 0,
             wake: 0,
             changed: 0,
-            sched: (0..schedulers).map(|s| Scheduler::of(spec, s)).collect(),
+            sched,
             own: (0..schedulers)
                 .map(|s| {
                     (s..g.warps_per_sm as usize)
