@@ -103,7 +103,7 @@ done
 
 for p in $PRESETS; do
   "$BIN" generate --preset "$p" --out "$tmp/rtl-$p" > /dev/null
-  for b in ot warped-mc dispatch mt-hwp; do
+  for b in ot warped-mc dispatch mt-hwp lws; do
     emit "rtl/$p/$b" "$(code_lines "$tmp/rtl-$p/$b"/*.sv | h)"
   done
 done
@@ -120,8 +120,10 @@ for p in $PRESETS; do
       *) input=(--kernel "$w" --seed 3); name=$w ;;
     esac
     for v in default gpu.scheduler=lrr gpu.scheduler=gto gpu.scheduler=two-level \
-      gpu.scheduler=cta-aware gpu.scheduler=programmable predictor.kind=cta-aware ot.lec=false \
-      prefetch.kind=mt-hwp prefetch.kind=stridepc prefetch.kind=stream prefetch.kind=ghb \
+      gpu.scheduler=cta-aware gpu.scheduler=programmable gpu.scheduler=locality \
+      gpu.scheduler=ccws predictor.kind=cta-aware ot.lec=false \
+      prefetch.kind=mt-hwp prefetch.kind=stridepc prefetch.kind=pws-gs prefetch.kind=pws-ip \
+      prefetch.kind=stream prefetch.kind=ghb \
       mc.scheduler=fcfs mc.scheduler=frfcfs mc.scheduler=warped mc.scheduler=divfirst \
       dispatch.policy=rr dispatch.policy=bcs dispatch.policy=locality dispatch.policy=map-x \
       dispatch.policy=map-y dispatch.policy=map-auto; do

@@ -4,27 +4,15 @@ built-in and dispatch kernels, and IPC and global-load latency under FR-FCFS vs 
 kernels and the reference LUD trace. Reported, no direction required.
 
 Usage: first-figures.py [PRESET ...]   (default: turing-rtx2060s fermi-gtx480)
-Set WARPSMITH to the binary (default target/release/warpsmith).
+Set WARPSMITH to the binary (default target/release/warpsmith; scripts/figures.py).
 """
-import json
-import os
-import subprocess
 import sys
 
-BIN = os.environ.get("WARPSMITH", "target/release/warpsmith")
+from figures import run
+
 KERNELS = ["stencil2d", "matmul3d", "cp", "scalarprod", "rowmajor", "colmajor"]
 POLICIES = ["rr", "bcs", "locality", "map-x", "map-y", "map-auto"]
 LUD = "golden/tests-data/accelsim-traces/rodinia2-lud-kernel8-volta-legacy-format"
-
-
-def run(preset, sets, target):
-    args = [BIN, "run", "--preset", preset, "--format", "json"] + target
-    for s in sets:
-        args += ["--set", s]
-    p = subprocess.run(args, capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, p.stderr.strip().splitlines()[-1] if p.stderr else "failed"
-    return json.loads(p.stdout), None
 
 
 def l1_miss(r):

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Prefetching on the GPU (issue 16, seed 001): IPC, prefetch accuracy and coverage, early
-evictions and the throttle's mean degree for no prefetching, StridePC (PWS table only) and
-MT-HWP, each without and with adaptive throttling, on strided built-in kernels and the reference
-Accel-Sim traces. Reported, no direction required.
+evictions and the throttle's mean degree for no prefetching, StridePC (PWS table only), PWS+GS,
+PWS+IP and MT-HWP (StridePC and MT-HWP without and with adaptive throttling), Stream and GHB,
+on strided built-in kernels and the reference Accel-Sim traces. Reported, no direction
+required.
 
 Usage: prefetch-figures.py [PRESET ...]   (default: turing-rtx2060s fermi-gtx480)
 Set WARPSMITH to the binary (default target/release/warpsmith; scripts/figures.py).
@@ -16,8 +17,11 @@ from figures import run
 TRACES = "golden/tests-data/accelsim-traces"
 LUD = f"{TRACES}/rodinia2-lud-kernel8-volta-legacy-format"
 POW = f"{TRACES}/pytorch-pow-kernel593-tracer-v5-excerpt/kernel-593-ctx_0x55c28dad19e0.traceg.excerpt-TB0-TB1"
+# Seed 001 Fig. 14's table configurations (PWS = stridepc, PWS+GS, PWS+IP, MT-HWP), without and
+# with throttling, and its Stream and GHB baselines.
 KINDS = [("none", "false"), ("stridepc", "false"), ("stridepc", "true"),
-         ("mt-hwp", "false"), ("mt-hwp", "true")]
+         ("pws-gs", "false"), ("pws-ip", "false"),
+         ("mt-hwp", "false"), ("mt-hwp", "true"), ("stream", "false"), ("ghb", "false")]
 
 
 def main():

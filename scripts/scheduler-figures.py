@@ -27,6 +27,8 @@ SEEDS = {
         ("map+gto", "map-auto", "gto"),
         ("rr+prog", "rr", "programmable"),
         ("map+prog", "map-auto", "programmable"),
+        ("rr+ccws", "rr", "ccws"),
+        ("map+ccws", "map-auto", "ccws"),
     ],
 }
 

@@ -196,9 +196,9 @@ fn preset_hashes_are_those_of_earlier_releases() {
     // The canonical TOML (and so every config hash, RTL header and reproducer name) must not
     // change when the schema's Rust shape does (the DRAM timing is a flattened section). They
     // change when keys are added or a preset's value changes: last with the locality-aware warp
-    // scheduler's section (`lws.*`, `dispatch.region_bits` and `dispatch.subregion_bits` moved
-    // into it; before: a3298b9cc8027691, 636532ded5eddd1f, 62d7e73b0c6465b0), before that with
-    // the programmable scheduler's group (`gpu.priority_warps`; before: cc29598a2af8856f,
+    // scheduler's section and CCWS's keys (`lws.*`, `dispatch.region_bits` and
+    // `dispatch.subregion_bits` moved into it, `gpu.ccws_*`; before: a3298b9cc8027691,
+    // 636532ded5eddd1f, 62d7e73b0c6465b0), before that with the programmable scheduler's group (`gpu.priority_warps`; before: cc29598a2af8856f,
     // 15fcab0c23eb07a5, fbac1f0aba26b3ea), before that with the address
     // predictor's keys (`predictor.*`, `ot.lec`; before: 0bd5ed7c59a30ab6, f39d03d27e93cebf,
     // f05ccb71b90c990c), before that with the GHB prefetcher's
@@ -236,9 +236,9 @@ fn preset_hashes_are_those_of_earlier_releases() {
     // memory partitions, interconnect and clock domains of issue 13 (8d3c348ddc952f94,
     // 5b831cf4d18acb2f, c8a06d8822da4d42).
     for (name, hash) in [
-        ("fermi-gtx480", "061a13ef9385b6a9"),
-        ("turing-rtx2060s", "762e3cab7d8657c7"),
-        ("tiny", "a8775faede2f3b89"),
+        ("fermi-gtx480", "a38b5938c60f8650"),
+        ("turing-rtx2060s", "fb303b7cf74785ac"),
+        ("tiny", "a65f5ffdde6099ea"),
     ] {
         let s = ConfigRequest::preset(name).resolve().unwrap();
         assert_eq!(s.hash.0, hash, "{name}");
