@@ -301,12 +301,9 @@ impl Driver for LwsDriver {
                 (None, None) => break,
             };
             let before = unit.active();
-            let out = *unit.step(&inp).map_err(|e| {
-                CosimError::BadInput(match (&self.kind, line) {
-                    (Stimulus::File(p), l) if l > 0 => format!("{}:{l}: {e}", p.display()),
-                    (k, _) => format!("{k}, cycle {}: {e}", t + 1),
-                })
-            })?;
+            let out = *unit
+                .step(&inp)
+                .map_err(|e| super::refused(&self.kind, line, t, e))?;
             s.record(&inp, &out, before);
             if let Err(f) = check(&inp, &out) {
                 ended = Ended::Failed(f);
@@ -320,14 +317,9 @@ impl Driver for LwsDriver {
     fn consumed(&self) -> Vec<LwsIn> {
         let n = self.stats.cycles as usize;
         if let Some((t, _)) = &self.gpu {
-            // The GPU run again (it repeats exactly), its unit's inputs kept.
-            let mut out = Vec::with_capacity(n);
-            let mut hook = |i: &LwsIn, _: &LwsOut| -> Result<(), String> {
-                out.push(i.clone());
-                Ok(())
-            };
-            let _ = self.run_gpu(t, n as u64, &mut hook);
-            return out;
+            return super::gpu_inputs(n, |hook| {
+                let _ = self.run_gpu(t, n as u64, hook);
+            });
         }
         if let Some(v) = &self.inputs {
             return v.iter().take(n).map(|(_, i)| i.clone()).collect();

@@ -83,6 +83,34 @@ fn cycle_stimulus_name<T>(
     }
 }
 
+/// The inputs a block watched in place saw in its first `n` cycles: `run` runs the GPU again
+/// (it repeats exactly) with the hook it is given, which keeps them.
+fn gpu_inputs<I: Clone, O>(
+    n: usize,
+    run: impl FnOnce(&mut dyn FnMut(&I, &O) -> Result<(), String>),
+) -> Vec<I> {
+    let mut out = Vec::with_capacity(n);
+    run(&mut |i: &I, _: &O| {
+        out.push(i.clone());
+        Ok(())
+    });
+    out
+}
+
+/// A cycle's input the golden model refused (`e`), named by its file and line when it came from
+/// a file (`line` > 0), else by the stimulus and cycle `t` (from 0).
+fn refused(
+    kind: &golden::run::Stimulus,
+    line: usize,
+    t: u64,
+    e: impl std::fmt::Display,
+) -> crate::CosimError {
+    crate::CosimError::BadInput(match (kind, line) {
+        (golden::run::Stimulus::File(p), l) if l > 0 => format!("{}:{l}: {e}", p.display()),
+        (k, _) => format!("{k}, cycle {}: {e}", t + 1),
+    })
+}
+
 /// A replay's per-cycle inputs, as such a driver keeps a file's (with line 0: replayed).
 fn replayed<I>(items: Vec<I>) -> Option<std::sync::Arc<Vec<(usize, I)>>> {
     Some(std::sync::Arc::new(

@@ -255,14 +255,9 @@ impl Driver for PfDriver {
     fn consumed(&self) -> Vec<PfIn> {
         let n = self.stats.cycles as usize;
         if let Some((t, _)) = &self.gpu {
-            // The GPU run again (it repeats exactly), its engine's inputs kept.
-            let mut out = Vec::with_capacity(n);
-            let mut hook = |i: &PfIn, _: &PfOut| -> Result<(), String> {
-                out.push(*i);
-                Ok(())
-            };
-            let _ = self.run_gpu(t, n as u64, &mut hook);
-            return out;
+            return super::gpu_inputs(n, |hook| {
+                let _ = self.run_gpu(t, n as u64, hook);
+            });
         }
         if let Some(v) = &self.inputs {
             return v.iter().take(n).map(|(_, i)| *i).collect();
