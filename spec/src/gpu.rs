@@ -258,6 +258,14 @@ fn unified(g: &GpuConfig, l1: &CacheString) -> Result<Option<UnifiedL1>, String>
     if g.unified_l1_kb == 0 {
         return Ok(None);
     }
+    if g.shmem_carveouts.trim().is_empty() {
+        return Err(format!(
+            "gpu.unified_l1_kb = {} makes the L1 and shared memory one storage, which needs \
+                gpu.shmem_carveouts, the shared-memory sizes it offers (write e.g. \
+                `0,8,16,32,64,96`), or gpu.unified_l1_kb = 0",
+            g.unified_l1_kb
+        ));
+    }
     let mut carveouts = Vec::new();
     for f in g.shmem_carveouts.split(',') {
         let kb: u32 = f.trim().parse().map_err(|_| {

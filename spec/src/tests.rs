@@ -198,8 +198,9 @@ fn preset_hashes_are_those_of_earlier_releases() {
     // change when keys are added or a preset's value changes: last with the locality-aware warp
     // scheduler's section and CCWS's keys (`lws.*`, `dispatch.region_bits` and
     // `dispatch.subregion_bits` moved into it, `gpu.ccws_*`; before: a3298b9cc8027691,
-    // 636532ded5eddd1f, 62d7e73b0c6465b0), before that with the programmable scheduler's group (`gpu.priority_warps`; before: cc29598a2af8856f,
-    // 15fcab0c23eb07a5, fbac1f0aba26b3ea), before that with the address
+    // 636532ded5eddd1f, 62d7e73b0c6465b0), before that with the programmable scheduler's group
+    // (`gpu.priority_warps`; before: cc29598a2af8856f, 15fcab0c23eb07a5, fbac1f0aba26b3ea),
+    // before that with the address
     // predictor's keys (`predictor.*`, `ot.lec`; before: 0bd5ed7c59a30ab6, f39d03d27e93cebf,
     // f05ccb71b90c990c), before that with the GHB prefetcher's
     // keys (`prefetch.ghb_*`; before: b5e7a486e2e55242, 185a349f8edc606a, 5c49b987f5f88d80),
@@ -601,9 +602,10 @@ fn a_kernels_l1_is_what_its_carveout_leaves_of_the_unified_storage() {
             &["gpu.unified_l1_kb=8", "gpu.shmem_bytes=2048"],
             "below gpu.shmem_bytes",
         ),
+        // Without carve-outs (as the presets without a unified L1 have): the key set is named.
         (
             &["gpu.unified_l1_kb=8", "gpu.shmem_carveouts="],
-            "not a whole number",
+            "gpu.unified_l1_kb = 8 makes",
         ),
     ] {
         let mut all = vec!["gpu.shmem_bytes=1024", "gpu.shmem_carveouts=0,1"];
