@@ -2182,6 +2182,9 @@ CONFIG_RULES = [
      lambda c: _get(c, "mc.write_low") < _get(c, "mc.write_high") <= _get(c, "mc.queue_entries")),
     (["l2.cache"], lambda c: None),
     (["gpu.l1_cache"], lambda c: None),
+    # A unified L1 needs gpu.l1_cache's size and the carve-outs' text: not evaluated here.
+    (["gpu.unified_l1_kb", "gpu.l1_cache", "gpu.shmem_carveouts", "gpu.shmem_bytes"],
+     lambda c: True if _get(c, "gpu.unified_l1_kb") == 0 else None),
     (["gpu.line_bytes", "l2.cache", "icnt.flit_bytes", "icnt.in_buffer", "icnt.out_buffer"],
      lambda c: None if _cache_line(_get(c, "l2.cache")) is None else
      -(-(8 + max(_get(c, "gpu.line_bytes"), _cache_line(_get(c, "l2.cache"))))
