@@ -151,10 +151,7 @@ fn each_table_configuration_prefetches_from_its_tables_only() {
             ..s.prefetch.clone()
         };
         let mut m = MtHwp::new(&p);
-        let sources: Vec<PfSource> = stream
-            .iter()
-            .map(|a| lookup(&mut m, a.clone()).src)
-            .collect();
+        let sources: Vec<PfSource> = stream.iter().map(|a| lookup(&mut m, *a).src).collect();
         let has = |src| sources.contains(&src);
         assert!(has(PfSource::Pws), "{gs} {ip}: {sources:?}");
         assert_eq!(has(PfSource::Gs), gs, "GS table {gs}: {sources:?}");
