@@ -12,7 +12,7 @@
 //! allowed, greedy then oldest. Each warp scheduler keeps its own warps' scores and tags.
 
 use super::gto::oldest_ready;
-use super::{FromSpec, Ready, WarpScheduler};
+use super::{FromSpec, OwnSlots, Ready, WarpScheduler};
 use crate::gpu::sm::warp::Warp;
 use crate::workload::opcode::Kind;
 use spec::Spec;
@@ -31,9 +31,8 @@ struct Slot {
 
 #[derive(Debug, Clone)]
 pub struct Ccws {
-    /// The SM slot of local slot 0, and the distance between local slots.
-    first: usize,
-    stride: usize,
+    /// The scheduler's warp slots (`slots` and `owner` index them locally).
+    own: OwnSlots,
     /// Clears the offset of an address within its L1 line.
     line_mask: u64,
     vta_entries: usize,
@@ -55,16 +54,14 @@ pub struct Ccws {
 impl FromSpec for Ccws {
     fn from_spec(spec: &Spec, s: usize) -> Ccws {
         let g = &spec.gpu;
-        let stride = g.schedulers as usize;
-        let n = (g.warps_per_sm as usize).saturating_sub(s).div_ceil(stride);
+        let own = OwnSlots::of(g, s);
         Ccws {
-            first: s,
-            stride,
+            own,
             line_mask: !(u64::from(g.l1.line_bytes) - 1),
             vta_entries: g.ccws_vta_entries as usize,
             base: g.ccws_base_score.into(),
             hit_points: g.ccws_hit_points.into(),
-            slots: vec![Slot::default(); n],
+            slots: vec![Slot::default(); own.count()],
             owner: HashMap::new(),
             last: None,
             now: 0,
@@ -102,10 +99,6 @@ fn stacked(order: &[(u64, usize)], base: u64) -> usize {
 }
 
 impl Ccws {
-    fn local(&self, w: usize) -> usize {
-        (w - self.first) / self.stride
-    }
-
     /// The scores decayed to `now`, new warps at rest, and the stack of the warps that may
     /// load.
     fn update(&mut self, v: &Ready<'_>) {
@@ -113,8 +106,7 @@ impl Ccws {
         self.now = self.now.max(v.now);
         self.order.clear();
         for i in 0..self.slots.len() {
-            let w = self.first + i * self.stride;
-            let Some(x) = v.warp(w).filter(|x| !x.done) else {
+            let Some(x) = v.warp(self.own.sm(i)).filter(|x| !x.done) else {
                 continue;
             };
             let s = &mut self.slots[i];
@@ -135,7 +127,7 @@ impl Ccws {
             .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         self.may_load = 0;
         for &(_, i) in &self.order[..stacked(&self.order, self.base)] {
-            self.may_load |= 1 << (self.first + i * self.stride);
+            self.may_load |= 1 << self.own.sm(i);
         }
     }
 }
@@ -161,7 +153,7 @@ impl WarpScheduler for Ccws {
     }
 
     fn l1_miss(&mut self, w: usize, line: u64) {
-        let (i, line) = (self.local(w), line & self.line_mask);
+        let (i, line) = (self.own.local(w), line & self.line_mask);
         self.owner.insert(line, i);
         let Some(s) = self.slots.get_mut(i) else {
             return;

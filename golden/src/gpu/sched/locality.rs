@@ -7,7 +7,7 @@
 //! one warp a cycle (the degree table takes one row a cycle, decision LWS-3); until then the warp
 //! waits long.
 
-use super::{two_level::waits_long, FromSpec, Ready, WarpScheduler};
+use super::{two_level::waits_long, FromSpec, OwnSlots, Ready, WarpScheduler};
 use crate::lws::{LwsIn, LwsOut, LwsUnit, SetWarp, Vector};
 use spec::Spec;
 use std::collections::VecDeque;
@@ -15,11 +15,8 @@ use std::collections::VecDeque;
 #[derive(Debug, Clone)]
 pub struct Locality {
     unit: LwsUnit,
-    /// The SM slot of local slot 0, and the distance between local slots.
-    first: usize,
-    stride: usize,
-    /// The SM's warp slots.
-    slots: usize,
+    /// The scheduler's warp slots (local slot `i` is the unit's slot `i`).
+    own: OwnSlots,
     /// Vectors waiting to be written, oldest first.
     writes: VecDeque<SetWarp>,
     /// Local slots whose warp's vector is not written yet.
@@ -32,9 +29,7 @@ impl FromSpec for Locality {
     fn from_spec(spec: &Spec, s: usize) -> Locality {
         Locality {
             unit: LwsUnit::new(&spec.lws),
-            first: s,
-            stride: spec.gpu.schedulers as usize,
-            slots: spec.gpu.warps_per_sm as usize,
+            own: OwnSlots::of(&spec.gpu, s),
             writes: VecDeque::new(),
             unwritten: 0,
             last: None,
@@ -59,11 +54,12 @@ impl WarpScheduler for Locality {
     fn pick(&mut self, v: &Ready<'_>) -> Option<usize> {
         let (mut ready, mut long) = (0u128, 0u128);
         for i in 0..self.unit.spec().warps as usize {
-            let w = self.first + i * self.stride;
-            if w >= self.slots {
+            // (A unit has the slots of the scheduler with the most; the others' last wait.)
+            if i >= self.own.count() {
                 long |= 1 << i;
                 continue;
             }
+            let w = self.own.sm(i);
             if v.ready(w) {
                 ready |= 1 << i;
             }
@@ -80,7 +76,7 @@ impl WarpScheduler for Locality {
         }
         let inp = LwsIn { set, ready, long };
         let out = *self.unit.step_trusted(&inp);
-        let pick = out.issue.map(|i| self.first + i as usize * self.stride);
+        let pick = out.issue.map(|i| self.own.sm(i as usize));
         self.last = Some((inp, out));
         pick
     }
@@ -88,7 +84,7 @@ impl WarpScheduler for Locality {
     fn issued(&mut self, _: usize) {}
 
     fn placed(&mut self, w: usize, range: &Vector, first: bool) {
-        let slot = ((w - self.first) / self.stride) as u32;
+        let slot = self.own.local(w) as u32;
         self.unwritten |= 1 << slot;
         self.writes.push_back(SetWarp {
             slot,

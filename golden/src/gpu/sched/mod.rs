@@ -12,7 +12,7 @@ use crate::bitset::members128;
 use crate::gpu::sm::warp::{Gates, Warp};
 use crate::workload::opcode::Kind;
 use spec::gpu::ExecClass;
-use spec::Spec;
+use spec::{GpuSpec, Spec};
 
 #[cfg(test)]
 pub(crate) use two_level::LAX_TWO_LEVEL;
@@ -27,6 +27,48 @@ pub trait FromSpec {
 impl<T: Default> FromSpec for T {
     fn from_spec(_: &Spec, _: usize) -> T {
         T::default()
+    }
+}
+
+/// A warp scheduler's own warp slots (the SM's slot `w` belongs to scheduler
+/// `w mod gpu.schedulers`), numbered from 0: its local slot `i` is the SM's slot
+/// `s + i * gpu.schedulers`. What the policies that keep state per slot of their own index by.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OwnSlots {
+    first: usize,
+    stride: usize,
+    count: usize,
+}
+
+impl OwnSlots {
+    /// Warp scheduler `s`'s slots of an SM of `g`'s GPU.
+    pub(crate) fn of(g: &GpuSpec, s: usize) -> OwnSlots {
+        let stride = g.schedulers as usize;
+        OwnSlots {
+            first: s,
+            stride,
+            count: (g.warps_per_sm as usize).saturating_sub(s).div_ceil(stride),
+        }
+    }
+
+    /// How many there are.
+    pub(crate) fn count(self) -> usize {
+        self.count
+    }
+
+    /// The SM's slot of local slot `i`.
+    pub(crate) fn sm(self, i: usize) -> usize {
+        self.first + i * self.stride
+    }
+
+    /// The local slot of the SM's slot `w` (one of them).
+    pub(crate) fn local(self, w: usize) -> usize {
+        (w - self.first) / self.stride
+    }
+
+    /// The SM's slots, in local order.
+    pub(crate) fn iter(self) -> impl Iterator<Item = usize> {
+        (0..self.count).map(move |i| self.sm(i))
     }
 }
 

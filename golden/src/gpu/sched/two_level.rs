@@ -6,7 +6,7 @@
 //! after the one issued comes first. Every slot of the scheduler is in one of the two, resident
 //! or not. The sets change every cycle, events or not, so it never sleeps.
 
-use super::{FromSpec, Ready, WarpScheduler};
+use super::{FromSpec, OwnSlots, Ready, WarpScheduler};
 use crate::gpu::sm::warp::Warp;
 #[cfg(test)]
 use crate::gpu::sm::warp::RZ;
@@ -61,9 +61,7 @@ impl FromSpec for TwoLevel {
         TwoLevel {
             active_warps: g.active_warps as usize,
             active: VecDeque::new(),
-            pending: (s..g.warps_per_sm as usize)
-                .step_by(g.schedulers as usize)
-                .collect(),
+            pending: OwnSlots::of(g, s).iter().collect(),
         }
     }
 }

@@ -53,7 +53,7 @@ pub(crate) mod warp;
 use super::coalesce::CoalesceRules;
 use super::kernel::WarpGen;
 use super::prefetch::{PfProbe, PrefetchStats, PrefetchUnit};
-use super::sched::Scheduler;
+use super::sched::{OwnSlots, Scheduler};
 use crate::mc::open_loop::Hist;
 use crate::mem::side::MemorySide;
 use crate::mem::slice::{Slice, SliceStats};
@@ -209,11 +209,7 @@ impl<'p> Sm<'p> {
             changed: 0,
             sched,
             own: (0..schedulers)
-                .map(|s| {
-                    (s..g.warps_per_sm as usize)
-                        .step_by(schedulers)
-                        .fold(0, |m, w| m | 1 << w)
-                })
+                .map(|s| OwnSlots::of(g, s).iter().fold(0, |m, w| m | 1 << w))
                 .collect(),
             idle: vec![0; schedulers],
             busy: vec![[0; ExecClass::COUNT]; schedulers],
@@ -312,9 +308,7 @@ impl<'p> Sm<'p> {
 
     /// Whether its warp schedulers read each warp's access range ([`Sm::launch`]).
     pub fn reads_ranges(&self) -> bool {
-        self.sched
-            .iter()
-            .any(crate::gpu::sched::Scheduler::reads_ranges)
+        self.sched.iter().any(Scheduler::reads_ranges)
     }
 
     /// Blocks resident now.
