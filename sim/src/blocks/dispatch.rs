@@ -246,18 +246,13 @@ impl CosimStats for DispStats {
 /// The spec with the locality-aware policy (the unit dispatches only under it): the spec
 /// itself when it has it, else a variant; a policy the user chose explicitly is an error.
 fn locality(spec: &Spec) -> Result<Spec, CosimError> {
-    if spec.dispatch.policy == spec::DispatchPolicy::Locality {
-        return Ok(spec.clone());
-    }
-    if spec.set_by_user("dispatch.policy") {
-        return Err(CosimError::BadInput(format!(
-            "co-simulating the decision unit in the GPU needs dispatch.policy = locality, but the \
-                configuration sets dispatch.policy = {}: drop that setting",
-            spec.dispatch.policy.name()
-        )));
-    }
-    spec.variant(&["dispatch.policy=locality"])
-        .map_err(|e| CosimError::BadInput(e.to_string()))
+    super::needing(
+        spec,
+        "dispatch.policy",
+        "locality",
+        spec.dispatch.policy.name(),
+        "the decision unit",
+    )
 }
 
 impl DispDriver {

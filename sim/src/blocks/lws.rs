@@ -160,18 +160,13 @@ impl CosimStats for LwsStats {
 /// The spec with the locality-aware scheduler (the unit runs in the GPU only under it): the
 /// spec itself when it has it, else a variant; a scheduler the user chose is an error.
 fn locality(spec: &Spec) -> Result<Spec, CosimError> {
-    if spec.gpu.scheduler == spec::gpu::WarpScheduler::Locality {
-        return Ok(spec.clone());
-    }
-    if spec.set_by_user("gpu.scheduler") {
-        return Err(CosimError::BadInput(format!(
-            "co-simulating the locality unit in the GPU needs gpu.scheduler = locality, but the \
-                configuration sets gpu.scheduler = {}: drop that setting",
-            spec.gpu.scheduler.name()
-        )));
-    }
-    spec.variant(&["gpu.scheduler=locality"])
-        .map_err(|e| CosimError::BadInput(e.to_string()))
+    super::needing(
+        spec,
+        "gpu.scheduler",
+        "locality",
+        spec.gpu.scheduler.name(),
+        "the locality unit",
+    )
 }
 
 /// The unit's co-simulation driver.

@@ -111,6 +111,29 @@ fn refused(
     })
 }
 
+/// The spec with `key = value`, which co-simulating `what` in the GPU needs (`current`: the
+/// spec's value of the key): the spec itself when it has it, else a variant; another value
+/// the user chose is an error.
+fn needing(
+    spec: &spec::Spec,
+    key: &str,
+    value: &str,
+    current: &str,
+    what: &str,
+) -> Result<spec::Spec, crate::CosimError> {
+    if current == value {
+        return Ok(spec.clone());
+    }
+    if spec.set_by_user(key) {
+        return Err(crate::CosimError::BadInput(format!(
+            "co-simulating {what} in the GPU needs {key} = {value}, but the configuration sets \
+                {key} = {current}: drop that setting"
+        )));
+    }
+    spec.variant(&[&format!("{key}={value}")])
+        .map_err(|e| crate::CosimError::BadInput(e.to_string()))
+}
+
 /// A replay's per-cycle inputs, as such a driver keeps a file's (with line 0: replayed).
 fn replayed<I>(items: Vec<I>) -> Option<std::sync::Arc<Vec<(usize, I)>>> {
     Some(std::sync::Arc::new(
