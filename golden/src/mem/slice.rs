@@ -15,6 +15,10 @@
 //!   fetch and a possible write-back): when one is missing the request is refused (reservation
 //!   failure by cause) and nothing changes.
 //! * A fill frees its MSHR entry and answers every merged request `latency` cycles later.
+//! * A prefetch (seed 001) the slice refuses does not hold back the requests behind it: while
+//!   it waits at the head, the first request behind it that is not itself a refused prefetch
+//!   is served in its place, if it would be taken (decision MEM-29). A demand request keeps
+//!   GPGPU-Sim's in-order queue.
 //!
 //! One access per cycle models a data port at least as wide as a request (32 B sectors on a
 //! 32 B port in every reference configuration). A banked slice (an SM's L1 under
@@ -114,6 +118,19 @@ enum Prepared {
     Merge(Lookup),
     /// Access the tag array at the way found.
     Access(Lookup, Found),
+}
+
+/// What a cycle of a slice with requests queued does ([`Slice::choose`]).
+enum Choice {
+    /// Serve the request `at` in the input queue, which finds `found`; `passed`: the refusal
+    /// of the prefetch at the head it passes (counted).
+    Take {
+        at: usize,
+        found: Prepared,
+        passed: Option<Stall>,
+    },
+    /// Refuse the head (counted), and serve none.
+    Refuse(Stall),
 }
 
 /// What the next cycle does with the head of a slice's input queue ([`Slice::head`]).
@@ -310,33 +327,88 @@ impl<P: Copy> Slice<P> {
         self.answering.push_back((self.now + self.latency, p, by));
     }
 
-    /// One cycle: the head request's access (see the module documentation).
+    /// One cycle: the head request's access, or the one served past a refused prefetch (see
+    /// the module documentation).
     pub fn cycle(&mut self) {
-        if let Some(&r) = self.input.front() {
-            // Unit tests check that the head's access does what `head` says it would.
-            #[cfg(test)]
-            let (said, stalls) = (self.head(), self.stalls);
-            let taken = self.access(r);
-            #[cfg(test)]
-            match said {
-                Head::Taken => assert!(taken, "a head said to be taken was refused"),
-                Head::Refused(why, _) => {
-                    assert!(!taken, "a head said to be refused was taken");
-                    assert_eq!(self.stalls[why as usize], stalls[why as usize] + 1);
-                }
-                Head::Empty => unreachable!(),
-            }
-            self.refused = !taken;
+        let Some(&head) = self.input.front() else {
+            self.refused = false;
+            self.now += 1;
+            return;
+        };
+        // Unit tests check that the cycle does what `head` says it would.
+        #[cfg(test)]
+        let (said, stalls) = (self.head(), self.stalls);
+        let (refusal, pick) = match self.choose() {
+            Choice::Take { at, found, passed } => (passed, Some((at, found))),
+            Choice::Refuse(why) => (Some(why), None),
+        };
+        if let Some(why) = refusal {
+            self.fail(why, head.kind);
+        }
+        let mut taken = false;
+        if let Some((i, p)) = pick {
+            let r = self.input[i];
+            taken = self.take(r, p);
+            debug_assert!(taken, "a prepared access was refused");
             if taken {
-                crate::ring::pop_front(&mut self.input);
+                if i == 0 {
+                    crate::ring::pop_front(&mut self.input);
+                } else {
+                    self.input.remove(i);
+                }
                 if self.banks > 1 {
                     self.more_banks(r.addr);
                 }
             }
-        } else {
-            self.refused = false;
         }
+        #[cfg(test)]
+        match said {
+            Head::Taken => assert!(taken, "a cycle said to take an access took none"),
+            Head::Refused(why, _) => {
+                assert!(!taken, "a head said to be refused was taken");
+                assert_eq!(self.stalls[why as usize], stalls[why as usize] + 1);
+            }
+            Head::Empty => unreachable!(),
+        }
+        self.refused = !taken;
         self.now += 1;
+    }
+
+    /// What a cycle does with a non-empty input queue: serve the head, or, past a refused
+    /// prefetch at the head, the first request behind it that is not a refused prefetch, if it
+    /// would be taken (decision MEM-29); else refuse the head.
+    fn choose(&self) -> Choice {
+        let mut queue = self.input.iter().enumerate();
+        let Some((_, head)) = queue.next() else {
+            unreachable!("Slice::choose with an empty input queue");
+        };
+        let why = match self.prepare(head) {
+            Ok(found) => {
+                return Choice::Take {
+                    at: 0,
+                    found,
+                    passed: None,
+                }
+            }
+            Err(why) => why,
+        };
+        if head.kind != AccessKind::Prefetch {
+            return Choice::Refuse(why);
+        }
+        for (at, r) in queue {
+            match self.prepare(r) {
+                Ok(found) => {
+                    return Choice::Take {
+                        at,
+                        found,
+                        passed: Some(why),
+                    }
+                }
+                Err(_) if r.kind == AccessKind::Prefetch => {}
+                Err(_) => break,
+            }
+        }
+        Choice::Refuse(why)
     }
 
     /// A banked slice's further accesses of the cycle, after a head to `first`'s bank: the
@@ -406,15 +478,16 @@ impl<P: Copy> Slice<P> {
         Ok(Prepared::Access(m, way))
     }
 
-    /// What the next [`Slice::cycle`] does with the head of the input queue, if nothing changes
-    /// the slice before it.
+    /// What the next [`Slice::cycle`] does with the input queue, if nothing changes the slice
+    /// before it: takes an access (the head's, or one past a refused prefetch), or refuses the
+    /// head and takes none.
     pub fn head(&self) -> Head {
-        match self.input.front() {
-            None => Head::Empty,
-            Some(r) => match self.prepare(r) {
-                Ok(_) => Head::Taken,
-                Err(why) => Head::Refused(why, r.kind),
-            },
+        let Some(r) = self.input.front() else {
+            return Head::Empty;
+        };
+        match self.choose() {
+            Choice::Take { .. } => Head::Taken,
+            Choice::Refuse(why) => Head::Refused(why, r.kind),
         }
     }
 
@@ -438,17 +511,6 @@ impl<P: Copy> Slice<P> {
             }
         }
         self.now += n;
-    }
-
-    /// The head request's access; false when it is refused (nothing changed).
-    fn access(&mut self, r: SliceRequest<P>) -> bool {
-        match self.prepare(&r) {
-            Ok(p) => self.take(r, p),
-            Err(why) => {
-                self.fail(why, r.kind);
-                false
-            }
-        }
     }
 
     /// The access of `r`, which [`Slice::prepare`] found `p` for; false when it is refused

@@ -259,3 +259,68 @@ fn a_banked_slice_takes_one_request_a_bank_a_cycle_in_order() {
     assert_eq!(s.bank_of(0x20), 1);
     assert_eq!(s.bank_of(0xa0), 1);
 }
+
+/// Decision MEM-29: a prefetch refused at the head (its sector's MSHR entry holds the most
+/// merges) does not hold back the demand reads behind it, which are served in order past it,
+/// while a refused demand read keeps every request behind it waiting (GPGPU-Sim's queue); the
+/// refused prefetch is counted once a cycle and served after the fill.
+#[test]
+fn a_refused_prefetch_does_not_hold_back_the_requests_behind_it() {
+    let req = |addr, payload, kind| SliceRequest {
+        addr,
+        write: false,
+        payload,
+        kind,
+    };
+    // Four reads of sector 0x8000 fill its entry (merges 4); then `first` to it, and two
+    // demand reads to other sectors.
+    let run = |first: AccessKind| {
+        let mut s: Slice<u32> = Slice::new(cfg(L2), 0, 16);
+        for p in 0..4 {
+            assert_eq!(s.offer(req(0x8000, p, AccessKind::Read)), Offer::Accepted);
+        }
+        assert_eq!(s.offer(req(0x8000, 4, first)), Offer::Accepted);
+        assert_eq!(s.offer(req(0x9000, 5, AccessKind::Read)), Offer::Accepted);
+        assert_eq!(s.offer(req(0x9020, 6, AccessKind::Read)), Offer::Accepted);
+        for _ in 0..4 {
+            assert_eq!(s.head(), Head::Taken);
+            s.cycle();
+        }
+        let mut served = Vec::new();
+        for _ in 0..3 {
+            let head = s.head();
+            s.cycle();
+            served.push((head, s.input_len()));
+        }
+        (s, served)
+    };
+    let full = Stall::MshrMergeFull;
+    let (mut s, served) = run(AccessKind::Prefetch);
+    assert_eq!(
+        served,
+        [
+            (Head::Taken, 2),
+            (Head::Taken, 1),
+            (Head::Refused(full, AccessKind::Prefetch), 1)
+        ]
+    );
+    assert_eq!(
+        s.stats().by_kind[&AccessKind::Prefetch].reservation_failures,
+        3
+    );
+    assert_eq!(s.stats().by_kind[&AccessKind::Read].reservation_failures, 0);
+    let fetched: Vec<u64> = std::iter::from_fn(|| s.pop_fetch().map(|f| f.addr)).collect();
+    assert_eq!(
+        fetched,
+        [0x8000, 0x9000, 0x9020],
+        "the demands' fetches in order"
+    );
+    s.fill(0x8000);
+    s.cycle();
+    assert_eq!(s.input_len(), 0, "the prefetch served after the fill");
+    // A demand read in its place holds the queue.
+    let (s, served) = run(AccessKind::Read);
+    let refused = Head::Refused(full, AccessKind::Read);
+    assert_eq!(served, [(refused, 3), (refused, 3), (refused, 3)]);
+    assert_eq!(s.stats().by_kind[&AccessKind::Read].reservation_failures, 3);
+}
