@@ -13,7 +13,7 @@ use std::path::PathBuf;
 #[derive(Parser)]
 #[command(
     name = "warpsmith",
-    version,
+    version = crate::VERSION,
     about = "Golden model of a GPU memory system driving SystemVerilog generation and Verilator \
         co-simulation",
     long_about = "warpsmith generates synthesizable SystemVerilog for GPU memory-system blocks \
@@ -73,6 +73,12 @@ pub enum Command {
     /// Run a co-simulation regression list: its jobs in parallel, each result appended to
     /// results.jsonl as it ends, then junit.xml and a summary (resumable, shardable)
     Regress(RegressArgs),
+    /// Print the shell completion script for SHELL (bash: `source <(warpsmith completions
+    /// bash)`; zsh, fish, elvish, powershell)
+    Completions(CompletionsArgs),
+    /// Write the manual pages, warpsmith.1 and warpsmith-<command>.1 for each command, to DIR
+    /// (read one with `man -l DIR/warpsmith-run.1`)
+    Manpages(ManpagesArgs),
 }
 
 /// The command line, with the help that comes from the block registry: each block's forms of
@@ -387,6 +393,20 @@ pub struct DescribeArgs {
     /// The preset the GPGPU-Sim files are layered on
     #[arg(long, value_name = "NAME", default_value = DEFAULT_PRESET)]
     pub preset: String,
+}
+
+#[derive(Args)]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Args)]
+pub struct ManpagesArgs {
+    /// Folder to write the pages to (created if missing)
+    #[arg(long, value_name = "DIR", default_value = "warpsmith-out/man")]
+    pub out: PathBuf,
 }
 
 #[derive(Args)]

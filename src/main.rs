@@ -18,6 +18,15 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The version `--version` prints and every result records: the package's, with the git
+/// revision it was built from (build.rs).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (git ",
+    env!("WARPSMITH_GIT_REV"),
+    ")"
+);
+
 /// An error with the exit code it maps to.
 pub struct CliError {
     pub code: u8,

@@ -392,3 +392,42 @@ fn a_closed_pipe_ends_output_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_ne!(out.status.code(), Some(101), "{err}");
 }
+
+/// Packaging: the version names the git revision; the completion scripts and manual pages are
+/// generated from the command line, every command in them.
+#[test]
+fn version_completions_and_manual_pages_come_from_the_command_line() {
+    let o = warpsmith(&["--version"]);
+    assert!(o.status.success());
+    let v = stdout(&o);
+    assert!(
+        v.starts_with(&format!("warpsmith {} (git ", env!("CARGO_PKG_VERSION"))),
+        "{v}"
+    );
+    let o = warpsmith(&["completions", "bash"]);
+    assert!(o.status.success());
+    let script = stdout(&o);
+    for word in ["_warpsmith()", "regress", "--max-cycles", "--stimulus"] {
+        assert!(script.contains(word), "{word} missing from the bash completions");
+    }
+    expect_bad(&["completions", "tcsh"], &["tcsh"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("man");
+    let o = warpsmith(&["manpages", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(out.join("warpsmith-run.1")).unwrap();
+    assert!(page.contains("\n.TH warpsmith-run 1 "), "{page}");
+    assert!(page.contains("max\\-cycles"), "{page}");
+    let subcommands = warpsmith(&["--help"]);
+    let help = stdout(&subcommands);
+    let commands = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help");
+    for c in commands {
+        assert!(out.join(format!("warpsmith-{c}.1")).exists(), "no page for {c}");
+    }
+}

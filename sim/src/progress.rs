@@ -1,6 +1,6 @@
 //! Progress on a terminal (indicatif): a spinner for work of unknown length (building a model,
-//! shrinking), a bar of simulated cycles. Nothing is drawn when `show` is off or stderr is not
-//! a terminal.
+//! shrinking), a bar of simulated cycles, a bar of a run's part done. Nothing is drawn when
+//! `show` is off or stderr is not a terminal.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -47,6 +47,20 @@ pub fn cycles(show: bool, limit: u64) -> ProgressBar {
     );
     p
 }
+
+/// A bar of a run's part done, in thousandths, with a message (what is running) and an ETA.
+pub fn fraction(show: bool) -> ProgressBar {
+    let p = ProgressBar::with_draw_target(Some(FRACTION), target(show));
+    p.set_style(
+        ProgressStyle::with_template("[{bar:32}] {percent:>3}% {msg} ({elapsed}, eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    p
+}
+
+/// The length of a [`fraction`] bar.
+pub const FRACTION: u64 = 1000;
 
 /// A bar of finished jobs out of `len`, with a message (failures so far).
 pub fn jobs(show: bool, len: u64) -> ProgressBar {

@@ -32,7 +32,7 @@ pub fn run(a: &CorrelateArgs) -> CliResult<ExitCode> {
     for (i, w) in a.workload.iter().enumerate() {
         let bar = sim::progress::cycles(super::show_progress(), u64::MAX);
         bar.set_message(format!("{w} ({} of {n})", i + 1));
-        let progress = |now: u64| bar.set_position(now);
+        let progress = |p: golden::gpu::run::Progress| bar.set_position(p.cycle);
         let mut opts = RunOptions {
             progress: Some(&progress),
             max_cycles: Some(a.max_cycles),

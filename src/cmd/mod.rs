@@ -9,6 +9,7 @@ mod describe;
 mod flow;
 mod generate;
 mod golden_cmd;
+mod package;
 mod regress;
 mod run;
 mod trace;
@@ -34,6 +35,8 @@ pub fn run(cli: Cli) -> CliResult<ExitCode> {
         Command::Run(a) => run::run(&a),
         Command::Correlate(a) => correlate::run(&a),
         Command::Regress(a) => regress::run(&a),
+        Command::Completions(a) => package::completions(&a),
+        Command::Manpages(a) => package::manpages(&a),
     }
 }
 

@@ -3,13 +3,29 @@
 use crate::args::{Format, RunArgs};
 use crate::cmd::thousands;
 use crate::{bad, CliResult};
-use golden::gpu::run::{RunOptions, RunSummary, Workload};
+use golden::gpu::run::{Progress, RunOptions, RunSummary, Workload};
+use std::cell::Cell;
 use std::process::ExitCode;
 
 pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
     let spec = a.config.resolve()?;
-    let bar = sim::progress::cycles(super::show_progress(), u64::MAX);
-    let progress = |now: u64| bar.set_position(now);
+    let bar = sim::progress::fraction(super::show_progress());
+    // The kernel shown last: the ETA starts again with each kernel when the kernels are not
+    // known ahead (the bar then shows the running kernel's part).
+    let shown = Cell::new(0);
+    let progress = |p: Progress| {
+        if p.kernels.is_none() && p.kernels_done != shown.replace(p.kernels_done) {
+            bar.reset_eta();
+        }
+        // (A message that changes only with the kernel: setting it and the position may each
+        // draw the bar.)
+        let kernel = p.kernels_done + 1;
+        bar.set_message(match p.kernels {
+            Some(n) => format!("kernel {} of {n}", kernel.min(n)),
+            None => format!("kernel {kernel}, by its blocks"),
+        });
+        bar.set_position((p.fraction() * sim::progress::FRACTION as f64) as u64);
+    };
     let kernel = match &a.kernel {
         Some(name) => Some(golden::dispatch::kernel(name).map_err(bad)?),
         None => None,

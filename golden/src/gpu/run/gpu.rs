@@ -40,6 +40,9 @@ pub(super) struct Gpu<'s, 'p> {
     pub lws_cycles: u64,
     /// The locality policy's decision unit: one for the whole run, kernel after kernel.
     pub unit: Option<crate::dispatch::DispatchUnit>,
+    /// Kernels finished, and the kernels of the run if known ahead ([`super::Progress`]).
+    pub kernels_done: usize,
+    pub kernels: Option<usize>,
     /// The address predictor in place (`predictor.kind`), fed the SMs' transactions every
     /// cycle.
     pub ot: AnyPredictor,
@@ -170,6 +173,7 @@ impl Gpu<'_, '_> {
             flush_empty_l1s(&mut self.sms, now, &mut self.side);
         }
         self.unit = kr.d.into_unit();
+        self.kernels_done += 1;
         let instructions = self.sms.iter().map(Sm::instructions).sum::<u64>() - kr.before;
         let cycles = self.side.core_cycle() - start;
         let dram = self.side.dram().bytes_moved();
@@ -233,7 +237,7 @@ impl Gpu<'_, '_> {
         self.check_progress(kr, opts, now)?;
         if now.is_multiple_of(1 << 14) {
             if let Some(p) = opts.progress {
-                p(now);
+                p(self.progress(kr, now));
             }
         }
         if self.skips && !kr.dispatching(now) && first_wake > now + 1 {
@@ -410,6 +414,18 @@ impl Gpu<'_, '_> {
         !self.stopped
     }
 
+    /// How far the run has got at core cycle `now`.
+    fn progress(&self, kr: &KernelRun<'_>, now: u64) -> super::Progress {
+        let resident: u64 = self.sms.iter().map(|sm| sm.resident() as u64).sum();
+        super::Progress {
+            cycle: now,
+            kernels_done: self.kernels_done,
+            kernels: self.kernels,
+            blocks_done: kr.blocks.saturating_sub(resident),
+            blocks: kr.d.blocks(),
+        }
+    }
+
     /// The run's bound on core cycles, and the stall check.
     fn check_progress(
         &self,
@@ -446,7 +462,7 @@ impl Gpu<'_, '_> {
         if n > now + 1 {
             self.side.skip_to(n);
             if let Some(p) = opts.progress.filter(|_| (n - 1) >> 14 != now >> 14) {
-                p(n - 1);
+                p(self.progress(kr, n - 1));
             }
         }
     }

@@ -249,22 +249,22 @@ impl Target {
 pub const RELAUNCH_SHIFT: u64 = 16 << 20;
 pub const RELAUNCH_WINDOW: u64 = 1 << 30;
 
-/// Run the trace folder (or list file) `list` on `spec`'s GPU; `progress` sees the core cycle
-/// now and then.
+/// Run the trace folder (or list file) `list` on `spec`'s GPU; `progress` sees how far it has
+/// got now and then.
 pub fn run_trace(
     spec: &Spec,
     list: &Path,
-    progress: Option<&dyn Fn(u64)>,
+    progress: Option<&dyn Fn(Progress)>,
 ) -> Result<RunSummary, GpuError> {
     run(spec, Workload::Trace(list), progress)
 }
 
-/// Run `w` on `spec`'s GPU, its blocks dispatched under `dispatch.policy`; `progress` sees the
-/// core cycle now and then.
+/// Run `w` on `spec`'s GPU, its blocks dispatched under `dispatch.policy`; `progress` sees how
+/// far it has got now and then.
 pub fn run(
     spec: &Spec,
     w: Workload<'_>,
-    progress: Option<&dyn Fn(u64)>,
+    progress: Option<&dyn Fn(Progress)>,
 ) -> Result<RunSummary, GpuError> {
     run_with(
         spec,
@@ -319,10 +319,38 @@ pub struct PfWatch<'a, 'h> {
     pub cycles: u64,
 }
 
+/// How far a run has got, for a progress display (now and then, [`RunOptions::progress`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// The core cycle.
+    pub cycle: u64,
+    /// Kernels finished.
+    pub kernels_done: usize,
+    /// Kernels the run launches, when known ahead: one for a kernel, a trace's list; a
+    /// workload of the library launches as its host code decides.
+    pub kernels: Option<usize>,
+    /// Blocks of the running kernel finished, and its grid's blocks.
+    pub blocks_done: u64,
+    pub blocks: u64,
+}
+
+impl Progress {
+    /// The part of the run done, from 0 to 1, counting each kernel alike and a kernel by its
+    /// finished blocks (of the running kernel alone when the kernels are not known ahead).
+    pub fn fraction(&self) -> f64 {
+        let kernel = self.blocks_done as f64 / self.blocks.max(1) as f64;
+        match self.kernels {
+            Some(n) => ((self.kernels_done as f64 + kernel) / n.max(1) as f64).min(1.0),
+            None => kernel,
+        }
+    }
+}
+
 /// How [`run_with`] runs.
 #[derive(Default)]
 pub struct RunOptions<'a, 'h> {
-    pub progress: Option<&'a dyn Fn(u64)>,
+    /// Shown how far the run has got now and then.
+    pub progress: Option<&'a dyn Fn(Progress)>,
     pub watch: Option<Watch<'a, 'h>>,
     pub unit: Option<UnitWatch<'a, 'h>>,
     pub prefetch: Option<PfWatch<'a, 'h>>,
@@ -429,6 +457,8 @@ impl<'s, 'p> Gpu<'s, 'p> {
             unit_cycles: 0,
             pf_cycles: 0,
             lws_cycles: 0,
+            kernels_done: 0,
+            kernels: None,
             unit: None,
             ot: AnyPredictor::of(spec),
             ot_chunk: Vec::new(),
@@ -509,6 +539,7 @@ fn launch_all(
                 suite_kernels(gpu, text, seed, opts, kernels, copies)?;
             }
             Workload::Kernel { kernel, seed } => {
+                gpu.kernels = Some(1);
                 let mut src = KernelBlocks::new(kernel, &spec.gpu, seed).map_err(Box::new)?;
                 let rects = if spec.dispatch.policy == DispatchPolicy::Locality {
                     access_ranges(kernel, spec.gpu.line_bytes)?
@@ -596,7 +627,13 @@ fn trace_kernels(
     kernels: &mut Vec<KernelSummary>,
     copies: &mut u64,
 ) -> Result<(), GpuError> {
-    for entry in read_list(list)? {
+    let list = read_list(list)?;
+    gpu.kernels = Some(
+        list.iter()
+            .filter(|e| matches!(e, ListEntry::Kernel(_)))
+            .count(),
+    );
+    for entry in list {
         let path = match entry {
             ListEntry::Memcpy { addr, bytes } => {
                 *copies += 1;

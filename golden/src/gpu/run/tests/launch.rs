@@ -230,3 +230,40 @@ fn cold_caches_start_each_kernel_with_nothing_cached() {
     assert_eq!(cold.kernels[1].l1, first.l1);
     assert_eq!(cold.kernels[1].l2, first.l2);
 }
+
+/// The progress a run shows: a trace's kernels known ahead, each kernel counted alike, its
+/// part done never going back, and the second kernel's launch wait shown at half the run.
+#[test]
+fn a_runs_progress_counts_its_kernels_and_never_goes_back() {
+    let s = quiet()
+        .variant(&["gpu.kernel_launch_latency=40000"])
+        .unwrap();
+    let dir = two_blocks_twice();
+    let seen = std::cell::RefCell::new(Vec::new());
+    let record = |p: Progress| seen.borrow_mut().push(p);
+    let r = run_trace(&s, dir.path(), Some(&record)).unwrap();
+    let seen = seen.into_inner();
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert!(seen.iter().all(|p| p.kernels == Some(2) && p.blocks == 2));
+    assert!(seen.windows(2).all(|w| w[0].cycle < w[1].cycle));
+    assert!(seen.windows(2).all(|w| w[0].fraction() <= w[1].fraction()));
+    assert!(seen.iter().all(|p| p.cycle < r.cycles));
+    let second = seen.iter().filter(|p| p.kernels_done == 1).count();
+    assert!(second > 0 && seen.iter().all(|p| p.kernels_done < 2));
+    for p in seen.iter().filter(|p| p.kernels_done == 1) {
+        assert_eq!((p.blocks_done, p.fraction()), (0, 0.5), "{p:?}");
+    }
+    let p = |kernels_done, kernels, blocks_done| Progress {
+        cycle: 0,
+        kernels_done,
+        kernels,
+        blocks_done,
+        blocks: 10,
+    };
+    assert_eq!(p(1, Some(4), 5).fraction(), 0.375);
+    assert_eq!(
+        p(2, None, 5).fraction(),
+        0.5,
+        "the running kernel's part alone"
+    );
+}
