@@ -73,6 +73,9 @@ pub enum Command {
     /// Run a co-simulation regression list: its jobs in parallel, each result appended to
     /// results.jsonl as it ends, then junit.xml and a summary (resumable, shardable)
     Regress(RegressArgs),
+    /// Print the JSON schema of a report (`run --format json`), generated from its types: its
+    /// name and version are in every report's `schema` field (docs/schema/ holds each)
+    Schema(SchemaArgs),
     /// Print the shell completion script for SHELL (bash: `source <(warpsmith completions
     /// bash)`; zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
@@ -396,6 +399,22 @@ pub struct DescribeArgs {
 }
 
 #[derive(Args)]
+pub struct SchemaArgs {
+    /// The report
+    #[arg(value_enum)]
+    pub report: ReportKind,
+}
+
+/// The JSON reports with a schema.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportKind {
+    /// `warpsmith run --format json`
+    Run,
+    /// A line of `warpsmith run --stats-out`
+    Sample,
+}
+
+#[derive(Args)]
 pub struct CompletionsArgs {
     /// The shell
     #[arg(value_enum)]
@@ -539,8 +558,27 @@ pub struct RunArgs {
     #[arg(long, value_name = "CYCLES", default_value_t = golden::gpu::run::DEFAULT_MAX_CYCLES,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_cycles: u64,
+    /// Statistics over time: a sample of the figures (IPC, hit rates, DRAM bytes, requests in
+    /// flight, throttle degree) every N core cycles, one JSON object a line in --stats-out
+    /// (schema: `warpsmith schema sample`)
+    #[arg(long, value_name = "N", requires = "stats_out",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub stats_interval: Option<u64>,
+    /// The JSON-lines file of --stats-interval's samples
+    #[arg(long, value_name = "FILE", requires = "stats_interval")]
+    pub stats_out: Option<PathBuf>,
+    /// text: a readable report; json: every figure, with the run's provenance (schema:
+    /// `warpsmith schema run`); gpgpusim: GPGPU-Sim's statistics lines per kernel, for
+    /// Accel-Sim's statistics scripts
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: RunFormat,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunFormat {
+    Text,
+    Json,
+    Gpgpusim,
 }
 
 #[derive(Args)]

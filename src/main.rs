@@ -27,6 +27,21 @@ pub const VERSION: &str = concat!(
     ")"
 );
 
+/// The version alone, and the git revision (`VERSION` has both).
+pub const PKG_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const GIT_REV: &str = env!("WARPSMITH_GIT_REV");
+
+/// The provenance of a JSON report of `schema` on `spec`: this build and this command line.
+pub fn provenance(schema: &str, spec: &spec::Spec) -> golden::report::Provenance {
+    golden::report::Provenance::new(
+        schema,
+        spec,
+        PKG_VERSION,
+        GIT_REV,
+        std::env::args().collect(),
+    )
+}
+
 /// An error with the exit code it maps to.
 pub struct CliError {
     pub code: u8,

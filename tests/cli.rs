@@ -408,7 +408,10 @@ fn version_completions_and_manual_pages_come_from_the_command_line() {
     assert!(o.status.success());
     let script = stdout(&o);
     for word in ["_warpsmith()", "regress", "--max-cycles", "--stimulus"] {
-        assert!(script.contains(word), "{word} missing from the bash completions");
+        assert!(
+            script.contains(word),
+            "{word} missing from the bash completions"
+        );
     }
     expect_bad(&["completions", "tcsh"], &["tcsh"]);
     let dir = tempfile::tempdir().unwrap();
@@ -428,6 +431,9 @@ fn version_completions_and_manual_pages_come_from_the_command_line() {
         .filter_map(|l| l.split_whitespace().next())
         .filter(|c| *c != "help");
     for c in commands {
-        assert!(out.join(format!("warpsmith-{c}.1")).exists(), "no page for {c}");
+        assert!(
+            out.join(format!("warpsmith-{c}.1")).exists(),
+            "no page for {c}"
+        );
     }
 }

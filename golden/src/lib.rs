@@ -12,7 +12,8 @@
 //!   that drive them; [`suite`]: benchmark applications run from their compiled SASS.
 //! * [`stream`]: the contract of a streaming component (offer, cycle, take, next work);
 //!   [`clock`]: the clock domains; [`run`]: what every `warpsmith golden` run takes.
-//! * [`cost`]: storage cost derived from the spec.
+//! * [`cost`]: storage cost derived from the spec; [`report`]: what every JSON report
+//!   carries (its provenance) and the schema of a report type.
 //! * Helpers: [`bitset`] (sets of small indices), [`ring`] (queues that stay in the host
 //!   cache), [`hint`] (host cache hints), [`rng`] (a deterministic PRNG).
 //!
@@ -30,6 +31,7 @@ pub mod mc;
 pub mod mem;
 pub mod ot;
 pub mod prefetch;
+pub mod report;
 pub mod ring;
 pub mod rng;
 pub mod run;

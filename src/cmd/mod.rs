@@ -35,6 +35,7 @@ pub fn run(cli: Cli) -> CliResult<ExitCode> {
         Command::Run(a) => run::run(&a),
         Command::Correlate(a) => correlate::run(&a),
         Command::Regress(a) => regress::run(&a),
+        Command::Schema(a) => package::schema(&a),
         Command::Completions(a) => package::completions(&a),
         Command::Manpages(a) => package::manpages(&a),
     }

@@ -1,10 +1,22 @@
-//! `completions` and `manpages`: the shell completion scripts and manual pages, generated from
-//! the command-line definition (with the block registry's help), so they never drift from it.
+//! `schema`, `completions` and `manpages`: the reports' JSON schemas, generated from their
+//! types, and the shell completion scripts and manual pages, generated from the command-line
+//! definition (with the block registry's help), so none drifts from what it describes.
 
-use crate::args::{CompletionsArgs, ManpagesArgs};
+use crate::args::{CompletionsArgs, ManpagesArgs, ReportKind, SchemaArgs};
 use crate::CliResult;
 use spec::output::Entry;
 use std::process::ExitCode;
+
+pub fn schema(a: &SchemaArgs) -> CliResult<ExitCode> {
+    let schema = match a.report {
+        ReportKind::Run => {
+            golden::report::schema_of::<golden::report::Report<golden::gpu::run::RunSummary>>()
+        }
+        ReportKind::Sample => golden::report::schema_of::<golden::gpu::run::Sample>(),
+    };
+    super::print_json(&schema)?;
+    Ok(ExitCode::SUCCESS)
+}
 
 pub fn completions(a: &CompletionsArgs) -> CliResult<ExitCode> {
     let mut cmd = crate::args::command();

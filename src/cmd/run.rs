@@ -1,6 +1,6 @@
 //! `run`: the GPU (SMs, L1s, the memory side) on an Accel-Sim trace or a kernel.
 
-use crate::args::{Format, RunArgs};
+use crate::args::{RunArgs, RunFormat};
 use crate::cmd::thousands;
 use crate::{bad, CliResult};
 use golden::gpu::run::{Progress, RunOptions, RunSummary, Workload};
@@ -8,7 +8,10 @@ use std::cell::Cell;
 use std::process::ExitCode;
 
 pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
-    let spec = a.config.resolve()?;
+    let (spec, ()) = a.config.resolve_with(|_| match &a.stats_out {
+        Some(path) => crate::out::check_file(path, "--stats-out"),
+        None => Ok(()),
+    })?;
     let bar = sim::progress::fraction(super::show_progress());
     // The kernel shown last: the ETA starts again with each kernel when the kernels are not
     // known ahead (the bar then shows the running kernel's part).
@@ -48,6 +51,7 @@ pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
         progress: Some(&progress),
         trace_cache: (!a.no_trace_cache).then(|| sim::build::cache_root().join("traces")),
         max_cycles: Some(a.max_cycles),
+        stats_interval: a.stats_interval,
         ..RunOptions::default()
     };
     let r = golden::gpu::run::run_with(&spec, w, &mut opts);
@@ -61,9 +65,21 @@ pub fn run(a: &RunArgs) -> CliResult<ExitCode> {
         Err(e) => return Err(anyhow::Error::new(e).context("the GPU run failed").into()),
     };
 
+    if let Some(path) = &a.stats_out {
+        let mut lines = String::new();
+        for s in &opts.samples {
+            lines += &serde_json::to_string(s)?;
+            lines.push('\n');
+        }
+        crate::out::write_file(path, lines.as_bytes(), "--stats-out")?;
+    }
     match a.format {
-        Format::Json => super::print_json(&r)?,
-        Format::Text => print(&spec, &r)?,
+        RunFormat::Json => super::print_json(&golden::report::Report {
+            provenance: crate::provenance(golden::gpu::run::SCHEMA, &spec),
+            figures: r,
+        })?,
+        RunFormat::Gpgpusim => out!("{}", golden::gpu::run::gpgpusim::text(&r))?,
+        RunFormat::Text => print(&spec, &r)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -136,10 +152,13 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
         }
     }
     outln!(
-        "  total: {} warp instructions in {} core cycles, IPC {:.3}",
+        "  total: {} warp instructions in {} core cycles, IPC {:.3}; {} thread instructions, \
+            thread IPC {:.2}",
         thousands(r.instructions),
         thousands(r.cycles),
-        r.ipc
+        r.ipc,
+        thousands(r.thread_instructions),
+        r.thread_ipc
     )?;
     for (name, c) in [("L1", &r.l1), ("L2", &r.l2)] {
         let fails: u64 = c.reservation_failures.values().sum();
@@ -201,8 +220,11 @@ fn print(spec: &spec::Spec, r: &RunSummary) -> CliResult {
         )?;
     }
     outln!(
-        "  DRAM ({}): bandwidth {:.1}%, row hits {:.1}%",
+        "  DRAM ({}): {} reads, {} writes, {} activations; bandwidth {:.1}%, row hits {:.1}%",
         r.dram.scheduler,
+        thousands(r.dram.reads),
+        thousands(r.dram.writes),
+        thousands(r.dram.activations),
         100.0 * r.dram.bandwidth_util,
         100.0 * r.dram.row_hit_rate
     )?;

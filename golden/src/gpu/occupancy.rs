@@ -23,7 +23,7 @@ use spec::GpuSpec;
 pub const MAX_REGS_PER_THREAD: u32 = 255;
 
 /// The resource that bounds a kernel's resident blocks per SM.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Limit {
     BlockSlots,
@@ -44,7 +44,7 @@ impl Limit {
 }
 
 /// A kernel's occupancy of an SM.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Occupancy {
     /// Resident blocks per SM at most.
     pub blocks: u32,

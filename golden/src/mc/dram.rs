@@ -44,6 +44,19 @@ pub struct TimingViolation {
     pub earliest: Option<u64>,
 }
 
+/// Counters of one bank of a channel.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct BankStats {
+    /// ACT commands.
+    pub activations: u64,
+    /// Read column commands (RD, RDA): one burst each.
+    pub reads: u64,
+    /// Write column commands (WR, WRA).
+    pub writes: u64,
+    /// Column commands to a row an earlier one had used since its ACT.
+    pub row_hits: u64,
+}
+
 /// Counters of one channel.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChannelStats {
@@ -265,12 +278,15 @@ pub struct Channel {
     open_from: u64,
     open_until: u64,
     stats: ChannelStats,
+    /// Per bank.
+    bank_stats: Vec<BankStats>,
 }
 
 impl Channel {
     /// A channel with every bank closed at cycle 0. The timing comes from a validated spec
     /// ([`ChannelTiming::of`]), whose rules are what the model needs.
     pub fn new(t: ChannelTiming) -> Channel {
+        let t_banks = t.banks as usize;
         let bank = BankState {
             open_row: None,
             group: 0,
@@ -319,6 +335,7 @@ impl Channel {
             open_from: 0,
             open_until: 0,
             stats: ChannelStats::default(),
+            bank_stats: vec![BankStats::default(); t_banks],
         }
     }
 
@@ -346,6 +363,11 @@ impl Channel {
     /// The counters so far.
     pub fn stats(&self) -> ChannelStats {
         self.stats
+    }
+
+    /// Each bank's counters so far.
+    pub fn bank_stats(&self) -> &[BankStats] {
+        &self.bank_stats
     }
 
     /// Cycles before `now` with a bank open (DRAMPower's active cycles): the closed periods of
@@ -589,6 +611,14 @@ impl Channel {
         // (The timing is read in place, not copied.)
         let u = u64::from;
         self.stats.commands[cmd.kind.index()] += 1;
+        if let Some(bank) = self.bank_stats.get_mut(cmd.bank as usize) {
+            match cmd.kind {
+                CmdKind::Act => bank.activations += 1,
+                CmdKind::Rd | CmdKind::Rda => bank.reads += 1,
+                CmdKind::Wr | CmdKind::Wra => bank.writes += 1,
+                _ => {}
+            }
+        }
         let next = Bound {
             at: now + 1,
             rule: B1,
@@ -705,6 +735,7 @@ impl Channel {
         let bank = &mut self.banks[b];
         if bank.used {
             self.stats.row_hits += 1;
+            self.bank_stats[b].row_hits += 1;
         } else {
             self.stats.row_misses += 1;
         }

@@ -27,7 +27,7 @@ use spec::DramSpec;
 use super::dram::{ChannelStats, CmdKind};
 
 /// A channel's energy by part, in picojoules.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Energy {
     pub activate_pj: f64,
     pub precharge_pj: f64,

@@ -11,7 +11,7 @@
 //! ([`MemSystem::take_watched`]).
 
 use super::controller::{Controllers, Entry};
-use super::dram::{CmdKind, Command, TraceCmd};
+use super::dram::{BankStats, CmdKind, Command, TraceCmd};
 use super::energy::{Energy, EnergyModel};
 use super::sched::{Policies, Props, Scheduler, Visit};
 use super::stimulus::Request;
@@ -36,7 +36,7 @@ pub struct Completion {
 }
 
 /// The DRAM side of a run's statistics ([`MemSystem::dram_totals`]).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DramTotals {
     pub scheduler: &'static str,
     pub cycles: u64,
@@ -45,12 +45,32 @@ pub struct DramTotals {
     pub commands: u64,
     pub activations: u64,
     pub refreshes: u64,
+    /// Read and write column commands, one burst each (GPGPU-Sim's `gpgpu_n_dram_reads` and
+    /// `_writes` count its requests, each of which is one burst in its reference files).
+    pub reads: u64,
+    pub writes: u64,
     /// The channels' energy over the cycles so far ([`super::energy`]).
     pub energy: DramEnergy,
 }
 
+/// One channel's figures.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct ChannelFigures {
+    pub reads: u64,
+    pub writes: u64,
+    pub activations: u64,
+    pub refreshes: u64,
+    /// Column commands to a row already used since its ACT, of all column commands.
+    pub row_hit_rate: f64,
+    /// Cycles its data bus carried a burst, of all cycles.
+    pub bandwidth_util: f64,
+    pub energy_nj: f64,
+    /// Per bank.
+    pub banks: Vec<BankStats>,
+}
+
 /// The channels' energy (DRAMPower's method, [`super::energy`]).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DramEnergy {
     /// Every channel's, by part.
     pub total: Energy,
@@ -95,7 +115,7 @@ impl std::fmt::Display for DramEnergy {
 }
 
 /// Distribution summary, in cycles.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Dist {
     pub mean: f64,
     pub p50: u64,
@@ -577,6 +597,8 @@ impl MemSystem {
             })
             .sum();
         let acts: u64 = stats.iter().map(|s| s.count(CmdKind::Act)).sum();
+        let reads: u64 = stats.iter().map(|s| reads_writes(s).0).sum();
+        let writes: u64 = stats.iter().map(|s| reads_writes(s).1).sum();
         let refreshes: u64 = stats.iter().map(|s| s.count(CmdKind::Ref)).sum();
         let commands: u64 = stats
             .iter()
@@ -596,8 +618,41 @@ impl MemSystem {
             commands,
             activations: acts,
             refreshes,
+            reads,
+            writes,
             energy: self.dram_energy(),
         }
+    }
+
+    /// Each channel's figures so far.
+    pub fn channel_figures(&self) -> Vec<ChannelFigures> {
+        let cycles = self.ctl.now.max(1);
+        let energy = self.dram_energy();
+        self.ctl
+            .ctrls
+            .iter()
+            .zip(energy.per_channel_nj)
+            .map(|(c, energy_nj)| {
+                let s = c.ch.stats();
+                let (reads, writes) = reads_writes(&s);
+                let column = reads + writes;
+                ChannelFigures {
+                    reads,
+                    writes,
+                    activations: s.count(CmdKind::Act),
+                    refreshes: s.count(CmdKind::Ref),
+                    // (As in the totals: the column commands that needed no ACT.)
+                    row_hit_rate: if column == 0 {
+                        0.0
+                    } else {
+                        1.0 - s.count(CmdKind::Act).min(column) as f64 / column as f64
+                    },
+                    bandwidth_util: s.bus_utilization(cycles),
+                    energy_nj,
+                    banks: c.ch.bank_stats().to_vec(),
+                }
+            })
+            .collect()
     }
 
     /// The channels' energy over the cycles so far.
@@ -628,6 +683,14 @@ impl MemSystem {
             total,
         }
     }
+}
+
+/// A channel's read and write column commands.
+fn reads_writes(s: &super::dram::ChannelStats) -> (u64, u64) {
+    (
+        s.count(CmdKind::Rd) + s.count(CmdKind::Rda),
+        s.count(CmdKind::Wr) + s.count(CmdKind::Wra),
+    )
 }
 
 impl Component for MemSystem {

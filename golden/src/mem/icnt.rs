@@ -64,7 +64,7 @@ pub enum Arbiter {
 }
 
 /// Counters of a network.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct IcntStats {
     pub packets: u64,
     pub flits: u64,

@@ -720,6 +720,11 @@ impl Partitions {
         s
     }
 
+    /// Each L2 slice's counters, in sub-partition order.
+    pub fn slice_stats(&self) -> Vec<SliceStats> {
+        self.subs.iter().map(|sp| sp.slice.stats()).collect()
+    }
+
     /// Every queue's length against its size, per sub-partition (for bounds checks):
     /// `[icnt-to-L2, L2-to-DRAM, DRAM-to-L2, L2-to-icnt]` as (length, size).
     pub fn queue_fill(&self, s: usize) -> [(usize, usize); 4] {

@@ -4,12 +4,15 @@
 
 use super::mshr::Refusal;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// The kind of an access, as the statistics count them (GPGPU-Sim's access types): an SM's L1
 /// sees global and local reads and writes; an L2 slice sees reads (an L1 miss's fetch, or a
 /// read that bypassed the L1), writes (written-through data, atomics and reductions) and
 /// prefetches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum AccessKind {
     GlobalRead,
@@ -57,7 +60,7 @@ impl AccessKind {
 }
 
 /// A slice's counters of one kind of access.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct KindStats {
     pub accesses: u64,
     pub hits: u64,
@@ -119,7 +122,9 @@ impl KindStats {
 }
 
 /// Why the slice could not take the head request this cycle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 pub enum Stall {
     MshrEntriesFull,
     MshrMergeFull,
@@ -154,7 +159,7 @@ impl From<Refusal> for Stall {
 }
 
 /// Counters of a slice.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SliceStats {
     pub accesses: u64,
     pub hits: u64,
@@ -162,10 +167,68 @@ pub struct SliceStats {
     pub misses: u64,
     pub mshr_merges: u64,
     pub writebacks: u64,
-    /// Cycles the head request was refused, by cause.
-    pub reservation_failures: std::collections::BTreeMap<Stall, u64>,
-    /// The same counts by kind of access (the kinds seen).
-    pub by_kind: std::collections::BTreeMap<AccessKind, KindStats>,
+    /// Cycles the head request was refused, by cause (every cause in reports, zero or not).
+    #[serde(serialize_with = "every_stall")]
+    #[schemars(with = "ByStall")]
+    pub reservation_failures: BTreeMap<Stall, u64>,
+    /// The same counts by kind of access (the kinds seen; every kind in reports).
+    #[serde(serialize_with = "every_kind")]
+    #[schemars(with = "ByKind")]
+    pub by_kind: BTreeMap<AccessKind, KindStats>,
+}
+
+/// A map by key, reported with every key of `all` (those absent as zero): a report's keys do
+/// not depend on what the run did.
+fn every<K, V, S>(map: &BTreeMap<K, V>, all: &[K], s: S) -> Result<S::Ok, S::Error>
+where
+    K: Serialize + Ord,
+    V: Serialize + Default + Copy,
+    S: serde::Serializer,
+{
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(all.len()))?;
+    for k in all {
+        m.serialize_entry(k, &map.get(k).copied().unwrap_or_default())?;
+    }
+    m.end()
+}
+
+fn every_stall<S: serde::Serializer>(m: &BTreeMap<Stall, u64>, s: S) -> Result<S::Ok, S::Error> {
+    every(m, &Stall::ALL, s)
+}
+
+fn every_kind<S: serde::Serializer>(
+    m: &BTreeMap<AccessKind, KindStats>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    every(m, &AccessKind::ALL, s)
+}
+
+/// The schema of [`SliceStats::reservation_failures`] as reported: one count per cause.
+#[allow(dead_code)]
+#[derive(schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct ByStall {
+    #[serde(rename = "MshrEntriesFull")]
+    mshr_entries_full: u64,
+    #[serde(rename = "MshrMergeFull")]
+    mshr_merge_full: u64,
+    #[serde(rename = "MissQueueFull")]
+    miss_queue_full: u64,
+}
+
+/// The schema of [`SliceStats::by_kind`] as reported: the counts of every kind.
+#[allow(dead_code)]
+#[derive(schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct ByKind {
+    global_read: KindStats,
+    global_write: KindStats,
+    local_read: KindStats,
+    local_write: KindStats,
+    read: KindStats,
+    write: KindStats,
+    prefetch: KindStats,
 }
 
 /// The slice.

@@ -14,7 +14,7 @@ use serde::Serialize;
 type Key = (u64, u32, [u32; 3], u32);
 
 /// The figures of a run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct OtFigures {
     pub queries: u64,
     pub hits: u64,
@@ -31,7 +31,7 @@ pub struct OtFigures {
 }
 
 /// The figures of one load PC.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LoadFigures {
     pub pc: u64,
     pub queries: u64,

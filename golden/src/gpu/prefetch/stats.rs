@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// What the prefetcher of one SM (or the GPU) did.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PrefetchStats {
     /// Training accesses taken by the engine, and those dropped because its queue was full.
     pub trained: u64,

@@ -43,6 +43,10 @@ pub(super) struct Gpu<'s, 'p> {
     /// Kernels finished, and the kernels of the run if known ahead ([`super::Progress`]).
     pub kernels_done: usize,
     pub kernels: Option<usize>,
+    /// Statistics over time ([`super::RunOptions::stats_interval`]): the core cycle of the
+    /// next sample, and the counts at the last.
+    pub next_sample: u64,
+    pub sampled: super::sample::Counts,
     /// The address predictor in place (`predictor.kind`), fed the SMs' transactions every
     /// cycle.
     pub ot: AnyPredictor,
@@ -77,8 +81,9 @@ struct KernelRun<'k> {
     /// A queue policy's last cycle placed nothing and no block has finished since: it would
     /// place nothing now either ([`Dispatcher::places_by_room_alone`]).
     full: bool,
-    /// Instructions issued before the kernel.
+    /// Warp and thread instructions issued before the kernel.
     before: u64,
+    threads_before: u64,
     /// The first core cycle the dispatcher may place a block: the kernel's launch plus
     /// `gpu.kernel_launch_latency` (decision GPU-30).
     opens: u64,
@@ -164,6 +169,7 @@ impl Gpu<'_, '_> {
             kinds: Vec::new(),
             full: false,
             before: self.sms.iter().map(Sm::instructions).sum(),
+            threads_before: self.sms.iter().map(Sm::thread_instructions).sum(),
             opens,
             ranges_of: self.sms.iter().any(Sm::reads_ranges).then_some(k),
         };
@@ -175,6 +181,8 @@ impl Gpu<'_, '_> {
         self.unit = kr.d.into_unit();
         self.kernels_done += 1;
         let instructions = self.sms.iter().map(Sm::instructions).sum::<u64>() - kr.before;
+        let thread_instructions =
+            self.sms.iter().map(Sm::thread_instructions).sum::<u64>() - kr.threads_before;
         let cycles = self.side.core_cycle() - start;
         let dram = self.side.dram().bytes_moved();
         Ok(KernelSummary {
@@ -182,8 +190,10 @@ impl Gpu<'_, '_> {
             id: kr.h.id,
             blocks: kr.blocks,
             instructions,
+            thread_instructions,
             cycles,
             ipc: instructions as f64 / cycles.max(1) as f64,
+            thread_ipc: thread_instructions as f64 / cycles.max(1) as f64,
             occupancy,
             l1_kb: l1_ways.map(|w| {
                 let l1 = &spec.gpu.l1;
@@ -235,6 +245,12 @@ impl Gpu<'_, '_> {
             return Ok(false);
         }
         self.check_progress(kr, opts, now)?;
+        if let Some(n) = opts.stats_interval.filter(|_| now >= self.next_sample) {
+            let (s, counts) = self.sample(now, &self.sampled);
+            opts.samples.push(s);
+            self.sampled = counts;
+            self.next_sample = (now / n + 1) * n;
+        }
         if now.is_multiple_of(1 << 14) {
             if let Some(p) = opts.progress {
                 p(self.progress(kr, now));

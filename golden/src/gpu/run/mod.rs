@@ -8,7 +8,11 @@
 //! (decision MEM-24); they take no time.
 
 mod blocks;
+pub mod gpgpusim;
 mod gpu;
+mod sample;
+
+pub use sample::{Progress, Sample};
 
 use super::kernel::KernelBlocks;
 use super::occupancy::Occupancy;
@@ -130,19 +134,24 @@ impl GpuError {
 }
 
 /// One kernel's figures.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct KernelSummary {
     pub name: String,
     pub id: u64,
     pub blocks: u64,
+    /// Warp instructions issued, and thread instructions (each warp instruction's active
+    /// lanes: GPGPU-Sim's `gpu_sim_insn`).
     pub instructions: u64,
+    pub thread_instructions: u64,
     pub cycles: u64,
+    /// Warp instructions per core cycle, and thread instructions per core cycle (GPGPU-Sim's
+    /// `gpu_ipc`, up to 32 times the first).
     pub ipc: f64,
+    pub thread_ipc: f64,
     /// Resident blocks per SM at most, and what bounds them; the most any SM held.
     pub occupancy: Occupancy,
     /// The KB of its L1 when the L1 shares its storage with shared memory (decision GPU-32;
-    /// absent otherwise: the L1 is `gpu.l1_cache`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// null otherwise: the L1 is `gpu.l1_cache`).
     pub l1_kb: Option<u32>,
     pub peak_blocks_per_sm: u32,
     /// The L1s' (summed) and the L2 slices' counts during this kernel.
@@ -162,15 +171,21 @@ fn l1_total(sms: &[Sm<'_>]) -> SliceStats {
     t
 }
 
+/// The schema name and version of `warpsmith run`'s JSON report ([`crate::report`]).
+pub const SCHEMA: &str = "warpsmith-run/1";
+
 /// A run's figures.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RunSummary {
     pub kernels: Vec<KernelSummary>,
     /// Host-to-device copies (they take no time; under `l2.fill_on_copy` they fill the L2).
     pub copies: u64,
     pub cycles: u64,
+    /// Warp and thread instructions, and each per core cycle (as [`KernelSummary`]'s).
     pub instructions: u64,
+    pub thread_instructions: u64,
     pub ipc: f64,
+    pub thread_ipc: f64,
     /// The SMs' L1s, summed.
     pub l1: SliceStats,
     /// Global loads, issue to last answer (core cycles).
@@ -193,6 +208,25 @@ pub struct RunSummary {
     /// The prefetchers (seed 001), summed over SMs (the degree trace is SM 0's), if the GPU
     /// has them.
     pub prefetch: Option<crate::gpu::prefetch::PrefetchStats>,
+    /// Per SM, per L2 slice (sub-partition order) and per DRAM channel (with its banks).
+    pub sms: Vec<SmFigures>,
+    pub l2_slices: Vec<SliceStats>,
+    pub dram_channels: Vec<crate::mc::system::ChannelFigures>,
+}
+
+/// One SM's figures over the run.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct SmFigures {
+    pub instructions: u64,
+    pub thread_instructions: u64,
+    /// Blocks it ran to the end.
+    pub blocks: u64,
+    pub l1: SliceStats,
+    /// Its global loads, issue to last answer (core cycles).
+    pub load_latency: Dist,
+    /// Requests it sent to the memory side, and replies it took.
+    pub requests: u64,
+    pub replies: u64,
 }
 
 /// What the GPU runs.
@@ -319,33 +353,6 @@ pub struct PfWatch<'a, 'h> {
     pub cycles: u64,
 }
 
-/// How far a run has got, for a progress display (now and then, [`RunOptions::progress`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Progress {
-    /// The core cycle.
-    pub cycle: u64,
-    /// Kernels finished.
-    pub kernels_done: usize,
-    /// Kernels the run launches, when known ahead: one for a kernel, a trace's list; a
-    /// workload of the library launches as its host code decides.
-    pub kernels: Option<usize>,
-    /// Blocks of the running kernel finished, and its grid's blocks.
-    pub blocks_done: u64,
-    pub blocks: u64,
-}
-
-impl Progress {
-    /// The part of the run done, from 0 to 1, counting each kernel alike and a kernel by its
-    /// finished blocks (of the running kernel alone when the kernels are not known ahead).
-    pub fn fraction(&self) -> f64 {
-        let kernel = self.blocks_done as f64 / self.blocks.max(1) as f64;
-        match self.kernels {
-            Some(n) => ((self.kernels_done as f64 + kernel) / n.max(1) as f64).min(1.0),
-            None => kernel,
-        }
-    }
-}
-
 /// How [`run_with`] runs.
 #[derive(Default)]
 pub struct RunOptions<'a, 'h> {
@@ -384,6 +391,11 @@ pub struct RunOptions<'a, 'h> {
     /// profiles: the condition hardware counter tables taken with it were measured in
     /// (decision GPU-33).
     pub cold_caches: bool,
+    /// Take a [`Sample`] into `samples` at the first core cycle at or after each multiple of
+    /// this many core cycles, and one at the end (statistics over time; the figures are the
+    /// same with or without).
+    pub stats_interval: Option<u64>,
+    pub samples: Vec<Sample>,
 }
 
 impl RunOptions<'_, '_> {
@@ -429,6 +441,13 @@ pub fn run_with(
         opts.offers = gpu.side.dram_mut().take_offers();
     }
     launched?;
+    if opts.stats_interval.is_some() {
+        let now = gpu.side.core_cycle();
+        if now > gpu.sampled.cycle() {
+            let (last, _) = gpu.sample(now, &gpu.sampled);
+            opts.samples.push(last);
+        }
+    }
     let ot = gpu.ot.figures();
     let Gpu { mut side, sms, .. } = gpu;
     // Written data still in the memory side drains (its acknowledgements are dropped); a
@@ -459,6 +478,8 @@ impl<'s, 'p> Gpu<'s, 'p> {
             lws_cycles: 0,
             kernels_done: 0,
             kernels: None,
+            next_sample: opts.stats_interval.unwrap_or(u64::MAX),
+            sampled: Default::default(),
             unit: None,
             ot: AnyPredictor::of(spec),
             ot_chunk: Vec::new(),
@@ -698,6 +719,8 @@ fn summary(
 ) -> RunSummary {
     let cycles = side.core_cycle();
     let instructions: u64 = kernels.iter().map(|k| k.instructions).sum();
+    let thread_instructions: u64 = kernels.iter().map(|k| k.thread_instructions).sum();
+    let mut per_sm = Vec::with_capacity(sms.len());
     let mut l1 = SliceStats::default();
     let mut latency = crate::mc::open_loop::Hist::default();
     let mut divergence = crate::mc::open_loop::Hist::default();
@@ -712,6 +735,15 @@ fn summary(
             }
         }
         l1.add(&s.l1);
+        per_sm.push(SmFigures {
+            instructions: s.instructions,
+            thread_instructions: s.thread_instructions,
+            blocks: s.blocks,
+            l1: s.l1.clone(),
+            load_latency: s.load_latency.dist(),
+            requests: s.sent,
+            replies: s.replies,
+        });
         latency.merge(&s.load_latency);
         divergence.merge(&s.divergence);
         requests += s.sent;
@@ -723,7 +755,9 @@ fn summary(
         copies,
         cycles,
         instructions,
+        thread_instructions,
         ipc: instructions as f64 / cycles.max(1) as f64,
+        thread_ipc: thread_instructions as f64 / cycles.max(1) as f64,
         l1,
         load_latency: latency.dist(),
         load_divergence: divergence.dist(),
@@ -735,6 +769,9 @@ fn summary(
         replies,
         ot,
         prefetch,
+        sms: per_sm,
+        l2_slices: side.partitions().slice_stats(),
+        dram_channels: side.dram().channel_figures(),
     }
 }
 

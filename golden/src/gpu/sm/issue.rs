@@ -65,6 +65,7 @@ impl Sm<'_> {
         };
         x.next += 1;
         self.stats.instructions += 1;
+        self.stats.thread_instructions += u64::from(x.insts[idx].mask.count_ones());
         x.writing.retain(|r| r.at > now);
         match kind {
             // A warp ends when its trace does: an EXIT of some lanes is followed by the others'

@@ -80,6 +80,9 @@ pub(crate) use ldst::LAX_GATES;
 pub struct SmStats {
     /// Warp instructions issued.
     pub instructions: u64,
+    /// Thread instructions issued: each warp instruction's active lanes (GPGPU-Sim's
+    /// `gpu_sim_insn`).
+    pub thread_instructions: u64,
     /// Blocks that finished.
     pub blocks: u64,
     pub l1: SliceStats,
@@ -258,6 +261,16 @@ impl<'p> Sm<'p> {
     /// Warp instructions issued so far (what [`Sm::stats`] counts, without copying the rest).
     pub fn instructions(&self) -> u64 {
         self.stats.instructions
+    }
+
+    /// Thread instructions issued so far.
+    pub fn thread_instructions(&self) -> u64 {
+        self.stats.thread_instructions
+    }
+
+    /// Requests waiting in its L1's MSHRs now.
+    pub fn l1_mshr_waiting(&self) -> usize {
+        self.l1.mshr().waiting()
     }
 
     /// Replies it has taken from the memory side.

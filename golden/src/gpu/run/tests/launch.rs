@@ -267,3 +267,42 @@ fn a_runs_progress_counts_its_kernels_and_never_goes_back() {
         "the running kernel's part alone"
     );
 }
+
+/// Statistics over time: the samples cover the run without a gap, add up to its figures, and
+/// taking them changes nothing.
+#[test]
+fn samples_over_time_add_up_to_the_run_and_change_nothing() {
+    let s = preset("tiny").variant(&["prefetch.kind=mt-hwp"]).unwrap();
+    let k = crate::dispatch::kernel("pfstream").unwrap();
+    let w = Workload::Kernel {
+        kernel: &k,
+        seed: 1,
+    };
+    let plain = run(&s, w, None).unwrap();
+    let mut opts = RunOptions {
+        stats_interval: Some(500),
+        ..RunOptions::default()
+    };
+    let sampled = run_with(&s, w, &mut opts).unwrap();
+    assert_eq!(plain, sampled, "sampling changed the run");
+    let x = &opts.samples;
+    assert!(x.len() >= 4, "{} samples", x.len());
+    assert!(x.windows(2).all(|w| w[1].cycle == w[0].cycle + w[1].cycles));
+    assert_eq!(x[0].cycle, x[0].cycles);
+    assert!(x.iter().all(|s| s.cycles > 0));
+    assert!(x[..x.len() - 1]
+        .iter()
+        .enumerate()
+        .all(|(i, s)| s.cycle >= 500 * (i as u64 + 1)));
+    let sum = |f: fn(&Sample) -> u64| x.iter().map(f).sum::<u64>();
+    assert_eq!(sum(|s| s.cycles), plain.cycles);
+    assert_eq!(sum(|s| s.instructions), plain.instructions);
+    assert_eq!(sum(|s| s.thread_instructions), plain.thread_instructions);
+    assert_eq!(sum(|s| s.l1_accesses), plain.l1.accesses);
+    assert_eq!(sum(|s| s.l2_accesses), plain.l2.accesses);
+    assert_eq!(sum(|s| s.dram_read_bytes), plain.kernels[0].dram_read_bytes);
+    assert_eq!(x.last().unwrap().kernels_done, 1);
+    assert!(x
+        .iter()
+        .any(|s| s.l1_mshr_waiting > 0 && s.memory_inside > 0));
+}
