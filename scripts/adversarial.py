@@ -478,9 +478,10 @@ def rmtree(path):
 
 
 def strip_volatile(v):
-    """A JSON result without its wall-clock figures."""
+    """A JSON result without its wall-clock figures and the command line that produced it."""
     if isinstance(v, dict):
-        return {k: strip_volatile(x) for k, x in v.items() if k != "timing"}
+        return {k: strip_volatile(x) for k, x in v.items()
+                if k not in ("timing", "command_line")}
     if isinstance(v, list):
         return [strip_volatile(x) for x in v]
     return v

@@ -88,15 +88,35 @@ impl Limited {
             }
         }
         let mut child = self.cmd.spawn().expect("run warpsmith");
+        // Drained as the child writes them: a report larger than a pipe's buffer would
+        // otherwise block the child, and the wait below take it for a hang.
+        let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                if let Some(mut p) = pipe {
+                    p.read_to_end(&mut bytes).ok();
+                }
+                bytes
+            })
+        };
+        let out = drain(child.stdout.take().map(|p| Box::new(p) as _));
+        let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
         let start = Instant::now();
-        while child.try_wait().expect("wait").is_none() {
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status;
+            }
             if start.elapsed() > Duration::from_secs(self.secs) {
                 child.kill().ok();
                 panic!("{} hung: still running after {} s", self.what, self.secs);
             }
             std::thread::sleep(Duration::from_millis(20));
+        };
+        Output {
+            status,
+            stdout: out.join().expect("stdout"),
+            stderr: err.join().expect("stderr"),
         }
-        child.wait_with_output().expect("output")
     }
 }
 
