@@ -575,9 +575,9 @@ impl MemSystem {
     pub fn bytes_moved(&self) -> (u64, u64) {
         let (mut read, mut written) = (0, 0);
         for c in &self.ctl.ctrls {
-            let s = c.ch.stats();
-            read += s.count(CmdKind::Rd) + s.count(CmdKind::Rda);
-            written += s.count(CmdKind::Wr) + s.count(CmdKind::Wra);
+            let (r, w) = reads_writes(&c.ch.stats());
+            read += r;
+            written += w;
         }
         (read * self.atom, written * self.atom)
     }
@@ -586,19 +586,11 @@ impl MemSystem {
     pub fn dram_totals(&self) -> DramTotals {
         let cycles = self.ctl.now.max(1);
         let stats: Vec<_> = self.ctl.ctrls.iter().map(|c| c.ch.stats()).collect();
-        let column: u64 = stats
+        let (reads, writes) = stats
             .iter()
-            .map(|s| {
-                CmdKind::ALL
-                    .iter()
-                    .filter(|k| k.is_column())
-                    .map(|k| s.count(*k))
-                    .sum::<u64>()
-            })
-            .sum();
+            .map(reads_writes)
+            .fold((0, 0), |(r, w), (r1, w1)| (r + r1, w + w1));
         let acts: u64 = stats.iter().map(|s| s.count(CmdKind::Act)).sum();
-        let reads: u64 = stats.iter().map(|s| reads_writes(s).0).sum();
-        let writes: u64 = stats.iter().map(|s| reads_writes(s).1).sum();
         let refreshes: u64 = stats.iter().map(|s| s.count(CmdKind::Ref)).sum();
         let commands: u64 = stats
             .iter()
@@ -610,11 +602,7 @@ impl MemSystem {
             scheduler: self.name,
             cycles,
             bandwidth_util: util,
-            row_hit_rate: if column == 0 {
-                0.0
-            } else {
-                1.0 - acts.min(column) as f64 / column as f64
-            },
+            row_hit_rate: row_hit_rate(acts, reads + writes),
             commands,
             activations: acts,
             refreshes,
@@ -635,18 +623,12 @@ impl MemSystem {
             .map(|(c, energy_nj)| {
                 let s = c.ch.stats();
                 let (reads, writes) = reads_writes(&s);
-                let column = reads + writes;
                 ChannelFigures {
                     reads,
                     writes,
                     activations: s.count(CmdKind::Act),
                     refreshes: s.count(CmdKind::Ref),
-                    // (As in the totals: the column commands that needed no ACT.)
-                    row_hit_rate: if column == 0 {
-                        0.0
-                    } else {
-                        1.0 - s.count(CmdKind::Act).min(column) as f64 / column as f64
-                    },
+                    row_hit_rate: row_hit_rate(s.count(CmdKind::Act), reads + writes),
                     bandwidth_util: s.bus_utilization(cycles),
                     energy_nj,
                     banks: c.ch.bank_stats().to_vec(),
@@ -682,6 +664,16 @@ impl MemSystem {
             per_channel_nj: per_channel.iter().map(|e| e.total_pj() / 1000.0).collect(),
             total,
         }
+    }
+}
+
+/// The part of `column` column commands that needed no ACT, `acts` having been issued (0
+/// without a column command).
+fn row_hit_rate(acts: u64, column: u64) -> f64 {
+    if column == 0 {
+        0.0
+    } else {
+        1.0 - acts.min(column) as f64 / column as f64
     }
 }
 

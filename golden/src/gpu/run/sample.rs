@@ -137,11 +137,7 @@ impl Gpu<'_, '_> {
             dram_bytes_per_cycle: rate(read + written, cycles),
             l1_mshr_waiting: self.sms.iter().map(Sm::l1_mshr_waiting).sum(),
             memory_inside: self.side.inside(),
-            prefetch_degree: self
-                .sms
-                .first()
-                .and_then(|sm| sm.stats().prefetch)
-                .and_then(|p| p.degree_trace.last().copied()),
+            prefetch_degree: self.sms.first().and_then(Sm::prefetch_degree),
         };
         (sample, c)
     }

@@ -268,6 +268,12 @@ impl<'p> Sm<'p> {
         self.stats.thread_instructions
     }
 
+    /// Its prefetch throttle's degree at its last update, if it has a prefetcher that has
+    /// updated it.
+    pub fn prefetch_degree(&self) -> Option<u8> {
+        self.pf.as_ref()?.stats().degree_trace.last().copied()
+    }
+
     /// Requests waiting in its L1's MSHRs now.
     pub fn l1_mshr_waiting(&self) -> usize {
         self.l1.mshr().waiting()
