@@ -73,6 +73,14 @@ pub enum Command {
     /// Run a co-simulation regression list: its jobs in parallel, each result appended to
     /// results.jsonl as it ends, then junit.xml and a summary (resumable, shardable)
     Regress(RegressArgs),
+    /// Run an experiment: `warpsmith run` jobs over workloads, presets and a --set matrix, in
+    /// parallel (resumable, shardable, on Slurm), into one table (CSV and JSON lines) with a
+    /// row per job: its configuration hash and keys, the tool's version, every statistic
+    Sweep(SweepArgs),
+    /// Rerun each seed's headline comparisons on the workload library against its baselines
+    /// (a sweep per seed) and write a one-page HTML report with plots: per headline the
+    /// paper's value beside ours, the direction verdict and the commands behind each number
+    Reproduce(ReproduceArgs),
     /// Print the JSON schema of a report (`run --format json`), generated from its types: its
     /// name and version are in every report's `schema` field (docs/schema/ holds each)
     Schema(SchemaArgs),
@@ -412,6 +420,10 @@ pub enum ReportKind {
     Run,
     /// A line of `warpsmith run --stats-out`
     Sample,
+    /// A row of `warpsmith sweep`'s table (table.jsonl)
+    Sweep,
+    /// `warpsmith correlate --format json` (and its --out report.json)
+    Correlate,
 }
 
 #[derive(Args)]
@@ -534,8 +546,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub trace: Option<PathBuf>,
     /// A built-in kernel (cp, scalarprod, stencil2d, irregular, matmul3d; rowmajor, colmajor,
-    /// nolocality; lonewarp, otedge, pfstream) or a kernel TOML file; its blocks are dispatched
-    /// under dispatch.policy
+    /// rowmajor-large, colmajor-large, nolocality; lonewarp, otedge, pfstream) or a kernel TOML
+    /// file; its blocks are dispatched under dispatch.policy
     #[arg(long, value_name = "NAME|FILE")]
     pub kernel: Option<String>,
     /// A benchmark application of the workload library, run from its compiled kernels, with
@@ -688,29 +700,36 @@ pub struct RegressArgs {
     /// The list: a built-in one (smoke, nightly) or a TOML file
     #[arg(long, value_name = "NAME|FILE", default_value = "smoke")]
     pub list: String,
+    /// Output folder: results.jsonl, plan.json, junit.xml, summary.txt, jobs/<id>/
+    #[arg(long, value_name = "DIR", default_value = "regress-out")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub runner: RunnerArgs,
+}
+
+/// How `regress` and `sweep` run their jobs: here (in parallel, a shard, resumed) or on Slurm.
+#[derive(Args)]
+pub struct RunnerArgs {
     /// Print the expanded jobs and run nothing
     #[arg(long)]
     pub dry_run: bool,
     /// Jobs run at once (default: the machine's cores)
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     pub jobs: Option<usize>,
-    /// Output folder: results.jsonl, plan.json, junit.xml, summary.txt, jobs/<id>/
-    #[arg(long, value_name = "DIR", default_value = "regress-out")]
-    pub out: PathBuf,
     /// Finish an earlier run into the same --out: skip the jobs its results.jsonl holds
     #[arg(long)]
     pub resume: bool,
-    /// Run only shard I of N (1-based): every N-th job of the list from the I-th
+    /// Run only shard I of N (1-based): every N-th job from the I-th
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
-    /// Seconds a job may run before it is stopped and reported as an error (default: the list's,
-    /// else 1800)
+    /// Seconds a job may run before it is stopped and recorded as an error (default: the list's
+    /// or the experiment's, else 1800)
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<u64>,
     /// Output of --dry-run
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-    /// Run the list on Slurm: a job array of --shards tasks (each `regress --shard I/N` into
+    /// Run on Slurm: a job array of --shards tasks (each this command with --shard I/N into
     /// OUT/shard-I), submitted with sbatch, waited for, then merged into OUT
     #[arg(long, conflicts_with_all = ["shard", "dry_run"])]
     pub slurm: bool,
@@ -726,10 +745,101 @@ pub struct RegressArgs {
         allow_hyphen_values = true
     )]
     pub slurm_arg: Vec<String>,
-    /// With --slurm: write the job-array script (OUT/slurm/regress.sh) and the sbatch command,
-    /// submit nothing
+    /// With --slurm: write the job-array script (OUT/slurm/regress.sh or sweep.sh) and the
+    /// sbatch command, submit nothing
     #[arg(long, requires = "slurm")]
     pub slurm_script_only: bool,
+}
+
+#[derive(Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = "Built-in experiments: example (the four DRAM schedulers on three built-in \
+                  kernels, 4 x 3 jobs). An experiment file is TOML: description, statistics (the \
+                  run report's keys to keep; default all), and [[run]] entries of kernels, \
+                  workloads, traces, presets, configs, set (a --set matrix), seeds, max_cycles, \
+                  timeout (README, \"Sweeps\").\n\n\
+                  Output: OUT/table.csv and OUT/table.jsonl (a row per job, in the experiment's \
+                  order; schema: `warpsmith schema sweep`), results.jsonl (rows as jobs end, \
+                  with their time), plan.json, jobs/<id>/ (each run's report and stderr).\n\n\
+                  Exit codes: 0 every job ran; 1 a job erred; 2 bad input; 130 interrupted \
+                  (the finished jobs' rows and the table so far are written)."
+)]
+pub struct SweepArgs {
+    #[command(subcommand)]
+    pub command: Option<SweepCommand>,
+    /// The experiment: a built-in one (example) or a TOML file
+    #[arg(long, value_name = "NAME|FILE", required = true)]
+    pub experiment: Option<String>,
+    /// Output folder: table.csv, table.jsonl, results.jsonl, plan.json, jobs/<id>/
+    #[arg(long, value_name = "DIR", default_value = "sweep-out")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub runner: RunnerArgs,
+}
+
+#[derive(Args)]
+#[command(
+    after_help = "Seeds: 000 (OT address predictor), 001 (MT-HWP prefetching), 002 \
+                  (locality-aware dispatch and warp scheduling), 003 (CTA mapping), 004 \
+                  (Warped-MC).\n\n\
+                  Output: OUT/report.html (self-contained: inline SVG, no script), \
+                  OUT/report.json (every headline's figures), OUT/seed-NNN/ (each seed's \
+                  experiment.toml and its sweep: table.csv, table.jsonl, results.jsonl).\n\n\
+                  Exit codes: 0 every run finished (whatever the verdicts); 1 a run erred; 2 \
+                  bad input; 130 interrupted (finish with --resume)."
+)]
+pub struct ReproduceArgs {
+    /// The seeds (000 to 004; default all)
+    #[arg(value_name = "SEED")]
+    pub seeds: Vec<String>,
+    /// The small size (fewer workloads, about a minute on 2 cores): what CI runs
+    #[arg(long)]
+    pub quick: bool,
+    /// Output folder: report.html, report.json, seed-NNN/
+    #[arg(long, value_name = "DIR", default_value = "reproduce-out")]
+    pub out: PathBuf,
+    /// Runs at once (default: the machine's cores)
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Finish an earlier reproduction into the same --out: rerun only the runs it lacks
+    #[arg(long)]
+    pub resume: bool,
+    /// Seconds a run may take before it is stopped and recorded as an error (default 1800)
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u64>,
+    /// Run each seed's sweep on Slurm, as `sweep --slurm` (a job array of --shards tasks)
+    #[arg(long)]
+    pub slurm: bool,
+    /// With --slurm: array tasks per seed
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "slurm")]
+    pub shards: usize,
+    /// With --slurm: a line `#SBATCH ARG` in the scripts (repeatable)
+    #[arg(
+        long,
+        value_name = "ARG",
+        requires = "slurm",
+        allow_hyphen_values = true
+    )]
+    pub slurm_arg: Vec<String>,
+}
+
+#[derive(Subcommand)]
+pub enum SweepCommand {
+    /// Merge shard folders of one experiment into one table (and results.jsonl); report jobs
+    /// missing from every shard and jobs recorded twice
+    Merge(SweepMergeArgs),
+}
+
+#[derive(Args)]
+pub struct SweepMergeArgs {
+    /// The shard folders (each written by `warpsmith sweep --shard I/N --out DIR`)
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Output folder of the merged table
+    #[arg(long, value_name = "DIR", default_value = "sweep-merged")]
+    pub out: PathBuf,
 }
 
 #[derive(Subcommand)]

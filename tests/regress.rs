@@ -437,18 +437,6 @@ fn bad_regression_input_exits_2_and_says_why() {
     );
 }
 
-/// Stops the single-node Slurm whatever the test's outcome.
-struct SlurmDaemons;
-
-impl Drop for SlurmDaemons {
-    fn drop(&mut self) {
-        let _ = Command::new("scripts/slurm.sh")
-            .arg("down")
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output();
-    }
-}
-
 #[test]
 fn a_list_runs_as_a_job_array_on_a_real_slurm_and_merges_to_the_local_verdicts() {
     let d = scratch("regress-slurm");
@@ -481,19 +469,8 @@ fn a_list_runs_as_a_job_array_on_a_real_slurm_and_merges_to_the_local_verdicts()
     );
     assert!(!only.join("results.jsonl").exists());
     // The real scheduler: brought up here, stopped whatever happens.
-    let up = Command::new("scripts/slurm.sh")
-        .arg("up")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    let _down = SlurmDaemons;
-    assert!(
-        up.status.success(),
-        "scripts/slurm.sh up: {}{}",
-        stdout(&up),
-        stderr(&up)
-    );
-    let conf = Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/slurm/slurm.conf");
+    let slurm = Slurm::up();
+    let conf = &slurm.conf;
     let local = d.join("local");
     let o = warpsmith(&[
         "regress",
@@ -510,7 +487,7 @@ fn a_list_runs_as_a_job_array_on_a_real_slurm_and_merges_to_the_local_verdicts()
         .args(["regress", "--list", path(&list), "--slurm", "--shards", "4"])
         .args(["--out", path(&on_slurm)])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("SLURM_CONF", &conf)
+        .env("SLURM_CONF", conf)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));

@@ -251,3 +251,105 @@ fn samples_over_time_validate_against_the_committed_schema() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--stats-out"), "{}", stderr(&o));
 }
+
+/// A sweep's table rows (table.jsonl), a finished job's and an erred one's, validate against
+/// their committed schema.
+#[test]
+fn sweep_rows_validate_against_the_committed_schema() {
+    let schema = jsonschema::validator_for(&committed("sweep")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let x = dir.path().join("x.toml");
+    std::fs::write(
+        &x,
+        "[[run]]\nkernels = [\"cp\"]\npresets = [\"tiny\"]\nmax_cycles = 100\n\n\
+         [[run]]\nkernels = [\"matmul3d\"]\npresets = [\"tiny\"]\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = warpsmith(&[
+        "sweep",
+        "--experiment",
+        x.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let rows: Vec<Value> = std::fs::read_to_string(out.join("table.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        (&rows[0]["status"], &rows[1]["status"]),
+        (&"error".into(), &"ok".into())
+    );
+    for r in &rows {
+        assert_eq!(errors(&schema, r), Vec::<String>::new(), "{r}");
+        assert_eq!(r["schema"], sim::sweep::table::SCHEMA);
+    }
+    let mut extra = rows[1].clone();
+    extra["surprise"] = 1.into();
+    assert!(
+        !errors(&schema, &extra).is_empty(),
+        "an unknown field passed"
+    );
+    let mut missing = rows[1].clone();
+    missing.as_object_mut().unwrap().remove("config_hash");
+    assert!(
+        !errors(&schema, &missing).is_empty(),
+        "a missing field passed"
+    );
+}
+
+/// `correlate --format json` and its `--out` report.json validate against the committed schema
+/// and carry the provenance.
+#[test]
+fn correlate_reports_validate_against_the_committed_schema() {
+    let schema = jsonschema::validator_for(&committed("correlate")).unwrap();
+    let w = "fastwalshtransform:log2data=10";
+    let r = report(&[
+        "run",
+        "--preset",
+        "tiny",
+        "--workload",
+        w,
+        "--format",
+        "json",
+    ]);
+    let mut table = "Benchmark,Kernel,Elapsed_Cycles\n".to_string();
+    for k in r["kernels"].as_array().unwrap() {
+        table += &format!("fwt,{},{}\n", k["name"].as_str().unwrap(), k["cycles"]);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let hw = dir.path().join("hw.csv");
+    std::fs::write(&hw, table).unwrap();
+    let out = dir.path().join("out");
+    let printed = report(&[
+        "correlate",
+        "--preset",
+        "tiny",
+        "--workload",
+        w,
+        "--hardware",
+        hw.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    for v in [&printed, &written] {
+        assert_eq!(errors(&schema, v), Vec::<String>::new(), "{v}");
+        assert_eq!(v["schema"], sim::correlate::SCHEMA);
+        assert_eq!(v["config"], "tiny");
+        assert!(!v["pairs"].as_array().unwrap().is_empty());
+    }
+    let mut extra = printed.clone();
+    extra["pairs"][0]["surprise"] = 1.into();
+    assert!(
+        !errors(&schema, &extra).is_empty(),
+        "an unknown field passed"
+    );
+}

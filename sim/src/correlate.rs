@@ -294,7 +294,7 @@ pub fn sim_kernels(workload: &str, kernels: &[KernelSummary]) -> Vec<SimKernel> 
 }
 
 /// A hardware kernel and the simulated kernel matched with it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Pair {
     pub benchmark: String,
     pub kernel: String,
@@ -304,7 +304,7 @@ pub struct Pair {
     pub figures: Vec<Figure>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Figure {
     pub metric: &'static str,
     pub simulated: f64,
@@ -313,7 +313,7 @@ pub struct Figure {
 }
 
 /// Per metric, over the kernels with a measured figure.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MetricSummary {
     pub metric: &'static str,
     pub what: &'static str,
@@ -330,9 +330,14 @@ pub struct MetricSummary {
     pub pearson: Option<f64>,
 }
 
+/// The schema name and version of `correlate`'s JSON report (its provenance's `schema`).
+pub const SCHEMA: &str = "warpsmith-correlate/1";
+
 /// The whole comparison.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Report {
+    /// The configuration's name (the JSON report's provenance carries it).
+    #[serde(skip)]
     pub config: String,
     pub table: String,
     pub pairs: Vec<Pair>,

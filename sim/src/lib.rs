@@ -13,6 +13,8 @@
 //! * [`block`]: what the harness needs of a block; [`regress`]: regression lists, run on one
 //!   machine or Slurm; [`shrink`]: shrinking a failing stimulus; [`progress`]: progress bars.
 //! * [`correlate`]: a run's kernels held against a table of hardware counters.
+//! * [`sweep`]: experiments, `warpsmith run` jobs on the regression runner, into one table;
+//!   [`reproduce`]: each seed's headline comparisons as a sweep, held against its paper.
 
 pub mod bench;
 pub mod block;
@@ -27,8 +29,10 @@ pub mod progress;
 pub mod registry;
 pub mod regress;
 pub mod report;
+pub mod reproduce;
 pub mod rtl;
 pub mod shrink;
+pub mod sweep;
 pub mod toolchain;
 pub mod tools;
 

@@ -34,8 +34,8 @@ section! {
             "SMs the queue policies (rr, bcs, map-*) give a block (bcs: two) in one core cycle, \
                 each SM at most one: 1 is one dispatch decision a cycle, as seed 002's hardware \
                 makes; GPGPU-Sim's issue_block2core serves each of its -gpgpu_n_clusters clusters \
-                every cycle. The locality unit decides one block a cycle whatever this is \
-                (decision GPU-35)";
+                every cycle. The locality unit ignores it: it decides one block per 2 + \
+                ceil(queue_entries / scored_per_cycle) cycles (decisions GPU-35, DSP-3)";
         queue_entries: u32 = Legal::Range { min: 1, max: 1024 },
             "block-queue entries: the waiting blocks the locality-aware dispatcher scores";
         block_cycles: u32 = Legal::Range { min: 1, max: 100_000_000 },

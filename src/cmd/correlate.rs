@@ -83,12 +83,16 @@ pub fn run(a: &CorrelateArgs) -> CliResult<ExitCode> {
                 .join(", ")
         )));
     }
+    let json = golden::report::Report {
+        provenance: crate::provenance(correlate::SCHEMA, &spec),
+        figures: &report,
+    };
     if let Some(dir) = &a.out {
         crate::out::claim(dir, &names, "--out")?;
         let write = |name: &str, text: String| -> CliResult {
             crate::out::write_file(&dir.join(name), text.as_bytes(), "--out")
         };
-        write("report.json", serde_json::to_string_pretty(&report)? + "\n")?;
+        write("report.json", serde_json::to_string_pretty(&json)? + "\n")?;
         write("gpgpusim-stats.txt", correlate::gpgpusim_stats(&sim))?;
         for (m, metric) in METRICS.iter().enumerate() {
             write(
@@ -98,7 +102,7 @@ pub fn run(a: &CorrelateArgs) -> CliResult<ExitCode> {
         }
     }
     match a.format {
-        Format::Json => super::print_json(&report)?,
+        Format::Json => super::print_json(&json)?,
         Format::Text => print(&report)?,
     }
     Ok(ExitCode::SUCCESS)

@@ -11,7 +11,9 @@ mod generate;
 mod golden_cmd;
 mod package;
 mod regress;
+mod reproduce;
 mod run;
+mod sweep;
 mod trace;
 
 use crate::args::{Cli, Command};
@@ -35,6 +37,8 @@ pub fn run(cli: Cli) -> CliResult<ExitCode> {
         Command::Run(a) => run::run(&a),
         Command::Correlate(a) => correlate::run(&a),
         Command::Regress(a) => regress::run(&a),
+        Command::Sweep(a) => sweep::run(&a),
+        Command::Reproduce(a) => reproduce::run(&a),
         Command::Schema(a) => package::schema(&a),
         Command::Completions(a) => package::completions(&a),
         Command::Manpages(a) => package::manpages(&a),
@@ -63,4 +67,33 @@ pub fn thousands(n: u64) -> String {
 /// Whether progress bars may be drawn (stderr is a terminal; indicatif checks it too).
 pub fn show_progress() -> bool {
     std::io::IsTerminal::is_terminal(&std::io::stderr())
+}
+
+/// Check the runner options `regress`, `sweep` and `reproduce` share: workers and seconds a job.
+pub fn check_runner(jobs: Option<usize>, timeout: Option<u64>) -> CliResult {
+    if jobs == Some(0) {
+        return Err(crate::bad(anyhow::anyhow!(
+            "-j 0: give at least one worker"
+        )));
+    }
+    if timeout == Some(0) {
+        return Err(crate::bad(anyhow::anyhow!(
+            "--timeout 0: give at least one second"
+        )));
+    }
+    Ok(())
+}
+
+/// Jobs at once: `-j N`, else the machine's cores.
+pub fn workers(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// A flag that Ctrl-C or SIGTERM sets: a runner stops starting jobs and stops the running ones.
+pub fn interrupt_flag() -> CliResult<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, std::sync::Arc::clone(&stop))?;
+    }
+    Ok(stop)
 }

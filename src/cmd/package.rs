@@ -13,6 +13,10 @@ pub fn schema(a: &SchemaArgs) -> CliResult<ExitCode> {
             golden::report::schema_of::<golden::report::Report<golden::gpu::run::RunSummary>>()
         }
         ReportKind::Sample => golden::report::schema_of::<golden::gpu::run::Sample>(),
+        ReportKind::Sweep => golden::report::schema_of::<sim::sweep::table::Row>(),
+        ReportKind::Correlate => {
+            golden::report::schema_of::<golden::report::Report<sim::correlate::Report>>()
+        }
     };
     super::print_json(&schema)?;
     Ok(ExitCode::SUCCESS)

@@ -4,14 +4,12 @@ use crate::args::{Format, MergeArgs, RegressArgs, RegressCommand};
 use crate::{bad, CliError, CliResult};
 use sim::regress::{self, run::RunOptions, RegressError, Shard};
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 /// The folder of `--out` that holds the job-array script and the tasks' logs.
 const SLURM: &str = "slurm";
 
 /// Bad input or an output that cannot be written exits 2; warpsmith's own failure exits 1.
-fn err(e: RegressError) -> CliError {
+pub(crate) fn err(e: RegressError) -> CliError {
     if e.is_bad_input() {
         bad(e)
     } else {
@@ -25,11 +23,11 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
     }
     let (list, dir) = regress::load(&a.list).map_err(err)?;
     let all = regress::expand(&list, &dir).map_err(err)?;
-    let shard = match &a.shard {
+    let shard = match &a.runner.shard {
         Some(s) => Shard::parse(s).map_err(err)?,
         None => Shard::ALL,
     };
-    if a.slurm {
+    if a.runner.slurm {
         return slurm(a, all.len());
     }
     let jobs = shard.select(&all);
@@ -45,27 +43,15 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
             }
         )));
     }
-    if a.dry_run {
+    if a.runner.dry_run {
         return dry_run(a, &jobs, all.len(), shard);
     }
-    if a.jobs == Some(0) {
-        return Err(bad(anyhow::anyhow!("-j 0: give at least one worker")));
-    }
-    if a.timeout == Some(0) {
-        return Err(bad(anyhow::anyhow!(
-            "--timeout 0: give at least one second"
-        )));
-    }
+    super::check_runner(a.runner.jobs, a.runner.timeout)?;
     // The output folder is checked before anything runs.
-    regress::results::refuse_earlier(&a.out, a.resume).map_err(err)?;
+    regress::results::refuse_earlier(&a.out, a.runner.resume).map_err(err)?;
     crate::out::check_claim(&a.out, &regress::run::NAMES, "--out")?;
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, Arc::clone(&stop))?;
-    }
-    let workers = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let stop = super::interrupt_flag()?;
+    let workers = super::workers(a.runner.jobs);
     outln!(
         "warpsmith regress  list {}  shard {shard}  {} of {} jobs  -j {workers}  -> {}",
         a.list,
@@ -77,9 +63,9 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
         exe: std::env::current_exe()?,
         out: a.out.clone(),
         workers,
-        resume: a.resume,
+        resume: a.runner.resume,
         progress: super::show_progress(),
-        timeout: a.timeout,
+        timeout: a.runner.timeout,
         stop,
         list: a.list.clone(),
         shard,
@@ -136,78 +122,137 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
 /// Write the job-array script; unless only the script is asked for, submit it, wait for it and
 /// merge its shards into `--out`.
 fn slurm(a: &RegressArgs, jobs: usize) -> CliResult<ExitCode> {
+    let array = Array {
+        command: "regress",
+        input_flag: "--list",
+        noun: "list",
+        input: &a.list,
+        out: &a.out,
+        jobs,
+        shards: a.runner.shards,
+        slurm_arg: &a.runner.slurm_arg,
+        script_only: a.runner.slurm_script_only,
+        timeout: a.runner.timeout,
+        resume: a.runner.resume,
+        merged: &[
+            regress::results::RESULTS,
+            regress::results::JUNIT,
+            regress::results::SUMMARY,
+        ],
+    };
+    match submit(&array)? {
+        Some((out, dirs)) => merge(&MergeArgs { dirs, out }),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// A run on Slurm, as `regress --slurm` and `sweep --slurm` make it: a job array of `shards`
+/// tasks, task I running `warpsmith COMMAND INPUT_FLAG INPUT --shard I/N` into `OUT/shard-I`.
+pub(crate) struct Array<'a> {
+    pub command: &'a str,
+    pub input_flag: &'a str,
+    /// What the input is called in messages (`list`, `experiment`).
+    pub noun: &'a str,
+    pub input: &'a str,
+    pub out: &'a std::path::Path,
+    /// Jobs of the whole input.
+    pub jobs: usize,
+    pub shards: usize,
+    pub slurm_arg: &'a [String],
+    pub script_only: bool,
+    pub timeout: Option<u64>,
+    pub resume: bool,
+    /// The files the merge writes in OUT.
+    pub merged: &'a [&'a str],
+}
+
+/// Write the job-array script in `OUT/slurm/`; unless only the script is asked for
+/// (`Ok(None)`), submit it with `sbatch --wait` and return the absolute OUT and the shard
+/// folders to merge, each checked to hold a plan.
+pub(crate) fn submit(
+    a: &Array,
+) -> CliResult<Option<(std::path::PathBuf, Vec<std::path::PathBuf>)>> {
     use anyhow::Context;
     if a.shards == 0 {
         return Err(bad(anyhow::anyhow!(
             "--shards 0: give at least one array task"
         )));
     }
-    if jobs == 0 {
-        return Err(bad(anyhow::anyhow!("the list `{}` has no jobs", a.list)));
-    }
-    if a.shards > jobs {
+    if a.jobs == 0 {
         return Err(bad(anyhow::anyhow!(
-            "--shards {}: the list `{}` has only {jobs} jobs; give at most that many array tasks",
-            a.shards,
-            a.list
+            "the {} `{}` has no jobs",
+            a.noun,
+            a.input
         )));
     }
-    let out = std::path::absolute(&a.out).with_context(|| format!("--out {}", a.out.display()))?;
+    if a.shards > a.jobs {
+        return Err(bad(anyhow::anyhow!(
+            "--shards {}: the {} `{}` has only {} jobs; give at most that many array tasks",
+            a.shards,
+            a.noun,
+            a.input,
+            a.jobs
+        )));
+    }
+    let out = std::path::absolute(a.out).with_context(|| format!("--out {}", a.out.display()))?;
     regress::results::refuse_earlier(&out, a.resume).map_err(err)?;
     // What the run writes in OUT: the script's folder, the shards' folders, the merged results.
     let shard_names: Vec<String> = (1..=a.shards).map(regress::slurm::shard_name).collect();
     let mut names: Vec<&str> = shard_names.iter().map(String::as_str).collect();
-    names.extend([
-        SLURM,
-        regress::results::RESULTS,
-        regress::results::JUNIT,
-        regress::results::SUMMARY,
-    ]);
+    names.push(SLURM);
+    names.extend(a.merged);
     crate::out::claim(&out, &names, "--out")?;
-    // A list file is named by its absolute path: the tasks start in another folder.
-    let list = if std::path::Path::new(&a.list).exists() {
-        std::path::absolute(&a.list)?.display().to_string()
+    // A file is named by its absolute path: the tasks start in another folder.
+    let input = if std::path::Path::new(a.input).exists() {
+        std::path::absolute(a.input)?.display().to_string()
     } else {
-        a.list.clone()
+        a.input.to_string()
     };
     let exe = std::env::current_exe()?;
     let text = regress::slurm::script(&regress::slurm::SlurmJob {
         exe: &exe,
-        list: &list,
+        command: a.command,
+        input_flag: a.input_flag,
+        input: &input,
         out: &out,
         shards: a.shards,
-        args: &a.slurm_arg,
+        args: a.slurm_arg,
         timeout: a.timeout,
     });
     let dir = out.join(SLURM);
-    let script = spec::output::add_file(&dir, "regress.sh", text.as_bytes()).map_err(|e| {
-        bad(anyhow::anyhow!(
-            "--out {} cannot be written: {e}",
-            dir.display()
-        ))
-    })?;
+    let script = spec::output::add_file(&dir, &format!("{}.sh", a.command), text.as_bytes())
+        .map_err(|e| {
+            bad(anyhow::anyhow!(
+                "--out {} cannot be written: {e}",
+                dir.display()
+            ))
+        })?;
     let submit = format!(
         "sbatch --parsable --wait {}",
         shlex::try_quote(&script.display().to_string()).unwrap_or_default()
     );
-    if a.slurm_script_only {
+    if a.script_only {
         outln!(
             "wrote {} ({} jobs in {} array tasks)",
             script.display(),
-            jobs,
+            a.jobs,
             a.shards
         )?;
         outln!("submit it with: {submit}")?;
         outln!(
-            "then merge:     warpsmith regress merge {}/shard-* --out {}",
+            "then merge:     warpsmith {} merge {}/shard-* --out {}",
+            a.command,
             out.display(),
             out.display()
         )?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(None);
     }
     outln!(
-        "warpsmith regress  list {}  {jobs} jobs in {} Slurm array tasks  -> {}",
-        a.list,
+        "warpsmith {}  {} {}  {} jobs in {} Slurm array tasks  -> {}",
+        a.command,
+        a.noun,
+        a.input,
+        a.jobs,
         a.shards,
         out.display()
     )?;
@@ -216,7 +261,7 @@ fn slurm(a: &RegressArgs, jobs: usize) -> CliResult<ExitCode> {
         &format!("waiting for the Slurm job array ({submit})"),
     );
     // `--wait` returns when every task has ended; its status is non-zero when a task failed,
-    // which a failing co-simulation makes it: the merged results say what happened.
+    // which a failing job makes it: the merged results say what happened.
     let o = std::process::Command::new("sbatch")
         .args(["--parsable", "--wait"])
         .arg(&script)
@@ -253,7 +298,7 @@ fn slurm(a: &RegressArgs, jobs: usize) -> CliResult<ExitCode> {
         )
         .into());
     }
-    merge(&MergeArgs { dirs, out })
+    Ok(Some((out, dirs)))
 }
 
 fn dry_run(
@@ -262,7 +307,7 @@ fn dry_run(
     total: usize,
     shard: Shard,
 ) -> CliResult<ExitCode> {
-    match a.format {
+    match a.runner.format {
         Format::Json => super::print_json(&jobs)?,
         Format::Text => {
             for j in jobs {

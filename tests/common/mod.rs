@@ -498,3 +498,38 @@ pub fn files_under(
     out.sort();
     out
 }
+
+/// The single-node Slurm of `scripts/slurm.sh`, up for a test and down when it ends whatever
+/// its outcome; `conf` is the SLURM_CONF to give `sbatch`.
+pub struct Slurm {
+    pub conf: std::path::PathBuf,
+}
+
+impl Slurm {
+    pub fn up() -> Slurm {
+        let up = std::process::Command::new("scripts/slurm.sh")
+            .arg("up")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        let slurm = Slurm {
+            conf: std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/slurm/slurm.conf"),
+        };
+        assert!(
+            up.status.success(),
+            "scripts/slurm.sh up: {}{}",
+            stdout(&up),
+            stderr(&up)
+        );
+        slurm
+    }
+}
+
+impl Drop for Slurm {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("scripts/slurm.sh")
+            .arg("down")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output();
+    }
+}

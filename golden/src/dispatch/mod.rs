@@ -26,7 +26,8 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Kernels shipped besides the built-ins: for the dispatcher (`golden/kernels/dispatch/<name>
-/// .toml`: row-major, column-major and no inter-block locality) and for the GPU
+/// .toml`: row-major, column-major and no inter-block locality; `-large`: row- and
+/// column-major grids of a thousand longer blocks, where dispatch matters) and for the GPU
 /// (`golden/kernels/gpu/lonewarp.toml`: lone warps keeping many gathers in flight, which fill a
 /// Warped-MC pending counter in place; `otedge.toml`: the OT predictor's edges in place —
 /// mispredict counters resting on the threshold, more PC and LEC pairs than the table holds,
@@ -43,6 +44,14 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "colmajor",
         include_str!("../../kernels/dispatch/colmajor.toml"),
+    ),
+    (
+        "rowmajor-large",
+        include_str!("../../kernels/dispatch/rowmajor-large.toml"),
+    ),
+    (
+        "colmajor-large",
+        include_str!("../../kernels/dispatch/colmajor-large.toml"),
     ),
     (
         "nolocality",

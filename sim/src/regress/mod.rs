@@ -228,25 +228,36 @@ impl Job {
 /// Load a list: a built-in name or a TOML file. Returns the list and the folder its relative
 /// paths are resolved against.
 pub fn load(name_or_file: &str) -> Result<(List, PathBuf), RegressError> {
-    if let Some((_, _, text)) = LISTS.iter().find(|(n, _, _)| *n == name_or_file) {
-        let l = List::parse(text, &format!("built-in list {name_or_file}"))?;
-        return Ok((l, PathBuf::from(".")));
+    let (text, origin, dir) = builtin_or_file(name_or_file, LISTS, "regression list")?;
+    Ok((List::parse(&text, &origin)?, dir))
+}
+
+/// The text of a built-in input of `builtins` named `name_or_file`, or of the file: its text,
+/// its name in messages (`built-in NOUN NAME`, or the path) and the folder its relative paths
+/// are resolved against.
+pub(crate) fn builtin_or_file(
+    name_or_file: &str,
+    builtins: &[(&str, &str, &str)],
+    noun: &str,
+) -> Result<(String, String, PathBuf), RegressError> {
+    if let Some((_, _, text)) = builtins.iter().find(|(n, _, _)| *n == name_or_file) {
+        let origin = format!("built-in {noun} {name_or_file}");
+        return Ok((text.to_string(), origin, PathBuf::from(".")));
     }
     let path = Path::new(name_or_file);
     if !path.exists() {
-        let names: Vec<_> = LISTS.iter().map(|(n, _, _)| *n).collect();
+        let names: Vec<_> = builtins.iter().map(|(n, _, _)| *n).collect();
         return Err(RegressError::BadInput(format!(
-            "no regression list `{name_or_file}`: give a built-in list ({}) or a TOML file",
+            "no {noun} `{name_or_file}`: give a built-in {noun} ({}) or a TOML file",
             names.join(", ")
         )));
     }
     let text = spec::input::read_to_string(path)
-        .map_err(|e| RegressError::Read(format!("regression list {}", path.display()), e))?;
-    let l = List::parse(&text, &path.display().to_string())?;
+        .map_err(|e| RegressError::Read(format!("{noun} {}", path.display()), e))?;
     let dir = path
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    Ok((l, dir))
+    Ok((text, path.display().to_string(), dir))
 }
 
 fn blocks_of(names: &[String], what: &str) -> Result<Vec<&'static BlockEntry>, String> {
@@ -264,7 +275,7 @@ fn blocks_of(names: &[String], what: &str) -> Result<Vec<&'static BlockEntry>, S
         .collect()
 }
 
-fn presets_of(names: &[String]) -> Result<Vec<String>, String> {
+pub(crate) fn presets_of(names: &[String]) -> Result<Vec<String>, String> {
     if names.is_empty() {
         return Err("`presets` is empty: name at least one preset, or \"all\"".into());
     }
@@ -278,7 +289,7 @@ fn presets_of(names: &[String]) -> Result<Vec<String>, String> {
 }
 
 /// Every combination of the `--set` matrix, as `key=value` lists (one empty list without one).
-fn set_matrix(
+pub(crate) fn set_matrix(
     set: &BTreeMap<String, Spanned<Vec<toml::Value>>>,
 ) -> Result<Vec<Vec<String>>, String> {
     let mut out = vec![Vec::new()];
@@ -552,7 +563,7 @@ impl Shard {
         Ok(Shard { index, count })
     }
 
-    pub fn select(&self, jobs: &[Job]) -> Vec<Job> {
+    pub fn select<J: Clone>(&self, jobs: &[J]) -> Vec<J> {
         jobs.iter()
             .enumerate()
             .filter(|(k, _)| k % self.count == self.index - 1)

@@ -116,13 +116,14 @@ impl JobResult {
     }
 }
 
-/// The jobs a run was given: the whole list's ids and its shard's.
+/// The jobs a run was given: the whole list's ids and its shard's (a regression's jobs, or a
+/// sweep's: `crate::sweep::Job`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Plan {
+pub struct Plan<J = Job> {
     pub list: String,
     pub shard: String,
     pub list_ids: Vec<String>,
-    pub jobs: Vec<Job>,
+    pub jobs: Vec<J>,
 }
 
 fn writing(path: &Path) -> impl FnOnce(std::io::Error) -> RegressError {
@@ -130,7 +131,19 @@ fn writing(path: &Path) -> impl FnOnce(std::io::Error) -> RegressError {
     move |e| RegressError::Write(what, e)
 }
 
-fn encode(r: &JobResult) -> Result<String, RegressError> {
+/// A line of a results file: one finished job, named by its job's id. A regression's lines
+/// are [`JobResult`]s; a sweep's are its rows (`crate::sweep::Row`).
+pub trait Record: Serialize + serde::de::DeserializeOwned {
+    fn id(&self) -> &str;
+}
+
+impl Record for JobResult {
+    fn id(&self) -> &str {
+        &self.key.id
+    }
+}
+
+fn encode<R: Record>(r: &R) -> Result<String, RegressError> {
     serde_json::to_string(r)
         .map_err(|e| RegressError::Internal(format!("cannot encode a result: {e}")))
 }
@@ -153,7 +166,7 @@ pub fn refuse_earlier(dir: &Path, resume: bool) -> Result<(), RegressError> {
 /// next result starts a line of its own; a last line that lacks only its newline is a whole
 /// result, kept, and given its newline. Returns the bytes cut (0 when the file ends with a
 /// whole line or does not exist).
-pub fn repair(path: &Path) -> Result<u64, RegressError> {
+pub fn repair<R: Record>(path: &Path) -> Result<u64, RegressError> {
     use std::io::{Read, Seek, SeekFrom};
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
@@ -192,7 +205,7 @@ pub fn repair(path: &Path) -> Result<u64, RegressError> {
     f.seek(SeekFrom::Start(keep))
         .and_then(|_| f.read_to_end(&mut last))
         .map_err(|e| RegressError::Read(path.display().to_string(), e))?;
-    if serde_json::from_slice::<JobResult>(&last).is_ok() {
+    if serde_json::from_slice::<R>(&last).is_ok() {
         use std::io::Write;
         f.write_all(b"\n")
             .and_then(|_| f.sync_data())
@@ -207,7 +220,7 @@ pub fn repair(path: &Path) -> Result<u64, RegressError> {
 
 /// Append one result as one line, flushed to disk before returning: a kill after this loses
 /// nothing of it. (A cut line before it is repaired when the run starts: [`repair`].)
-pub fn append(path: &Path, r: &JobResult) -> Result<(), RegressError> {
+pub fn append<R: Record>(path: &Path, r: &R) -> Result<(), RegressError> {
     let mut line = encode(r)?;
     line.push('\n');
     let mut f = std::fs::OpenOptions::new()
@@ -222,10 +235,10 @@ pub fn append(path: &Path, r: &JobResult) -> Result<(), RegressError> {
 }
 
 /// What a `results.jsonl` holds.
-#[derive(Debug, Clone, Default)]
-pub struct Recorded {
+#[derive(Debug, Clone)]
+pub struct Recorded<R = JobResult> {
     /// Each job's first result, in the file's order.
-    pub results: Vec<JobResult>,
+    pub results: Vec<R>,
     /// Jobs recorded more than once (each id once, in the file's order). A job's id is the hash
     /// of its command line, so two lines of one id are the same job run twice (a copied line,
     /// two runs resuming one folder): the first counts, the later ones are reported, not
@@ -238,24 +251,28 @@ pub struct Recorded {
 /// The results recorded in `path` (none if it does not exist). A last line cut short by a kill
 /// is left out (its job is not finished); any other unreadable line is an error naming its
 /// line.
-pub fn read(path: &Path) -> Result<Recorded, RegressError> {
+pub fn read<R: Record>(path: &Path) -> Result<Recorded<R>, RegressError> {
+    let mut out = Recorded {
+        results: Vec::new(),
+        duplicated: Vec::new(),
+        cut: 0,
+    };
     let text = match spec::input::read_to_string(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Recorded::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
         Err(e) => return Err(RegressError::Read(path.display().to_string(), e)),
     };
     let complete = text.ends_with('\n');
     let lines: Vec<&str> = text.lines().collect();
-    let mut out = Recorded::default();
     let mut seen = HashSet::new();
     for (i, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<JobResult>(line) {
-            Ok(r) if !seen.insert(r.id.clone()) => {
-                if !out.duplicated.contains(&r.id) {
-                    out.duplicated.push(r.id.clone());
+        match serde_json::from_str::<R>(line) {
+            Ok(r) if !seen.insert(r.id().to_string()) => {
+                if !out.duplicated.iter().any(|d| d == r.id()) {
+                    out.duplicated.push(r.id().to_string());
                 }
             }
             Ok(r) => out.results.push(r),
@@ -480,7 +497,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(MergeReport, String), Regr
             )));
         }
         planned.extend(plan.jobs.iter().map(|j| j.id.clone()));
-        let recorded = read(&d.join(RESULTS))?;
+        let recorded = read::<JobResult>(&d.join(RESULTS))?;
         for id in recorded.duplicated {
             if !rep.duplicated.contains(&id) {
                 rep.duplicated.push(id);
@@ -573,7 +590,7 @@ mod tests {
             let at = cut.index(text.len() + 1);
             std::fs::write(&path, &text[..at]).unwrap();
             let whole = ids(&read(&path).unwrap());
-            let cut_bytes = repair(&path).unwrap();
+            let cut_bytes = repair::<JobResult>(&path).unwrap();
             // A line that lost only its newline is whole: kept, not cut.
             let only_newline = at < text.len() && text[at] == b'\n';
             prop_assert_eq!(cut_bytes > 0, at > 0 && text[at - 1] != b'\n' && !only_newline);
@@ -596,7 +613,7 @@ mod tests {
         append(&path, &result("b")).unwrap();
         let text = std::fs::read(&path).unwrap();
         std::fs::write(&path, &text[..text.len() - 1]).unwrap();
-        assert_eq!(repair(&path).unwrap(), 0);
+        assert_eq!(repair::<JobResult>(&path).unwrap(), 0);
         assert_eq!(std::fs::read(&path).unwrap(), text);
         append(&path, &result("new")).unwrap();
         assert_eq!(ids(&read(&path).unwrap()), ["a", "b", "new"]);
@@ -628,7 +645,7 @@ mod tests {
         for id in ["a", "b", "a", "a", "c", "b"] {
             append(&path, &result(id)).unwrap();
         }
-        let r = read(&path).unwrap();
+        let r: Recorded = read(&path).unwrap();
         assert_eq!(ids(&r), ["a", "b", "c"]);
         assert_eq!(r.duplicated, ["a", "b"]);
     }
@@ -644,7 +661,7 @@ mod tests {
             let mut line = serde_json::to_value(result("b")).unwrap();
             line["seconds"] = serde_json::from_str(bad).unwrap();
             std::fs::write(&path, format!("{good}{line}\n")).unwrap();
-            let e = read(&path).unwrap_err().to_string();
+            let e = read::<JobResult>(&path).unwrap_err().to_string();
             assert!(e.contains(":2:") && e.contains("`seconds`"), "{bad}: {e}");
         }
         let mut line = serde_json::to_value(result("b")).unwrap();

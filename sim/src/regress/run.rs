@@ -6,6 +6,7 @@ use super::results::{self, JobResult, JobVerdict, Plan, RESULTS};
 use super::{random, Job, RegressError, Shard};
 use serde_json::Value;
 use std::collections::{HashSet, VecDeque};
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -81,9 +82,9 @@ pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
         .map_err(|e| RegressError::Write(o.out.display().to_string(), e))?;
     let results_path = o.out.join(RESULTS);
     // A line a kill cut short would have the next result appended to it: cut it off first.
-    let repaired = results::repair(&results_path)?;
+    let repaired = results::repair::<JobResult>(&results_path)?;
     let planned: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
-    let recorded = results::read(&results_path)?;
+    let recorded = results::read::<JobResult>(&results_path)?;
     let earlier: Vec<JobResult> = recorded
         .results
         .into_iter()
@@ -107,32 +108,16 @@ pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
         .collect();
     let total = todo.len();
     let bar = crate::progress::jobs(o.progress, total as u64);
-    let queue = Mutex::new(todo);
-    let (tx, rx) = mpsc::channel::<JobResult>();
     let mut fresh = Vec::new();
     let mut write_error = None;
     let mut stdout_error = None;
-    std::thread::scope(|s| {
-        for _ in 0..o.workers.max(1).min(total.max(1)) {
-            let tx = tx.clone();
-            let queue = &queue;
-            s.spawn(move || loop {
-                if o.stop.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Some(job) = queue.lock().ok().and_then(|mut q| q.pop_front()) else {
-                    break;
-                };
-                if let Some(r) = run_job(&job, o) {
-                    if tx.send(r).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        let (mut failed, mut errors) = (0, 0);
-        for r in rx {
+    let (mut failed, mut errors) = (0, 0);
+    pool(
+        todo,
+        o.workers,
+        &o.stop,
+        |job| run_job(job, o),
+        |r: JobResult| {
             // Recorded before anything else: a kill from here on loses nothing of it.
             if let Err(e) = results::append(&results_path, &r) {
                 write_error.get_or_insert(e);
@@ -170,8 +155,8 @@ pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
             bar.set_message(format!("{failed} failed, {errors} errors"));
             bar.inc(1);
             fresh.push(r);
-        }
-    });
+        },
+    );
     bar.finish_and_clear();
     if let Some(e) = write_error {
         return Err(e);
@@ -203,15 +188,52 @@ pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
     })
 }
 
+/// Run every job of `todo` with `work` on `workers` threads, handing each result to `done` on
+/// the calling thread the moment it is ready (where it is recorded before the next one is
+/// taken). A job `work` returns `None` for (stopped by the interrupt) has no result; no job
+/// starts once `stop` is set.
+pub fn pool<J: Send, R: Send>(
+    todo: VecDeque<J>,
+    workers: usize,
+    stop: &AtomicBool,
+    work: impl Fn(&J) -> Option<R> + Sync,
+    mut done: impl FnMut(R),
+) {
+    let threads = workers.max(1).min(todo.len().max(1));
+    let queue = Mutex::new(todo);
+    let (tx, rx) = mpsc::channel::<R>();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (queue, work) = (&queue, &work);
+            s.spawn(move || loop {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Some(job) = queue.lock().ok().and_then(|mut q| q.pop_front()) else {
+                    break;
+                };
+                if let Some(r) = work(&job) {
+                    if tx.send(r).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        rx.into_iter().for_each(&mut done);
+    });
+}
+
 /// The last `STDERR_TAIL` bytes of a file, at a character boundary.
-fn tail(path: &Path) -> String {
+pub fn tail(path: &Path) -> String {
     let text = std::fs::read(path).unwrap_or_default();
     let start = text.len().saturating_sub(STDERR_TAIL);
     String::from_utf8_lossy(&text[start..]).trim().to_string()
 }
 
 /// How a child `warpsmith` process ended.
-enum Ended {
+pub enum Ended {
     Exited(std::process::ExitStatus),
     /// Stopped by the interrupt (no result).
     Stopped,
@@ -220,10 +242,16 @@ enum Ended {
     Failed(String),
 }
 
-/// Run `warpsmith ARGS --format json --out-dir DIR/repro` with its output in `DIR/stdout.json`
-/// and `DIR/stderr.txt` (files rather than pipes: nothing to drain while waiting, and they stay
-/// for a look), stopping it at `limit` or on the interrupt.
-fn child(args: &[String], dir: &Path, limit: Duration, o: &RunOptions) -> Ended {
+/// Run `exe ARGS` with its output in `DIR/stdout.json` and `DIR/stderr.txt` (files rather than
+/// pipes: nothing to drain while waiting, and they stay for a look), stopping it at `limit` or
+/// when `stop` is set (the interrupt).
+pub fn child<S: AsRef<OsStr>>(
+    exe: &Path,
+    args: &[S],
+    dir: &Path,
+    limit: Duration,
+    stop: &AtomicBool,
+) -> Ended {
     let t = Instant::now();
     let files = std::fs::create_dir_all(dir)
         .and_then(|_| spec::output::create(&dir.join("stdout.json")))
@@ -232,27 +260,25 @@ fn child(args: &[String], dir: &Path, limit: Duration, o: &RunOptions) -> Ended 
         Ok(f) => f,
         Err(e) => return Ended::Failed(format!("cannot create {}: {e}", dir.display())),
     };
-    let spawned = Command::new(&o.exe)
+    let spawned = Command::new(exe)
         .args(args)
-        .args(["--format", "json", "--out-dir"])
-        .arg(dir.join("repro"))
         .stdin(Stdio::null())
         .stdout(out_file)
         .stderr(err_file)
         .spawn();
     let mut c = match spawned {
         Ok(c) => c,
-        Err(e) => return Ended::Failed(format!("cannot start {}: {e}", o.exe.display())),
+        Err(e) => return Ended::Failed(format!("cannot start {}: {e}", exe.display())),
     };
     loop {
-        if o.stop.load(Ordering::SeqCst) {
+        if stop.load(Ordering::SeqCst) {
             let _ = c.kill();
             let _ = c.wait();
             return Ended::Stopped;
         }
         match c.wait_timeout(POLL) {
             // A job killed by the interrupt's signal did not finish: it has no result.
-            Ok(Some(s)) if o.stop.load(Ordering::SeqCst) && s.code().is_none() => {
+            Ok(Some(s)) if stop.load(Ordering::SeqCst) && s.code().is_none() => {
                 return Ended::Stopped
             }
             Ok(Some(s)) => return Ended::Exited(s),
@@ -267,12 +293,20 @@ fn child(args: &[String], dir: &Path, limit: Duration, o: &RunOptions) -> Ended 
     }
 }
 
+/// Run the co-simulation `warpsmith ARGS --format json --out-dir DIR/repro` ([`child`]).
+fn cosim(args: &[String], dir: &Path, limit: Duration, o: &RunOptions) -> Ended {
+    let mut all: Vec<OsString> = args.iter().map(OsString::from).collect();
+    all.extend(["--format", "json", "--out-dir"].map(OsString::from));
+    all.push(dir.join("repro").into_os_string());
+    child(&o.exe, &all, dir, limit, &o.stop)
+}
+
 /// Whether the configuration `sets` of a random-configuration job still fails (shrinking).
 fn still_fails(job: &Job, sets: &[String], dir: &Path, o: &RunOptions) -> bool {
     let mut args = job.args_with_sets(sets);
     args.push("--no-shrink".into());
     let limit = Duration::from_secs(o.timeout.unwrap_or(job.timeout));
-    match child(&args, dir, limit, o) {
+    match cosim(&args, dir, limit, o) {
         Ended::Exited(s) if s.code() == Some(1) => std::fs::read(dir.join("stdout.json"))
             .ok()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
@@ -295,7 +329,7 @@ fn run_job(job: &Job, o: &RunOptions) -> Option<JobResult> {
     };
     let (out_path, err_path) = (dir.join("stdout.json"), dir.join("stderr.txt"));
     let limit = Duration::from_secs(o.timeout.unwrap_or(job.timeout));
-    let status = match child(&job.args, &dir, limit, o) {
+    let status = match cosim(&job.args, &dir, limit, o) {
         Ended::Exited(s) => s,
         Ended::Stopped => return None,
         Ended::TimedOut => {

@@ -1,5 +1,6 @@
-//! A regression on Slurm: one job-array task per shard, each `warpsmith regress --shard I/N`
-//! into its own folder; after the array, the folders are merged ([`super::results::merge`]).
+//! A regression or a sweep on Slurm: one job-array task per shard, each `warpsmith regress
+//! --shard I/N` (or `sweep`) into its own folder; after the array, the folders are merged
+//! ([`super::results::merge`], `crate::sweep::merge`).
 
 use std::path::{Path, PathBuf};
 
@@ -8,14 +9,18 @@ pub struct SlurmJob<'a> {
     /// The `warpsmith` binary (absolute: the tasks run on other machines' view of the same file
     /// system).
     pub exe: &'a Path,
-    /// The list: a built-in name, or an absolute file path.
-    pub list: &'a str,
+    /// The subcommand (`regress`, `sweep`) and the option naming what it runs (`--list`,
+    /// `--experiment`).
+    pub command: &'a str,
+    pub input_flag: &'a str,
+    /// What it runs: a built-in name, or an absolute file path.
+    pub input: &'a str,
     /// The run's folder (absolute); shard I writes `out/shard-I`.
     pub out: &'a Path,
     pub shards: usize,
     /// `#SBATCH` lines the user asked for (`--partition=gpu`, `--time=2:00:00`, ...).
     pub args: &'a [String],
-    /// Seconds per co-simulation job, if given.
+    /// Seconds per job, if given.
     pub timeout: Option<u64>,
 }
 
@@ -37,10 +42,11 @@ fn q(s: &str) -> String {
 /// earlier attempt started; it uses the CPUs Slurm gave it (`--cpus-per-task`, default 1).
 pub fn script(j: &SlurmJob) -> String {
     let out = j.out.display().to_string();
-    let mut s = String::from(
-        "#!/bin/bash\n# Written by `warpsmith regress --slurm`: one array task per shard.\n",
+    let mut s = format!(
+        "#!/bin/bash\n# Written by `warpsmith {} --slurm`: one array task per shard.\n",
+        j.command
     );
-    s.push_str("#SBATCH --job-name=warpsmith-regress\n");
+    s.push_str(&format!("#SBATCH --job-name=warpsmith-{}\n", j.command));
     s.push_str(&format!("#SBATCH --array=1-{}\n", j.shards));
     s.push_str(&format!(
         "#SBATCH --output={}\n",
@@ -51,10 +57,12 @@ pub fn script(j: &SlurmJob) -> String {
     }
     s.push_str("set -eu\n");
     s.push_str(&format!(
-        "exec {} regress --list {} --shard \"$SLURM_ARRAY_TASK_ID/{}\" --out \
+        "exec {} {} {} {} --shard \"$SLURM_ARRAY_TASK_ID/{}\" --out \
             {}/shard-\"$SLURM_ARRAY_TASK_ID\" -j \"${{SLURM_CPUS_PER_TASK:-1}}\" --resume{}\n",
         q(&j.exe.display().to_string()),
-        q(j.list),
+        j.command,
+        j.input_flag,
+        q(j.input),
         j.shards,
         q(&out),
         j.timeout
@@ -73,7 +81,9 @@ mod tests {
         let args = vec!["--partition=long jobs".to_string(), "--time=1:00:00".into()];
         let s = script(&SlurmJob {
             exe: Path::new("/opt/ws bin/warpsmith"),
-            list: "/lists/my list.toml",
+            command: "regress",
+            input_flag: "--list",
+            input: "/lists/my list.toml",
             out: Path::new("/scratch/run 1"),
             shards: 7,
             args: &args,
