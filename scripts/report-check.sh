@@ -34,8 +34,8 @@ printf '<!DOCTYPE html><html><body><script>console.error("wrong")</script></body
 abs=$(readlink -f "$report")
 n=$(console "$abs")
 grep 'CONSOLE' "$tmp/log.txt" >&2 || true
-plots_src=$(grep -o '<svg id="plot-' "$abs" | wc -l)
-plots_dom=$(grep -o '<svg id="plot-' "$tmp/dom.html" | wc -l)
+plots_src=$(grep -o '<svg id="' "$abs" | wc -l)
+plots_dom=$(grep -o '<svg id="' "$tmp/dom.html" | wc -l)
 say "$n console messages; $plots_dom of $plots_src plots in Chromium's DOM"
 [ "$n" = 0 ] || die "the report logged $n console messages"
 [ "$plots_src" -gt 0 ] && [ "$plots_dom" = "$plots_src" ] || die "plots missing from the DOM"
@@ -51,7 +51,7 @@ for m in re.finditer(r'<section id="(seed-\d+)">.*?</section>', page, re.S):
 EOF
 for f in "$tmp"/seed-*.html; do
   name=$(basename "$f" .html)
-  chrome --hide-scrollbars --window-size=1100,3200 --screenshot="$shots/$name.png" "file://$f" \
+  chrome --hide-scrollbars --window-size=1100,5000 --screenshot="$shots/$name.png" "file://$f" \
     >/dev/null 2>&1
   say "screenshot $shots/$name.png"
 done

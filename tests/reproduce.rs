@@ -98,6 +98,46 @@ fn the_quick_report_has_every_seed_every_plot_and_the_runs_figures() {
             }
         }
     }
+    // Statistics over time: a plot per field, a line per configuration, its samples those of
+    // the run its command names.
+    let mut timelines = 0;
+    for s in seeds {
+        let id = s["id"].as_str().unwrap();
+        for (k, p) in s["timelines"].as_array().unwrap().iter().enumerate() {
+            timelines += 1;
+            let svg = between(&html, &format!("<svg id=\"timeline-{id}-{k}\""), "</svg>");
+            let series = p["series"].as_array().unwrap();
+            assert!(series.len() >= 2, "{id} {k}");
+            for line in series {
+                let points = line["points"].as_array().unwrap();
+                assert!(points.len() >= 10, "{id} {k}: {} samples", points.len());
+                let label = line["label"].as_str().unwrap();
+                if points.iter().any(|p| p[1].is_number()) {
+                    assert!(
+                        svg.contains(&format!("<title>{label}</title></polyline>")),
+                        "{id}"
+                    );
+                }
+            }
+            // Each line is a rerun of one of the sweep's jobs, to its end: its last sample is
+            // at the cycle the job's row reports.
+            let table = read(&out.join(format!("seed-{id}/table.jsonl")));
+            for line in series {
+                let cmd = line["command"].as_str().unwrap();
+                let row: Value = table
+                    .lines()
+                    .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                    .find(|r| {
+                        let job = r["command"].as_str().unwrap();
+                        cmd.starts_with(job.strip_suffix(" --format json").unwrap())
+                    })
+                    .unwrap_or_else(|| panic!("{id}: no job is {cmd}"));
+                let last = line["points"].as_array().unwrap().last().unwrap()[0].clone();
+                assert_eq!(last.as_f64(), row["statistics"]["cycles"].as_f64(), "{cmd}");
+            }
+        }
+    }
+    assert!(timelines >= 8, "{timelines}");
     // Resumed, nothing runs again and the report is the same but for its command line.
     let o = warpsmith(&[
         "reproduce",

@@ -16,6 +16,8 @@ use std::sync::Arc;
 const HTML: &str = "report.html";
 const JSON: &str = "report.json";
 const EXPERIMENT: &str = "experiment.toml";
+/// The folder of a seed's runs over time.
+const TIMELINE: &str = "timeline";
 
 fn seed_dir(id: &str) -> String {
     format!("seed-{id}")
@@ -63,7 +65,19 @@ pub fn run(a: &ReproduceArgs) -> CliResult<ExitCode> {
             );
             return Ok(ExitCode::from(130));
         }
-        let r = reproduce::analyse(s, &rows);
+        let mut r = reproduce::analyse(s, &rows);
+        if s.timeline.is_some() {
+            crate::out::claim(&dir, &[TIMELINE], "--out")?;
+            r.timelines = reproduce::timeline::run(
+                s,
+                &rows,
+                a.quick,
+                &dir.join(TIMELINE),
+                &std::env::current_exe()?,
+                &stop,
+            )
+            .map_err(err)?;
+        }
         for m in &r.headlines {
             outln!(
                 "  {:<62} paper {:<28} ours {:>8}  {}",

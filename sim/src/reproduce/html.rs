@@ -6,6 +6,7 @@
 //! line and a reference line are a few dozen lines, and the page stays free of fonts and
 //! scripts a crate would embed.
 
+use super::timeline::Plot;
 use super::{Measured, SeedResult};
 use std::fmt::Write;
 
@@ -149,6 +150,79 @@ pub fn plot(id: &str, m: &Measured) -> String {
     s
 }
 
+/// Line colours of a plot over time, one per configuration in order.
+const COLOURS: [&str; 5] = ["#4a7fb5", "#c8553d", "#2e8540", "#8a5ab5", "#a06a00"];
+
+/// A plot over time: a line per configuration (a gap where a sample has no value), a legend.
+pub fn line_plot(id: &str, p: &Plot) -> String {
+    let points = p.series.iter().flat_map(|s| s.points.iter());
+    let x_max = points.clone().map(|(x, _)| *x).fold(1.0f64, f64::max);
+    let y_max = points.filter_map(|(_, y)| *y).fold(0.0f64, f64::max);
+    let y_max = if y_max > 0.0 { y_max * 1.1 } else { 1.0 };
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let plot_w = WIDTH - LEFT - 8.0;
+    let x = |v: f64| LEFT + v / x_max * plot_w;
+    let y = |v: f64| TOP + (1.0 - v / y_max) * plot_h;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<svg id=\"{}\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" \
+         height=\"{HEIGHT}\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"{}\">",
+        escape(id),
+        escape(&format!("{} over time, {}", p.title, p.workload))
+    );
+    for k in 0..=4 {
+        let v = y_max * f64::from(k) / 4.0;
+        let _ = write!(
+            s,
+            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{yv:.1}\" y2=\"{yv:.1}\" class=\"grid\"/>\
+             <text x=\"{}\" y=\"{:.1}\" class=\"tick\">{}</text>",
+            WIDTH - 4.0,
+            LEFT - 6.0,
+            y(v) + 4.0,
+            num(Some(v)),
+            yv = y(v)
+        );
+    }
+    let _ = write!(
+        s,
+        "<text x=\"{:.1}\" y=\"{:.1}\" class=\"label\">core cycle (last: {x_max:.0})</text>",
+        LEFT + plot_w / 2.0 - 60.0,
+        HEIGHT - BOTTOM + 20.0
+    );
+    for (i, series) in p.series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        // Contiguous runs of samples with a value, one polyline each.
+        for run in series.points.split(|(_, v)| v.is_none()) {
+            let pts: Vec<String> = run
+                .iter()
+                .filter_map(|(px, py)| py.map(|py| format!("{:.1},{:.1}", x(*px), y(py))))
+                .collect();
+            if !pts.is_empty() {
+                let _ = write!(
+                    s,
+                    "<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\" \
+                     stroke-width=\"1.5\"><title>{}</title></polyline>",
+                    pts.join(" "),
+                    escape(&series.label)
+                );
+            }
+        }
+        let ly = HEIGHT - BOTTOM + 36.0;
+        let lx = LEFT + 150.0 * i as f64;
+        let _ = write!(
+            s,
+            "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"12\" height=\"4\" fill=\"{colour}\"/>\
+             <text x=\"{:.1}\" y=\"{ly:.1}\" class=\"label\">{}</text>",
+            ly - 4.0,
+            lx + 16.0,
+            escape(&series.label)
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
 const STYLE: &str = "body{font-family:sans-serif;max-width:72rem;margin:1rem auto;padding:0 1rem;\
 color:#222}h1{font-size:1.5rem}h2{border-top:2px solid #ccc;padding-top:1rem}\
 table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;\
@@ -276,6 +350,25 @@ pub fn page(results: &[SeedResult], command: &str, provenance: &str, quick: bool
             out.push_str("</tr>");
         }
         out.push_str("</table>");
+        if !r.timelines.is_empty() {
+            let _ = write!(
+                out,
+                "<h3>Over time: {}</h3><p>Samples of one run per configuration \
+                 (<code>--stats-interval</code>; schema <code>warpsmith schema sample</code>):</p>",
+                escape(&r.timelines[0].workload)
+            );
+            for (k, p) in r.timelines.iter().enumerate() {
+                let _ = write!(out, "<p>{}</p>", escape(&p.title));
+                out.push_str(&line_plot(&format!("timeline-{}-{k}", r.id), p));
+            }
+            out.push_str("<details><summary>the runs</summary>");
+            if let Some(p) = r.timelines.first() {
+                for series in &p.series {
+                    let _ = write!(out, "<code>{}</code><br>", escape(&series.command));
+                }
+            }
+            out.push_str("</details>");
+        }
         if !r.notes.is_empty() {
             out.push_str("<h3>Where ours differs, and why</h3><ul>");
             for n in &r.notes {
@@ -339,6 +432,44 @@ mod tests {
     }
 
     #[test]
+    fn a_line_plot_has_a_line_per_run_of_values_and_a_legend_entry_per_configuration() {
+        let series = |label: &str, ys: &[Option<f64>]| crate::reproduce::timeline::Series {
+            label: label.into(),
+            command: "warpsmith run".into(),
+            points: ys
+                .iter()
+                .enumerate()
+                .map(|(i, y)| (i as f64 * 10.0, *y))
+                .collect(),
+        };
+        let p = Plot {
+            field: "ipc".into(),
+            title: "IPC".into(),
+            workload: "w".into(),
+            series: vec![
+                series("a", &[Some(1.0), Some(2.0), Some(1.5)]),
+                // A gap: two lines.
+                series("b", &[Some(1.0), None, Some(3.0), Some(2.0)]),
+            ],
+        };
+        let svg = line_plot("t", &p);
+        assert_eq!(svg.matches("<polyline").count(), 3);
+        assert_eq!(svg.matches("<title>b</title>").count(), 2);
+        assert_eq!(svg.matches("class=\"label\">a<").count(), 1);
+        // Every point inside the plot.
+        for pts in svg.split("points=\"").skip(1) {
+            for xy in pts.split('"').next().unwrap().split(' ') {
+                let (x, y) = xy.split_once(',').unwrap();
+                let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
+                assert!(
+                    (LEFT..=WIDTH).contains(&x) && (0.0..=HEIGHT).contains(&y),
+                    "{xy}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn text_is_escaped() {
         assert_eq!(
             escape("<a href=\"x\">&'"),
@@ -353,6 +484,7 @@ mod tests {
             headlines: vec![measured(&[Some(0.1)], Some(0.1))],
             diagnostics: vec![(Metric::Ipc, vec![("A".into(), Some(1.0))])],
             notes: vec!["n < 1".into()],
+            timelines: Vec::new(),
             errors: vec![],
             rows: 2,
         };

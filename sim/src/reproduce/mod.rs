@@ -6,6 +6,7 @@
 
 pub mod html;
 pub mod seeds;
+pub mod timeline;
 
 use crate::sweep::table::{Row, Status};
 use serde::Serialize;
@@ -51,7 +52,8 @@ pub enum Metric {
     /// Prefetched lines evicted before use, per useful prefetch (Table I's early-eviction
     /// metric).
     EarlyPerUseful,
-    /// The prefetch degree, averaged over SM 0's cycles.
+    /// The throttle's prefetch degree, averaged over the SMs' cycles (the engine reports 0
+    /// when it is not throttled).
     MeanDegree,
 }
 
@@ -67,7 +69,7 @@ impl Metric {
             Metric::RowHitRate => "DRAM row hit rate",
             Metric::PrefetchAccuracy => "prefetch accuracy",
             Metric::EarlyPerUseful => "early evictions / useful",
-            Metric::MeanDegree => "mean prefetch degree",
+            Metric::MeanDegree => "mean throttle degree (0: unthrottled)",
         }
     }
 
@@ -183,6 +185,8 @@ pub struct SeedDef {
     /// Why ours differs from the paper where it does: what was measured, and the commands
     /// that show it (docs/findings.md has the longer account).
     pub notes: &'static [&'static str],
+    /// What is drawn over time (none: nothing its configurations change over time).
+    pub timeline: Option<timeline::Timeline>,
 }
 
 /// The seed of id `id` (`000`..`004`, or `4`).
@@ -209,6 +213,7 @@ impl SeedDef {
             .map(|h| h.metric)
             .chain(self.diagnostics.iter().copied())
             .flat_map(|m| m.statistics().iter().copied())
+            .chain(["cycles"])
             .collect();
         keys.sort_unstable();
         keys.dedup();
@@ -318,6 +323,8 @@ pub struct SeedResult {
     /// Per metric, per configuration (in order), its mean over the workloads that have it.
     pub diagnostics: Vec<(Metric, Vec<Labelled>)>,
     pub notes: Vec<String>,
+    /// Statistics over time ([`timeline::run`]; empty until it has run).
+    pub timelines: Vec<timeline::Plot>,
     /// Rows that erred (the workload, configuration and message).
     pub errors: Vec<String>,
     pub rows: usize,
@@ -461,14 +468,30 @@ pub fn analyse(s: &SeedDef, rows: &[Row]) -> SeedResult {
         headlines,
         diagnostics,
         notes: s.notes.iter().map(|n| n.to_string()).collect(),
+        timelines: Vec::new(),
         errors,
         rows: rows.len(),
     }
 }
 
-/// Check the seeds' definitions: every headline names two of its seed's configurations.
+/// Check the seeds' definitions: every headline names two of its seed's configurations, every
+/// timeline configurations of its seed and workloads it runs at each size.
 pub fn check_definitions() -> Result<(), String> {
     for s in SEEDS {
+        if let Some(t) = s.timeline {
+            for label in t.variants {
+                if s.variant(label).is_none() {
+                    return Err(format!("seed {}: timeline names `{label}`", s.id));
+                }
+            }
+            let has = |w: Work, quick: bool| s.workloads(quick).any(|x| x.name == w.name);
+            if !has(t.workload, false) || !has(t.quick_workload, true) {
+                return Err(format!(
+                    "seed {}: a timeline workload it does not run",
+                    s.id
+                ));
+            }
+        }
         for h in s.headlines {
             for label in [h.variant, h.against] {
                 if s.variant(label).is_none() {

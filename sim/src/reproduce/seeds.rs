@@ -3,6 +3,7 @@
 //! its paper's GPU, and per headline the paper's value, figure and expected direction.
 //! Paper values are quoted from `../shared/seeds/` (the figure or section named with each).
 
+use super::timeline::Timeline;
 use super::{Expect, Headline, Metric, SeedDef, Variant, Work};
 
 const fn kernel(name: &'static str, quick: bool) -> Work {
@@ -113,6 +114,7 @@ pub const SEEDS: &[SeedDef] = &[
                 scored on their predictions; nothing is prefetched from them (decision OT-12), so \
                 seed 000's comparison is of coverage and accuracy only.",
         ],
+        timeline: None,
     },
     SeedDef {
         id: "001",
@@ -224,6 +226,16 @@ pub const SEEDS: &[SeedDef] = &[
                 the paper's +25 % (on an 8800GT-like GPU without an L1 data cache) has less to \
                 gain here.",
         ],
+        timeline: Some(Timeline {
+            workload: workload("babelstream:n=262144", false),
+            quick_workload: kernel("pfstream", true),
+            variants: &["none", "MT-HWP", "MT-HWP+T"],
+            fields: &[
+                ("ipc", "IPC"),
+                ("dram_bytes_per_cycle", "DRAM bytes per cycle"),
+                ("prefetch_degree", "throttle degree (SM 0)"),
+            ],
+        }),
     },
     SeedDef {
         id: "002",
@@ -300,6 +312,12 @@ pub const SEEDS: &[SeedDef] = &[
                 thesis's kind of work. Against BCS, which already pairs consecutive blocks, the \
                 dispatcher gains only where blocks are long enough.",
         ],
+        timeline: Some(Timeline {
+            workload: kernel("colmajor-large", false),
+            quick_workload: kernel("colmajor", true),
+            variants: &["RR + GTO", "BCS + GTO", "locality + LWS"],
+            fields: &[("ipc", "IPC"), ("l1_hit_rate", "L1 hit rate")],
+        }),
     },
     SeedDef {
         id: "003",
@@ -369,6 +387,12 @@ pub const SEEDS: &[SeedDef] = &[
                 stencil2d, which has reuse, it gains. A compiler would leave the group unlimited \
                 on the first kind.",
         ],
+        timeline: Some(Timeline {
+            workload: kernel("colmajor-large", false),
+            quick_workload: kernel("colmajor", true),
+            variants: &["RR + GTO", "mapping + GTO", "mapping + prog."],
+            fields: &[("ipc", "IPC"), ("l1_hit_rate", "L1 hit rate")],
+        }),
     },
     SeedDef {
         id: "004",
@@ -474,5 +498,15 @@ pub const SEEDS: &[SeedDef] = &[
                 moa) it cuts load-warp time 1.7 % (HOA 3.3 %); with --set dram.channels=1 it cuts \
                 the divergence 17.5 % and the 99th-percentile warp time 19.1 %, the paper's size.",
         ],
+        timeline: Some(Timeline {
+            workload: kernel("irregular", true),
+            quick_workload: kernel("irregular", true),
+            variants: &["FR-FCFS", "Warped-MC", "FCFS"],
+            fields: &[
+                ("ipc", "IPC"),
+                ("dram_bytes_per_cycle", "DRAM bytes per cycle"),
+                ("memory_inside", "requests inside the memory side"),
+            ],
+        }),
     },
 ];
