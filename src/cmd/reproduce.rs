@@ -141,13 +141,15 @@ fn sweep_seed(
     a: &ReproduceArgs,
     stop: &Arc<AtomicBool>,
 ) -> CliResult<Vec<table::Row>> {
-    let path = spec::output::add_file(dir, EXPERIMENT, s.experiment(a.quick).as_bytes())
+    // Written for `sweep --experiment` (a rerun, the Slurm tasks); read here from its text.
+    let text = s.experiment(a.quick);
+    let path = spec::output::add_file(dir, EXPERIMENT, text.as_bytes())
         .map_err(|e| bad(anyhow::anyhow!("--out {}: {e}", dir.display())))?;
     let name = path.display().to_string();
-    let (experiment, base) = sweep::load(&name).map_err(err)?;
+    let experiment = sweep::Experiment::parse(&text, &name).map_err(err)?;
     let statistics = experiment.statistics().map_err(err)?;
-    let all = sweep::expand(&experiment, &base).map_err(err)?;
-    if a.slurm {
+    let all = sweep::expand(&experiment, dir).map_err(err)?;
+    let rows = if a.slurm {
         let array = Array {
             command: "sweep",
             input_flag: "--experiment",
@@ -166,8 +168,10 @@ fn sweep_seed(
                 table::TABLE_JSONL,
             ],
         };
-        if let Some((out, dirs)) = submit(&array)? {
-            table::merge(&dirs, &out).map_err(err)?;
+        match submit(&array)? {
+            Some((out, dirs)) => table::merge(&dirs, &out).map_err(err)?.1,
+            // (Only with a script-only submission, which reproduce never asks for.)
+            None => Vec::new(),
         }
     } else {
         let o = Options {
@@ -186,13 +190,7 @@ fn sweep_seed(
             git_rev: crate::GIT_REV.into(),
             say: crate::out::stdout_line,
         };
-        sweep::run::run(all, &o).map_err(err)?;
-    }
-    let text = spec::input::read_to_string(&dir.join(table::TABLE_JSONL))
-        .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join(table::TABLE_JSONL).display()))?;
-    let rows = text
-        .lines()
-        .map(serde_json::from_str)
-        .collect::<Result<Vec<table::Row>, _>>()?;
+        sweep::run::run(all, &o).map_err(err)?.rows
+    };
     Ok(rows)
 }

@@ -144,7 +144,7 @@ pub fn run(a: &SweepArgs) -> CliResult<ExitCode> {
 }
 
 fn merge(m: &SweepMergeArgs) -> CliResult<ExitCode> {
-    let rep = table::merge(&m.dirs, &m.out).map_err(err)?;
+    let (rep, _) = table::merge(&m.dirs, &m.out).map_err(err)?;
     outln!(
         "merged {} rows ({} errors) from {} folders into {}",
         rep.rows,

@@ -359,7 +359,9 @@ fn bound_entry(list: &List, e: &Spanned<Entry>) -> Result<(), RegressError> {
     Ok(())
 }
 
-fn job_id(args: &[String]) -> String {
+/// A job's id: the first 8 bytes of the SHA-256 of its command line, in hex (a regression's
+/// and a sweep's jobs alike).
+pub(crate) fn job_id(args: &[String]) -> String {
     let mut h = Sha256::new();
     for a in args {
         h.update(a.as_bytes());

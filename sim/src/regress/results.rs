@@ -459,60 +459,116 @@ pub struct MergeReport {
     pub not_passed: usize,
 }
 
+/// A job of a plan: what its results are matched by.
+pub trait Planned: serde::de::DeserializeOwned {
+    fn id(&self) -> &str;
+}
+
+impl Planned for Job {
+    fn id(&self) -> &str {
+        &self.key.id
+    }
+}
+
+/// What the shard folders of one run hold ([`gather`]).
+pub struct Gathered<R> {
+    /// The list (or experiment) as given, and every job's id, from the folders' plans.
+    pub list: String,
+    pub list_ids: Vec<String>,
+    /// The jobs the folders' plans gave them.
+    pub planned: HashSet<String>,
+    /// Each job's first result, folder by folder in the order given.
+    pub results: Vec<R>,
+    /// Jobs recorded more than once, within a folder or across folders (the first is kept).
+    pub duplicated: Vec<String>,
+}
+
+/// Read the plans and results of shard folders written by `warpsmith COMMAND` (whose input is
+/// a NOUN: `list`, `experiment`), checked to be shards of one input. The merges of `regress`
+/// and `sweep` are this and their own reports.
+pub fn gather<J: Planned, R: Record>(
+    dirs: &[PathBuf],
+    command: &str,
+    noun: &str,
+) -> Result<Gathered<R>, RegressError> {
+    let mut g = Gathered {
+        list: String::new(),
+        list_ids: Vec::new(),
+        planned: HashSet::new(),
+        results: Vec::new(),
+        duplicated: Vec::new(),
+    };
+    let mut seen = HashSet::new();
+    let twice = |id: &str, duplicated: &mut Vec<String>| {
+        if !duplicated.iter().any(|d| d == id) {
+            duplicated.push(id.to_string());
+        }
+    };
+    for d in dirs {
+        let plan_path = d.join(PLAN);
+        let text = spec::input::read_to_string(&plan_path).map_err(|e| {
+            RegressError::BadInput(format!(
+                "{}: {e}; is {} a `warpsmith {command}` output folder?",
+                plan_path.display(),
+                d.display()
+            ))
+        })?;
+        let plan: Plan<J> = serde_json::from_str(&text).map_err(|e| {
+            RegressError::BadInput(format!(
+                "{}: not a plan of `warpsmith {command}` ({e})",
+                plan_path.display()
+            ))
+        })?;
+        if g.list_ids.is_empty() {
+            g.list_ids = plan.list_ids.clone();
+            g.list = plan.list.clone();
+        } else if plan.list_ids != g.list_ids {
+            return Err(RegressError::BadInput(format!(
+                "{} holds a shard of another {noun} than {} (`{}`)",
+                d.display(),
+                dirs[0].display(),
+                g.list
+            )));
+        }
+        g.planned
+            .extend(plan.jobs.iter().map(|j| j.id().to_string()));
+        let recorded = read::<R>(&d.join(RESULTS))?;
+        for id in &recorded.duplicated {
+            twice(id, &mut g.duplicated);
+        }
+        for r in recorded.results {
+            if seen.insert(r.id().to_string()) {
+                g.results.push(r);
+            } else {
+                twice(r.id(), &mut g.duplicated);
+            }
+        }
+    }
+    Ok(g)
+}
+
+/// Results as the lines of a results file.
+pub fn lines<R: Record>(results: &[R]) -> Result<String, RegressError> {
+    let mut text = String::new();
+    for r in results {
+        text.push_str(&encode(r)?);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
 /// Merge the results of shard folders (each with `results.jsonl` and `plan.json`) into `out`.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(MergeReport, String), RegressError> {
     // The output is checked before anything is read or written.
     let names = [RESULTS, JUNIT, SUMMARY];
     spec::output::check_claim(out, &names).map_err(writing(out))?;
+    let g = gather::<Job, JobResult>(dirs, "regress", "list")?;
+    let (name, list_ids, planned, merged) = (g.list, g.list_ids, g.planned, g.results);
     let mut rep = MergeReport {
         folders: dirs.len(),
+        duplicated: g.duplicated,
         ..MergeReport::default()
     };
-    let mut list_ids: Vec<String> = Vec::new();
-    let mut planned = HashSet::new();
-    let mut name = String::new();
-    let mut merged: Vec<JobResult> = Vec::new();
-    let mut seen = HashSet::new();
-    for d in dirs {
-        let plan_path = d.join(PLAN);
-        let text = spec::input::read_to_string(&plan_path).map_err(|e| {
-            RegressError::BadInput(format!(
-                "{}: {e}; is {} a `warpsmith regress` output folder?",
-                plan_path.display(),
-                d.display()
-            ))
-        })?;
-        let plan: Plan = serde_json::from_str(&text).map_err(|e| {
-            RegressError::BadInput(format!("{}: not a plan ({e})", plan_path.display()))
-        })?;
-        if list_ids.is_empty() {
-            list_ids = plan.list_ids.clone();
-            name = plan.list.clone();
-        } else if plan.list_ids != list_ids {
-            return Err(RegressError::BadInput(format!(
-                "{} holds a shard of another list than {} (`{}`)",
-                d.display(),
-                dirs[0].display(),
-                name
-            )));
-        }
-        planned.extend(plan.jobs.iter().map(|j| j.id.clone()));
-        let recorded = read::<JobResult>(&d.join(RESULTS))?;
-        for id in recorded.duplicated {
-            if !rep.duplicated.contains(&id) {
-                rep.duplicated.push(id);
-            }
-        }
-        for r in recorded.results {
-            if !seen.insert(r.id.clone()) {
-                if !rep.duplicated.contains(&r.id) {
-                    rep.duplicated.push(r.id.clone());
-                }
-                continue;
-            }
-            merged.push(r);
-        }
-    }
     let ids: HashSet<&String> = merged.iter().map(|r| &r.id).collect();
     rep.missing = list_ids
         .iter()
@@ -530,11 +586,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(MergeReport, String), Regr
         .filter(|r| r.verdict != JobVerdict::Pass)
         .count();
     spec::output::claim(out, &names).map_err(writing(out))?;
-    let mut text = String::new();
-    for r in &merged {
-        text.push_str(&encode(r)?);
-        text.push('\n');
-    }
+    let text = lines(&merged)?;
     write_file(&out.join(RESULTS), &text)?;
     let s = write_reports(out, &name, &merged, rep.missing.len())?;
     Ok((rep, s))

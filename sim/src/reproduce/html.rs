@@ -54,6 +54,39 @@ const LEFT: f64 = 56.0;
 const BOTTOM: f64 = 56.0;
 const TOP: f64 = 16.0;
 
+/// A plot's SVG opened: its element (id, accessible label) and five gridlines across
+/// `range` of values, placed by `y` and labelled by `tick`. The caller draws and closes it.
+fn frame(
+    id: &str,
+    label: &str,
+    (lo, hi): (f64, f64),
+    y: impl Fn(f64) -> f64,
+    tick: impl Fn(f64) -> String,
+) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<svg id=\"{}\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" \
+         height=\"{HEIGHT}\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"{}\">",
+        escape(id),
+        escape(label)
+    );
+    for k in 0..=4 {
+        let v = lo + (hi - lo) * f64::from(k) / 4.0;
+        let _ = write!(
+            s,
+            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{yv:.1}\" y2=\"{yv:.1}\" class=\"grid\"/>\
+             <text x=\"{}\" y=\"{:.1}\" class=\"tick\">{}</text>",
+            WIDTH - 4.0,
+            LEFT - 6.0,
+            y(v) + 4.0,
+            tick(v),
+            yv = y(v)
+        );
+    }
+    s
+}
+
 /// A bar plot of `m`'s change per workload, then overall, with the paper's value dashed.
 pub fn plot(id: &str, m: &Measured) -> String {
     let mut bars: Vec<(String, Option<f64>, bool)> = m
@@ -73,33 +106,8 @@ pub fn plot(id: &str, m: &Measured) -> String {
     let plot_h = HEIGHT - TOP - BOTTOM;
     let y = |v: f64| TOP + (hi - v) / (hi - lo) * plot_h;
     let slot = (WIDTH - LEFT - 8.0) / bars.len() as f64;
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "<svg id=\"{}\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" \
-         height=\"{HEIGHT}\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"{}\">",
-        escape(id),
-        escape(&format!(
-            "{}: {} against {}",
-            m.metric.name(),
-            m.variant,
-            m.against
-        ))
-    );
-    // Gridlines and labels at five levels.
-    for k in 0..=4 {
-        let v = lo + (hi - lo) * f64::from(k) / 4.0;
-        let _ = write!(
-            s,
-            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" class=\"grid\"/>\
-             <text x=\"{}\" y=\"{:.1}\" class=\"tick\">{:+.0} %</text>",
-            WIDTH - 4.0,
-            LEFT - 6.0,
-            y(v) + 4.0,
-            v * 100.0,
-            y = y(v)
-        );
-    }
+    let label = format!("{}: {} against {}", m.metric.name(), m.variant, m.against);
+    let mut s = frame(id, &label, (lo, hi), y, |v| format!("{:+.0} %", v * 100.0));
     for (i, (label, v, overall)) in bars.iter().enumerate() {
         let x = LEFT + slot * i as f64 + slot * 0.15;
         let w = slot * 0.7;
@@ -163,27 +171,8 @@ pub fn line_plot(id: &str, p: &Plot) -> String {
     let plot_w = WIDTH - LEFT - 8.0;
     let x = |v: f64| LEFT + v / x_max * plot_w;
     let y = |v: f64| TOP + (1.0 - v / y_max) * plot_h;
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "<svg id=\"{}\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" \
-         height=\"{HEIGHT}\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-label=\"{}\">",
-        escape(id),
-        escape(&format!("{} over time, {}", p.title, p.workload))
-    );
-    for k in 0..=4 {
-        let v = y_max * f64::from(k) / 4.0;
-        let _ = write!(
-            s,
-            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{yv:.1}\" y2=\"{yv:.1}\" class=\"grid\"/>\
-             <text x=\"{}\" y=\"{:.1}\" class=\"tick\">{}</text>",
-            WIDTH - 4.0,
-            LEFT - 6.0,
-            y(v) + 4.0,
-            num(Some(v)),
-            yv = y(v)
-        );
-    }
+    let label = format!("{} over time, {}", p.title, p.workload);
+    let mut s = frame(id, &label, (0.0, y_max), y, |v| num(Some(v)));
     let _ = write!(
         s,
         "<text x=\"{:.1}\" y=\"{:.1}\" class=\"label\">core cycle (last: {x_max:.0})</text>",

@@ -26,10 +26,9 @@
 pub mod run;
 pub mod table;
 
-use crate::regress::{RegressError, MAX_JOBS};
+use crate::regress::{job_id, RegressError, MAX_JOBS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use spec::ConfigRequest;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -163,6 +162,12 @@ pub struct Job {
     pub args: Vec<String>,
 }
 
+impl crate::regress::results::Planned for Job {
+    fn id(&self) -> &str {
+        &self.key.id
+    }
+}
+
 impl Job {
     /// The command that runs it, quoted for the shell.
     pub fn command(&self) -> String {
@@ -171,19 +176,6 @@ impl Job {
             .chain(["--format", "json"]);
         shlex::try_join(argv).unwrap_or_else(|_| self.args.join(" "))
     }
-}
-
-fn job_id(args: &[String]) -> String {
-    let mut h = Sha256::new();
-    for a in args {
-        h.update(a.as_bytes());
-        h.update([0]);
-    }
-    h.finalize()
-        .iter()
-        .take(8)
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// `path` relative to `dir`, made absolute and canonical (no `..`, no symbolic link), so that

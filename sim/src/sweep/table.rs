@@ -4,7 +4,7 @@
 //! statistic any row has); and the merge of shard folders into one table.
 
 use super::{Job, JobKey};
-use crate::regress::results::{self, Plan, Record, RESULTS};
+use crate::regress::results::{self, Record, RESULTS};
 use crate::regress::RegressError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -278,67 +278,30 @@ pub struct MergeReport {
 
 /// Merge the results of shard folders (each with `results.jsonl` and `plan.json` of one
 /// experiment) into `out`: its `results.jsonl` and its table, rows in the experiment's order.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<MergeReport, RegressError> {
+/// Returns what it found and the table's rows.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(MergeReport, Vec<Row>), RegressError> {
     let names = [RESULTS, TABLE_CSV, TABLE_JSONL];
     let writing = |e| RegressError::Write(out.display().to_string(), e);
     spec::output::check_claim(out, &names).map_err(writing)?;
-    let mut rep = MergeReport {
+    let g = results::gather::<Job, Finished>(dirs, "sweep", "experiment")?;
+    let recorded: HashSet<&str> = g.results.iter().map(Record::id).collect();
+    let rows = in_order(&g.list_ids, &g.results);
+    let rep = MergeReport {
         folders: dirs.len(),
-        ..MergeReport::default()
+        rows: rows.len(),
+        missing: g
+            .list_ids
+            .iter()
+            .filter(|id| !recorded.contains(id.as_str()))
+            .cloned()
+            .collect(),
+        duplicated: g.duplicated,
+        errors: rows.iter().filter(|r| r.status == Status::Error).count(),
     };
-    let mut ids: Vec<String> = Vec::new();
-    let mut merged: Vec<Finished> = Vec::new();
-    let mut seen = HashSet::new();
-    for d in dirs {
-        let plan_path = d.join(results::PLAN);
-        let text = spec::input::read_to_string(&plan_path).map_err(|e| {
-            RegressError::BadInput(format!(
-                "{}: {e}; is {} a `warpsmith sweep` output folder?",
-                plan_path.display(),
-                d.display()
-            ))
-        })?;
-        let plan: Plan<Job> = serde_json::from_str(&text).map_err(|e| {
-            RegressError::BadInput(format!("{}: not a sweep's plan ({e})", plan_path.display()))
-        })?;
-        if ids.is_empty() {
-            ids = plan.list_ids.clone();
-        } else if plan.list_ids != ids {
-            return Err(RegressError::BadInput(format!(
-                "{} holds a shard of another experiment than {}",
-                d.display(),
-                dirs[0].display()
-            )));
-        }
-        let recorded = results::read::<Finished>(&d.join(RESULTS))?;
-        for f in recorded.results {
-            if seen.insert(f.id().to_string()) {
-                merged.push(f);
-            } else if !rep.duplicated.iter().any(|d| d == f.id()) {
-                rep.duplicated.push(f.id().to_string());
-            }
-        }
-    }
-    rep.missing = ids
-        .iter()
-        .filter(|id| !seen.contains(id.as_str()))
-        .cloned()
-        .collect();
-    let rows = in_order(&ids, &merged);
-    rep.rows = rows.len();
-    rep.errors = rows.iter().filter(|r| r.status == Status::Error).count();
     spec::output::claim(out, &names).map_err(writing)?;
-    let mut text = String::new();
-    for f in &merged {
-        text.push_str(
-            &serde_json::to_string(f)
-                .map_err(|e| RegressError::Internal(format!("cannot encode a result: {e}")))?,
-        );
-        text.push('\n');
-    }
-    results::write_file(&out.join(RESULTS), &text)?;
+    results::write_file(&out.join(RESULTS), &results::lines(&g.results)?)?;
     write(out, &rows)?;
-    Ok(rep)
+    Ok((rep, rows))
 }
 
 #[cfg(test)]
