@@ -7,8 +7,9 @@
 #                                              # runs the list lacks are reported as new, not compared)
 #   WARPSMITH_BIN=/path/to/warpsmith scripts/fingerprint.sh   # fingerprint another build
 #
-# What is hashed (wall-clock fields and config hashes removed -- a config hash names the whole
-# configuration, which gains keys as the model grows; nothing else is normalised):
+# What is hashed (wall-clock fields, config hashes and reports' provenance removed -- a config
+# hash names the whole configuration, which gains keys as the model grows, and a provenance says
+# where a result comes from: scripts/strip-clock.py; nothing else is normalised):
 #   ot/P/S        `golden --block ot` responses and final table (--dump-state), 20,000 cycles
 #   mc/P/S/SCHED  `golden --block mc`: every request's completion (text), the JSON summary and the
 #                 DRAM command trace (--command-trace), 30,000 cycles of HOA, MOA and stress traffic
@@ -39,6 +40,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 # JSON on stdin with wall-clock fields removed, canonical key order.
 strip_json() { python3 scripts/strip-clock.py; }
+# A JSON-lines stream on stdin without its provenance line.
+strip_lines() { python3 scripts/strip-clock.py --lines; }
 
 # SystemVerilog code lines of the files named on the command line (in order).
 code_lines() {
@@ -60,7 +63,8 @@ emit() { printf '%s %s\n' "$1" "$2" | tee -a "$out"; }
 PRESETS="fermi-gtx480 turing-rtx2060s tiny"
 for p in $PRESETS; do
   for s in random kernel:all tests/data/fig6.jsonl; do
-    hash=$("$BIN" golden --block ot --preset "$p" --stimulus "$s" --cycles 20000 --seed 3 --dump-state | h)
+    hash=$("$BIN" golden --block ot --preset "$p" --stimulus "$s" --cycles 20000 --seed 3 --dump-state \
+      | strip_lines | h)
     emit "ot/$p/$(basename "$s")" "$hash"
   done
 done

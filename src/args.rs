@@ -131,9 +131,16 @@ pub fn command() -> clap::Command {
         let b = format!("{blocks}; all: every block");
         cmd = cmd.mut_subcommand(sub, move |s| s.mut_arg("block", |a| a.help(b)));
     }
+    let reports = crate::cmd::schema_reports()
+        .into_iter()
+        .map(|r| clap::builder::PossibleValue::new(r.name).help(r.help));
+    let reports = clap::builder::PossibleValuesParser::new(reports);
     cmd.mut_subcommand("golden", |s| {
         s.mut_arg("stimulus", |a| a.help(golden))
             .mut_arg("block", |a| a.help(goldens))
+    })
+    .mut_subcommand("schema", |s| {
+        s.mut_arg("report", |a| a.help("The report").value_parser(reports))
     })
 }
 
@@ -408,22 +415,8 @@ pub struct DescribeArgs {
 
 #[derive(Args)]
 pub struct SchemaArgs {
-    /// The report
-    #[arg(value_enum)]
-    pub report: ReportKind,
-}
-
-/// The JSON reports with a schema.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReportKind {
-    /// `warpsmith run --format json`
-    Run,
-    /// A line of `warpsmith run --stats-out`
-    Sample,
-    /// A row of `warpsmith sweep`'s table (table.jsonl)
-    Sweep,
-    /// `warpsmith correlate --format json` (and its --out report.json)
-    Correlate,
+    /// The report (its possible values come from `crate::cmd::schema_reports`)
+    pub report: String,
 }
 
 #[derive(Args)]
@@ -471,7 +464,8 @@ pub struct GoldenArgs {
     /// Seed for random stimulus and kernel scheduling
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
-    /// `text` or `json` (the OT predictor prints one JSON response per transaction either way)
+    /// `text` or `json`: one report with its provenance (`warpsmith schema golden-NAME`); ot
+    /// and mt-hwp print JSON lines either way, their provenance first
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     #[command(flatten)]

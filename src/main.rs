@@ -31,15 +31,18 @@ pub const VERSION: &str = concat!(
 pub const PKG_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const GIT_REV: &str = env!("WARPSMITH_GIT_REV");
 
+/// This build and this command line, the origin of every report.
+pub fn origin() -> golden::report::Origin {
+    golden::report::Origin {
+        version: PKG_VERSION.to_string(),
+        git_rev: GIT_REV.to_string(),
+        command_line: std::env::args().collect(),
+    }
+}
+
 /// The provenance of a JSON report of `schema` on `spec`: this build and this command line.
 pub fn provenance(schema: &str, spec: &spec::Spec) -> golden::report::Provenance {
-    golden::report::Provenance::new(
-        schema,
-        spec,
-        PKG_VERSION,
-        GIT_REV,
-        std::env::args().collect(),
-    )
+    origin().provenance(schema, spec)
 }
 
 /// An error with the exit code it maps to.

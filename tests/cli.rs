@@ -156,7 +156,13 @@ fn golden_runs_the_fig6_walkthrough() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 12, "11 responses and the final table");
+    assert_eq!(
+        lines.len(),
+        13,
+        "the provenance, 11 responses and the final table"
+    );
+    assert_eq!(lines[0]["schema"], golden::ot::output::SCHEMA);
+    let lines = &lines[1..];
     let events: Vec<&str> = lines[1..8]
         .iter()
         .map(|r| r["event"].as_str().unwrap())
@@ -210,8 +216,12 @@ fn golden_runs_kernel_and_random_stimulus() {
         "500",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let first: Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
-    assert_eq!(first, json!({"op": "launch"}));
+    let first: Value = serde_json::from_str(stdout(&o).lines().nth(1).unwrap()).unwrap();
+    assert_eq!(
+        first,
+        json!({"op": "launch"}),
+        "the first line after the provenance"
+    );
     let o = warpsmith(&[
         "golden",
         "--block",

@@ -353,3 +353,181 @@ fn correlate_reports_validate_against_the_committed_schema() {
         "an unknown field passed"
     );
 }
+
+/// How a golden run prints JSON: one object, or JSON lines (the provenance first).
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    Object,
+    Lines,
+}
+
+/// Every golden run's JSON output, on stimuli that reach each kind of line or optional field,
+/// validates against its committed schema (`golden-NAME`) and starts with the provenance; a
+/// line with a field added or removed does not validate. A golden run the registry gains
+/// without a case here fails the test.
+#[test]
+fn golden_outputs_validate_against_the_committed_schemas() {
+    let fig6 = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fig6.jsonl");
+    let fig6 = fig6.to_str().unwrap();
+    let cases: [(&str, Form, &[&[&str]]); 5] = [
+        (
+            "ot",
+            Form::Lines,
+            &[
+                &["--stimulus", fig6, "--dump-state"],
+                &["--stimulus", "kernel:cp", "--cycles", "500"],
+                &[
+                    "--preset",
+                    "tiny",
+                    "--stimulus",
+                    "random",
+                    "--cycles",
+                    "300",
+                ],
+            ],
+        ),
+        (
+            "mc",
+            Form::Object,
+            &[
+                &["--stimulus", "hoa", "--cycles", "3000"],
+                &[
+                    "--preset",
+                    "tiny",
+                    "--stimulus",
+                    "random",
+                    "--cycles",
+                    "3000",
+                ],
+            ],
+        ),
+        (
+            "memory",
+            Form::Object,
+            &[&[
+                "--preset",
+                "turing-rtx2060s",
+                "--stimulus",
+                "moa",
+                "--cycles",
+                "2000",
+            ]],
+        ),
+        (
+            "dispatch",
+            Form::Object,
+            &[
+                &["--kernel", "rowmajor"],
+                &["--kernel", "colmajor", "--set", "dispatch.policy=map-auto"],
+            ],
+        ),
+        (
+            "mt-hwp",
+            Form::Lines,
+            &[&[
+                "--preset",
+                "tiny",
+                "--stimulus",
+                "random",
+                "--cycles",
+                "100000",
+            ]],
+        ),
+    ];
+    for (_, g) in sim::blocks::goldens() {
+        assert!(
+            cases.iter().any(|c| c.0 == g.name),
+            "golden {} has no case here",
+            g.name
+        );
+    }
+    for (name, form, runs) in cases {
+        let schema = jsonschema::validator_for(&committed(&format!("golden-{name}"))).unwrap();
+        // The keys each line carries, over all runs: every kind of line is reached.
+        let mut shapes = std::collections::BTreeSet::new();
+        for run in runs {
+            let mut args = vec!["golden", "--block", name];
+            args.extend(*run);
+            if form == Form::Object {
+                args.extend(["--format", "json"]);
+            }
+            let o = warpsmith(&args);
+            assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+            let text = stdout(&o);
+            let lines: Vec<Value> = match form {
+                Form::Object => vec![serde_json::from_str(&text).unwrap()],
+                Form::Lines => text
+                    .lines()
+                    .map(|l| serde_json::from_str(l).unwrap())
+                    .collect(),
+            };
+            let head = &lines[0];
+            assert_eq!(
+                head["schema"].as_str().unwrap(),
+                format!("warpsmith-golden-{name}/1"),
+                "{args:?}"
+            );
+            assert_eq!(head["command_line"][1], "golden", "{args:?}");
+            assert!(head["config"].is_string(), "{args:?}");
+            for (i, v) in lines.iter().enumerate() {
+                assert_eq!(
+                    errors(&schema, v),
+                    Vec::<String>::new(),
+                    "{args:?} line {i}"
+                );
+                shapes.insert(shape(v));
+            }
+            // The deliberately wrong variants, on the last line (an event, or the report).
+            let last = lines.last().unwrap();
+            let mut extra = last.clone();
+            match &mut extra {
+                Value::Object(m) => {
+                    m.insert("surprise".into(), 1.into());
+                }
+                Value::Array(a) => {
+                    a[0]["surprise"] = 1.into();
+                }
+                _ => unreachable!(),
+            }
+            assert!(
+                !errors(&schema, &extra).is_empty(),
+                "{args:?}: an unknown field passed"
+            );
+            let mut missing = last.clone();
+            let m = match &mut missing {
+                Value::Object(m) => m,
+                Value::Array(a) => a[0].as_object_mut().unwrap(),
+                _ => unreachable!(),
+            };
+            let key = m.keys().find(|k| *k != "op").unwrap().clone();
+            m.remove(&key);
+            assert!(
+                !errors(&schema, &missing).is_empty(),
+                "{args:?}: a line without {key} passed"
+            );
+        }
+        let expected: &[&str] = match name {
+            "ot" => &["schema", "launch", "predict", "observe", "table"],
+            "mt-hwp" => &["schema", "src", "throttle_degree"],
+            _ => &["schema"],
+        };
+        for e in expected {
+            assert!(
+                shapes.iter().any(|s| s.contains(e)),
+                "{name}: no line of kind {e} in {shapes:?}"
+            );
+        }
+    }
+}
+
+/// A line's kind, for the test above: its `op`, else its keys (`table` for an array).
+fn shape(v: &Value) -> String {
+    match v {
+        Value::Array(_) => "table".into(),
+        Value::Object(m) => match m.get("op") {
+            Some(op) => op.as_str().unwrap().to_string(),
+            None => m.keys().cloned().collect::<Vec<_>>().join(","),
+        },
+        _ => "other".into(),
+    }
+}

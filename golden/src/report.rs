@@ -23,23 +23,26 @@ pub struct Provenance {
     pub command_line: Vec<String>,
 }
 
-impl Provenance {
-    /// The provenance of a report of schema `schema` on `spec`, by the tool of `version` and
-    /// `git_rev`, from `command_line`.
-    pub fn new(
-        schema: &str,
-        spec: &spec::Spec,
-        version: &str,
-        git_rev: &str,
-        command_line: Vec<String>,
-    ) -> Provenance {
+/// The build and the command line behind a report: with the report's schema and its
+/// configuration, its [`Provenance`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// warpsmith's version and the git revision it was built from.
+    pub version: String,
+    pub git_rev: String,
+    pub command_line: Vec<String>,
+}
+
+impl Origin {
+    /// The provenance of a report of schema `schema` on `spec`.
+    pub fn provenance(&self, schema: &str, spec: &spec::Spec) -> Provenance {
         Provenance {
             schema: schema.to_string(),
-            version: version.to_string(),
-            git_rev: git_rev.to_string(),
+            version: self.version.clone(),
+            git_rev: self.git_rev.clone(),
             config: spec.name.clone(),
             config_hash: spec.hash.to_string(),
-            command_line,
+            command_line: self.command_line.clone(),
         }
     }
 }
@@ -59,6 +62,17 @@ pub fn schema_of<T: JsonSchema>() -> serde_json::Value {
     let mut v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
     close(&mut v);
     v
+}
+
+/// The schema of a string that is one of `members`' words (an enumeration's names, as a
+/// report prints them), described by `description`.
+pub fn words_schema(description: &str, members: &[(&'static str, u64)]) -> schemars::Schema {
+    let words: Vec<&str> = members.iter().map(|(w, _)| *w).collect();
+    schemars::json_schema!({
+        "description": description,
+        "type": "string",
+        "enum": words,
+    })
 }
 
 fn close(v: &mut serde_json::Value) {

@@ -76,6 +76,8 @@ pub struct GoldenRun<'a> {
     pub json: bool,
     pub opts: &'a BlockOpts,
     pub progress: Option<Progress<'a>>,
+    /// The build and command line, for the provenance the output starts with.
+    pub origin: &'a crate::report::Origin,
 }
 
 /// Why a golden run stopped.

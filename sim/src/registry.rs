@@ -47,6 +47,10 @@ pub struct GoldenEntry {
     /// The forms of `--stimulus` it takes (help text).
     pub stimuli: &'static str,
     pub run: fn(&Spec, &GoldenRun, &mut dyn std::io::Write) -> Result<(), GoldenError>,
+    /// What its JSON output is (help of `warpsmith schema golden-NAME`).
+    pub output: &'static str,
+    /// The JSON schema of that output (of each line, for JSON lines).
+    pub schema: fn() -> serde_json::Value,
 }
 
 /// Measures the throughput of the system around a block (`bench`).

@@ -15,6 +15,7 @@ pub fn run(a: &GoldenArgs) -> CliResult<ExitCode> {
     let bar = sim::progress::cycles(super::show_progress(), u64::MAX);
     let progress = |done: u64, _: u64| bar.set_position(done);
     let mut out = crate::out::Stdout::new();
+    let origin = crate::origin();
     let r = (golden.run)(
         &spec,
         &GoldenRun {
@@ -24,6 +25,7 @@ pub fn run(a: &GoldenArgs) -> CliResult<ExitCode> {
             json: a.format == Format::Json,
             opts: &opts,
             progress: Some(&progress),
+            origin: &origin,
         },
         &mut out,
     );

@@ -10,6 +10,7 @@ mod flow;
 mod generate;
 mod golden_cmd;
 mod package;
+pub use package::schema_reports;
 mod regress;
 mod reproduce;
 mod run;

@@ -2,23 +2,70 @@
 //! types, and the shell completion scripts and manual pages, generated from the command-line
 //! definition (with the block registry's help), so none drifts from what it describes.
 
-use crate::args::{CompletionsArgs, ManpagesArgs, ReportKind, SchemaArgs};
+use crate::args::{CompletionsArgs, ManpagesArgs, SchemaArgs};
 use crate::CliResult;
+use golden::report::{schema_of, Report};
+use serde_json::Value;
 use spec::output::Entry;
 use std::process::ExitCode;
 
-pub fn schema(a: &SchemaArgs) -> CliResult<ExitCode> {
-    let schema = match a.report {
-        ReportKind::Run => {
-            golden::report::schema_of::<golden::report::Report<golden::gpu::run::RunSummary>>()
-        }
-        ReportKind::Sample => golden::report::schema_of::<golden::gpu::run::Sample>(),
-        ReportKind::Sweep => golden::report::schema_of::<sim::sweep::table::Row>(),
-        ReportKind::Correlate => {
-            golden::report::schema_of::<golden::report::Report<sim::correlate::Report>>()
-        }
+/// A JSON report with a schema: its name in `warpsmith schema NAME`, what prints it, and its
+/// schema.
+pub struct SchemaReport {
+    pub name: String,
+    pub help: String,
+    pub schema: fn() -> Value,
+}
+
+/// Every report with a schema: `run`'s, its samples', a sweep table's rows, `correlate`'s,
+/// and each golden run's (`golden-<name>`, from the block registry).
+pub fn schema_reports() -> Vec<SchemaReport> {
+    let fixed = |name: &str, help: &str, schema: fn() -> Value| SchemaReport {
+        name: name.to_string(),
+        help: help.to_string(),
+        schema,
     };
-    super::print_json(&schema)?;
+    let fixed = [
+        fixed(
+            "run",
+            "`warpsmith run --format json`",
+            schema_of::<Report<golden::gpu::run::RunSummary>>,
+        ),
+        fixed(
+            "sample",
+            "a line of `warpsmith run --stats-out`",
+            schema_of::<golden::gpu::run::Sample>,
+        ),
+        fixed(
+            "sweep",
+            "a row of `warpsmith sweep`'s table (table.jsonl)",
+            schema_of::<sim::sweep::table::Row>,
+        ),
+        fixed(
+            "correlate",
+            "`warpsmith correlate --format json` (and its --out report.json)",
+            schema_of::<Report<sim::correlate::Report>>,
+        ),
+    ];
+    let goldens = sim::blocks::goldens().map(|(_, g)| SchemaReport {
+        name: format!("golden-{}", g.name),
+        help: format!("`warpsmith golden --block {}`: {}", g.name, g.output),
+        schema: g.schema,
+    });
+    fixed.into_iter().chain(goldens).collect()
+}
+
+pub fn schema(a: &SchemaArgs) -> CliResult<ExitCode> {
+    let reports = schema_reports();
+    let Some(r) = reports.iter().find(|r| r.name == a.report) else {
+        let names: Vec<&str> = reports.iter().map(|r| r.name.as_str()).collect();
+        return Err(crate::bad(anyhow::anyhow!(
+            "no report `{}` has a schema; give one of {}",
+            a.report,
+            names.join(", ")
+        )));
+    };
+    super::print_json(&(r.schema)())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -15,7 +15,7 @@ use crate::workload::KernelDesc;
 use std::collections::HashMap;
 
 /// The mapping direction Algorithm 1 chooses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Direction {
     X,

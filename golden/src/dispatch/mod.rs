@@ -16,7 +16,7 @@ pub use mapping::{
     balanced_ranges, balanced_sm, direction, reuse_distances, Direction, MappingOrder,
 };
 pub use ranges::{access_ranges, block_coords, block_count, overlap, Rect, MAX_EVALUATIONS};
-pub use run::{dispatch, BlockTimes, Dispatch, DispatchReport};
+pub use run::{dispatch, BlockTimes, Dispatch, DispatchReport, SCHEMA};
 pub use stream::{Dispatcher, Placed, UnitHook};
 pub use unit::{unit_rects, DispatchUnit, Entry, UnitBlock, UnitCodec, UnitIn, UnitOut};
 pub use warps::{degree_table, locality_degree, warp_ranges, WarpRange};
@@ -163,7 +163,11 @@ pub fn run_golden(
     )
     .map_err(bad)?;
     if r.json {
-        let text = serde_json::to_string_pretty(&d)
+        let report = crate::report::Report {
+            provenance: r.origin.provenance(SCHEMA, spec),
+            figures: &d,
+        };
+        let text = serde_json::to_string_pretty(&report)
             .map_err(|e| crate::run::GoldenError::Failed(e.to_string()))?;
         writeln!(out, "{text}")?;
         return Ok(());

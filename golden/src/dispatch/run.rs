@@ -51,30 +51,39 @@ impl BlockTimes {
 }
 
 /// One dispatch decision's block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Dispatch {
+    /// The block's index in the grid (x fastest).
     pub block: u64,
     /// Grid coordinates of the block.
     pub coords: [u32; 3],
+    /// The SM it went to, and the cycle.
     pub sm: u32,
     pub cycle: u64,
     /// Lines it shares with the blocks running on its SM when it arrives.
     pub shared: u64,
 }
 
+/// The schema of `golden --block dispatch --format json`, name and version.
+pub const SCHEMA: &str = "warpsmith-golden-dispatch/1";
+
 /// The outcome of a run.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct DispatchReport {
+    /// The kernel's name and the policy (`dispatch.policy`).
     pub kernel: String,
     pub policy: &'static str,
+    /// SMs, and block slots on each.
     pub sms: u32,
     pub slots: u32,
     /// Reuse distances along x and y and the direction Algorithm 1 picks (mapping policies).
     pub reuse: Option<(u32, u32)>,
     pub direction: Option<Direction>,
+    /// Every block, in dispatch order.
     pub dispatches: Vec<Dispatch>,
     /// Per SM: lines shared between co-resident blocks, summed over its dispatches.
     pub shared_per_sm: Vec<u64>,
+    /// Their sum.
     pub shared_total: u64,
     /// Cycle at which the last block finished.
     pub cycles: u64,

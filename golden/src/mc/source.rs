@@ -4,8 +4,11 @@
 
 use super::open_loop::OpenLoop;
 use super::stimulus::{self, LoadClass, Request};
-use super::system::{Completion, McError};
+use super::system::{Completion, McError, McSummary};
+use crate::report::Report;
 use crate::run::{BadInput, GoldenError, GoldenRun};
+use schemars::JsonSchema;
+use serde::Serialize;
 use spec::Spec;
 use std::collections::VecDeque;
 use std::io::Write;
@@ -123,6 +126,27 @@ fn no_requests(name: impl std::fmt::Display) -> BadInput {
     BadInput(format!(
         "stimulus {name} holds no requests: a run over it would check nothing"
     ))
+}
+
+/// The schema of `golden --block mc --format json`, name and version.
+pub const SCHEMA: &str = "warpsmith-golden-mc/1";
+
+/// `golden --block mc --format json`: the memory system's summary, the stimulus and the
+/// wall-clock time, after the provenance.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct McReport {
+    #[serde(flatten)]
+    pub summary: McSummary,
+    /// The stimulus, as `--stimulus` gave it.
+    pub stimulus: String,
+    pub timing: Timing,
+}
+
+/// How long the run took on this machine (differs between runs).
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+pub struct Timing {
+    pub seconds: f64,
+    pub requests_per_second: f64,
 }
 
 /// Cycles the golden run advances between progress reports.
@@ -263,7 +287,7 @@ fn drive<S: Iterator<Item = Request>>(
     if let Some(path) = &trace {
         write_trace(path, sys.system().commands())?;
     }
-    write_summary(spec, r.json, kind, &sys.summary(), seconds, out)
+    write_summary(spec, r, kind, &sys.summary(), seconds, out)
 }
 
 /// Write a command trace to `path`.
@@ -285,30 +309,33 @@ fn write_trace(
     Ok(())
 }
 
-/// The run's summary: JSON (with the configuration, the stimulus and the wall-clock time), or
+/// The run's summary: JSON (with the provenance, the stimulus and the wall-clock time), or
 /// comment lines after the request lines.
 fn write_summary(
     spec: &Spec,
-    json: bool,
+    r: &GoldenRun,
     kind: &McStimulus,
-    summary: &super::system::McSummary,
+    summary: &McSummary,
     seconds: f64,
     out: &mut dyn Write,
 ) -> Result<(), GoldenError> {
-    if json {
-        let mut v =
-            serde_json::to_value(summary).map_err(|e| GoldenError::Failed(e.to_string()))?;
-        v["config"] = serde_json::json!(spec.name);
-        v["stimulus"] = serde_json::json!(kind.to_string());
-        v["timing"] = serde_json::json!({
-            "seconds": seconds,
-            "requests_per_second": summary.requests as f64 / seconds.max(1e-9),
-        });
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&v).map_err(|e| GoldenError::Failed(e.to_string()))?
-        )?;
+    if r.json {
+        let report = Report {
+            provenance: r.origin.provenance(SCHEMA, spec),
+            figures: McReport {
+                summary: summary.clone(),
+                stimulus: kind.to_string(),
+                timing: Timing {
+                    seconds,
+                    requests_per_second: summary.requests as f64 / seconds.max(1e-9),
+                },
+            },
+        };
+        // Through a JSON value: its keys in name order.
+        let text = serde_json::to_value(&report)
+            .and_then(|v| serde_json::to_string_pretty(&v))
+            .map_err(|e| GoldenError::Failed(e.to_string()))?;
+        writeln!(out, "{text}")?;
         return Ok(());
     }
     let s = summary;

@@ -142,11 +142,14 @@ impl Dist {
 }
 
 /// Results of a memory-system run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct McSummary {
+    /// The DRAM scheduler (`mc.scheduler`).
     pub scheduler: &'static str,
+    /// Requests of the stimulus, and the warp loads they belong to.
     pub requests: u64,
     pub warp_loads: u64,
+    /// DRAM command-clock cycles of the run (the unit of every latency here).
     pub cycles: u64,
     /// Data-bus busy fraction, averaged over channels (0-1).
     pub bandwidth_util: f64,
@@ -164,6 +167,7 @@ pub struct McSummary {
     pub divergence: Dist,
     /// Per warp load: last completion - first arrival.
     pub warp_time: Dist,
+    /// DRAM commands issued, and of them activations and refreshes.
     pub commands: u64,
     pub activations: u64,
     pub refreshes: u64,

@@ -12,8 +12,10 @@ use crate::mc::open_loop::Hist;
 use crate::mc::source::{requests, McStimulus, FORMS};
 use crate::mc::stimulus::Request;
 use crate::mc::system::{Dist, DramTotals, Hook, McError, STALL_CYCLES};
+use crate::report::Report;
 use crate::run::{BadInput, GoldenError, GoldenRun};
 use crate::stream::Offer;
+use schemars::JsonSchema;
 use serde::Serialize;
 use spec::Spec;
 use std::collections::BTreeMap;
@@ -22,15 +24,21 @@ use std::io::Write;
 /// Requests each SM port keeps in flight unless `--outstanding` says otherwise.
 pub const DEFAULT_OUTSTANDING: usize = 8;
 
+/// The schema of `golden --block memory --format json`, name and version.
+pub const SCHEMA: &str = "warpsmith-golden-memory/1";
+
 /// What a closed-loop run measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct MemorySummary {
+    /// Requests of the stimulus, and of them those whose reply came back.
     pub requests: u64,
     pub completed: u64,
+    /// SM ports, and requests each keeps in flight (`--ports`, `--outstanding`).
     pub ports: usize,
     pub outstanding: usize,
     /// Core cycles.
     pub cycles: u64,
+    /// The L2 slices' counts, together.
     pub l2: SliceStats,
     /// Cycles a full queue held something back, by queue (and DRAM requests refused).
     pub queue_full: BTreeMap<&'static str, u64>,
@@ -43,7 +51,8 @@ pub struct MemorySummary {
     pub warp_time: Dist,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// One network's traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct NetSummary {
     pub packets: u64,
     pub flits: u64,
@@ -53,13 +62,15 @@ pub struct NetSummary {
     pub refused: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// The interconnect's two networks: SMs to partitions, and back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct IcntSummary {
     pub request: NetSummary,
     pub reply: NetSummary,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// Latencies, core cycles.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
 pub struct LatencySummary {
     pub all: Dist,
     pub l2_hit: Dist,
@@ -352,7 +363,11 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
     let s = run(spec, &reqs, shape, r.progress, None)
         .map_err(|e| GoldenError::Failed(e.to_string()))?;
     if r.json {
-        serde_json::to_writer_pretty(&mut *out, &s)
+        let report = Report {
+            provenance: r.origin.provenance(SCHEMA, spec),
+            figures: s,
+        };
+        serde_json::to_writer_pretty(&mut *out, &report)
             .map_err(|e| GoldenError::Failed(e.to_string()))?;
         writeln!(out)?;
         return Ok(());

@@ -3,6 +3,7 @@
 mod coverage;
 mod kernel;
 mod model;
+pub mod output;
 pub mod random;
 mod source;
 mod txn;
@@ -10,6 +11,8 @@ mod txn;
 pub use coverage::{Coverage, LoadFigures, OtFigures, OtRun};
 pub use kernel::{check_ot_fit, ot_stimulus};
 pub use source::{run_golden, Source, Stimulus, FORMS};
+
+pub use output::{Line, Response, TableEntry};
 
 pub use model::{
     Entry, Launch, Observe, OtBlock, OtCodec, OtIn, OtModel, OtOut, Query, MAX_ADDRS, MAX_DIMS,
@@ -36,56 +39,12 @@ pub fn checks(t: &OtTxn) -> bool {
 
 /// The response to one transaction, as `warpsmith golden` prints it.
 pub fn response_json(txn: &OtTxn, out: &OtOut) -> Value {
-    match txn {
-        OtTxn::Launch { .. } => json!({"op": "launch"}),
-        OtTxn::Predict { .. } => json!({
-            "op": "predict",
-            "hit": out.pred_hit,
-            "addrs": out.pred_addrs[..out.pred_count as usize].to_vec(),
-        }),
-        OtTxn::Observe { .. } => json!({
-            "op": "observe",
-            "event": out.upd_event.name(),
-            "slot": out.upd_slot,
-            "evicted": out.upd_evict,
-            "ready": out.upd_ready,
-        }),
-    }
+    json!(Response::of(txn, out))
 }
 
 /// The valid entries of the table as JSON, in slot order.
 pub fn dump_state(model: &OtModel) -> Value {
-    let dims = model.spec().grid_dims as usize;
-    let entries: Vec<Value> = model
-        .entries()
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.valid)
-        .map(|(slot, e)| {
-            let stride: Vec<Value> = (0..dims)
-                .map(|d| {
-                    if e.stride_known[d] {
-                        json!(e.stride[d])
-                    } else {
-                        Value::Null
-                    }
-                })
-                .collect();
-            json!({
-                "slot": slot,
-                "pc": e.pc,
-                "lec": e.lec,
-                "tb": e.tb[..dims].to_vec(),
-                "warp": e.warp,
-                "addrs": e.addrs[..e.naddrs as usize].to_vec(),
-                "stride": stride,
-                "inter_warp_stride": if e.iws_known { json!(e.iws) } else { Value::Null },
-                "mispredicts": e.mispredicts,
-                "ready": model.ready(e),
-            })
-        })
-        .collect();
-    Value::Array(entries)
+    json!(output::table(model))
 }
 
 /// Run a whole stimulus through a fresh model; returns one response per transaction.

@@ -1,11 +1,13 @@
 //! Where the OT predictor's transactions come from (`--stimulus`): the biased random generator,
 //! built-in or TOML kernels, or a JSON-lines file; and the golden run over them.
 
+use super::output::{self, Line, Response};
 use super::random::RandomOt;
-use super::{dump_state, response_json, OtModel, OtTxn, Packer};
+use super::{OtModel, OtTxn, Packer};
 use crate::block::CycleModel;
 pub use crate::run::Stimulus;
 use crate::run::{BadInput, GoldenError, GoldenRun};
+use serde_json::json;
 use spec::Spec;
 use std::io::Write;
 use std::path::Path;
@@ -137,8 +139,8 @@ impl Source {
     }
 }
 
-/// `warpsmith golden --block ot`: one JSON response per transaction, then (with `--dump-state`)
-/// the final table.
+/// `warpsmith golden --block ot`: JSON lines: the provenance, one response per transaction,
+/// then (with `--dump-state`) the final table ([`Line`]).
 pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(), GoldenError> {
     let stimulus = r.stimulus.ok_or_else(|| {
         BadInput(format!(
@@ -158,6 +160,8 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
     let mut model = OtModel::new(&spec.ot);
     let mut cycles = 0u64;
     let mut checked = 0u64;
+    let provenance = r.origin.provenance(output::SCHEMA, spec);
+    writeln!(out, "{}", json!(Line::Provenance(provenance)))?;
     for c in Packer::new(source.iter()) {
         if cycles >= limit {
             break;
@@ -168,7 +172,7 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
         let inp = c.input(spec.gpu.warp_size).map_err(fail)?;
         let o = *model.step(&inp).map_err(fail)?;
         for (_, t) in c.txns() {
-            writeln!(out, "{}", response_json(t, &o))?;
+            writeln!(out, "{}", json!(Line::Response(Response::of(t, &o))))?;
             checked += u64::from(super::checks(t));
         }
         cycles += 1;
@@ -179,7 +183,7 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
         }
     }
     if r.opts.flag("dump-state") {
-        writeln!(out, "{}", dump_state(&model))?;
+        writeln!(out, "{}", json!(Line::Table(output::table(&model))))?;
     }
     if checked == 0 {
         return Err(BadInput(format!(

@@ -2,6 +2,7 @@
 //! as a cycle model ([`MtHwp`]), its codec and its block.
 
 mod model;
+pub mod output;
 pub mod stimulus;
 #[cfg(test)]
 mod tests;

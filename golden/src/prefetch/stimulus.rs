@@ -4,9 +4,11 @@
 //! and merge profile, launches), JSON-lines files of per-cycle inputs, and the golden run.
 
 use super::model::{Access, MtHwp, PfIn, PfOut};
+use super::output::{Line, Lookup, Throttle};
 use crate::block::{mask, CycleModel};
 use crate::rng::Rng;
 use crate::run::{BadInput, GoldenError, GoldenRun, Stimulus};
+use serde_json::json;
 use spec::{PrefetchSpec, Spec};
 use std::io::Write;
 use std::path::Path;
@@ -331,17 +333,8 @@ impl Inputs {
     }
 }
 
-fn src_json(o: &PfOut) -> serde_json::Value {
-    serde_json::json!({
-        "src": o.src.name(),
-        "drop": o.drop,
-        "prefetch": o.prefetches(),
-        "promote": o.promote,
-    })
-}
-
-/// `golden --block mt-hwp`: one JSON line per finished lookup and per throttle update, with its
-/// cycle.
+/// `golden --block mt-hwp`: JSON lines: the provenance, then one line per finished lookup and
+/// per throttle update, with its cycle ([`Line`]).
 pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(), GoldenError> {
     let stimulus = r.stimulus.unwrap_or("random");
     let mut inputs = Inputs::new(
@@ -358,6 +351,8 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
     let mut prev = *model.out();
     let mut t = 0u64;
     let mut lookups = 0u64;
+    let provenance = r.origin.provenance(super::output::SCHEMA, spec);
+    writeln!(out, "{}", json!(Line::Provenance(provenance)))?;
     while t < limit {
         let Some((inp, origin)) = inputs.next(t, &prev) else {
             break;
@@ -368,17 +363,11 @@ pub fn run_golden(spec: &Spec, r: &GoldenRun, out: &mut dyn Write) -> Result<(),
         t += 1;
         if o.pf_valid {
             lookups += 1;
-            let mut v = src_json(&o);
-            v["cycle"] = t.into();
-            writeln!(out, "{v}")?;
+            writeln!(out, "{}", json!(Line::Lookup(Lookup::of(&o, t))))?;
         }
         if o.update {
-            let v = serde_json::json!({
-                "cycle": t,
-                "throttle_degree": o.degree,
-                "merge_ratio": o.merge as f64 / f64::from(1u32 << spec.prefetch.merge_frac_bits),
-            });
-            writeln!(out, "{v}")?;
+            let update = Throttle::of(&o, t, &spec.prefetch);
+            writeln!(out, "{}", json!(Line::Throttle(update)))?;
         }
         if let Some(p) = r.progress {
             if t & 0xffff == 0 {

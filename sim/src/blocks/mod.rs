@@ -12,6 +12,7 @@ pub mod wmc;
 use crate::block::BlockInfo;
 use crate::mutants::{Catalogue, Condition};
 use crate::registry::{BlockEntry, BlockOption, Cmd, DriverFns, GoldenEntry, UnknownName};
+use golden::report::{schema_of, Report};
 
 /// The stimulus prefix that runs a block in place in the whole GPU:
 /// `gpu:KERNEL_WORKLOAD_OR_TRACE_DIR`.
@@ -159,6 +160,8 @@ static ENTRIES: [BlockEntry; 5] = [
             about: "the OT predictor: one JSON response per transaction",
             stimuli: golden::ot::FORMS,
             run: golden::ot::run_golden,
+            output: "its JSON lines (a line's schema)",
+            schema: schema_of::<golden::ot::Line>,
         }],
         stimuli: "`random` (biased to what stresses the table), `kernel:NAME` (a built-in kernel, \
             `all`, or a kernel TOML file), `gpu:KERNEL_WORKLOAD_OR_TRACE_DIR` (`gpu:stencil2d`, \
@@ -200,6 +203,8 @@ static ENTRIES: [BlockEntry; 5] = [
                 about: "the memory system: every channel's controller and DRAM under mc.scheduler",
                 stimuli: golden::mc::source::FORMS,
                 run: golden::mc::source::run_golden,
+                output: "its --format json summary",
+                schema: schema_of::<Report<golden::mc::source::McReport>>,
             },
             GoldenEntry {
                 name: "memory",
@@ -207,6 +212,8 @@ static ENTRIES: [BlockEntry; 5] = [
                     DRAM controllers under mc.scheduler",
                 stimuli: golden::mc::source::FORMS,
                 run: golden::mem::closed_loop::run_golden,
+                output: "its --format json summary",
+                schema: schema_of::<Report<golden::mem::closed_loop::MemorySummary>>,
             },
         ],
         stimuli: "`loa`, `moa`, `hoa` (warp loads; `hoa@2.5` offers 2.5x the random-row service \
@@ -278,6 +285,8 @@ static ENTRIES: [BlockEntry; 5] = [
                 BCS) of a kernel",
             stimuli: "`kernel:NAME` (or --kernel NAME)",
             run: golden::dispatch::run_golden,
+            output: "its --format json report",
+            schema: schema_of::<Report<golden::dispatch::DispatchReport>>,
         }],
         stimuli: dispatch::STIMULI,
         flow: &["random", "kernel:colmajor", "gpu:stencil2d"],
@@ -313,6 +322,8 @@ static ENTRIES: [BlockEntry; 5] = [
             about: "the MT-HWP engine: one JSON line per finished lookup and per throttle update",
             stimuli: golden::prefetch::FORMS,
             run: golden::prefetch::run_golden,
+            output: "its JSON lines (a line's schema)",
+            schema: schema_of::<golden::prefetch::output::Line>,
         }],
         stimuli: mthwp::STIMULI,
         flow: &["random", "gpu:pfstream"],
