@@ -2,7 +2,7 @@
 
 use crate::args::{Format, MergeArgs, RegressArgs, RegressCommand};
 use crate::{bad, CliError, CliResult};
-use sim::regress::{self, run::RunOptions, RegressError, Shard};
+use sim::regress::{self, run::Runner, RegressError, Shard};
 use std::process::ExitCode;
 
 /// The folder of `--out` that holds the job-array script and the tasks' logs.
@@ -59,7 +59,7 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
         all.len(),
         a.out.display()
     )?;
-    let o = RunOptions {
+    let o = Runner {
         exe: std::env::current_exe()?,
         out: a.out.clone(),
         workers,

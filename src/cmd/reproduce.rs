@@ -5,6 +5,7 @@
 use super::regress::{err, submit, Array};
 use crate::args::ReproduceArgs;
 use crate::{bad, CliResult};
+use sim::regress::run::Runner;
 use sim::regress::Shard;
 use sim::reproduce::{self, SeedDef, SeedResult};
 use sim::sweep::{self, run::Options, table};
@@ -175,20 +176,22 @@ fn sweep_seed(
         }
     } else {
         let o = Options {
-            exe: std::env::current_exe()?,
-            out: dir.to_path_buf(),
-            workers: super::workers(a.jobs),
-            resume: a.resume,
-            progress: super::show_progress(),
-            timeout: a.timeout,
-            stop: Arc::clone(stop),
-            experiment: name.clone(),
-            shard: Shard::ALL,
-            all_ids: all.iter().map(|j| j.key.id.clone()).collect(),
+            runner: Runner {
+                exe: std::env::current_exe()?,
+                out: dir.to_path_buf(),
+                workers: super::workers(a.jobs),
+                resume: a.resume,
+                progress: super::show_progress(),
+                timeout: a.timeout,
+                stop: Arc::clone(stop),
+                list: name.clone(),
+                shard: Shard::ALL,
+                list_ids: all.iter().map(|j| j.key.id.clone()).collect(),
+                say: crate::out::stdout_line,
+            },
             statistics,
             version: crate::PKG_VERSION.into(),
             git_rev: crate::GIT_REV.into(),
-            say: crate::out::stdout_line,
         };
         sweep::run::run(all, &o).map_err(err)?.rows
     };

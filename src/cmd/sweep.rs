@@ -4,6 +4,7 @@
 use super::regress::{err, submit, Array};
 use crate::args::{Format, SweepArgs, SweepCommand, SweepMergeArgs};
 use crate::{bad, CliResult};
+use sim::regress::run::Runner;
 use sim::regress::Shard;
 use sim::sweep::{self, run::Options, table};
 use std::process::ExitCode;
@@ -82,20 +83,22 @@ pub fn run(a: &SweepArgs) -> CliResult<ExitCode> {
         a.out.display()
     )?;
     let o = Options {
-        exe: std::env::current_exe()?,
-        out: a.out.clone(),
-        workers,
-        resume: a.runner.resume,
-        progress: super::show_progress(),
-        timeout: a.runner.timeout,
-        stop,
-        experiment: name.clone(),
-        shard,
-        all_ids: all.iter().map(|j| j.key.id.clone()).collect(),
+        runner: Runner {
+            exe: std::env::current_exe()?,
+            out: a.out.clone(),
+            workers,
+            resume: a.runner.resume,
+            progress: super::show_progress(),
+            timeout: a.runner.timeout,
+            stop,
+            list: name.clone(),
+            shard,
+            list_ids: all.iter().map(|j| j.key.id.clone()).collect(),
+            say: crate::out::stdout_line,
+        },
         statistics,
         version: crate::PKG_VERSION.into(),
         git_rev: crate::GIT_REV.into(),
-        say: crate::out::stdout_line,
     };
     let out = sweep::run::run(jobs, &o).map_err(err)?;
     let results = a.out.join(sim::regress::results::RESULTS);

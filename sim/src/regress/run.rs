@@ -2,7 +2,7 @@
 //! job cannot take the others down), `-j` at a time; each result appended to `results.jsonl`
 //! the moment its job ends.
 
-use super::results::{self, JobResult, JobVerdict, Plan, RESULTS};
+use super::results::{self, JobResult, JobVerdict, Plan, Planned, Record, RESULTS};
 use super::{random, Job, RegressError, Shard};
 use serde_json::Value;
 use std::collections::{HashSet, VecDeque};
@@ -19,7 +19,8 @@ const STDERR_TAIL: usize = 2000;
 /// How often a running job checks for an interrupt.
 const POLL: Duration = Duration::from_millis(200);
 
-pub struct RunOptions {
+/// What a run of `warpsmith` jobs is given, a regression's and a sweep's alike.
+pub struct Runner {
     /// The `warpsmith` binary the jobs run.
     pub exe: PathBuf,
     pub out: PathBuf,
@@ -32,13 +33,110 @@ pub struct RunOptions {
     pub timeout: Option<u64>,
     /// Set on an interrupt: no job is started, running ones are stopped (and not recorded).
     pub stop: Arc<AtomicBool>,
+    /// The list (or experiment) as given, the shard of it this run is, and the ids of the
+    /// whole list (every shard's), in its order: the plan.
     pub list: String,
     pub shard: Shard,
-    /// The ids of the whole list (every shard's).
     pub list_ids: Vec<String>,
     /// Prints one line of progress (the CLI's standard output); an error stops the run like
     /// an interrupt (the results so far are recorded) and is the run's error.
     pub say: fn(&str) -> std::io::Result<()>,
+}
+
+/// The results of [`drive`].
+pub struct Ran<R> {
+    /// The results `results.jsonl` already held of these jobs (resumed), and this run's in
+    /// the order they finished.
+    pub earlier: Vec<R>,
+    pub fresh: Vec<R>,
+    /// Jobs recorded more than once in `results.jsonl` (the first result counts).
+    pub duplicated: Vec<String>,
+    /// Bytes of a last line of `results.jsonl` cut short by a kill, removed before appending.
+    pub repaired: u64,
+    pub interrupted: bool,
+    /// Why a progress line could not be printed (the run stopped there, as on an interrupt).
+    pub stdout_error: Option<std::io::Error>,
+}
+
+/// Run `jobs` (this shard's) into `r.out`, claiming `names` there: the results of an earlier
+/// run resumed (or refused), the plan written, every job not yet done run by `run_job` on
+/// [`pool`], each result appended to `results.jsonl` the moment it arrives and then its
+/// progress line printed (`[N/TOTAL] ` and the line `line` gives, with the progress bar's
+/// message after it: its tallies).
+pub fn drive<J, R>(
+    jobs: &[J],
+    r: &Runner,
+    names: &[&str],
+    run_job: impl Fn(&J) -> Option<R> + Sync,
+    mut line: impl FnMut(&R) -> (String, String),
+) -> Result<Ran<R>, RegressError>
+where
+    J: Planned + serde::Serialize + Clone + Send + Sync,
+    R: Record + Send,
+{
+    results::refuse_earlier(&r.out, r.resume)?;
+    spec::output::claim(&r.out, names)
+        .map_err(|e| RegressError::Write(r.out.display().to_string(), e))?;
+    let results_path = r.out.join(RESULTS);
+    // A line a kill cut short would have the next result appended to it: cut it off first.
+    let repaired = results::repair::<R>(&results_path)?;
+    let planned: HashSet<&str> = jobs.iter().map(Planned::id).collect();
+    let recorded = results::read::<R>(&results_path)?;
+    let earlier: Vec<R> = recorded
+        .results
+        .into_iter()
+        .filter(|x| planned.contains(x.id()))
+        .collect();
+    let done: HashSet<String> = earlier.iter().map(|x| x.id().to_string()).collect();
+    let plan = Plan {
+        list: r.list.clone(),
+        shard: r.shard.to_string(),
+        list_ids: r.list_ids.clone(),
+        jobs: jobs.to_vec(),
+    };
+    let plan_text = serde_json::to_string_pretty(&plan)
+        .map_err(|e| RegressError::Internal(format!("cannot encode the plan: {e}")))?;
+    results::write_file(&r.out.join(results::PLAN), &plan_text)?;
+    let todo: VecDeque<J> = jobs
+        .iter()
+        .filter(|j| !done.contains(j.id()))
+        .cloned()
+        .collect();
+    let total = todo.len();
+    let bar = crate::progress::jobs(r.progress, total as u64);
+    let mut fresh = Vec::new();
+    let mut write_error = None;
+    let mut stdout_error = None;
+    pool(todo, r.workers, &r.stop, run_job, |x: R| {
+        // Recorded before anything else: a kill from here on loses nothing of it.
+        if let Err(e) = results::append(&results_path, &x) {
+            write_error.get_or_insert(e);
+            r.stop.store(true, Ordering::SeqCst);
+        }
+        let (text, message) = line(&x);
+        let text = format!("[{}/{total}] {text}", fresh.len() + 1);
+        if r.progress {
+            bar.println(text);
+        } else if let Err(e) = (r.say)(&text) {
+            stdout_error.get_or_insert(e);
+            r.stop.store(true, Ordering::SeqCst);
+        }
+        bar.set_message(message);
+        bar.inc(1);
+        fresh.push(x);
+    });
+    bar.finish_and_clear();
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    Ok(Ran {
+        earlier,
+        fresh,
+        duplicated: recorded.duplicated,
+        repaired,
+        interrupted: r.stop.load(Ordering::SeqCst),
+        stdout_error,
+    })
 }
 
 /// The names a run writes in its output folder (claimed in its marker before anything runs).
@@ -75,96 +173,38 @@ impl Outcome {
     }
 }
 
-/// Run `jobs` (this shard's) into `o.out`.
-pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
-    results::refuse_earlier(&o.out, o.resume)?;
-    spec::output::claim(&o.out, &NAMES)
-        .map_err(|e| RegressError::Write(o.out.display().to_string(), e))?;
-    let results_path = o.out.join(RESULTS);
-    // A line a kill cut short would have the next result appended to it: cut it off first.
-    let repaired = results::repair::<JobResult>(&results_path)?;
-    let planned: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
-    let recorded = results::read::<JobResult>(&results_path)?;
-    let earlier: Vec<JobResult> = recorded
-        .results
-        .into_iter()
-        .filter(|r| planned.contains(r.id.as_str()))
-        .collect();
-    let done: HashSet<String> = earlier.iter().map(|r| r.id.clone()).collect();
-    let recorded_twice = recorded.duplicated;
-    let plan = Plan {
-        list: o.list.clone(),
-        shard: o.shard.to_string(),
-        list_ids: o.list_ids.clone(),
-        jobs: jobs.clone(),
-    };
-    let plan_text = serde_json::to_string_pretty(&plan)
-        .map_err(|e| RegressError::Internal(format!("cannot encode the plan: {e}")))?;
-    results::write_file(&o.out.join(results::PLAN), &plan_text)?;
-    let todo: VecDeque<Job> = jobs
-        .iter()
-        .filter(|j| !done.contains(&j.id))
-        .cloned()
-        .collect();
-    let total = todo.len();
-    let bar = crate::progress::jobs(o.progress, total as u64);
-    let mut fresh = Vec::new();
-    let mut write_error = None;
-    let mut stdout_error = None;
+/// Run `jobs` (this shard's) into `o.out` ([`drive`]), then write the reports.
+pub fn run(jobs: Vec<Job>, o: &Runner) -> Result<Outcome, RegressError> {
     let (mut failed, mut errors) = (0, 0);
-    pool(
-        todo,
-        o.workers,
-        &o.stop,
-        |job| run_job(job, o),
-        |r: JobResult| {
-            // Recorded before anything else: a kill from here on loses nothing of it.
-            if let Err(e) = results::append(&results_path, &r) {
-                write_error.get_or_insert(e);
-                o.stop.store(true, Ordering::SeqCst);
-            }
+    let line = |r: &JobResult| {
+        match r.verdict {
+            JobVerdict::Pass => {}
+            JobVerdict::Fail => failed += 1,
+            JobVerdict::Error => errors += 1,
+        }
+        let text = format!(
+            "{:5} {} {} {} ({:.1} s){}",
             match r.verdict {
-                JobVerdict::Pass => {}
-                JobVerdict::Fail => failed += 1,
-                JobVerdict::Error => errors += 1,
+                JobVerdict::Pass => "PASS",
+                JobVerdict::Fail => "FAIL",
+                JobVerdict::Error => "ERROR",
+            },
+            r.block,
+            r.preset,
+            r.name(),
+            r.seconds,
+            if r.verdict == JobVerdict::Pass {
+                String::new()
+            } else {
+                format!(": {}", r.message)
             }
-            let line = format!(
-                "[{}/{total}] {:5} {} {} {} ({:.1} s){}",
-                fresh.len() + 1,
-                match r.verdict {
-                    JobVerdict::Pass => "PASS",
-                    JobVerdict::Fail => "FAIL",
-                    JobVerdict::Error => "ERROR",
-                },
-                r.block,
-                r.preset,
-                r.name(),
-                r.seconds,
-                if r.verdict == JobVerdict::Pass {
-                    String::new()
-                } else {
-                    format!(": {}", r.message)
-                }
-            );
-            if o.progress {
-                bar.println(line);
-            } else if let Err(e) = (o.say)(&line) {
-                stdout_error.get_or_insert(e);
-                o.stop.store(true, Ordering::SeqCst);
-            }
-            bar.set_message(format!("{failed} failed, {errors} errors"));
-            bar.inc(1);
-            fresh.push(r);
-        },
-    );
-    bar.finish_and_clear();
-    if let Some(e) = write_error {
-        return Err(e);
-    }
-    let ran = fresh.len();
-    let resumed = earlier.len();
-    let mut all = earlier;
-    all.extend(fresh);
+        );
+        (text, format!("{failed} failed, {errors} errors"))
+    };
+    let ran = drive(&jobs, o, &NAMES, |job| run_job(job, o), line)?;
+    let (fresh, resumed) = (ran.fresh.len(), ran.earlier.len());
+    let mut all = ran.earlier;
+    all.extend(ran.fresh);
     // The jobs given that no result names: counted from the jobs, never by subtracting counts
     // that can disagree.
     let recorded: HashSet<&str> = all.iter().map(|r| r.id.as_str()).collect();
@@ -173,17 +213,17 @@ pub fn run(jobs: Vec<Job>, o: &RunOptions) -> Result<Outcome, RegressError> {
         .filter(|j| !recorded.contains(j.id.as_str()))
         .count();
     let summary = results::write_reports(&o.out, &o.list, &all, missing)?;
-    if let Some(e) = stdout_error {
+    if let Some(e) = ran.stdout_error {
         return Err(RegressError::Stdout(e));
     }
     Ok(Outcome {
         results: all,
-        ran,
+        ran: fresh,
         resumed,
         missing,
-        duplicated: recorded_twice,
-        repaired,
-        interrupted: o.stop.load(Ordering::SeqCst),
+        duplicated: ran.duplicated,
+        repaired: ran.repaired,
+        interrupted: ran.interrupted,
         summary,
     })
 }
@@ -294,7 +334,7 @@ pub fn child<S: AsRef<OsStr>>(
 }
 
 /// Run the co-simulation `warpsmith ARGS --format json --out-dir DIR/repro` ([`child`]).
-fn cosim(args: &[String], dir: &Path, limit: Duration, o: &RunOptions) -> Ended {
+fn cosim(args: &[String], dir: &Path, limit: Duration, o: &Runner) -> Ended {
     let mut all: Vec<OsString> = args.iter().map(OsString::from).collect();
     all.extend(["--format", "json", "--out-dir"].map(OsString::from));
     all.push(dir.join("repro").into_os_string());
@@ -302,7 +342,7 @@ fn cosim(args: &[String], dir: &Path, limit: Duration, o: &RunOptions) -> Ended 
 }
 
 /// Whether the configuration `sets` of a random-configuration job still fails (shrinking).
-fn still_fails(job: &Job, sets: &[String], dir: &Path, o: &RunOptions) -> bool {
+fn still_fails(job: &Job, sets: &[String], dir: &Path, o: &Runner) -> bool {
     let mut args = job.args_with_sets(sets);
     args.push("--no-shrink".into());
     let limit = Duration::from_secs(o.timeout.unwrap_or(job.timeout));
@@ -316,7 +356,7 @@ fn still_fails(job: &Job, sets: &[String], dir: &Path, o: &RunOptions) -> bool {
 }
 
 /// Run one job; `None` if it was stopped by an interrupt (it has no result).
-fn run_job(job: &Job, o: &RunOptions) -> Option<JobResult> {
+fn run_job(job: &Job, o: &Runner) -> Option<JobResult> {
     let dir = o.out.join(JOBS).join(&job.id);
     let t = Instant::now();
     let err = |msg: String, stderr: String| {
