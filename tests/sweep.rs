@@ -143,6 +143,11 @@ fn every_row_is_its_runs_report_and_the_table_is_the_same_however_it_is_run() {
     let o = sweep(path(&x), &resumed, &["--resume", "-j", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
+        stderr(&o).contains("results.jsonl: its last line was cut short (40 bytes"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
         stdout(&o).contains("12 rows (5 run, 7 resumed"),
         "{}",
         stdout(&o)

@@ -85,6 +85,29 @@ pub fn check_runner(jobs: Option<usize>, timeout: Option<u64>) -> CliResult {
     Ok(())
 }
 
+/// Say what a run of jobs into `out` mended or found in its `results.jsonl`: a last line a
+/// kill cut short, removed before anything was appended (its job ran again), and jobs recorded
+/// more than once (the first result counts).
+pub fn note_mended(out: &std::path::Path, repaired: u64, duplicated: &[String]) {
+    let results = out.join(sim::regress::results::RESULTS);
+    if repaired > 0 {
+        note!(
+            "{}: its last line was cut short ({repaired} bytes, a killed run?) and was removed \
+                before results were appended; its job ran again",
+            results.display()
+        );
+    }
+    if !duplicated.is_empty() {
+        note!(
+            "{}: {} job(s) recorded more than once (the same job run twice; the first result \
+                counts): {}",
+            results.display(),
+            duplicated.len(),
+            duplicated.join(" ")
+        );
+    }
+}
+
 /// Jobs at once: `-j N`, else the machine's cores.
 pub fn workers(jobs: Option<usize>) -> usize {
     jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

@@ -73,24 +73,7 @@ pub fn run(a: &RegressArgs) -> CliResult<ExitCode> {
         say: crate::out::stdout_line,
     };
     let out = regress::run::run(jobs, &o).map_err(err)?;
-    let results = a.out.join(regress::results::RESULTS);
-    if out.repaired > 0 {
-        note!(
-            "{}: its last line was cut short ({} bytes, a killed run?) and was removed before \
-                results were appended; its job ran again",
-            results.display(),
-            out.repaired
-        );
-    }
-    if !out.duplicated.is_empty() {
-        note!(
-            "{}: {} job(s) recorded more than once (the same job run twice; the first result \
-                counts): {}",
-            results.display(),
-            out.duplicated.len(),
-            out.duplicated.join(" ")
-        );
-    }
+    super::note_mended(&a.out, out.repaired, &out.duplicated);
     outln!()?;
     out!("{}", out.summary)?;
     outln!(

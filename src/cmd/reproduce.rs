@@ -193,7 +193,9 @@ fn sweep_seed(
             version: crate::PKG_VERSION.into(),
             git_rev: crate::GIT_REV.into(),
         };
-        sweep::run::run(all, &o).map_err(err)?.rows
+        let out = sweep::run::run(all, &o).map_err(err)?;
+        super::note_mended(dir, out.repaired, &out.duplicated);
+        out.rows
     };
     Ok(rows)
 }

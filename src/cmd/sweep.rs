@@ -101,23 +101,7 @@ pub fn run(a: &SweepArgs) -> CliResult<ExitCode> {
         git_rev: crate::GIT_REV.into(),
     };
     let out = sweep::run::run(jobs, &o).map_err(err)?;
-    let results = a.out.join(sim::regress::results::RESULTS);
-    if out.repaired > 0 {
-        note!(
-            "{}: its last line was cut short ({} bytes, a killed run?) and was removed before \
-                rows were appended; its job ran again",
-            results.display(),
-            out.repaired
-        );
-    }
-    if !out.duplicated.is_empty() {
-        note!(
-            "{}: {} job(s) recorded more than once (the first row counts): {}",
-            results.display(),
-            out.duplicated.len(),
-            out.duplicated.join(" ")
-        );
-    }
+    super::note_mended(&a.out, out.repaired, &out.duplicated);
     let errors = out.errors();
     outln!(
         "{} rows ({} run, {} resumed from an earlier sweep), {errors} errors{}; table: {}, {}",
