@@ -45,10 +45,11 @@ pub struct Runner {
 
 /// The results of [`drive`].
 pub struct Ran<R> {
-    /// The results `results.jsonl` already held of these jobs (resumed), and this run's in
-    /// the order they finished.
-    pub earlier: Vec<R>,
-    pub fresh: Vec<R>,
+    /// Every result of these jobs: those `results.jsonl` already held (resumed), then this
+    /// run's in the order they finished; how many of each.
+    pub results: Vec<R>,
+    pub resumed: usize,
+    pub ran: usize,
     /// Jobs recorded more than once in `results.jsonl` (the first result counts).
     pub duplicated: Vec<String>,
     /// Bytes of a last line of `results.jsonl` cut short by a kill, removed before appending.
@@ -129,9 +130,13 @@ where
     if let Some(e) = write_error {
         return Err(e);
     }
+    let (resumed, ran) = (earlier.len(), fresh.len());
+    let mut results = earlier;
+    results.extend(fresh);
     Ok(Ran {
-        earlier,
-        fresh,
+        results,
+        resumed,
+        ran,
         duplicated: recorded.duplicated,
         repaired,
         interrupted: r.stop.load(Ordering::SeqCst),
@@ -202,9 +207,7 @@ pub fn run(jobs: Vec<Job>, o: &Runner) -> Result<Outcome, RegressError> {
         (text, format!("{failed} failed, {errors} errors"))
     };
     let ran = drive(&jobs, o, &NAMES, |job| run_job(job, o), line)?;
-    let (fresh, resumed) = (ran.fresh.len(), ran.earlier.len());
-    let mut all = ran.earlier;
-    all.extend(ran.fresh);
+    let all = ran.results;
     // The jobs given that no result names: counted from the jobs, never by subtracting counts
     // that can disagree.
     let recorded: HashSet<&str> = all.iter().map(|r| r.id.as_str()).collect();
@@ -218,8 +221,8 @@ pub fn run(jobs: Vec<Job>, o: &Runner) -> Result<Outcome, RegressError> {
     }
     Ok(Outcome {
         results: all,
-        ran: fresh,
-        resumed,
+        ran: ran.ran,
+        resumed: ran.resumed,
         missing,
         duplicated: ran.duplicated,
         repaired: ran.repaired,

@@ -90,11 +90,8 @@ pub fn run(jobs: Vec<Job>, o: &Options) -> Result<Outcome, RegressError> {
         (text, format!("{errors} errors"))
     };
     let ran = drive(&jobs, &o.runner, &NAMES, |j| run_job(j, o), line)?;
-    let (fresh, resumed) = (ran.fresh.len(), ran.earlier.len());
-    let mut all = ran.earlier;
-    all.extend(ran.fresh);
     let ids: Vec<String> = jobs.iter().map(|j| j.key.id.clone()).collect();
-    let rows = table::in_order(&ids, &all);
+    let rows = table::in_order(&ids, &ran.results);
     table::write(&o.runner.out, &rows)?;
     if let Some(e) = ran.stdout_error {
         return Err(RegressError::Stdout(e));
@@ -102,8 +99,8 @@ pub fn run(jobs: Vec<Job>, o: &Options) -> Result<Outcome, RegressError> {
     Ok(Outcome {
         missing: jobs.len().saturating_sub(rows.len()),
         rows,
-        ran: fresh,
-        resumed,
+        ran: ran.ran,
+        resumed: ran.resumed,
         duplicated: ran.duplicated,
         repaired: ran.repaired,
         interrupted: ran.interrupted,
